@@ -1,0 +1,53 @@
+"""The connector interfaces: Spark sources and sinks in Kafka's row layout.
+
+A source returns a Spark DataFrame whose schema is Spark's Kafka source schema
+(:data:`smt.record.KAFKA_ROW_SCHEMA_DDL`); a sink writes such a DataFrame.
+Connectors are configured with their own keys, the prefix (``source.`` or
+``sink.``) stripped, like every other plugin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smt.plugin import Plugin
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["Source", "Sink"]
+
+
+class Source(Plugin):
+    """Reads records into Spark."""
+
+    #: Whether the source can run as a Structured Streaming query.
+    supports_streaming: bool = False
+
+    def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
+        """A DataFrame in Kafka row layout (a streaming one when ``streaming``).
+
+        Raises :class:`smt.errors.ConfigError` or :class:`smt.errors.SmtError`
+        naming the path, topic or server when the source cannot be read.
+        """
+        raise NotImplementedError
+
+    def spark_conf(self) -> dict[str, str]:
+        """Spark settings the source needs (for example connector jars)."""
+        return {}
+
+
+class Sink(Plugin):
+    """Writes records from Spark."""
+
+    def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
+        """Write ``df`` (Kafka row layout).
+
+        ``batch_id`` is the micro-batch id in streaming mode (writes must then
+        be idempotent per id), ``None`` in batch mode.
+        """
+        raise NotImplementedError
+
+    def spark_conf(self) -> dict[str, str]:
+        """Spark settings the sink needs (for example connector jars)."""
+        return {}

@@ -1,0 +1,10 @@
+"""Registers the built-in converters."""
+
+from converters.bytearray import ByteArrayConverter
+from converters.string import StringConverter
+from smt.plugins import hookimpl
+
+
+@hookimpl
+def smt_converters():
+    return [ByteArrayConverter, StringConverter]

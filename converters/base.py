@@ -1,0 +1,111 @@
+"""The converter interfaces, mirroring Kafka Connect's in Python naming.
+
+A :class:`Converter` turns the bytes a connector reads into the data a
+transform works on (``to_connect_data``) and back (``from_connect_data``).
+A :class:`HeaderConverter` does the same for one header value.
+
+Converters sit on the hot path, so each also has batch methods that convert a
+whole column at once; the defaults loop over the single-record methods, and
+fast converters override them.  A record that fails is reported through
+``on_error(row, exc)`` and its slot in the result is ``None``; the pipeline
+turns that into a KEY_CONVERTER / VALUE_CONVERTER / HEADER_CONVERTER error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+from smt.plugin import Plugin, PluginContext
+
+__all__ = ["Converter", "HeaderConverter", "OnError"]
+
+#: Called with (row index, exception) for a value that could not be converted.
+OnError = Callable[[int, BaseException], None]
+
+
+def _raise(row: int, exc: BaseException) -> None:
+    raise exc
+
+
+class Converter(Plugin):
+    """Converts keys or values between bytes and structured data."""
+
+    #: True when the converter leaves bytes exactly as they are (ByteArray):
+    #: the pipeline may then keep the column in Arrow form end to end.
+    passthrough: ClassVar[bool] = False
+
+    is_key: bool = False
+
+    def configure(
+        self,
+        configs: Mapping[str, Any],
+        is_key: bool = False,
+        context: PluginContext | None = None,
+    ) -> None:
+        self.is_key = is_key
+        super().configure(configs, context)
+
+    def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
+        """Serialize ``value`` (described by ``schema``, or None) to bytes."""
+        raise NotImplementedError
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:
+        """Deserialize ``data`` to ``(schema, value)``; schema is None when schemaless."""
+        raise NotImplementedError
+
+    def from_connect_batch(
+        self,
+        topics: Sequence[str],
+        schemas: Sequence[Any] | None,
+        values: Sequence[Any],
+        on_error: OnError = _raise,
+    ) -> list[bytes | None]:
+        """``from_connect_data`` for a whole column."""
+        out: list[bytes | None] = []
+        convert = self.from_connect_data
+        schema_list = schemas if schemas is not None else [None] * len(values)
+        for row, (topic, schema, value) in enumerate(zip(topics, schema_list, values)):
+            try:
+                out.append(convert(topic, schema, value))
+            except Exception as exc:
+                on_error(row, exc)
+                out.append(None)
+        return out
+
+    def to_connect_batch(
+        self,
+        topics: Sequence[str],
+        data: Sequence[bytes | None],
+        on_error: OnError = _raise,
+    ) -> tuple[list[Any] | None, list[Any]]:
+        """``to_connect_data`` for a whole column: ``(schemas or None, values)``.
+
+        Returns ``None`` for the schemas when every schema is None.
+        """
+        schemas: list[Any] = []
+        values: list[Any] = []
+        convert = self.to_connect_data
+        for row, (topic, item) in enumerate(zip(topics, data)):
+            try:
+                schema, value = convert(topic, item)
+            except Exception as exc:
+                on_error(row, exc)
+                schema, value = None, None
+            schemas.append(schema)
+            values.append(value)
+        if all(s is None for s in schemas):
+            return None, values
+        return schemas, values
+
+
+class HeaderConverter(Plugin):
+    """Converts one header value between bytes and structured data."""
+
+    def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
+        super().configure(configs, context)
+
+    def from_connect_header(self, topic: str, header_key: str, schema: Any, value: Any) -> bytes | None:
+        raise NotImplementedError
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> tuple[Any, Any]:
+        raise NotImplementedError

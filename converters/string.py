@@ -1,0 +1,85 @@
+"""Strings encoded with a configurable character set (UTF-8 by default)."""
+
+from __future__ import annotations
+
+import codecs
+from typing import Any, Sequence
+
+from converters.base import Converter, HeaderConverter, OnError, _raise
+from smt.config import ConfigDef, ConfigType, Importance
+from smt.errors import DataError
+
+
+def _known_encoding(name: str) -> None:
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise ValueError(f"unknown character encoding '{name}'") from None
+
+
+class StringConverter(Converter, HeaderConverter):
+    """Writes a value's string form; reads bytes as an optional string.
+
+    Mirrors Kafka Connect's StringConverter: ``converter.encoding`` (default
+    UTF-8) names the character set.
+    """
+
+    name = "string"
+    aliases = ("org.apache.kafka.connect.storage.StringConverter", "StringConverter")
+    config_def = ConfigDef().define(
+        "converter.encoding",
+        ConfigType.STRING,
+        "UTF-8",
+        _known_encoding,
+        Importance.HIGH,
+        "The name of the character set used to encode and decode strings.",
+    )
+
+    @property
+    def encoding(self) -> str:
+        return self.config["converter.encoding"]
+
+    def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        return str(value).encode(self.encoding)
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:
+        if data is None:
+            return None, None
+        try:
+            return None, bytes(data).decode(self.encoding)
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"StringConverter failed to decode data from topic '{topic}' as {self.encoding}: {exc}"
+            ) from exc
+
+    def to_connect_batch(
+        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
+    ) -> tuple[None, list[Any]]:
+        encoding = self.encoding
+        values: list[Any] = []
+        for row, item in enumerate(data):
+            if item is None:
+                values.append(None)
+                continue
+            try:
+                values.append(item.decode(encoding))
+            except UnicodeDecodeError as exc:
+                on_error(
+                    row,
+                    DataError(
+                        f"StringConverter failed to decode data from topic '{topics[row]}' "
+                        f"as {encoding}: {exc}"
+                    ),
+                )
+                values.append(None)
+        return None, values
+
+    def from_connect_header(self, topic, header_key, schema, value):
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic, header_key, data):
+        return self.to_connect_data(topic, data)

@@ -1,0 +1,1 @@
+"""The WebAssembly host-function ABI and the Wasm transform."""

@@ -1,0 +1,8 @@
+"""Registers the WebAssembly transform."""
+
+from smt.plugins import hookimpl
+
+
+@hookimpl
+def smt_transforms():
+    return []

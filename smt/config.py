@@ -1,0 +1,285 @@
+"""Configuration definitions in the style of Kafka's ``ConfigDef``.
+
+Every plugin (transform, predicate, converter, connector) declares its keys
+once, as data: name, type, default (or required), validator, importance and
+doc.  :meth:`ConfigDef.parse` turns raw strings from a properties file into
+typed values, once, at build time, and reports every problem with the full
+key (``transforms.mask.fields: must be a non-empty list``).  The reference
+docs are generated from these declarations (:meth:`ConfigDef.to_markdown`).
+
+Parsing follows Kafka's rules: STRING values are trimmed, LIST values are
+trimmed and split on commas, BOOLEAN accepts true/false in any case.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Callable, Iterable, Mapping
+
+from smt.errors import ConfigError, ConfigProblem
+
+__all__ = [
+    "ConfigDef",
+    "ConfigKey",
+    "ConfigType",
+    "Importance",
+    "REQUIRED",
+    "Validator",
+    "one_of",
+    "at_least",
+    "non_empty_string",
+    "non_empty_list",
+]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: Marks a key that has no default: it must be given.
+REQUIRED: Any = _Required()
+
+
+class ConfigType(str, enum.Enum):
+    BOOLEAN = "boolean"
+    STRING = "string"
+    INT = "int"
+    LONG = "long"
+    DOUBLE = "double"
+    LIST = "list"
+    CLASS = "class"
+    PASSWORD = "password"
+
+
+class Importance(str, enum.Enum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+#: A validator raises ``ValueError`` with the reason when a parsed value is bad.
+Validator = Callable[[Any], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigKey:
+    name: str
+    type: ConfigType
+    default: Any = REQUIRED
+    validator: Validator | None = None
+    importance: Importance = Importance.MEDIUM
+    doc: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+class ConfigDef:
+    """An ordered set of :class:`ConfigKey` declarations."""
+
+    def __init__(self, keys: Iterable[ConfigKey] = ()) -> None:
+        self._keys: dict[str, ConfigKey] = {}
+        for key in keys:
+            self._add(key)
+
+    def define(
+        self,
+        name: str,
+        type: ConfigType | str,
+        default: Any = REQUIRED,
+        validator: Validator | None = None,
+        importance: Importance | str = Importance.MEDIUM,
+        doc: str = "",
+    ) -> "ConfigDef":
+        """Declare one key; returns ``self`` so definitions chain."""
+        self._add(
+            ConfigKey(name, ConfigType(type), default, validator, Importance(importance), doc)
+        )
+        return self
+
+    def _add(self, key: ConfigKey) -> None:
+        if key.name in self._keys:
+            raise ValueError(f"config key {key.name!r} is defined twice")
+        self._keys[key.name] = key
+
+    def merge(self, other: "ConfigDef") -> "ConfigDef":
+        """A new definition with this one's keys followed by ``other``'s."""
+        return ConfigDef(list(self._keys.values()) + list(other._keys.values()))
+
+    @property
+    def keys(self) -> list[ConfigKey]:
+        return list(self._keys.values())
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._keys
+
+    def parse(self, props: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+        """Typed values for every declared key, from raw ``props``.
+
+        ``props`` holds the plugin's own keys (prefix already stripped);
+        ``prefix`` is only used to name keys in errors.  Undeclared keys are
+        ignored (plugins may read them as sub-configs).  Raises
+        :class:`ConfigError` listing every problem found.
+        """
+        values: dict[str, Any] = {}
+        problems: list[ConfigProblem] = []
+        for key in self._keys.values():
+            full_name = prefix + key.name
+            if key.name in props:
+                raw = props[key.name]
+                try:
+                    value = parse_value(key.type, raw)
+                    if key.validator is not None and value is not None:
+                        key.validator(value)
+                except ValueError as exc:
+                    problems.append(ConfigProblem(full_name, _reason(exc, raw), raw))
+                    continue
+                values[key.name] = value
+            elif key.required:
+                problems.append(ConfigProblem(full_name, "is required and has no default"))
+            else:
+                values[key.name] = key.default
+        if problems:
+            raise ConfigError(problems)
+        return values
+
+    def to_markdown(self, heading_level: int = 3) -> str:
+        """A Markdown table documenting every key, generated from the declarations."""
+        lines = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
+        for key in self._keys.values():
+            default = "(required)" if key.required else f"`{_show_default(key.default)}`"
+            doc = key.doc.replace("|", "\\|").replace("\n", " ")
+            lines.append(
+                f"| `{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
+            )
+        return "\n".join(lines)
+
+
+def _show_default(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _reason(exc: ValueError, raw: Any) -> str:
+    reason = str(exc)
+    if "{value}" in reason:
+        return reason.format(value=raw)
+    return reason
+
+
+def parse_value(type_: ConfigType, raw: Any) -> Any:
+    """Parse one raw value (a string from a properties file, or a typed value)."""
+    if raw is None:
+        return None
+    parser = _PARSERS[type_]
+    return parser(raw)
+
+
+def _parse_boolean(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    raise ValueError(f"expected true or false, got '{raw}'")
+
+
+def _parse_string(raw: Any) -> str:
+    return str(raw).strip()
+
+
+def _parse_int(raw: Any, bits: int = 32) -> int:
+    if isinstance(raw, bool):
+        raise ValueError(f"expected an integer, got '{raw}'")
+    if isinstance(raw, int):
+        value = raw
+    else:
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"expected an integer, got '{raw}'") from None
+    limit = 1 << (bits - 1)
+    if not -limit <= value < limit:
+        raise ValueError(f"{value} is out of range for a {bits}-bit integer")
+    return value
+
+
+def _parse_long(raw: Any) -> int:
+    return _parse_int(raw, 64)
+
+
+def _parse_double(raw: Any) -> float:
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return float(raw)
+    try:
+        return float(str(raw).strip())
+    except ValueError:
+        raise ValueError(f"expected a number, got '{raw}'") from None
+
+
+def _parse_list(raw: Any) -> list[str]:
+    if isinstance(raw, (list, tuple)):
+        return [str(item).strip() for item in raw]
+    text = str(raw).strip()
+    if not text:
+        return []
+    return [item.strip() for item in text.split(",")]
+
+
+_PARSERS: dict[ConfigType, Callable[[Any], Any]] = {
+    ConfigType.BOOLEAN: _parse_boolean,
+    ConfigType.STRING: _parse_string,
+    ConfigType.INT: _parse_int,
+    ConfigType.LONG: _parse_long,
+    ConfigType.DOUBLE: _parse_double,
+    ConfigType.LIST: _parse_list,
+    ConfigType.CLASS: _parse_string,
+    ConfigType.PASSWORD: lambda raw: str(raw),
+}
+
+
+# --- validators -------------------------------------------------------------
+
+
+def one_of(*allowed: str, case_sensitive: bool = True) -> Validator:
+    """The value must be one of ``allowed``."""
+
+    def validate(value: Any) -> None:
+        candidates = allowed if case_sensitive else [a.lower() for a in allowed]
+        probe = value if case_sensitive else str(value).lower()
+        if probe not in candidates:
+            raise ValueError(f"must be one of {', '.join(allowed)}; got '{value}'")
+
+    return validate
+
+
+def at_least(minimum: float) -> Validator:
+    """The value must be a number no less than ``minimum``."""
+
+    def validate(value: Any) -> None:
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}; got {value}")
+
+    return validate
+
+
+def non_empty_string(value: Any) -> None:
+    """The value must be a non-empty string."""
+    if not str(value):
+        raise ValueError("must be a non-empty string")
+
+
+def non_empty_list(value: Any) -> None:
+    """The value must be a list with at least one non-empty item."""
+    if not value or any(not item for item in value):
+        raise ValueError("must be a non-empty list")

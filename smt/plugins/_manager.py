@@ -1,0 +1,163 @@
+"""Loading plugins and looking them up by name or alias."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import pluggy
+
+from smt.errors import PluginError
+from smt.plugins import hookspecs
+
+ENTRY_POINT_GROUP = "smt"
+
+#: Modules that register the built-in plugins, through the same hooks.
+BUILTIN_PLUGIN_MODULES = (
+    "converters._plugin",
+    "connectors._plugin",
+    "smt.transforms._plugin",
+    "smt.predicates._plugin",
+    "host_functions._plugin",
+)
+
+#: Environment variable: comma-separated plugin names to leave unloaded.
+BLOCKLIST_ENV = "SMT_DISABLE_PLUGINS"
+
+KINDS = {
+    "transform": "smt_transforms",
+    "predicate": "smt_predicates",
+    "converter": "smt_converters",
+    "connector": "smt_connectors",
+}
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One plugin class as registered: its kind, names and the plugin it came from."""
+
+    kind: str
+    name: str
+    aliases: tuple[str, ...]
+    cls: Any
+    origin: str
+
+
+class Plugins:
+    """The registry of everything the loaded plugins provide."""
+
+    def __init__(self, manager: pluggy.PluginManager) -> None:
+        self.manager = manager
+        self._by_kind: dict[str, dict[str, Registration]] = {}
+        self._registrations: list[Registration] = []
+        for kind, hook_name in KINDS.items():
+            self._collect(kind, hook_name)
+
+    def _collect(self, kind: str, hook_name: str) -> None:
+        table = self._by_kind.setdefault(kind, {})
+        hook = getattr(self.manager.hook, hook_name)
+        for impl in reversed(hook.get_hookimpls()):
+            origin = self.manager.get_name(impl.plugin) or repr(impl.plugin)
+            try:
+                classes = impl.function() or []
+            except Exception as exc:
+                raise PluginError(f"plugin '{origin}' failed in hook {hook_name}: {exc}") from exc
+            for cls in classes:
+                self._register(table, kind, cls, origin)
+
+    def _register(self, table: dict, kind: str, cls: Any, origin: str) -> None:
+        name = getattr(cls, "name", "")
+        if not name:
+            raise PluginError(f"plugin '{origin}' registered {kind} {cls!r} without a name")
+        registration = Registration(kind, name, tuple(getattr(cls, "aliases", ())), cls, origin)
+        for key in (name, *registration.aliases):
+            existing = table.get(key)
+            if existing is not None and existing.cls is not cls:
+                raise PluginError(
+                    f"{kind} name '{key}' from plugin '{origin}' is already registered "
+                    f"by plugin '{existing.origin}'"
+                )
+            table[key] = registration
+        self._registrations.append(registration)
+
+    def lookup(self, kind: str, name: str) -> Registration:
+        """The registration for ``name`` (a short name or an alias).
+
+        Raises ``KeyError`` with the known names when there is none.
+        """
+        table = self._by_kind.get(kind, {})
+        found = table.get(name) or table.get(name.strip())
+        if found is None:
+            known = ", ".join(sorted({r.name for r in table.values()}))
+            raise KeyError(f"unknown {kind} '{name}'; known: {known or '(none)'}")
+        return found
+
+    def get(self, kind: str, name: str) -> Any:
+        return self.lookup(kind, name).cls
+
+    def registrations(self, kind: str | None = None) -> list[Registration]:
+        return [r for r in self._registrations if kind is None or r.kind == kind]
+
+    def host_functions(self) -> list[Any]:
+        functions: list[Any] = []
+        for result in self.manager.hook.smt_host_functions():
+            functions.extend(result or [])
+        return functions
+
+
+def create_plugin_manager(
+    *,
+    entry_points: bool = True,
+    extra_plugins: Iterable[Any] = (),
+    blocklist: Iterable[str] | None = None,
+) -> pluggy.PluginManager:
+    """A plugin manager: specs, blocklist, entry points, built-ins, then a check."""
+    manager = pluggy.PluginManager("smt")
+    manager.add_hookspecs(hookspecs)
+    if blocklist is None:
+        blocklist = [n.strip() for n in os.environ.get(BLOCKLIST_ENV, "").split(",") if n.strip()]
+    for name in blocklist:
+        manager.set_blocked(name)
+    if entry_points:
+        _load_entry_points(manager)
+    for module_name in BUILTIN_PLUGIN_MODULES:
+        if manager.is_blocked(module_name):
+            continue
+        module = importlib.import_module(module_name)
+        manager.register(module, name=module_name)
+    for plugin in extra_plugins:
+        manager.register(plugin)
+    manager.check_pending()
+    return manager
+
+
+def _load_entry_points(manager: pluggy.PluginManager) -> None:
+    from importlib.metadata import entry_points
+
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+        if manager.is_blocked(entry_point.name) or manager.get_plugin(entry_point.name):
+            continue
+        try:
+            plugin = entry_point.load()
+        except Exception as exc:
+            dist = getattr(entry_point, "dist", None)
+            where = f" (distribution {dist.name})" if dist is not None else ""
+            raise PluginError(
+                f"plugin '{entry_point.name}'{where} failed to load from "
+                f"'{entry_point.value}': {type(exc).__name__}: {exc}"
+            ) from exc
+        manager.register(plugin, name=entry_point.name)
+
+
+def load_plugins(**kwargs: Any) -> Plugins:
+    """A fresh :class:`Plugins` registry (see :func:`create_plugin_manager`)."""
+    return Plugins(create_plugin_manager(**kwargs))
+
+
+@functools.lru_cache(maxsize=1)
+def default_plugins() -> Plugins:
+    """The registry with entry points and built-ins, built once per process."""
+    return load_plugins()

@@ -1,0 +1,55 @@
+"""Hook specifications: how plugins add transforms, predicates, converters,
+connectors and host functions.
+
+Every hook is collected from all plugins (none stops at the first result);
+each returns a list of plugin classes (or host-function definitions).
+Built-in plugins register through these same hooks.
+"""
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("smt")
+
+
+@hookspec
+def smt_transforms():
+    """Transform classes this plugin provides.
+
+    :return: a list of :class:`smt.Transform` subclasses, each with a ``name``
+        and optional ``aliases`` (for example Kafka Connect class names).
+    """
+
+
+@hookspec
+def smt_predicates():
+    """Predicate classes this plugin provides.
+
+    :return: a list of :class:`smt.Predicate` subclasses.
+    """
+
+
+@hookspec
+def smt_converters():
+    """Converter classes this plugin provides.
+
+    :return: a list of :class:`converters.Converter` (or header converter)
+        subclasses, each with a ``name`` and optional ``aliases``.
+    """
+
+
+@hookspec
+def smt_connectors():
+    """Source and sink connector classes this plugin provides.
+
+    :return: a list of :class:`connectors.Source` and :class:`connectors.Sink`
+        subclasses, each with a ``name``.
+    """
+
+
+@hookspec
+def smt_host_functions():
+    """Host functions, written in Python, offered to WebAssembly guests.
+
+    :return: a list of :class:`host_functions.HostFunction` definitions. They
+        run on the reference (Python) path.
+    """

@@ -1,0 +1,1 @@
+"""Kafka Connect's built-in predicates."""

@@ -1,0 +1,100 @@
+"""The record model: one Kafka Connect record, immutable.
+
+A :class:`Record` carries the same parts as a Kafka Connect ``ConnectRecord``:
+topic, partition, offset, timestamp (epoch milliseconds) with its type, key,
+value, ordered headers (duplicate names allowed) and optional key/value
+schemas.  Its Spark row layout is exactly Spark's Kafka source schema
+(:data:`KAFKA_ROW_SCHEMA_DDL`), so the Kafka connector plugs in unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterable
+
+__all__ = [
+    "Record",
+    "TimestampType",
+    "KAFKA_ROW_SCHEMA_DDL",
+    "KAFKA_ROW_FIELDS",
+]
+
+KAFKA_ROW_FIELDS = (
+    "key",
+    "value",
+    "topic",
+    "partition",
+    "offset",
+    "timestamp",
+    "timestampType",
+    "headers",
+)
+
+#: Spark's Kafka source schema, the row layout of a record everywhere in Spark.
+KAFKA_ROW_SCHEMA_DDL = (
+    "key binary, value binary, topic string, partition int, offset long, "
+    "timestamp timestamp, timestampType int, "
+    "headers array<struct<key:string,value:binary>>"
+)
+
+
+class TimestampType:
+    """Kafka's timestamp types, as Spark's Kafka source numbers them."""
+
+    NO_TIMESTAMP_TYPE = -1
+    CREATE_TIME = 0
+    LOG_APPEND_TIME = 1
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Record:
+    """One record. Build with keywords; derive new records with :meth:`replace`.
+
+    ``headers`` is kept as a tuple of ``(name, value)`` pairs in order; any
+    iterable of pairs is accepted by the constructor.
+    """
+
+    topic: str = ""
+    partition: int | None = None
+    offset: int | None = None
+    timestamp: int | None = None
+    timestamp_type: int = TimestampType.CREATE_TIME
+    key: Any = None
+    value: Any = None
+    headers: tuple[tuple[str, Any], ...] = ()
+    key_schema: Any = None
+    value_schema: Any = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.headers, tuple) or any(
+            not isinstance(h, tuple) for h in self.headers
+        ):
+            object.__setattr__(self, "headers", _header_tuple(self.headers))
+
+    def replace(self, **changes: Any) -> "Record":
+        """Return a copy with ``changes`` applied (Kafka Connect's ``newRecord``)."""
+        return dataclasses.replace(self, **changes)
+
+    def header(self, name: str, default: Any = None) -> Any:
+        """The value of the last header called ``name``, or ``default``."""
+        for header_name, value in reversed(self.headers):
+            if header_name == name:
+                return value
+        return default
+
+    def with_header(self, name: str, value: Any) -> "Record":
+        """A copy with one header appended (existing ones are kept)."""
+        return self.replace(headers=self.headers + ((name, value),))
+
+    def without_headers(self, names: Iterable[str]) -> "Record":
+        """A copy with every header of the given names removed."""
+        drop = set(names)
+        return self.replace(headers=tuple(h for h in self.headers if h[0] not in drop))
+
+
+def _header_tuple(headers: Iterable[Any]) -> tuple[tuple[str, Any], ...]:
+    pairs = []
+    for header in headers or ():
+        name, value = header
+        pairs.append((name, value))
+    return tuple(pairs)
