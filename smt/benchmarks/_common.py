@@ -1,0 +1,48 @@
+"""What a benchmark measures and how it reports it."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Callable
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """``records`` processed in ``seconds`` by the path called ``label``."""
+
+    label: str
+    records: int
+    seconds: float
+
+    @property
+    def records_per_second(self) -> float:
+        return self.records / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Our path against its baseline on the same data, with the target ratio."""
+
+    name: str
+    ours: Measurement
+    baseline: Measurement
+    target_ratio: float | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.ours.records_per_second / self.baseline.records_per_second
+
+    @property
+    def meets_target(self) -> bool | None:
+        return None if self.target_ratio is None else self.ratio >= self.target_ratio
+
+
+def measure(label: str, records: int, work: Callable[[], object], repeat: int = 1) -> Measurement:
+    """Time ``work`` (best of ``repeat`` runs) over ``records`` records."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return Measurement(label, records, best)
