@@ -1,10 +1,12 @@
 """Registers the built-in converters."""
 
 from converters.bytearray import ByteArrayConverter
+from converters.header import SimpleHeaderConverter
+from converters.json import JsonConverter
 from converters.string import StringConverter
 from smt.plugins import hookimpl
 
 
 @hookimpl
 def smt_converters():
-    return [ByteArrayConverter, StringConverter]
+    return [ByteArrayConverter, StringConverter, JsonConverter, SimpleHeaderConverter]

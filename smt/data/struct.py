@@ -26,6 +26,22 @@ class Struct:
         self.schema = schema
         self._values: list[Any] = [None] * len(schema.fields)
 
+    @classmethod
+    def from_values(cls, schema: Schema, values: list[Any], validate: bool = True) -> "Struct":
+        """A struct holding ``values`` in field order.
+
+        Converters that already checked every value against its field pass
+        ``validate=False`` to skip a second pass over the record.
+        """
+        struct = _rebuild(schema, values)
+        if len(struct._values) != len(schema.fields):
+            raise DataError(
+                f"Struct with {len(schema.fields)} fields cannot hold {len(struct._values)} values"
+            )
+        if validate:
+            struct.validate()
+        return struct
+
     def _lookup(self, field: str | Field) -> Field:
         if isinstance(field, Field):
             return field
