@@ -36,7 +36,7 @@ def _parse_spec(entries: list[str], key: str) -> dict[str | None, str]:
         if target not in TARGET_TYPES:
             raise ConfigError(f"Invalid type found in casting spec: {target}")
         casts[name] = target
-    if WHOLE_VALUE in casts and len(casts) > 1:
+    if WHOLE_VALUE in casts and len(entries) > 1:
         raise ConfigError("Cast transformations that specify a type to cast the entire value to "
                           "may only specify a single cast in their spec")
     return casts

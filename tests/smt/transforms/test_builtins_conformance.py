@@ -1,0 +1,389 @@
+"""Kafka's unit-test cases for the remaining SMTs, as tables (inputs, outputs, messages)."""
+
+import datetime as dt
+
+import pytest
+
+from smt.data import Date, Schema, SchemaBuilder, Struct, Time, Timestamp
+from smt.errors import ConfigError, DataError
+from smt.plugins import default_plugins
+from smt.transforms.cast import CastValue
+from smt.transforms.drop_headers import DropHeaders
+from smt.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
+from smt.transforms.filter import Filter
+from smt.transforms.flatten import FlattenValue
+from smt.transforms.header_from import HeaderFromValue
+from smt.transforms.hoist_field import HoistFieldKey
+from smt.transforms.insert_header import InsertHeader
+from smt.transforms.mask_field import MaskFieldValue
+from smt.transforms.regex_router import RegexRouter
+from smt.transforms.replace_field import ReplaceFieldValue
+from smt.transforms.set_schema_metadata import SetSchemaMetadataValue
+from smt.transforms.timestamp_converter import TimestampConverterValue
+from smt.transforms.timestamp_router import TimestampRouter
+from smt.transforms.value_to_key import ValueToKey
+from tests.smt.transforms._helpers import conf, make_record
+
+UTC = dt.timezone.utc
+DATE_PLUS_TIME = dt.datetime(1970, 1, 2, 0, 0, 1, 234000, tzinfo=UTC)
+STRING_FMT = "yyyy MM dd HH mm ss SSS z"
+
+# --- RegexRouterTest ----------------------------------------------------------------
+REGEX_CASES = [
+    ("", "", "", ""),
+    ("foo", "bar", "foo", "bar"),
+    ("foo", "bar", "orig", "orig"),
+    ("(.*)STAGING(.*)", "$1PROD$2", "myTopicSTAGINGfoo", "myTopicPRODfoo"),
+    ("(.*)STAGING(.*)", "$1PROD$2", "STAGING", "PROD"),
+    ("(.*)STAGING", "$1PROD", "somethingSTAGING", "somethingPROD"),
+    ("foo(.*)", "bar$1", "foobar", "barbar"),
+    ("(.*)foo(.*)", "$1bar$2", "foo", "bar"),
+]
+
+
+@pytest.mark.parametrize("regex, replacement, topic, expected", REGEX_CASES)
+def test_regex_router(regex, replacement, topic, expected):
+    router = conf(RegexRouter, {"regex": regex, "replacement": replacement})
+    assert router.apply(make_record(topic=topic)).topic == expected
+
+
+# --- TimestampRouterTest -----------------------------------------------------------------
+
+
+def test_timestamp_router_default_configuration():
+    assert conf(TimestampRouter, {}).apply(make_record(topic="test", timestamp=1483425001864)).topic == "test-20170103"
+
+
+def test_timestamp_router_null_timestamp_is_an_error():
+    with pytest.raises(DataError, match="Timestamp missing on record"):
+        conf(TimestampRouter, {}).apply(make_record(topic="test", timestamp=None))
+
+
+# --- ExtractFieldTest --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("props, key, expected", [
+    ({"field": "magic"}, {"magic": 42}, 42),
+    ({"field": "magic.foo", "field.syntax.version": "V2"}, {"magic": {"foo": 42}}, 42),
+    ({"field": "nonexistent"}, {"magic": 42}, None),
+    ({"field": "magic.nonexistent", "field.syntax.version": "V2"}, {"magic": {"foo": 42}}, None),
+    ({"field": "magic"}, None, None),
+])
+def test_extract_field_schemaless(props, key, expected):
+    out = conf(ExtractFieldKey, props).apply(make_record(key=key))
+    assert out.key == expected and out.key_schema is None
+
+
+def test_extract_field_with_schema_and_nested():
+    inner = SchemaBuilder.struct().field("foo", Schema.INT32_SCHEMA).build()
+    schema = SchemaBuilder.struct().field("magic", inner).build()
+    key = Struct(schema).put("magic", Struct(inner).put("foo", 42))
+    out = conf(ExtractFieldKey, {"field": "magic.foo", "field.syntax.version": "V2"}).apply(
+        make_record(key=key, key_schema=schema))
+    assert (out.key_schema, out.key) == (Schema.INT32_SCHEMA, 42)
+
+
+def test_extract_field_unknown_field_with_schema():
+    schema = SchemaBuilder.struct().field("magic", Schema.INT32_SCHEMA).build()
+    with pytest.raises(DataError, match="Unknown field: nonexistent"):
+        conf(ExtractFieldKey, {"field": "nonexistent"}).apply(
+            make_record(key=Struct(schema).put("magic", 42), key_schema=schema))
+
+
+def test_extract_field_non_map_schemaless():
+    with pytest.raises(DataError, match=r"Only Map objects supported in absence of schema for \[field extraction\], found: int"):
+        conf(ExtractFieldValue, {"field": "x"}).apply(make_record(42))
+
+
+# --- HoistFieldTest ------------------------------------------------------------------------
+
+
+def test_hoist_field():
+    assert conf(HoistFieldKey, {"field": "magic"}).apply(make_record(key=42)).key == {"magic": 42}
+    out = conf(HoistFieldKey, {"field": "magic"}).apply(make_record(key=42, key_schema=Schema.INT32_SCHEMA))
+    assert out.key_schema == SchemaBuilder.struct().field("magic", Schema.INT32_SCHEMA).build()
+    assert out.key.get("magic") == 42
+    assert conf(HoistFieldKey, {"field": "magic"}).apply(make_record(key=None)).key == {"magic": None}
+
+
+# --- ValueToKeyTest ------------------------------------------------------------------------
+
+
+def test_value_to_key_schemaless():
+    out = conf(ValueToKey, {"fields": "a,b"}).apply(make_record({"a": 1, "b": 2, "c": 3}))
+    assert out.key == {"a": 1, "b": 2}
+
+
+def test_value_to_key_with_schema_and_missing_field():
+    schema = (SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).field("b", Schema.INT32_SCHEMA)
+              .field("c", Schema.INT32_SCHEMA).build())
+    value = Struct(schema).put("a", 1).put("b", 2).put("c", 3)
+    out = conf(ValueToKey, {"fields": "a,b"}).apply(make_record(value, value_schema=schema))
+    assert out.key_schema == SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).field("b", Schema.INT32_SCHEMA).build()
+    assert (out.key.get("a"), out.key.get("b")) == (1, 2)
+    with pytest.raises(DataError, match="Field does not exist: not_exist"):
+        conf(ValueToKey, {"fields": "not_exist"}).apply(make_record(value, value_schema=schema))
+
+
+# --- DropHeadersTest / InsertHeaderTest / HeaderFromTest -------------------------------------
+
+
+@pytest.mark.parametrize("drop, headers, expected", [
+    ("dropMe", [("dropMe", "a"), ("keep", "b"), ("dropMe", "c")], [("keep", "b")]),
+    ("dropMe,dropMeToo", [("dropMe", 1), ("dropMeToo", 2), ("keep", 3)], [("keep", 3)]),
+    ("dropMe", [("keep", 1)], [("keep", 1)]),
+    ("dropMe", [], []),
+])
+def test_drop_headers(drop, headers, expected):
+    out = conf(DropHeaders, {"headers": drop}).apply(make_record(headers=tuple(headers)))
+    assert list(out.headers) == expected
+
+
+def test_drop_headers_config_error():
+    with pytest.raises(ConfigError, match="transforms.t.headers: must be a non-empty list"):
+        conf(DropHeaders, {"headers": ""})
+
+
+@pytest.mark.parametrize("literal, expected", [("inserted", "inserted"), ("42", 42), ("true", True)])
+def test_insert_header(literal, expected):
+    out = conf(InsertHeader, {"header": "inserted", "value.literal": literal}).apply(
+        make_record(headers=(("existing", "x"),)))
+    assert list(out.headers) == [("existing", "x"), ("inserted", expected)]
+
+
+@pytest.mark.parametrize("operation, expected_value", [("copy", {"field1": "v1", "field2": "v2"}), ("move", {"field2": "v2"})])
+def test_header_from_schemaless(operation, expected_value):
+    xform = conf(HeaderFromValue, {"fields": "field1", "headers": "inserted1", "operation": operation})
+    out = xform.apply(make_record({"field1": "v1", "field2": "v2"}, headers=(("h", 1),)))
+    assert out.value == expected_value
+    assert list(out.headers) == [("h", 1), ("inserted1", "v1")]
+
+
+def test_header_from_with_schema_move():
+    schema = SchemaBuilder.struct().field("field1", Schema.STRING_SCHEMA).field("field2", Schema.STRING_SCHEMA).build()
+    value = Struct(schema).put("field1", "v1").put("field2", "v2")
+    out = conf(HeaderFromValue, {"fields": "field1", "headers": "h1", "operation": "move"}).apply(
+        make_record(value, value_schema=schema))
+    assert [f.name for f in out.value_schema.fields] == ["field2"]
+    assert list(out.headers) == [("h1", "v1")]
+
+
+@pytest.mark.parametrize("props, message", [
+    ({"fields": "a,b", "headers": "h", "operation": "copy"},
+     "'fields' config must have the same number of elements as 'headers' config."),
+    ({"fields": "a", "headers": "h", "operation": "steal"}, "transforms.t.operation: must be one of move, copy"),
+])
+def test_header_from_config_errors(props, message):
+    with pytest.raises(ConfigError, match=message):
+        conf(HeaderFromValue, props)
+
+
+# --- SetSchemaMetadataTest -------------------------------------------------------------------
+
+
+def test_set_schema_metadata():
+    schema = SchemaBuilder.struct().field("f", Schema.INT32_SCHEMA).build()
+    out = conf(SetSchemaMetadataValue, {"schema.name": "foo", "schema.version": "42"}).apply(
+        make_record(Struct(schema).put("f", 1), value_schema=schema))
+    assert (out.value_schema.name, out.value_schema.version) == ("foo", 42)
+    assert out.value.schema is out.value_schema and out.value.get("f") == 1
+    with pytest.raises(ConfigError, match="Neither schema name nor version configured"):
+        conf(SetSchemaMetadataValue, {})
+    with pytest.raises(DataError, match=r"Schema required for \[updating schema metadata\]"):
+        conf(SetSchemaMetadataValue, {"schema.name": "x"}).apply(make_record({"a": 1}))
+
+
+# --- FlattenTest -------------------------------------------------------------------------------
+
+
+def test_flatten_schemaless_nested_maps():
+    value = {"A": {"B": {"int8": 8, "string": "s", "array": [1], "nil": None}}, "top": True}
+    out = conf(FlattenValue, {"delimiter": "#"}).apply(make_record(value))
+    assert out.value == {"A#B#int8": 8, "A#B#string": "s", "A#B#array": [1], "A#B#nil": None, "top": True}
+
+
+def test_flatten_with_schema_propagates_optional():
+    inner = SchemaBuilder.struct().field("x", Schema.INT32_SCHEMA).optional().build()
+    schema = SchemaBuilder.struct().field("a", inner).field("b", Schema.STRING_SCHEMA).build()
+    out = conf(FlattenValue, {}).apply(make_record(Struct(schema).put("a", Struct(inner).put("x", 1)).put("b", "s"),
+                                                   value_schema=schema))
+    assert out.value_schema.field("a.x").schema == Schema.OPTIONAL_INT32_SCHEMA
+    assert (out.value.get("a.x"), out.value.get("b")) == (1, "s")
+
+
+def test_flatten_rejects_map_fields_with_schema():
+    schema = SchemaBuilder.struct().field("m", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA)).build()
+    with pytest.raises(DataError, match=r"Flatten transformation does not support MAP for record with schemas \(for field m\)."):
+        conf(FlattenValue, {}).apply(make_record(Struct(schema).put("m", {}), value_schema=schema))
+
+
+# --- CastTest ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, value, expected", [
+    ("int8", 42, 42), ("int16", 42, 42), ("int32", 42, 42), ("int64", 42, 42),
+    ("float32", 42, 42.0), ("float64", 42, 42.0), ("boolean", 42, True), ("boolean", 0, False),
+    ("string", 42, "42"), ("int8", 300, 44), ("int32", 42.9, 42), ("string", True, "true"),
+    ("int32", "42", 42), ("float64", "42.5", 42.5), ("boolean", "TRUE", True),
+    ("string", b"\x01\x02", "AQI="), ("string", 1.0e10, "1.0E10"),
+    ("string", dt.datetime(1970, 1, 2, 0, 0, 1, 234000, tzinfo=UTC), "1970-01-02T00:00:01.234Z"),
+    ("string", dt.date(1970, 1, 2), "1970-01-02"), ("string", dt.time(0, 0, 1, 234000), "00:00:01.234Z"),
+])
+def test_cast_whole_value_schemaless(spec, value, expected):
+    assert conf(CastValue, {"spec": spec}).apply(make_record(value)).value == expected
+
+
+def test_cast_fields_with_schema():
+    schema = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).field("b", Schema.OPTIONAL_STRING_SCHEMA).build()
+    out = conf(CastValue, {"spec": "a:string,b:int64"}).apply(
+        make_record(Struct(schema).put("a", 42).put("b", "7"), value_schema=schema))
+    assert out.value_schema.field("a").schema == Schema.STRING_SCHEMA
+    assert out.value_schema.field("b").schema == Schema.OPTIONAL_INT64_SCHEMA
+    assert (out.value.get("a"), out.value.get("b")) == ("42", 7)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("", "Must specify at least one field to cast."),
+    ("foo:faketype", "Invalid type found in casting spec: faketype"),
+    ("foo:int8:extra", "Invalid rename mapping: foo:int8:extra"),
+    ("int8,int32", "may only specify a single cast in their spec"),
+    ("foo:bytes", "Cast transformation does not support casting to BYTES"),
+])
+def test_cast_config_errors(spec, message):
+    with pytest.raises(ConfigError, match=message):
+        conf(CastValue, {"spec": spec})
+
+
+def test_cast_unparseable_string():
+    with pytest.raises(DataError, match=r"Value \(foo\) was out of range"):
+        conf(CastValue, {"spec": "int32"}).apply(make_record("foo"))
+
+
+# --- TimestampConverterTest ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("Timestamp", DATE_PLUS_TIME), ("Date", dt.date(1970, 1, 2)), ("Time", dt.time(0, 0, 1, 234000)),
+    ("unix", 86_401_234), ("string", "1970 01 02 00 00 01 234 UTC"),
+])
+def test_timestamp_converter_schemaless(target, expected):
+    xform = conf(TimestampConverterValue, {"target.type": target, "format": STRING_FMT})
+    assert xform.apply(make_record(DATE_PLUS_TIME)).value == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    (dt.date(1970, 1, 2), dt.datetime(1970, 1, 2, tzinfo=UTC)),
+    (86_401_234, DATE_PLUS_TIME),
+    ("1970 01 02 00 00 01 234 UTC", DATE_PLUS_TIME),
+])
+def test_timestamp_converter_to_timestamp(source, expected):
+    xform = conf(TimestampConverterValue, {"target.type": "Timestamp", "format": STRING_FMT})
+    assert xform.apply(make_record(source)).value == expected
+
+
+@pytest.mark.parametrize("schema, target, expected_schema", [
+    (Timestamp.SCHEMA, "Date", Date.SCHEMA), (Timestamp.SCHEMA, "Time", Time.SCHEMA),
+    (Timestamp.SCHEMA, "unix", Schema.INT64_SCHEMA), (Timestamp.SCHEMA, "string", Schema.STRING_SCHEMA),
+])
+def test_timestamp_converter_with_schema(schema, target, expected_schema):
+    xform = conf(TimestampConverterValue, {"target.type": target, "format": STRING_FMT})
+    assert xform.apply(make_record(DATE_PLUS_TIME, value_schema=schema)).value_schema == expected_schema
+
+
+@pytest.mark.parametrize("precision, unix, expected", [
+    ("seconds", 86401, dt.datetime(1970, 1, 2, 0, 0, 1, tzinfo=UTC)),
+    ("microseconds", 86_401_234_123, DATE_PLUS_TIME),
+    ("nanoseconds", 86_401_234_123_456, DATE_PLUS_TIME),
+])
+def test_timestamp_converter_unix_precision(precision, unix, expected):
+    xform = conf(TimestampConverterValue, {"target.type": "Timestamp", "unix.precision": precision})
+    assert xform.apply(make_record(unix)).value == expected
+
+
+@pytest.mark.parametrize("props, message", [
+    ({}, "transforms.t.target.type: is required"),
+    ({"target.type": "invalid"}, "transforms.t.target.type: must be one of"),
+    ({"target.type": "unix", "unix.precision": "invalid"}, "transforms.t.unix.precision: must be one of"),
+    ({"target.type": "string"}, "requires format option"),
+    ({"target.type": "string", "format": "bad-format"}, "SimpleDateFormat-compatible pattern"),
+])
+def test_timestamp_converter_config_errors(props, message):
+    with pytest.raises(ConfigError, match=message):
+        conf(TimestampConverterValue, props)
+
+
+def test_timestamp_converter_field_and_nulls():
+    xform = conf(TimestampConverterValue, {"target.type": "unix", "field": "ts"})
+    assert xform.apply(make_record({"ts": DATE_PLUS_TIME, "other": 1})).value == {"ts": 86_401_234, "other": 1}
+    assert xform.apply(make_record({"ts": None})).value == {"ts": None}
+    assert xform.apply(make_record(None)).value is None
+
+
+# --- MaskFieldTest (replacement rules) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("field, replacement, expected", [
+    ("int", "123", 123), ("float", "123", 123.0), ("string", "123", "123"),
+])
+def test_mask_field_replacement(field, replacement, expected):
+    value = {"int": 42, "float": 42.0, "string": "s", "bool": True, "list": [1], "date": dt.date.today()}
+    xform = conf(MaskFieldValue, {"fields": field, "replacement": replacement})
+    assert xform.apply(make_record(value)).value[field] == expected
+
+
+@pytest.mark.parametrize("field, replacement, message", [
+    ("bool", "false", "Cannot mask value of type bool with custom replacement."),
+    ("list", "123", "Cannot mask value of type list with custom replacement."),
+    ("date", "123", "Cannot mask value of type date with custom replacement."),
+    ("int", "foo", r"Unable to convert foo \(str\) to number"),
+])
+def test_mask_field_replacement_errors(field, replacement, message):
+    value = {"int": 42, "bool": True, "list": [1], "date": dt.date.today()}
+    with pytest.raises(DataError, match=message):
+        conf(MaskFieldValue, {"fields": field, "replacement": replacement}).apply(make_record(value))
+
+
+def test_mask_field_empty_replacement_is_a_config_error():
+    with pytest.raises(ConfigError, match="transforms.t.replacement: String must be non-empty"):
+        conf(MaskFieldValue, {"fields": "a", "replacement": ""})
+
+
+# --- ReplaceFieldTest ---------------------------------------------------------------------------
+
+
+def test_replace_field_schemaless_and_with_schema():
+    out = conf(ReplaceFieldValue, {"exclude": "dont", "renames": "abc:xyz,foo:bar"}).apply(
+        make_record({"dont": "whatever", "abc": 42, "foo": True, "etc": "etc"}))
+    assert out.value == {"xyz": 42, "bar": True, "etc": "etc"}
+    schema = (SchemaBuilder.struct().field("dont", Schema.STRING_SCHEMA).field("abc", Schema.INT32_SCHEMA)
+              .field("foo", Schema.BOOLEAN_SCHEMA).field("etc", Schema.STRING_SCHEMA).build())
+    value = Struct(schema).put("dont", "w").put("abc", 42).put("foo", True).put("etc", "etc")
+    out = conf(ReplaceFieldValue, {"include": "abc,foo", "renames": "abc:xyz,foo:bar"}).apply(
+        make_record(value, value_schema=schema))
+    assert [f.name for f in out.value_schema.fields] == ["xyz", "bar"]
+    assert (out.value.get("xyz"), out.value.get("bar")) == (42, True)
+    assert conf(ReplaceFieldValue, {"include": "abc"}).apply(make_record(None)).value is None
+
+
+def test_filter_drops():
+    assert conf(Filter, {}).apply(make_record({"a": 1})) is None
+
+
+# --- registration ----------------------------------------------------------------------------------
+
+KAFKA_NAMES = [
+    "Cast$Key", "Cast$Value", "DropHeaders", "ExtractField$Key", "ExtractField$Value", "Filter",
+    "Flatten$Key", "Flatten$Value", "HeaderFrom$Key", "HeaderFrom$Value", "HoistField$Key",
+    "HoistField$Value", "InsertField$Key", "InsertField$Value", "InsertHeader", "MaskField$Key",
+    "MaskField$Value", "RegexRouter", "ReplaceField$Key", "ReplaceField$Value",
+    "SetSchemaMetadata$Key", "SetSchemaMetadata$Value", "TimestampConverter$Key",
+    "TimestampConverter$Value", "TimestampRouter", "ValueToKey",
+]
+
+
+@pytest.mark.parametrize("name", KAFKA_NAMES)
+def test_registered_by_short_and_kafka_class_name(name):
+    plugins = default_plugins()
+    cls = plugins.get("transform", name)
+    assert plugins.get("transform", "org.apache.kafka.connect.transforms." + name) is cls
+    assert cls.overview()
