@@ -149,6 +149,9 @@ class MaskField(PartTransform):
             return map_column(batch, errors, self.part.name, transform)
         names = [p.last for p in self.paths]
         mask = self.mask
+        # Immutable masked values by type, looked up without a call; other types go through mask().
+        constants = {kind: mask(sample) for kind, sample in _SAMPLES.items() if _safe(mask, sample)}
+        missing = _MISSING
 
         def transform_flat(value):
             if type(value) is not dict:
@@ -158,10 +161,26 @@ class MaskField(PartTransform):
             updated = value.copy()
             get = value.get
             for name in names:
-                updated[name] = mask(get(name))
+                item = get(name)
+                masked = constants.get(item.__class__, missing)
+                updated[name] = mask(item) if masked is missing else masked
             return updated
 
         return map_column(batch, errors, self.part.name, transform_flat)
+
+
+_MISSING = object()
+#: One value of each immutable type, to precompute its masked value for the batch path.
+_SAMPLES = {type(None): None, bool: True, int: 1, float: 1.0, str: "x", decimal.Decimal: decimal.Decimal(1)}
+
+
+def _safe(mask: Callable[[Any], Any], sample: Any) -> bool:
+    """True when masking ``sample`` succeeds (types that fail keep failing per row, with context)."""
+    try:
+        mask(sample)
+    except DataError:
+        return False
+    return True
 
 
 def _mask_for(kind: type, replacement: str | None) -> Any:
