@@ -7,7 +7,6 @@ import pytest
 from smt.data import Date, Schema, SchemaBuilder, Struct, Time, Timestamp
 from smt.errors import ConfigError, DataError
 from smt.plugins import default_plugins
-from smt.transforms.cast import CastValue
 from smt.transforms.drop_headers import DropHeaders
 from smt.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
 from smt.transforms.filter import Filter
@@ -215,48 +214,6 @@ def test_flatten_rejects_map_fields_with_schema():
     schema = SchemaBuilder.struct().field("m", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA)).build()
     with pytest.raises(DataError, match=r"Flatten transformation does not support MAP for record with schemas \(for field m\)."):
         conf(FlattenValue, {}).apply(make_record(Struct(schema).put("m", {}), value_schema=schema))
-
-
-# --- CastTest ---------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("spec, value, expected", [
-    ("int8", 42, 42), ("int16", 42, 42), ("int32", 42, 42), ("int64", 42, 42),
-    ("float32", 42, 42.0), ("float64", 42, 42.0), ("boolean", 42, True), ("boolean", 0, False),
-    ("string", 42, "42"), ("int8", 300, 44), ("int32", 42.9, 42), ("string", True, "true"),
-    ("int32", "42", 42), ("float64", "42.5", 42.5), ("boolean", "TRUE", True),
-    ("string", b"\x01\x02", "AQI="), ("string", 1.0e10, "1.0E10"),
-    ("string", dt.datetime(1970, 1, 2, 0, 0, 1, 234000, tzinfo=UTC), "1970-01-02T00:00:01.234Z"),
-    ("string", dt.date(1970, 1, 2), "1970-01-02"), ("string", dt.time(0, 0, 1, 234000), "00:00:01.234Z"),
-])
-def test_cast_whole_value_schemaless(spec, value, expected):
-    assert conf(CastValue, {"spec": spec}).apply(make_record(value)).value == expected
-
-
-def test_cast_fields_with_schema():
-    schema = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).field("b", Schema.OPTIONAL_STRING_SCHEMA).build()
-    out = conf(CastValue, {"spec": "a:string,b:int64"}).apply(
-        make_record(Struct(schema).put("a", 42).put("b", "7"), value_schema=schema))
-    assert out.value_schema.field("a").schema == Schema.STRING_SCHEMA
-    assert out.value_schema.field("b").schema == Schema.OPTIONAL_INT64_SCHEMA
-    assert (out.value.get("a"), out.value.get("b")) == ("42", 7)
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("", "Must specify at least one field to cast."),
-    ("foo:faketype", "Invalid type found in casting spec: faketype"),
-    ("foo:int8:extra", "Invalid rename mapping: foo:int8:extra"),
-    ("int8,int32", "may only specify a single cast in their spec"),
-    ("foo:bytes", "Cast transformation does not support casting to BYTES"),
-])
-def test_cast_config_errors(spec, message):
-    with pytest.raises(ConfigError, match=message):
-        conf(CastValue, {"spec": spec})
-
-
-def test_cast_unparseable_string():
-    with pytest.raises(DataError, match=r"Value \(foo\) was out of range"):
-        conf(CastValue, {"spec": "int32"}).apply(make_record("foo"))
 
 
 # --- TimestampConverterTest ---------------------------------------------------------------
