@@ -18,7 +18,6 @@ from smt.transforms.mask_field import MaskFieldValue
 from smt.transforms.regex_router import RegexRouter
 from smt.transforms.replace_field import ReplaceFieldValue
 from smt.transforms.set_schema_metadata import SetSchemaMetadataValue
-from smt.transforms.timestamp_converter import TimestampConverterValue
 from smt.transforms.timestamp_router import TimestampRouter
 from smt.transforms.value_to_key import ValueToKey
 from tests.smt.transforms._helpers import conf, make_record
@@ -214,66 +213,6 @@ def test_flatten_rejects_map_fields_with_schema():
     schema = SchemaBuilder.struct().field("m", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA)).build()
     with pytest.raises(DataError, match=r"Flatten transformation does not support MAP for record with schemas \(for field m\)."):
         conf(FlattenValue, {}).apply(make_record(Struct(schema).put("m", {}), value_schema=schema))
-
-
-# --- TimestampConverterTest ---------------------------------------------------------------
-
-
-@pytest.mark.parametrize("target, expected", [
-    ("Timestamp", DATE_PLUS_TIME), ("Date", dt.date(1970, 1, 2)), ("Time", dt.time(0, 0, 1, 234000)),
-    ("unix", 86_401_234), ("string", "1970 01 02 00 00 01 234 UTC"),
-])
-def test_timestamp_converter_schemaless(target, expected):
-    xform = conf(TimestampConverterValue, {"target.type": target, "format": STRING_FMT})
-    assert xform.apply(make_record(DATE_PLUS_TIME)).value == expected
-
-
-@pytest.mark.parametrize("source, expected", [
-    (dt.date(1970, 1, 2), dt.datetime(1970, 1, 2, tzinfo=UTC)),
-    (86_401_234, DATE_PLUS_TIME),
-    ("1970 01 02 00 00 01 234 UTC", DATE_PLUS_TIME),
-])
-def test_timestamp_converter_to_timestamp(source, expected):
-    xform = conf(TimestampConverterValue, {"target.type": "Timestamp", "format": STRING_FMT})
-    assert xform.apply(make_record(source)).value == expected
-
-
-@pytest.mark.parametrize("schema, target, expected_schema", [
-    (Timestamp.SCHEMA, "Date", Date.SCHEMA), (Timestamp.SCHEMA, "Time", Time.SCHEMA),
-    (Timestamp.SCHEMA, "unix", Schema.INT64_SCHEMA), (Timestamp.SCHEMA, "string", Schema.STRING_SCHEMA),
-])
-def test_timestamp_converter_with_schema(schema, target, expected_schema):
-    xform = conf(TimestampConverterValue, {"target.type": target, "format": STRING_FMT})
-    assert xform.apply(make_record(DATE_PLUS_TIME, value_schema=schema)).value_schema == expected_schema
-
-
-@pytest.mark.parametrize("precision, unix, expected", [
-    ("seconds", 86401, dt.datetime(1970, 1, 2, 0, 0, 1, tzinfo=UTC)),
-    ("microseconds", 86_401_234_123, DATE_PLUS_TIME),
-    ("nanoseconds", 86_401_234_123_456, DATE_PLUS_TIME),
-])
-def test_timestamp_converter_unix_precision(precision, unix, expected):
-    xform = conf(TimestampConverterValue, {"target.type": "Timestamp", "unix.precision": precision})
-    assert xform.apply(make_record(unix)).value == expected
-
-
-@pytest.mark.parametrize("props, message", [
-    ({}, "transforms.t.target.type: is required"),
-    ({"target.type": "invalid"}, "transforms.t.target.type: must be one of"),
-    ({"target.type": "unix", "unix.precision": "invalid"}, "transforms.t.unix.precision: must be one of"),
-    ({"target.type": "string"}, "requires format option"),
-    ({"target.type": "string", "format": "bad-format"}, "SimpleDateFormat-compatible pattern"),
-])
-def test_timestamp_converter_config_errors(props, message):
-    with pytest.raises(ConfigError, match=message):
-        conf(TimestampConverterValue, props)
-
-
-def test_timestamp_converter_field_and_nulls():
-    xform = conf(TimestampConverterValue, {"target.type": "unix", "field": "ts"})
-    assert xform.apply(make_record({"ts": DATE_PLUS_TIME, "other": 1})).value == {"ts": 86_401_234, "other": 1}
-    assert xform.apply(make_record({"ts": None})).value == {"ts": None}
-    assert xform.apply(make_record(None)).value is None
 
 
 # --- MaskFieldTest (replacement rules) --------------------------------------------------------
