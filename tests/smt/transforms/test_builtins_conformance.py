@@ -10,7 +10,6 @@ from smt.plugins import default_plugins
 from smt.transforms.drop_headers import DropHeaders
 from smt.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
 from smt.transforms.filter import Filter
-from smt.transforms.flatten import FlattenValue
 from smt.transforms.header_from import HeaderFromValue
 from smt.transforms.hoist_field import HoistFieldKey
 from smt.transforms.insert_header import InsertHeader
@@ -189,30 +188,6 @@ def test_set_schema_metadata():
         conf(SetSchemaMetadataValue, {})
     with pytest.raises(DataError, match=r"Schema required for \[updating schema metadata\]"):
         conf(SetSchemaMetadataValue, {"schema.name": "x"}).apply(make_record({"a": 1}))
-
-
-# --- FlattenTest -------------------------------------------------------------------------------
-
-
-def test_flatten_schemaless_nested_maps():
-    value = {"A": {"B": {"int8": 8, "string": "s", "array": [1], "nil": None}}, "top": True}
-    out = conf(FlattenValue, {"delimiter": "#"}).apply(make_record(value))
-    assert out.value == {"A#B#int8": 8, "A#B#string": "s", "A#B#array": [1], "A#B#nil": None, "top": True}
-
-
-def test_flatten_with_schema_propagates_optional():
-    inner = SchemaBuilder.struct().field("x", Schema.INT32_SCHEMA).optional().build()
-    schema = SchemaBuilder.struct().field("a", inner).field("b", Schema.STRING_SCHEMA).build()
-    out = conf(FlattenValue, {}).apply(make_record(Struct(schema).put("a", Struct(inner).put("x", 1)).put("b", "s"),
-                                                   value_schema=schema))
-    assert out.value_schema.field("a.x").schema == Schema.OPTIONAL_INT32_SCHEMA
-    assert (out.value.get("a.x"), out.value.get("b")) == (1, "s")
-
-
-def test_flatten_rejects_map_fields_with_schema():
-    schema = SchemaBuilder.struct().field("m", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA)).build()
-    with pytest.raises(DataError, match=r"Flatten transformation does not support MAP for record with schemas \(for field m\)."):
-        conf(FlattenValue, {}).apply(make_record(Struct(schema).put("m", {}), value_schema=schema))
 
 
 # --- MaskFieldTest (replacement rules) --------------------------------------------------------
