@@ -10,7 +10,6 @@ from smt.plugins import default_plugins
 from smt.transforms.drop_headers import DropHeaders
 from smt.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
 from smt.transforms.filter import Filter
-from smt.transforms.header_from import HeaderFromValue
 from smt.transforms.hoist_field import HoistFieldKey
 from smt.transforms.insert_header import InsertHeader
 from smt.transforms.mask_field import MaskFieldValue
@@ -122,7 +121,7 @@ def test_value_to_key_with_schema_and_missing_field():
         conf(ValueToKey, {"fields": "not_exist"}).apply(make_record(value, value_schema=schema))
 
 
-# --- DropHeadersTest / InsertHeaderTest / HeaderFromTest -------------------------------------
+# --- DropHeadersTest / InsertHeaderTest -------------------------------------
 
 
 @pytest.mark.parametrize("drop, headers, expected", [
@@ -146,33 +145,6 @@ def test_insert_header(literal, expected):
     out = conf(InsertHeader, {"header": "inserted", "value.literal": literal}).apply(
         make_record(headers=(("existing", "x"),)))
     assert list(out.headers) == [("existing", "x"), ("inserted", expected)]
-
-
-@pytest.mark.parametrize("operation, expected_value", [("copy", {"field1": "v1", "field2": "v2"}), ("move", {"field2": "v2"})])
-def test_header_from_schemaless(operation, expected_value):
-    xform = conf(HeaderFromValue, {"fields": "field1", "headers": "inserted1", "operation": operation})
-    out = xform.apply(make_record({"field1": "v1", "field2": "v2"}, headers=(("h", 1),)))
-    assert out.value == expected_value
-    assert list(out.headers) == [("h", 1), ("inserted1", "v1")]
-
-
-def test_header_from_with_schema_move():
-    schema = SchemaBuilder.struct().field("field1", Schema.STRING_SCHEMA).field("field2", Schema.STRING_SCHEMA).build()
-    value = Struct(schema).put("field1", "v1").put("field2", "v2")
-    out = conf(HeaderFromValue, {"fields": "field1", "headers": "h1", "operation": "move"}).apply(
-        make_record(value, value_schema=schema))
-    assert [f.name for f in out.value_schema.fields] == ["field2"]
-    assert list(out.headers) == [("h1", "v1")]
-
-
-@pytest.mark.parametrize("props, message", [
-    ({"fields": "a,b", "headers": "h", "operation": "copy"},
-     "'fields' config must have the same number of elements as 'headers' config."),
-    ({"fields": "a", "headers": "h", "operation": "steal"}, "transforms.t.operation: must be one of move, copy"),
-])
-def test_header_from_config_errors(props, message):
-    with pytest.raises(ConfigError, match=message):
-        conf(HeaderFromValue, props)
 
 
 # --- SetSchemaMetadataTest -------------------------------------------------------------------
