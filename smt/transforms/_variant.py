@@ -20,7 +20,7 @@ from smt.record import Record
 from smt.transform import ErrorSink, Transform
 
 __all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
-           "map_column", "KAFKA_PACKAGE"]
+           "map_column", "finish_column", "KAFKA_PACKAGE"]
 
 KAFKA_PACKAGE = "org.apache.kafka.connect.transforms."
 
@@ -136,6 +136,15 @@ def map_column(
 
 
 _FAILED = object()
+
+
+def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int]) -> RecordBatch:
+    """The output batch of a hand-written column loop: ``out`` replaces ``column``, ``failed`` rows go."""
+    result = derive_batch(batch, **{column: out})
+    if not failed:
+        return result
+    drop = set(failed)
+    return result.take([row for row in range(len(out)) if row not in drop])
 
 
 def _map_with_failures(values: list, function, errors: ErrorSink) -> tuple[list, list[int]]:

@@ -15,7 +15,7 @@ from smt.transform import ErrorSink
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, field_value
-from smt.transforms._variant import PartTransform, map_column, key_value_variants
+from smt.transforms._variant import PartTransform, finish_column, key_value_variants, map_column
 
 PURPOSE = "mask fields"
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -150,24 +150,31 @@ class MaskField(PartTransform):
         names = [p.last for p in self.paths]
         mask = self.mask
         # Immutable masked values by type, looked up without a call; other types go through mask().
-        constants = {kind: mask(sample) for kind, sample in _SAMPLES.items() if _safe(mask, sample)}
+        masks_by_type = {kind: mask(sample) for kind, sample in _SAMPLES.items() if _safe(mask, sample)}
+        masked_for = masks_by_type.get
         missing = _MISSING
-
-        def transform_flat(value):
-            if type(value) is not dict:
-                if value is None:
-                    return None
-                require_map(value, PURPOSE)
-            updated = value.copy()
-            get = value.get
-            for name in names:
-                item = get(name)
-                masked = constants.get(item.__class__, missing)
-                updated[name] = mask(item) if masked is missing else masked
-            return updated
-
-        return map_column(batch, errors, self.part.name, transform_flat)
-
+        out: list = []
+        append = out.append
+        failed: list[int] = []
+        for row, value in enumerate(batch.column(self.part.name)):
+            try:
+                if value.__class__ is dict:
+                    updated = value.copy()
+                    get = value.get
+                    for name in names:
+                        item = get(name)
+                        masked = masked_for(item.__class__, missing)
+                        updated[name] = mask(item) if masked is missing else masked
+                elif value is None:
+                    updated = None
+                else:
+                    updated = self._mask_map(require_map(value, PURPOSE))
+            except Exception as exc:  # attributed to its row
+                errors.fail(row, exc)
+                failed.append(row)
+                updated = None
+            append(updated)
+        return finish_column(batch, self.part.name, out, failed)
 
 _MISSING = object()
 #: One value of each immutable type, to precompute its masked value for the batch path.

@@ -12,7 +12,7 @@ from smt.transform import ErrorSink
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
-from smt.transforms._variant import PartTransform, key_value_variants, map_column
+from smt.transforms._variant import PartTransform, finish_column, key_value_variants
 
 PURPOSE = "field replacement"
 
@@ -89,18 +89,25 @@ class ReplaceField(PartTransform):
             plans[names] = plan
             return plan
 
-        def transform(value):
-            if type(value) is not dict:
-                if value is None:
-                    return None
-                require_map(value, PURPOSE)
-            names = tuple(value)
-            plan = plans.get(names)
-            if plan is None:
-                plan = plan_for(names)
-            return {new: value[old] for old, new in plan}
-
-        return map_column(batch, errors, self.part.name, transform)
-
+        out: list = []
+        append = out.append
+        failed: list[int] = []
+        for row, value in enumerate(batch.column(self.part.name)):
+            if value.__class__ is dict:
+                names = tuple(value)
+                plan = plans.get(names)
+                if plan is None:
+                    plan = plan_for(names)
+                append({new: value[old] for old, new in plan})
+            elif value is None:
+                append(None)
+            else:
+                try:
+                    append(self.apply_schemaless(None, value))
+                except Exception as exc:  # attributed to its row
+                    errors.fail(row, exc)
+                    failed.append(row)
+                    append(None)
+        return finish_column(batch, self.part.name, out, failed)
 
 ReplaceFieldKey, ReplaceFieldValue = key_value_variants(ReplaceField, "ReplaceField", __name__)
