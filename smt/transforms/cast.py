@@ -11,7 +11,8 @@ from smt.transforms._casting import TARGET_TYPES, cast_value, check_schemaless_i
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
-from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
+from smt.transforms._struct_paths import StructRewriter
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
 from smt.transforms._variant import PartTransform, key_value_variants
 
 PURPOSE = "cast types"
@@ -72,6 +73,14 @@ class Cast(PartTransform):
         self.paths = {name: parse_path(name, version, key) for name in self.casts if name is not None}
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        targets = {path.steps: self.casts[name] for name, path in self.paths.items()}
+        self.rewriter = StructRewriter(
+            targets,
+            lambda steps, schema: self._target_schema(schema, targets[steps]),
+            lambda steps, schema, value: cast_value(value, targets[steps], _is_float32(schema)),
+            self.replace_null_with_default,
+            keep_optional=True,
+        )
 
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         if WHOLE_VALUE in self.casts:
@@ -93,21 +102,12 @@ class Cast(PartTransform):
         return updated
 
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
-        from smt.data import Struct
-
         if WHOLE_VALUE in self.casts:
             new_schema = self.schema_cache.get(schema, self._whole_schema)
             return new_schema, cast_value(value, self.casts[WHOLE_VALUE], _is_float32(schema))
         struct = require_struct(value, PURPOSE)
-        new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
-        updated = Struct(new_schema)
-        for field in struct.schema.fields:
-            item = field_value(struct, field, self.replace_null_with_default)
-            target = self.casts.get(field.name)
-            if target is not None:
-                item = cast_value(item, target, _is_float32(field.schema))
-            updated.put(field.name, item)
-        return new_schema, updated
+        new_schema = self.schema_cache.get(struct.schema, self.rewriter.schema)
+        return new_schema, self.rewriter.value(struct, new_schema)
 
     def _target_schema(self, source: Any, target: str) -> Any:
         from smt.data import SchemaBuilder, Type
@@ -122,15 +122,6 @@ class Cast(PartTransform):
 
     def _whole_schema(self, schema: Any) -> Any:
         return self._target_schema(schema, self.casts[WHOLE_VALUE])
-
-    def _derive_schema(self, schema: Any) -> Any:
-        builder = copy_basics(schema)
-        for field in schema.fields:
-            target = self.casts.get(field.name)
-            builder.field(field.name, field.schema if target is None else self._target_schema(field.schema, target))
-        if schema.optional:
-            builder.optional()
-        return builder.build()
 
 
 def _is_float32(schema: Any) -> bool:

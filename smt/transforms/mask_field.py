@@ -14,7 +14,8 @@ from smt.record import Record
 from smt.transform import ErrorSink
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
-from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, field_value
+from smt.transforms._struct_paths import StructRewriter
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
 from smt.transforms._variant import PartTransform, finish_column, key_value_variants, map_column
 
 PURPOSE = "mask fields"
@@ -77,9 +78,13 @@ class MaskField(PartTransform):
         super().configure(configs, context)
         self.paths = parse_paths(self.config["fields"], self.config[FIELD_SYNTAX_VERSION],
                                  self.context.prefix + "fields")
-        self.field_names = frozenset(p.last for p in self.paths if not p.nested)
-        self.replacement: str | None = self.config["replacement"]
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
+        self.rewriter = StructRewriter(
+            [p.steps for p in self.paths], lambda steps, schema: schema,
+            lambda steps, schema, value: self._mask_with_schema(schema, value),
+            self.replace_null_with_default,
+        )
+        self.replacement: str | None = self.config["replacement"]
         self._masks: dict[type, Any] = {}
         self.mask = self._build_masker()
 
@@ -121,16 +126,9 @@ class MaskField(PartTransform):
         return updated
 
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
-        from smt.data import Struct
-
         struct = require_struct(value, PURPOSE)
-        updated = Struct(struct.schema)
-        for field in struct.schema.fields:
-            original = field_value(struct, field, self.replace_null_with_default)
-            if field.name in self.field_names:
-                original = self._mask_with_schema(field.schema, original)
-            updated.put(field, original)
-        return schema, updated
+        # Masking keeps every schema: the struct is rebuilt on its own schema.
+        return schema, self.rewriter.value(struct, struct.schema)
 
     def _mask_with_schema(self, schema: Any, value: Any) -> Any:
         if value is None:
