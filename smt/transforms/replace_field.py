@@ -1,4 +1,4 @@
-"""ReplaceField: keep, drop and rename top-level fields."""
+"""ReplaceField: keep, drop and rename fields (nested ones with V2 paths)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, parse_paths, with_field_syntax
+from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
@@ -26,10 +28,12 @@ def _rename_mappings(value: list[str]) -> None:
 class ReplaceField(PartTransform):
     """Filter or rename fields: ``exclude`` wins over ``include``; ``renames`` maps ``old:new``.
 
-    A tombstone (null key/value) passes through unchanged, as in Kafka.
+    A tombstone (null key/value) passes through unchanged, as in Kafka. With
+    ``field.syntax.version=V2`` the names are dotted paths: ``exclude=a.b`` drops ``b`` inside
+    ``a``, ``include=a.b`` keeps only ``a.b`` of ``a``, ``renames=a.b:c`` renames it in place.
     """
 
-    config_def = define_replace_null(
+    config_def = with_field_syntax(define_replace_null(
         ConfigDef()
         .define("exclude", ConfigType.LIST, [], None, Importance.MEDIUM,
                 "Fields to exclude. This takes precedence over the fields to include.")
@@ -37,7 +41,7 @@ class ReplaceField(PartTransform):
                 "Fields to include. If specified, only these fields will be used.")
         .define("renames", ConfigType.LIST, [], _rename_mappings, Importance.MEDIUM,
                 "Field rename mappings, as old:new pairs separated by commas.")
-    )
+    ))
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
@@ -47,12 +51,31 @@ class ReplaceField(PartTransform):
         self.reverse_renames = {new: old for old, new in self.renames.items()}
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        self.nested = self._nested_replacer()
+
+    def _nested_replacer(self) -> NestedReplacer | None:
+        """The nested rules when V2 paths reach below the top level, else None (top-level fast path)."""
+        version, prefix = self.config[FIELD_SYNTAX_VERSION], self.context.prefix
+        if version.upper() != "V2":
+            return None
+        exclude = parse_paths(self.config["exclude"], version, prefix + "exclude")
+        include = parse_paths(self.config["include"], version, prefix + "include")
+        renames = {parse_path(old, version, prefix + "renames").steps: new for old, new in self.renames.items()}
+        if not any(p.nested for p in exclude + include) and all(len(s) == 1 for s in renames):
+            self.exclude = frozenset(p.last for p in exclude)
+            self.include = frozenset(p.last for p in include)
+            self.renames = {steps[0]: new for steps, new in renames.items()}
+            self.reverse_renames = {new: old for old, new in self.renames.items()}
+            return None
+        return NestedReplacer([p.steps for p in exclude], [p.steps for p in include], renames)
 
     def keeps(self, name: str) -> bool:
         return name not in self.exclude and (not self.include or name in self.include)
 
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         value = require_map(value, PURPOSE)
+        if self.nested is not None:
+            return self.nested.map(value)
         renames = self.renames
         return {renames.get(name, name): item for name, item in value.items() if self.keeps(name)}
 
@@ -60,6 +83,9 @@ class ReplaceField(PartTransform):
         from smt.data import Struct
 
         struct = require_struct(value, PURPOSE)
+        if self.nested is not None:
+            new_schema = self.schema_cache.get(struct.schema, self.nested.schema)
+            return new_schema, self.nested.struct(struct, new_schema, self.replace_null_with_default)
         new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
         updated = Struct(new_schema)
         for field in new_schema.fields:
@@ -75,7 +101,7 @@ class ReplaceField(PartTransform):
         return builder.build()
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        if not self.schemaless_batch(batch):
+        if not self.schemaless_batch(batch) or self.nested is not None:
             return super().apply_batch(batch, errors)
         exclude, include, renames = self.exclude, self.include, self.renames
         # Decide once per distinct key set; records of a topic share a handful of shapes.

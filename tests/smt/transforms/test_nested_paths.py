@@ -93,3 +93,13 @@ def test_extract_and_header_from_nested_struct():
 def test_value_to_key_nested_schemaless():
     out = conf(ValueToKey, {"fields": "pay.card,id", **V2}).apply(make_record({"id": 1, "pay": {"card": "x", "n": 2}}))
     assert out.key == {"pay": {"card": "x"}, "id": 1}
+
+
+def test_value_to_key_nested_struct():
+    xform = conf(ValueToKey, {"fields": "pay.card,id", **V2})
+    out = xform.apply(make_record(order(), value_schema=OUTER))
+    pay_key = out.key_schema.field("pay").schema
+    assert [f.name for f in pay_key.fields] == ["card"] and pay_key.optional
+    assert out.key.get("pay").get("card") == "4111" and out.key.get("id") == 1
+    with pytest.raises(Exception, match="Field does not exist: pay.nope"):
+        conf(ValueToKey, {"fields": "pay.nope", **V2}).apply(make_record(order(), value_schema=OUTER))

@@ -65,3 +65,44 @@ def test_filter_rules(props, expected):
 def test_invalid_rename_mapping(renames):
     with pytest.raises(ConfigError, match="transforms.t.renames: Invalid rename mapping: "):
         conf(ReplaceFieldValue, {"renames": renames})
+
+
+# --- V2 paths (beyond Kafka) ----------------------------------------------------------------------
+
+NESTED_VALUE = {"id": 1, "user": {"name": "n", "ssn": "s", "addr": {"zip": "z", "city": "c"}}, "x": 0}
+
+
+@pytest.mark.parametrize("props, expected", [
+    ({"exclude": "user.ssn"}, {"id": 1, "user": {"name": "n", "addr": {"zip": "z", "city": "c"}}, "x": 0}),
+    ({"include": "id,user.addr.zip"}, {"id": 1, "user": {"addr": {"zip": "z"}}}),
+    ({"include": "user", "exclude": "user.addr"}, {"user": {"name": "n", "ssn": "s"}}),
+    ({"renames": "user.name:full_name,x:y"},
+     {"id": 1, "user": {"full_name": "n", "ssn": "s", "addr": {"zip": "z", "city": "c"}}, "y": 0}),
+    ({"exclude": "`user.ssn`"}, NESTED_VALUE),
+    ({"exclude": "x"}, {"id": 1, "user": NESTED_VALUE["user"]}),
+])
+def test_v2_schemaless(props, expected):
+    xform = conf(ReplaceFieldValue, {**props, "field.syntax.version": "V2"})
+    assert xform.apply(make_record(NESTED_VALUE)).value == expected
+
+
+def test_v2_with_schema():
+    addr = SchemaBuilder.struct().field("zip", Schema.STRING_SCHEMA).field("city", Schema.STRING_SCHEMA).build()
+    user = (SchemaBuilder.struct().field("name", Schema.STRING_SCHEMA).field("ssn", Schema.STRING_SCHEMA)
+            .field("addr", addr).build())
+    schema = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).field("user", user).build()
+    value = Struct(schema).put("id", 1).put("user", Struct(user).put("name", "n").put("ssn", "s").put(
+        "addr", Struct(addr).put("zip", "z").put("city", "c")))
+    xform = conf(ReplaceFieldValue, {"exclude": "user.ssn", "renames": "user.addr.zip:postcode",
+                                     "include": "user", "field.syntax.version": "V2"})
+    out = xform.apply(make_record(value, value_schema=schema))
+    assert [f.name for f in out.value_schema.fields] == ["user"]
+    out_user = out.value.get("user")
+    assert [f.name for f in out_user.schema.fields] == ["name", "addr"]
+    assert out_user.get("addr").get("postcode") == "z" and out_user.get("name") == "n"
+
+
+def test_v2_top_level_paths_use_the_fast_path():
+    xform = conf(ReplaceFieldValue, {"exclude": "a", "renames": "b:c", "field.syntax.version": "V2"})
+    assert xform.nested is None
+    assert xform.apply(make_record({"a": 1, "b": 2})).value == {"c": 2}
