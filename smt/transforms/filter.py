@@ -9,7 +9,10 @@ from smt.transforms._variant import KAFKA_PACKAGE
 
 
 class Filter(Transform):
-    """Drop every record it applies to; with ``predicate`` (and ``negate``) it drops only those that match."""
+    """Drop every record it applies to; with ``predicate`` (and ``negate``) it drops only those that match.
+
+    Tombstones are dropped like any record (use the RecordIsTombstone predicate to choose them).
+    """
 
     name = "Filter"
     aliases = (KAFKA_PACKAGE + "Filter", "filter")
