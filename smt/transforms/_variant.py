@@ -18,6 +18,7 @@ from typing import Any, Callable, ClassVar
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 
 __all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
            "map_column", "finish_column", "KAFKA_PACKAGE"]
@@ -56,7 +57,7 @@ def _part(name: str) -> Part:
     return KEY if name == "key" else VALUE
 
 
-class PartTransform(Transform):
+class PartTransform(Reconfigurable, Transform):
     """A transform of one part (key or value), with a schemaless and a schema'd path.
 
     Subclasses implement :meth:`apply_schemaless` and :meth:`apply_with_schema`,

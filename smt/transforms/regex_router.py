@@ -8,12 +8,13 @@ from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._java_regex import compile_java_regex, java_replacement
 from smt.transforms._topics import map_topics
 from smt.transforms._variant import KAFKA_PACKAGE
 
 
-class RegexRouter(Transform):
+class RegexRouter(Reconfigurable, Transform):
     """When the whole topic matches ``regex``, replace it with ``replacement`` (``$1`` = group 1).
 
     Topics that do not match are left as they are; a tombstone is routed like any record.

@@ -8,11 +8,12 @@ from smt.errors import ConfigError, DataError
 from smt.record import Record
 from smt.timeformat import DateFormatError, compile_pattern
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._topics import map_topics
 from smt.transforms._variant import KAFKA_PACKAGE
 
 
-class TimestampRouter(Transform):
+class TimestampRouter(Reconfigurable, Transform):
     """Rename the topic to ``topic.format`` with ``${topic}`` and ``${timestamp}`` filled in.
 
     The timestamp is the record's, formatted with the Java SimpleDateFormat pattern

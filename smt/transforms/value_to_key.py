@@ -9,6 +9,7 @@ from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_li
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
@@ -18,7 +19,7 @@ from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 PURPOSE = "copying fields from value to key"
 
 
-class ValueToKey(Transform):
+class ValueToKey(Reconfigurable, Transform):
     """The key becomes a map (schemaless) or struct of the value's ``fields``.
 
     A missing schemaless field gives null; a missing field with a schema is a data error.
