@@ -39,8 +39,9 @@ class RegexRouter(Reconfigurable, Transform):
     def route(self, topic: str) -> str:
         found = self._memo.get(topic)
         if found is None:
-            match = self.regex.fullmatch(topic)
-            found = match.expand(self.replacement) if match else topic
+            # Kafka checks matches() (whole topic) and then calls replaceFirst(), which replaces
+            # the first match found by a search: for "a|ab" on "ab" that is "a", not "ab".
+            found = self.regex.sub(self.replacement, topic, count=1) if self.regex.fullmatch(topic) else topic
             if len(self._memo) > 4096:
                 self._memo.clear()
             self._memo[topic] = found

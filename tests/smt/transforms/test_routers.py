@@ -17,6 +17,7 @@ REGEX_CASES = [  # (regex, replacement, topic, routed)
     ("foo", "bar", "xfoo", "xfoo"),                                 # full match, not search
     ("(?<env>[a-z]+)-(.*)", "${env}_$2", "prod-orders", "prod_orders"),  # Java named groups
     ("(.*)", "\\$1", "orig", "$1"),                                 # escaped dollar
+    ("a|ab", "X", "ab", "Xb"),                                      # replaceFirst after matches(), as Java
 ]
 
 
