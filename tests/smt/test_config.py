@@ -82,11 +82,15 @@ def test_bad_value_names_full_key_and_reason(type_, raw, reason):
 # (validator, good values, bad value, reason)
 VALIDATOR_CASES = {
     "one_of": (one_of("a", "b"), ["a", "b"], "A", "must be one of a, b; got 'A'"),
-    "one_of ignoring case": (one_of("a", "b", case_sensitive=False), ["A", "b"], "c", "must be one of a, b; got 'c'"),
+    "one_of ignoring case": (
+        one_of("a", "b", case_sensitive=False), ["A", "b"], "c", "must be one of a, b; got 'c'"
+    ),
     "at_least": (at_least(1), [1, 100], 0, "must be at least 1; got 0"),
     "non_empty_string": (non_empty_string, ["x"], "", "must be a non-empty string"),
     "non_empty_list": (non_empty_list, [["x"]], [], "must be a non-empty list"),
-    "non_empty_list with an empty item": (non_empty_list, [["x", "y"]], ["x", ""], "must be a non-empty list"),
+    "non_empty_list with an empty item": (
+        non_empty_list, [["x", "y"]], ["x", ""], "must be a non-empty list"
+    ),
 }
 
 
@@ -137,7 +141,9 @@ def test_defaults_are_parsed_like_values():
         .define("flag", ConfigType.BOOLEAN, "TRUE")
         .define("name", ConfigType.STRING, None)
     )
-    assert definition.parse({}) == {"fields": ["a", "b"], "count": 3, "ratio": 1.0, "flag": True, "name": None}
+    assert definition.parse({}) == {
+        "fields": ["a", "b"], "count": 3, "ratio": 1.0, "flag": True, "name": None
+    }
 
 
 def test_default_list_is_fresh_on_every_parse():
@@ -148,9 +154,11 @@ def test_default_list_is_fresh_on_every_parse():
 
 
 def test_invalid_default_is_rejected_at_definition():
-    with pytest.raises(ValueError, match=r"^config key 'mode': invalid default 'c': must be one of a, b; got 'c'$"):
+    expected = r"^config key 'mode': invalid default 'c': must be one of a, b; got 'c'$"
+    with pytest.raises(ValueError, match=expected):
         ConfigDef().define("mode", ConfigType.STRING, "c", one_of("a", "b"))
-    with pytest.raises(ValueError, match=r"^config key 'count': invalid default 'x': expected an integer, got 'x'$"):
+    expected = r"^config key 'count': invalid default 'x': expected an integer, got 'x'$"
+    with pytest.raises(ValueError, match=expected):
         ConfigDef().define("count", ConfigType.INT, "x")
 
 
@@ -209,7 +217,8 @@ def test_to_markdown_documents_every_key():
     definition = (
         ConfigDef()
         .define("field", ConfigType.STRING, REQUIRED, importance=Importance.HIGH, doc="The field.")
-        .define("fields", ConfigType.LIST, ["a", "b"], importance="low", doc="Fields | with a pipe\nand a line break.")
+        .define("fields", ConfigType.LIST, ["a", "b"], importance="low",
+                doc="Fields | with a pipe\nand a line break.")
         .define("enabled", ConfigType.BOOLEAN, False)
         .define("name", ConfigType.STRING, None)
         .define("separator", ConfigType.STRING, "")

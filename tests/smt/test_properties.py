@@ -132,7 +132,8 @@ def test_load_accepts_str_path_and_strips_byte_order_mark(tmp_path):
 
 def test_load_missing_file_names_the_path(tmp_path):
     path = tmp_path / "missing.properties"
-    with pytest.raises(PropertiesError, match=rf"^{re.escape(str(path))}: cannot read properties file: No such file"):
+    expected = rf"^{re.escape(str(path))}: cannot read properties file: No such file"
+    with pytest.raises(PropertiesError, match=expected):
         load_properties(path)
 
 

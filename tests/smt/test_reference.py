@@ -98,7 +98,8 @@ def test_every_kind_has_a_section_in_order_with_plugins_inside():
 def test_empty_kind_is_marked():
     # Without the built-in modules only this file's transform and predicate remain.
     markdown = plugin_reference_markdown(_registry(blocklist=BUILTIN_PLUGIN_MODULES))
-    assert _section(markdown, "## Converters").splitlines() == ["## Converters", "", "_No converter is registered._"]
+    converters = _section(markdown, "## Converters")
+    assert converters.splitlines() == ["## Converters", "", "_No converter is registered._"]
     assert _section(markdown, "## Connectors").rstrip().endswith("_No connector is registered._")
     assert "_No transform is registered._" not in markdown
 
