@@ -13,12 +13,14 @@ from smt.plugins import Plugins, default_plugins
 
 __all__ = ["plugin_reference_markdown"]
 
-#: Kinds in the order they appear, with their section titles.
+#: Kinds in the order they appear, with their section titles.  Connectors
+#: are registered through one hook but looked up as sources or sinks.
 _SECTIONS = {
     "transform": "Transforms",
     "predicate": "Predicates",
     "converter": "Converters",
-    "connector": "Connectors",
+    "source": "Source connectors",
+    "sink": "Sink connectors",
 }
 
 
@@ -30,7 +32,7 @@ def plugin_reference_markdown(plugins: Plugins | None = None) -> str:
         parts.append(f"## {title}")
         registrations = sorted(plugins.registrations(kind), key=lambda r: r.name)
         if not registrations:
-            parts.append(f"_No {kind} is registered._")
+            parts.append(f"_No {title.lower()} registered._")
         parts.extend(_plugin_section(registration) for registration in registrations)
     return "\n\n".join(parts) + "\n"
 

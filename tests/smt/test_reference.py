@@ -89,19 +89,24 @@ def test_plugin_without_keys_says_so():
 def test_every_kind_has_a_section_in_order_with_plugins_inside():
     markdown = _reference()
     headings = [line for line in markdown.splitlines() if line.startswith("## ")]
-    assert headings == ["## Transforms", "## Predicates", "## Converters", "## Connectors"]
+    assert headings == [
+        "## Transforms", "## Predicates", "## Converters", "## Source connectors", "## Sink connectors"
+    ]
     assert "### `upper-case-fields`" in _section(markdown, "## Transforms")
     assert "### `always-true`" in _section(markdown, "## Predicates")
     assert "### `string`" in _section(markdown, "## Converters")
+    assert "### `file`" in _section(markdown, "## Source connectors")
+    assert "### `file`" in _section(markdown, "## Sink connectors")
 
 
 def test_empty_kind_is_marked():
     # Without the built-in modules only this file's transform and predicate remain.
     markdown = plugin_reference_markdown(_registry(blocklist=BUILTIN_PLUGIN_MODULES))
     converters = _section(markdown, "## Converters")
-    assert converters.splitlines() == ["## Converters", "", "_No converter is registered._"]
-    assert _section(markdown, "## Connectors").rstrip().endswith("_No connector is registered._")
-    assert "_No transform is registered._" not in markdown
+    assert converters.splitlines() == ["## Converters", "", "_No converters registered._"]
+    assert _section(markdown, "## Source connectors").rstrip().endswith("_No source connectors registered._")
+    assert _section(markdown, "## Sink connectors").rstrip().endswith("_No sink connectors registered._")
+    assert "_No transforms registered._" not in markdown
 
 
 def test_plugins_sorted_by_name_within_a_kind():
