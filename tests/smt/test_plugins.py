@@ -260,3 +260,13 @@ def test_unknown_name_lists_known_names():
     assert isinstance(info.value, KeyError)  # callers may still catch KeyError
     with pytest.raises(PluginError, match=r"^unknown converter 'avro'; known: \(none\)$"):
         plugins.get("converter", "avro")
+
+
+def test_installed_plugin_appears_in_the_generated_reference(installed):
+    from smt.reference import plugin_reference_markdown
+
+    markdown = plugin_reference_markdown(load_plugins())
+    section = markdown[markdown.index("### `reverse-value`"):].split("\n### ", 1)[0]
+    assert "Reverses the record value, a string or bytes." in section
+    assert "- Provided by: `example`" in section
+    assert "| `unit` | string | `chars` | medium |" in section
