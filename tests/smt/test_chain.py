@@ -142,10 +142,10 @@ def test_metrics_count_each_stage_in_out_dropped_and_errors(plugins):
               transforms__drop__type="DropValue", transforms__drop__value="x")
     metrics = ChainMetrics()
     errors = Collect()
-    records = [Record(value=v) for v in ["x|boom|y", "b1|b2"]]
+    records = [Record(value=v) for v in ["x|q|y", "b1|b2"]]
     out = c.apply_batch(RecordBatch.from_records(records), errors, metrics)
-    assert [r.value for r in out.records()] == ["y", "b1+", "b2+"]
-    assert out.origin == [0, 1, 1]
+    assert [r.value for r in out.records()] == ["q", "y", "b1+", "b2+"]
+    assert out.origin == [0, 0, 1, 1]
     assert errors.failures == []
     as_tuples = {alias: (m.records_in, m.records_out, m.dropped, m.errors) for alias, m in metrics.items()}
     assert as_tuples == {"split": (2, 5, 0, 0), "a": (2, 2, 0, 0), "drop": (5, 4, 1, 0)}
