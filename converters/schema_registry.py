@@ -33,6 +33,11 @@ class SchemaRegistryError(DataError):
         self.status = status
         self.error_code = error_code
 
+    @property
+    def retriable(self) -> bool:
+        """True when the registry was unreachable or failed on its side (5xx): a retry may pass."""
+        return self.status is None or self.status >= 500
+
 
 class RegisteredSchema:
     """A schema as the registry knows it: id, schema text and, within a subject, version."""

@@ -15,7 +15,7 @@ from converters.avro._mapping import (
     to_avro_schema,
     to_connect_schema,
 )
-from converters.base import Converter, OnError, _raise
+from converters.base import Converter, ConverterError, OnError, _raise
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.data import Schema
@@ -141,7 +141,7 @@ class AvroConverter(Converter):
         except SchemaRegistryError as exc:
             if exc.error_code == 40403 or exc.status == 404:
                 raise self.error(topic, f"schema id {schema_id} is unknown to the schema registry: {exc}") from exc
-            raise self.error(topic, f"cannot fetch schema id {schema_id}: {exc}") from exc
+            raise self.error(topic, f"cannot fetch schema id {schema_id}: {exc}", exc.retriable) from exc
         try:
             cached = _AvroSchema(json.loads(text))
         except (ValueError, DataError, fastavro.schema.SchemaParseException) as exc:
@@ -179,6 +179,8 @@ class AvroConverter(Converter):
                 buffer.write(bytes([MAGIC_BYTE]))
                 buffer.write(self._registered_id(topic, avro).to_bytes(4, "big"))
             fastavro.schemaless_writer(buffer, avro.parsed, record)
+        except ConverterError:
+            raise
         except DataError as exc:
             raise self.error(topic, f"cannot write value as Avro: {exc}") from exc
         except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as exc:
@@ -208,7 +210,7 @@ class AvroConverter(Converter):
         try:
             latest = self.registry.latest(subject)
         except SchemaRegistryError as exc:
-            raise self.error(topic, f"no latest schema for subject '{subject}': {exc}") from exc
+            raise self.error(topic, f"no latest schema for subject '{subject}': {exc}", exc.retriable) from exc
         self._ids[(subject, latest.schema)] = latest.id
         cached = self._by_id.get(latest.id)
         if cached is None:
@@ -229,7 +231,9 @@ class AvroConverter(Converter):
             else:
                 schema_id = self.registry.lookup(subject, avro.text).id
         except SchemaRegistryError as exc:
-            raise self.error(topic, f"cannot get a schema id under subject '{subject}': {exc}") from exc
+            raise self.error(
+                topic, f"cannot get a schema id under subject '{subject}': {exc}", exc.retriable
+            ) from exc
         self._ids[key] = schema_id
         return schema_id
 
