@@ -74,7 +74,7 @@ def test_without_a_dead_letter_queue_failures_are_skipped_and_counted():
 
 def test_tolerance_none_stops_at_the_first_failure_naming_stage_and_record():
     with pytest.raises(StageError, match=r"VALUE_CONVERTER stage with converters\.string\.StringConverter on "
-                                         r"record topic='in' partition=0 offset=1: DataError: .*UTF-8"):
+                                         r"record topic='in' partition=0 offset=1: ConverterError: .*invalid UTF-8"):
         processor(ErrorPolicy(), **CHAIN).process(input_batch([b"fine", b"\xff"]))
 
 
