@@ -1,5 +1,6 @@
 """Registers the built-in converters."""
 
+from converters.avro import AvroConverter
 from converters.bytearray import ByteArrayConverter
 from converters.header import SimpleHeaderConverter
 from converters.json import JsonConverter
@@ -9,4 +10,4 @@ from smt.plugins import hookimpl
 
 @hookimpl
 def smt_converters():
-    return [ByteArrayConverter, StringConverter, JsonConverter, SimpleHeaderConverter]
+    return [ByteArrayConverter, StringConverter, JsonConverter, AvroConverter, SimpleHeaderConverter]

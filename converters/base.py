@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
-from smt.errors import DataError, Stage
+from smt.errors import DataError, RetriableError, Stage
 from smt.plugin import Plugin, PluginContext
 
-__all__ = ["Converter", "ConverterError", "HeaderConverter", "OnError"]
+__all__ = ["Converter", "ConverterError", "HeaderConverter", "OnError", "RetriableConverterError"]
 
 #: Called with (row index, exception) for a value that could not be converted.
 OnError = Callable[[int, BaseException], None]
@@ -47,6 +47,13 @@ class ConverterError(DataError):
         return (ConverterError, (self.converter, self.stage, self.topic, self.reason))
 
 
+class RetriableConverterError(ConverterError, RetriableError):
+    """A converter failure that may pass if retried (a schema registry that is down)."""
+
+    def __reduce__(self):
+        return (RetriableConverterError, (self.converter, self.stage, self.topic, self.reason))
+
+
 class Converter(Plugin):
     """Converts keys or values between bytes and structured data."""
 
@@ -60,9 +67,10 @@ class Converter(Plugin):
     def stage(self) -> Stage:
         return Stage.KEY_CONVERTER if self.is_key else Stage.VALUE_CONVERTER
 
-    def error(self, topic: str | None, reason: str) -> ConverterError:
+    def error(self, topic: str | None, reason: str, retriable: bool = False) -> ConverterError:
         """A :class:`ConverterError` for this converter, its stage and ``topic``."""
-        return ConverterError(type(self).__name__, self.stage, topic, reason)
+        cls = RetriableConverterError if retriable else ConverterError
+        return cls(type(self).__name__, self.stage, topic, reason)
 
     def configure(
         self,

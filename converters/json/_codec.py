@@ -99,11 +99,13 @@ def _writer_for_type(schema: Schema, options: CodecOptions) -> Writer:
         bound = _INT_BOUNDS[type_]
 
         def write_int(value: Any) -> Any:
-            if type(value) is not int or not -bound <= value < bound:
-                if isinstance(value, int) and not isinstance(value, bool) and -bound <= value < bound:
-                    return int(value)
+            if type(value) is int and -bound <= value < bound:
+                return value
+            if not isinstance(value, int) or isinstance(value, bool):
                 raise _invalid(schema, value)
-            return value
+            if not -bound <= value < bound:
+                raise DataError(f"Invalid value for {type_}: {value} is out of range")
+            return int(value)
 
         return write_int
     if type_ is Type.FLOAT32 or type_ is Type.FLOAT64:

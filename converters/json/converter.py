@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 
 import orjson
 
-from converters.base import Converter, HeaderConverter, OnError, _raise
+from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
 from converters.json._codec import (
     CodecOptions,
     compile_reader,
@@ -89,6 +89,8 @@ class JsonConverter(Converter, HeaderConverter):
             return None
         try:
             return self._write(schema, value)
+        except ConverterError:
+            raise
         except DataError as exc:
             raise self.error(topic, f"cannot write value as JSON: {exc}") from exc
 
@@ -227,9 +229,9 @@ class JsonConverter(Converter, HeaderConverter):
                 payload = json.loads(data, parse_float=decimal.Decimal)["payload"]
             self._validate_payload(topic, payload)
             return schema, reader(payload)
+        except ConverterError:
+            raise
         except DataError as exc:
-            if getattr(exc, "stage", None) is not None:
-                raise
             raise self.error(topic, f"cannot read JSON payload: {exc}") from exc
 
     def _reader_for(self, schema_node: Any) -> tuple[Schema | None, Any, bool]:
