@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import fastavro
+import fastavro.validation
+from fastavro.validation import ValidationError
 
 from converters.avro._mapping import (
     compile_avro_reader,
@@ -18,7 +20,7 @@ from converters.avro._mapping import (
 from converters.base import Converter, ConverterError, OnError, _raise
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
-from smt.data import Schema
+from smt.data import Schema, Struct
 from smt.errors import ConfigError, DataError
 from smt.plugin import PluginContext
 
@@ -174,6 +176,10 @@ class AvroConverter(Converter):
         avro = self._schema_for_writing(topic, schema)
         try:
             record = avro.write(value)
+            if not isinstance(value, Struct):
+                # A Struct was checked field by field as it was built; plain data was not,
+                # and fastavro would write an out-of-range int without a word.
+                fastavro.validation.validate(record, avro.parsed, raise_errors=True)
             buffer = io.BytesIO()
             if self.registry is not None:
                 buffer.write(bytes([MAGIC_BYTE]))
@@ -183,10 +189,9 @@ class AvroConverter(Converter):
             raise
         except DataError as exc:
             raise self.error(topic, f"cannot write value as Avro: {exc}") from exc
-        except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as exc:
-            raise self.error(
-                topic, f"value does not match Avro schema {_schema_label(avro)}: {type(exc).__name__}: {exc}"
-            ) from exc
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError, ValidationError) as exc:
+            detail = "; ".join(exc.errors) if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
+            raise self.error(topic, f"value does not match Avro schema {_schema_label(avro)}: {detail}") from exc
         return buffer.getvalue()
 
     def _schema_for_writing(self, topic: str, schema: Schema | None) -> _AvroSchema:
