@@ -190,7 +190,7 @@ class AvroConverter(Converter):
         except DataError as exc:
             raise self.error(topic, f"cannot write value as Avro: {exc}") from exc
         except (ValueError, TypeError, AttributeError, KeyError, OverflowError, ValidationError) as exc:
-            detail = "; ".join(exc.errors) if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
+            detail = "; ".join(map(str, exc.errors)) if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
             raise self.error(topic, f"value does not match Avro schema {_schema_label(avro)}: {detail}") from exc
         return buffer.getvalue()
 
