@@ -1,0 +1,59 @@
+"""converters.load: every registered name and Kafka class alias, and third-party plugins."""
+
+import pytest
+
+import converters
+from converters import Converter
+from smt.plugins import hookimpl, load_plugins
+
+NAMES = {
+    "bytearray": "ByteArrayConverter",
+    "org.apache.kafka.connect.converters.ByteArrayConverter": "ByteArrayConverter",
+    "string": "StringConverter",
+    "org.apache.kafka.connect.storage.StringConverter": "StringConverter",
+    "json": "JsonConverter",
+    "org.apache.kafka.connect.json.JsonConverter": "JsonConverter",
+    "avro": "AvroConverter",
+    "io.confluent.connect.avro.AvroConverter": "AvroConverter",
+    "simple": "SimpleHeaderConverter",
+    "org.apache.kafka.connect.storage.SimpleHeaderConverter": "SimpleHeaderConverter",
+}
+
+
+@pytest.mark.parametrize("name, class_name", NAMES.items())
+def test_every_name_and_alias_loads(name, class_name):
+    configs = {"avro.schema": '"string"'} if class_name == "AvroConverter" else {}
+    converter = converters.load(name, configs, is_key=True)
+    assert type(converter).__name__ == class_name
+    assert getattr(converter, "is_key", True) is True
+
+
+def test_unknown_name_lists_known_ones():
+    with pytest.raises(KeyError, match="unknown converter 'protobuf'; known: avro, bytearray, json, simple, string"):
+        converters.load("protobuf")
+
+
+class ReversingConverter(Converter):
+    """A third-party converter: stores text reversed."""
+
+    name = "reversing"
+    aliases = ("com.example.ReversingConverter",)
+
+    def from_connect_data(self, topic, schema, value):
+        return None if value is None else value[::-1].encode()
+
+    def to_connect_data(self, topic, data):
+        return None, None if data is None else data.decode()[::-1]
+
+
+class ThirdPartyPlugin:
+    @hookimpl
+    def smt_converters(self):
+        return [ReversingConverter]
+
+
+def test_third_party_converter_is_usable_by_name():
+    plugins = load_plugins(entry_points=False, extra_plugins=[ThirdPartyPlugin()])
+    converter = converters.load("com.example.ReversingConverter", plugins=plugins)
+    assert converter.from_connect_data("t", None, "abc") == b"cba"
+    assert converter.to_connect_batch(["t"], [b"cba"]) == (None, ["abc"])
