@@ -20,6 +20,7 @@ import uuid
 from typing import Any, Callable
 
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from smt.data.schema import SchemaMatch
 from smt.errors import DataError
 
 LOGICAL_PARAMETER = "connect.avro.logicalType"
@@ -283,15 +284,22 @@ def compile_avro_writer(schema: Schema | None) -> Convert:
 
 def _writer(schema: Schema) -> Convert | None:
     if schema.type is Type.STRUCT:
-        fields = [(f, _writer(f.schema) or _identity) for f in schema.fields]
+        fields = [(f.name, f.index, f.schema.default, _writer(f.schema) or _identity) for f in schema.fields]
+        same_schema = SchemaMatch(schema)
 
         def write_record(value: Any) -> Any:
             if value is None:
                 return None
             if isinstance(value, Struct):
-                return {field.name: write(value.get(field)) for field, write in fields}
+                if same_schema(value.schema):
+                    raw = value._values  # a struct of this very schema: values in field order
+                    return {
+                        name: write(default if raw[index] is None else raw[index])
+                        for name, index, default, write in fields
+                    }
+                value = value.to_dict()  # another schema: match fields by name
             if isinstance(value, dict):
-                return {field.name: write(value.get(field.name)) for field, write in fields}
+                return {name: write(value.get(name)) for name, _, _, write in fields}
             raise DataError(f"expected a Struct for schema {schema!r}, found {type(value).__name__}")
 
         return write_record

@@ -21,6 +21,7 @@ from converters.base import Converter, ConverterError, OnError, _raise
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.data import Schema, Struct
+from smt.data.schema import SchemaMatch
 from smt.errors import ConfigError, DataError
 from smt.plugin import PluginContext
 
@@ -31,7 +32,7 @@ _HEADER_SIZE = 5
 class _AvroSchema:
     """One Avro schema, parsed once: fastavro's form, its Connect schema and value converters."""
 
-    __slots__ = ("text", "parsed", "connect", "read", "write")
+    __slots__ = ("text", "parsed", "connect", "read", "write", "match")
 
     def __init__(self, avro: Any, connect: Schema | None = None) -> None:
         self.text = json.dumps(avro, separators=(",", ":"))
@@ -39,6 +40,7 @@ class _AvroSchema:
         self.connect = connect if connect is not None else to_connect_schema(avro)
         self.read = compile_avro_reader(self.connect)
         self.write = compile_avro_writer(self.connect)
+        self.match = SchemaMatch(self.connect)
 
 
 class AvroConverter(Converter):
@@ -176,7 +178,7 @@ class AvroConverter(Converter):
         avro = self._schema_for_writing(topic, schema)
         try:
             record = avro.write(value)
-            if not isinstance(value, Struct):
+            if not (isinstance(value, Struct) and avro.match(value.schema)):
                 # A Struct was checked field by field as it was built; plain data was not,
                 # and fastavro would write an out-of-range int without a word.
                 fastavro.validation.validate(record, avro.parsed, raise_errors=True)

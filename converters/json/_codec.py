@@ -19,6 +19,7 @@ from typing import Any, Callable
 import orjson
 
 from smt.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from smt.data.schema import SchemaMatch
 from smt.data.logical import datetime_to_millis
 from smt.errors import DataError
 
@@ -177,10 +178,12 @@ def _map_writer(schema: Schema, options: CodecOptions) -> Writer:
 def _struct_writer(schema: Schema, options: CodecOptions) -> Writer:
     fields = [(f.name, f.index, compile_writer(f.schema, options)) for f in schema.fields]
 
+    same_schema = SchemaMatch(schema)
+
     def write_struct(value: Any) -> Any:
         if not isinstance(value, Struct):
             raise _invalid(schema, value)
-        if value.schema is not schema and value.schema != schema:
+        if not same_schema(value.schema):
             raise DataError("Mismatching schema.")
         raw = value._values
         return {name: write(raw[index]) for name, index, write in fields}

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from smt.errors import DataError
 
-__all__ = ["Field", "Schema", "SchemaBuilder", "SchemaBuilderError", "Type"]
+__all__ = ["Field", "Schema", "SchemaBuilder", "SchemaBuilderError", "SchemaMatch", "Type"]
 
 
 class Type(str, enum.Enum):
@@ -102,6 +102,7 @@ class Schema:
         "_key_schema",
         "_value_schema",
         "_hash",
+        "_identity_key",
     )
 
     # Predefined schemas, assigned below the class.
@@ -156,6 +157,7 @@ class Schema:
         set_(self, "_key_schema", key_schema)
         set_(self, "_value_schema", value_schema)
         set_(self, "_hash", None)
+        set_(self, "_identity_key", None)
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Schema is immutable; use SchemaBuilder to derive a new one")
@@ -195,6 +197,13 @@ class Schema:
         validate_value(self, value, field_name)
 
     def _identity(self) -> tuple:
+        key = self._identity_key
+        if key is None:
+            key = self._compute_identity()
+            object.__setattr__(self, "_identity_key", key)
+        return key
+
+    def _compute_identity(self) -> tuple:
         return (
             self.type,
             self.optional,
@@ -243,6 +252,31 @@ class Schema:
                 self._value_schema,
             ),
         )
+
+
+class SchemaMatch:
+    """``match(other)``: is ``other`` equal to this schema?
+
+    Remembers the equal schema objects it has met, so that a run of records
+    carrying equal-but-distinct schema objects pays for one deep comparison,
+    not one per record.
+    """
+
+    __slots__ = ("schema", "known")
+
+    def __init__(self, schema: "Schema") -> None:
+        self.schema = schema
+        self.known: list[Schema] = [schema]
+
+    def __call__(self, other: "Schema") -> bool:
+        for known in self.known:
+            if other is known:
+                return True
+        if other != self.schema:
+            return False
+        if len(self.known) < 8:
+            self.known.append(other)
+        return True
 
 
 def _same_default(a: Any, b: Any) -> bool:

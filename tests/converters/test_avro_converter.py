@@ -109,6 +109,21 @@ class TestGolden:
             b"\x02\x04ab\x03\x00"
         )
 
+    def test_struct_of_another_schema_is_written_by_field_name(self):
+        reordered = (
+            SchemaBuilder.struct().name("Other")
+            .field("note", Schema.OPTIONAL_STRING_SCHEMA).field("qty", Schema.INT32_SCHEMA)
+            .field("item", Schema.STRING_SCHEMA).field("id", Schema.INT64_SCHEMA)
+            .build()
+        )
+        value = Struct(reordered).put_all({"id": 1, "item": "ab", "qty": -2, "note": None})
+        assert avro_converter().from_connect_data("t", reordered, value) == b"\x02\x04ab\x03\x00"
+
+    def test_struct_of_another_schema_missing_a_field_is_refused(self):
+        partial = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
+        with pytest.raises(ConverterError, match=r"Field\(shop.Order.item\) is None expected string"):
+            avro_converter().from_connect_data("t", partial, Struct(partial).put("id", 1))
+
     def test_null_is_a_tombstone(self):
         converter = avro_converter()
         assert converter.from_connect_data("t", None, None) is None

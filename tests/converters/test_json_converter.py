@@ -415,3 +415,35 @@ def test_header_methods_use_the_same_format():
     converter = json_converter()
     data = converter.from_connect_header("t", "h", Schema.INT32_SCHEMA, 5)
     assert converter.to_connect_header("t", "h", data) == (Schema.INT32_SCHEMA, 5)
+
+
+class TestKnownSchemaPrefix:
+    """After one message, later ones with the same schema text only have their payload parsed."""
+
+    SCHEMA_JSON = '{"type":"int8","optional":false}'
+
+    def converter_that_has_seen_the_schema(self):
+        converter = json_converter()
+        assert converter.to_connect_data("t", envelope(self.SCHEMA_JSON, "1")) == (Schema.INT8_SCHEMA, 1)
+        return converter
+
+    def test_same_schema_reads_the_payload(self):
+        converter = self.converter_that_has_seen_the_schema()
+        assert converter.to_connect_data("t", envelope(self.SCHEMA_JSON, "2") + b"  \n") == (Schema.INT8_SCHEMA, 2)
+
+    @pytest.mark.parametrize(
+        "data, message",
+        [
+            (b'{"schema":' + SCHEMA_JSON.encode() + b',"payload":1,"extra":2}', 'requires "schema" and "payload"'),
+            (b'{"schema":' + SCHEMA_JSON.encode() + b',"payload":{"a":1}', "malformed JSON"),
+            (b'{"schema":' + SCHEMA_JSON.encode() + b',"payload":"x"}', "expected an integer but found STRING"),
+        ],
+    )
+    def test_bad_messages_with_a_known_prefix_are_still_rejected(self, data, message):
+        with pytest.raises(ConverterError, match=message):
+            self.converter_that_has_seen_the_schema().to_connect_data("t", data)
+
+    def test_a_later_duplicate_schema_key_wins_as_in_a_full_parse(self):
+        converter = self.converter_that_has_seen_the_schema()
+        data = b'{"schema":' + self.SCHEMA_JSON.encode() + b',"payload":1,"schema":{"type":"int64"}}'
+        assert converter.to_connect_data("t", data) == (Schema.INT64_SCHEMA, 1)
