@@ -47,6 +47,35 @@ class TestWireFormat:
             "fields": [{"name": "id", "type": "long"}, {"name": "item", "type": "string"}],
         }
 
+    def test_nested_struct_logical_types_and_int_keyed_map(self, registry):
+        from smt.data import Date, Decimal
+        import datetime as dt
+        import decimal
+
+        line = SchemaBuilder.struct().name("shop.Line").field("sku", Schema.STRING_SCHEMA).build()
+        schema = (
+            SchemaBuilder.struct().name("shop.Invoice")
+            .field("line", line)
+            .field("due", Date.SCHEMA)
+            .field("total", Decimal.schema(2))
+            .field("by_id", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA))
+            .field("note", Schema.OPTIONAL_STRING_SCHEMA)
+            .build()
+        )
+        value = Struct(schema).put_all({
+            "line": Struct(line).put("sku", "A1"),
+            "due": dt.date(1970, 1, 2),
+            "total": decimal.Decimal("-1.28"),
+            "by_id": {1: "x", -1: "y"},
+        })
+        data = registry_converter(registry).from_connect_data("invoices", schema, value)
+        # key 1 -> zigzag 2, key -1 -> zigzag 1; decimal -128 -> b"\x80"; date 1 -> zigzag 2
+        assert data == (b"\x00\x00\x00\x00\x01" + b"\x04A1" + b"\x02" + b"\x02\x80"
+                        + b"\x04" + b"\x02\x02x" + b"\x01\x02y" + b"\x00" + b"\x00")
+        read_schema, read_value = registry_converter(registry).to_connect_data("invoices", data)
+        assert read_value.to_dict() == value.to_dict()
+        assert read_schema.field("by_id").schema == SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build()
+
     def test_key_converter_uses_topic_key_subject(self, registry):
         registry_converter(registry, is_key=True).from_connect_data("orders", ORDER, an_order())
         assert list(registry.subjects) == ["orders-key"]
