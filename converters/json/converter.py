@@ -9,13 +9,9 @@ from typing import Any, Mapping, Sequence
 import orjson
 
 from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
-from converters.json._codec import (
-    CodecOptions,
-    compile_reader,
-    compile_writer,
-    json_type_name,
-    needs_exact_numbers,
-)
+from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
+from converters.json._reader import compile_reader
+from converters.json._writer import compile_writer
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of

@@ -91,7 +91,9 @@ def json_schemaless(count: int) -> Comparison:
 def json_envelope(count: int) -> Comparison:
     import converters
     from converters.avro._mapping import to_connect_schema
-    from converters.json._codec import CodecOptions, compile_reader, compile_writer
+    from converters.json._codec import CodecOptions
+    from converters.json._reader import compile_reader
+    from converters.json._writer import compile_writer
     from converters.json._schema_json import from_json_schema, to_json_schema
     from smt.data import Struct
 
