@@ -57,3 +57,42 @@ def test_third_party_converter_is_usable_by_name():
     converter = converters.load("com.example.ReversingConverter", plugins=plugins)
     assert converter.from_connect_data("t", None, "abc") == b"cba"
     assert converter.to_connect_batch(["t"], [b"cba"]) == (None, ["abc"])
+
+
+PLUGIN_MODULE = '''
+from converters import Converter
+from smt.plugins import hookimpl
+
+
+class UpperConverter(Converter):
+    """Stores text upper-cased."""
+
+    name = "upper"
+    aliases = ("com.example.UpperConverter",)
+
+    def from_connect_data(self, topic, schema, value):
+        return None if value is None else value.upper().encode()
+
+    def to_connect_data(self, topic, data):
+        return None, None if data is None else data.decode()
+
+
+@hookimpl
+def smt_converters():
+    return [UpperConverter]
+'''
+
+
+def test_converter_installed_as_a_distribution_loads_through_its_entry_point(tmp_path, monkeypatch):
+    # A real (if tiny) installed distribution: a module plus dist-info metadata
+    # declaring an "smt" entry point, found on sys.path by importlib.metadata.
+    (tmp_path / "upper_converter_plugin.py").write_text(PLUGIN_MODULE, encoding="utf-8")
+    dist_info = tmp_path / "upper_converter-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: upper-converter\nVersion: 1.0\n", encoding="utf-8")
+    (dist_info / "entry_points.txt").write_text("[smt]\nupper = upper_converter_plugin\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins = load_plugins()
+    assert plugins.lookup("converter", "upper").origin == "upper"
+    converter = converters.load("com.example.UpperConverter", plugins=plugins)
+    assert converter.from_connect_data("t", None, "abc") == b"ABC"
