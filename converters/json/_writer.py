@@ -80,11 +80,13 @@ def _writer_for_type(schema: Schema, options: CodecOptions) -> Writer:
     if type_ is Type.FLOAT32 or type_ is Type.FLOAT64:
 
         def write_float(value: Any) -> Any:
-            if type(value) is float:
-                return value
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return float(value)
-            raise _invalid(schema, value)
+            if type(value) is not float:
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise _invalid(schema, value)
+                value = float(value)
+            if value - value != 0.0:  # NaN or ±infinity: JSON has no way to write them
+                raise DataError(f"Invalid value for {type_}: {value} cannot be written as JSON")
+            return value
 
         return write_float
     if type_ is Type.BOOLEAN:
@@ -104,6 +106,17 @@ def _writer_for_type(schema: Schema, options: CodecOptions) -> Writer:
     if type_ is Type.MAP:
         return _map_writer(schema, options)
     return _struct_writer(schema, options)
+
+
+def has_non_finite_float(value: Any) -> bool:
+    """True when ``value`` holds a NaN or an infinity anywhere (orjson would write null)."""
+    if type(value) is float:
+        return value - value != 0.0
+    if isinstance(value, dict):
+        return any(has_non_finite_float(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_non_finite_float(v) for v in value)
+    return False
 
 
 def _exact_type_writer(schema: Schema, cls: type) -> Writer:
@@ -194,6 +207,8 @@ def _temporal_writer(schema: Schema) -> Writer:
 
 def write_schemaless(value: Any) -> Any:
     """A value without a schema, written by what its Python type is."""
+    if type(value) is float and value - value != 0.0:
+        raise DataError(f"{value} cannot be written as JSON")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (bytes, bytearray, memoryview)):

@@ -11,7 +11,7 @@ import orjson
 from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
 from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
 from converters.json._reader import compile_reader
-from converters.json._writer import compile_writer
+from converters.json._writer import compile_writer, has_non_finite_float
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
@@ -91,7 +91,8 @@ class JsonConverter(Converter, HeaderConverter):
         values: Sequence[Any],
         on_error: OnError = _raise,
     ) -> list[bytes | None]:
-        if schemas is None and not self.schemas_enabled and self._validator is None:
+        schemaless = schemas is None or all(s is None for s in schemas)
+        if schemaless and not self.schemas_enabled and self._validator is None:
             return self._write_schemaless_batch(topics, values, on_error)
         return super().from_connect_batch(topics, schemas, values, on_error)
 
@@ -100,15 +101,22 @@ class JsonConverter(Converter, HeaderConverter):
         try:
             # One C call per record; any value orjson will not write as Kafka does
             # (bytes, non-string map keys, structs, datetimes) sends the batch the careful way.
-            return [None if v is None else dumps(v, None, _DUMPS_OPTIONS) for v in values]
+            out = [None if v is None else dumps(v, None, _DUMPS_OPTIONS) for v in values]
         except TypeError:
             pass
-        out: list[bytes | None] = []
+        else:
+            # orjson writes NaN and infinities as null: look closer only where a null was written.
+            if not any(data is not None and b"null" in data and has_non_finite_float(values[row])
+                       for row, data in enumerate(out)):
+                return out
+        out = []
         for row, value in enumerate(values):
             if value is None:
                 out.append(None)
                 continue
             try:
+                if has_non_finite_float(value):
+                    raise TypeError("NaN or infinity")
                 out.append(dumps(value, None, _DUMPS_OPTIONS))
             except TypeError:
                 # bytes, non-string map keys, structs...: the general writer knows Kafka's rules.

@@ -343,6 +343,9 @@ WRITE_ERRORS = [
     (Schema.INT8_SCHEMA, True, "Invalid type for INT8: bool"),
     (None, dt.datetime(2020, 1, 1), "Python type datetime does not have corresponding schema type."),
     (Decimal.schema(2), decimal.Decimal("1.5"), "Schema has scale 2, value has scale 1."),
+    (Schema.FLOAT64_SCHEMA, float("nan"), "Invalid value for FLOAT64: nan cannot be written as JSON"),
+    (SchemaBuilder.array(Schema.FLOAT32_SCHEMA).build(), [1.0, float("inf")], "inf cannot be written as JSON"),
+    (None, {"x": [float("-inf")]}, "-inf cannot be written as JSON"),
 ]
 
 
@@ -358,6 +361,15 @@ def test_schemaless_batch_write_errors_are_per_row():
         ["t"] * 3, None, [1, dt.date(2020, 1, 1), 2], lambda row, exc: errors.append(row)
     )
     assert out == [b"1", None, b"2"] and errors == [1]
+
+
+def test_schemaless_batch_never_writes_nan_as_null():
+    errors = []
+    out = json_converter(schemas__enable="false").from_connect_batch(
+        ["t"] * 3, None, [{"a": None}, {"a": float("nan")}, {"a": "null"}], lambda row, exc: errors.append((row, str(exc)))
+    )
+    assert out == [b'{"a":null}', None, b'{"a":"null"}']
+    assert errors == [(1, "JsonConverter (VALUE_CONVERTER) failed on topic 't': cannot write value as JSON: nan cannot be written as JSON")]
 
 
 @pytest.mark.parametrize(
