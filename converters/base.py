@@ -72,6 +72,14 @@ class Converter(Plugin):
         cls = RetriableConverterError if retriable else ConverterError
         return cls(type(self).__name__, self.stage, topic, reason)
 
+    def _as_converter_error(self, topic: str, exc: Exception) -> ConverterError:
+        # Name the converter, stage and topic even when a plugin raised a bare error.
+        if isinstance(exc, ConverterError):
+            return exc
+        error = self.error(topic, f"{type(exc).__name__}: {exc}", retriable=isinstance(exc, RetriableError))
+        error.__cause__ = exc
+        return error
+
     def configure(
         self,
         configs: Mapping[str, Any],
@@ -112,7 +120,7 @@ class Converter(Plugin):
             try:
                 out.append(convert(topic, schema, value))
             except Exception as exc:
-                on_error(row, exc)
+                on_error(row, self._as_converter_error(topic, exc))
                 out.append(None)
         return out
 
@@ -133,7 +141,7 @@ class Converter(Plugin):
             try:
                 schema, value = convert(topic, item)
             except Exception as exc:
-                on_error(row, exc)
+                on_error(row, self._as_converter_error(topic, exc))
                 schema, value = None, None
             schemas.append(schema)
             values.append(value)

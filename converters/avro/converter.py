@@ -118,8 +118,8 @@ class AvroConverter(Converter):
         for row, item in enumerate(data):
             try:
                 schema, value = convert(topics[row], item)
-            except DataError as exc:
-                on_error(row, exc)
+            except Exception as exc:
+                on_error(row, self._as_converter_error(topics[row], exc))
                 schema = value = None
             schemas.append(schema)
             values.append(value)

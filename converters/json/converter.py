@@ -182,8 +182,8 @@ class JsonConverter(Converter, HeaderConverter):
             if item is not None:
                 try:
                     schema, value = self._read(topics[row], item)
-                except DataError as exc:
-                    on_error(row, exc)
+                except Exception as exc:
+                    on_error(row, self._as_converter_error(topics[row], exc))
             schemas.append(schema)
             values.append(value)
         if all(s is None for s in schemas):

@@ -96,3 +96,23 @@ def test_converter_installed_as_a_distribution_loads_through_its_entry_point(tmp
     assert plugins.lookup("converter", "upper").origin == "upper"
     converter = converters.load("com.example.UpperConverter", plugins=plugins)
     assert converter.from_connect_data("t", None, "abc") == b"ABC"
+
+
+class FlakyConverter(Converter):
+    name = "flaky"
+
+    def to_connect_data(self, topic, data):
+        if data == b"bad":
+            raise ValueError("cannot read this")
+        return None, data
+
+
+def test_batch_errors_from_any_converter_name_converter_stage_and_topic():
+    converter = FlakyConverter()
+    converter.configure({}, is_key=True)
+    errors = []
+    _, values = converter.to_connect_batch(["t1", "t2"], [b"ok", b"bad"], lambda row, exc: errors.append((row, exc)))
+    assert values == [b"ok", None]
+    (row, exc), = errors
+    assert row == 1 and str(exc) == "FlakyConverter (KEY_CONVERTER) failed on topic 't2': ValueError: cannot read this"
+    assert isinstance(exc.__cause__, ValueError)
