@@ -20,6 +20,7 @@ import uuid
 from typing import Any, Callable
 
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from smt.data.schema import SchemaMatch
 from smt.errors import DataError
 
 LOGICAL_PARAMETER = "connect.avro.logicalType"
@@ -98,6 +99,11 @@ def _to_connect(avro: Any, names: _AvroNames, namespace: str | None, optional: b
         builder = SchemaBuilder.bytes_().name(full).parameter("connect.avro.fixed.size", str(avro["size"]))
         return _finish(builder, optional)
     if type_name == "array":
+        entry = _map_entry(avro["items"])
+        if entry is not None:
+            key = _to_connect(entry["fields"][0]["type"], names, namespace, False)
+            value = _to_connect(entry["fields"][1]["type"], names, namespace, False)
+            return _finish(SchemaBuilder.map(key, value), optional)
         return _finish(SchemaBuilder.array(_to_connect(avro["items"], names, namespace, False)), optional)
     if type_name == "map":
         values = _to_connect(avro["values"], names, namespace, False)
@@ -105,6 +111,18 @@ def _to_connect(avro: Any, names: _AvroNames, namespace: str | None, optional: b
     if isinstance(type_name, str):
         return _reference_to_connect(type_name, names, namespace, optional)
     raise DataError(f"unsupported Avro type {type_name!r}")
+
+
+def _map_entry(items: Any) -> dict | None:
+    # Confluent writes a map with non-string keys as an array of MapEntry {key, value} records.
+    if (
+        isinstance(items, dict)
+        and items.get("type") == "record"
+        and str(items.get("name", "")).startswith("io.confluent.connect.avro.MapEntry")
+        and [f.get("name") for f in items.get("fields", [])] == ["key", "value"]
+    ):
+        return items
+    return None
 
 
 def _finish(builder: SchemaBuilder, optional: bool) -> Schema:
@@ -189,10 +207,17 @@ def _reader(schema: Schema) -> Convert | None:
             return None
         return lambda value: None if value is None else [element(v) for v in value]
     if schema.type is Type.MAP:
-        item = _reader(schema.value_schema)
-        if item is None:
-            return None
-        return lambda value: None if value is None else {k: item(v) for k, v in value.items()}
+        read_key = _reader(schema.key_schema) or _identity
+        read_item = _reader(schema.value_schema) or _identity
+
+        def read_map(value: Any) -> Any:
+            if value is None:
+                return None
+            if isinstance(value, list):  # an array of MapEntry records
+                return {read_key(entry["key"]): read_item(entry["value"]) for entry in value}
+            return {k: read_item(v) for k, v in value.items()}
+
+        return read_map
     if schema.parameters.get(LOGICAL_PARAMETER) == "uuid":
         return lambda value: None if value is None else str(value)
     return None
@@ -283,15 +308,22 @@ def compile_avro_writer(schema: Schema | None) -> Convert:
 
 def _writer(schema: Schema) -> Convert | None:
     if schema.type is Type.STRUCT:
-        fields = [(f, _writer(f.schema) or _identity) for f in schema.fields]
+        fields = [(f.name, f.index, f.schema.default, _writer(f.schema) or _identity) for f in schema.fields]
+        same_schema = SchemaMatch(schema)
 
         def write_record(value: Any) -> Any:
             if value is None:
                 return None
             if isinstance(value, Struct):
-                return {field.name: write(value.get(field)) for field, write in fields}
+                if same_schema(value.schema):
+                    raw = value._values  # a struct of this very schema: values in field order
+                    return {
+                        name: write(default if raw[index] is None else raw[index])
+                        for name, index, default, write in fields
+                    }
+                value = value.to_dict()  # another schema: match fields by name
             if isinstance(value, dict):
-                return {field.name: write(value.get(field.name)) for field, write in fields}
+                return {name: write(value.get(name)) for name, _, _, write in fields}
             raise DataError(f"expected a Struct for schema {schema!r}, found {type(value).__name__}")
 
         return write_record
@@ -309,6 +341,10 @@ def _writer(schema: Schema) -> Convert | None:
         ]
     if schema.parameters.get(LOGICAL_PARAMETER) == "uuid":
         return lambda value: value if value is None or isinstance(value, str) else str(uuid.UUID(str(value)))
+    if schema.name == Decimal.LOGICAL_NAME:
+        # Kafka's minimal two's-complement bytes (BigInteger.toByteArray), byte for byte
+        # what Confluent's Java converter writes; fastavro would pad -128 to two bytes.
+        return lambda value: value if value is None else Decimal.from_logical(schema, value)
     return None
 
 
