@@ -12,6 +12,7 @@ from smt.transforms._validators import kafka_non_empty_string as non_empty_strin
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._codegen import compile_map_loop, literal
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._struct_paths import StructRewriter
@@ -87,6 +88,7 @@ class MaskField(PartTransform):
         self.replacement: str | None = self.config["replacement"]
         self._masks: dict[type, Any] = {}
         self.mask = self._build_masker()
+        self._batch_loop = None if any(p.nested for p in self.paths) else self._flat_loop()
 
     def _build_masker(self) -> Callable[[Any], Any]:
         """A function value -> masked value, with per-type results computed once."""
@@ -110,6 +112,18 @@ class MaskField(PartTransform):
 
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         return self._mask_map(require_map(value, PURPOSE))
+
+    def _flat_loop(self):
+        """The compiled batch loop for top-level fields, one unrolled step per field."""
+        body = []
+        for path in self.paths:
+            name = literal(path.last)
+            body += [f"x = value.get({name})", "m = masked_for(x.__class__, MISSING)",
+                     f"u[{name}] = mask(x) if m is MISSING else m"]
+        # Immutable masked values by type, looked up without a call; other types go through mask().
+        masks_by_type = {kind: self.mask(sample) for kind, sample in _SAMPLES.items() if _safe(self.mask, sample)}
+        namespace = {"MISSING": _MISSING, "mask": self.mask, "masked_for": masks_by_type.get}
+        return compile_map_loop("mask_fields", body, namespace)
 
     def _mask_map(self, value: dict) -> dict:
         mask = self.mask
@@ -145,33 +159,10 @@ class MaskField(PartTransform):
             def transform(value):
                 return None if value is None else mask_map(require_map(value, PURPOSE))
             return map_column(batch, errors, self.part.name, transform)
-        names = [p.last for p in self.paths]
-        mask = self.mask
-        # Immutable masked values by type, looked up without a call; other types go through mask().
-        masks_by_type = {kind: mask(sample) for kind, sample in _SAMPLES.items() if _safe(mask, sample)}
-        masked_for = masks_by_type.get
-        missing = _MISSING
-        out: list = []
-        append = out.append
-        failed: list[int] = []
-        for row, value in enumerate(batch.column(self.part.name)):
-            try:
-                if value.__class__ is dict:
-                    updated = value.copy()
-                    get = value.get
-                    for name in names:
-                        item = get(name)
-                        masked = masked_for(item.__class__, missing)
-                        updated[name] = mask(item) if masked is missing else masked
-                elif value is None:
-                    updated = None
-                else:
-                    updated = self._mask_map(require_map(value, PURPOSE))
-            except Exception as exc:  # attributed to its row
-                errors.fail(row, exc)
-                failed.append(row)
-                updated = None
-            append(updated)
+        out, failed = self._batch_loop(
+            batch.column(self.part.name), errors.fail,
+            lambda value, row: self._mask_map(require_map(value, PURPOSE)),
+        )
         return finish_column(batch, self.part.name, out, failed)
 
 _MISSING = object()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from smt.batch import RecordBatch
@@ -9,6 +10,7 @@ from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._codegen import compile_map_loop, literal
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, parse_paths, with_field_syntax
 from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
@@ -52,6 +54,7 @@ class ReplaceField(PartTransform):
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
         self.nested = self._nested_replacer()
+        self._batch_loop = self._exclude_loop()
 
     def _nested_replacer(self) -> NestedReplacer | None:
         """The nested rules when V2 paths reach below the top level, else None (top-level fast path)."""
@@ -100,40 +103,66 @@ class ReplaceField(PartTransform):
                 builder.field(self.renames.get(field.name, field.name), field.schema)
         return builder.build()
 
-    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        if not self.schemaless_batch(batch) or self.nested is not None:
-            return super().apply_batch(batch, errors)
-        exclude, include, renames = self.exclude, self.include, self.renames
-        # Decide once per distinct key set; records of a topic share a handful of shapes.
-        plans: dict[tuple, list[tuple[str, str]]] = {}
+    def _exclude_loop(self):
+        """The compiled batch loop for exclude/renames: a C-level copy, then pops.
 
-        def plan_for(names: tuple) -> list[tuple[str, str]]:
-            plan = [(n, renames.get(n, n)) for n in names
-                    if n not in exclude and (not include or n in include)]
+        Renamed keys move to the end; Kafka builds a HashMap, whose order is arbitrary anyway.
+        """
+        body = [f"u.pop({literal(name)}, None)" for name in sorted(self.exclude)]
+        renames = list(self.renames.items())
+        body += [f"m{i} = u.pop({literal(old)}, MISSING)" for i, (old, _new) in enumerate(renames)]
+        body += [f"if m{i} is not MISSING: u[{literal(new)}] = m{i}" for i, (_old, new) in enumerate(renames)]
+        return compile_map_loop("replace_fields", body, {"MISSING": object()})
+
+    def _include_reshaper(self):
+        """Map -> map with includes: one plan per distinct key set (records of a topic share few)."""
+        exclude, include, renames = self.exclude, self.include, self.renames
+        plans: dict[tuple, tuple] = {}
+
+        def plan_for(names: tuple) -> tuple:
+            kept = [n for n in names if n not in exclude and n in include]
+            plan = (tuple(renames.get(n, n) for n in kept), itemgetter(*kept) if len(kept) > 1 else None, kept)
             if len(plans) > 1024:
                 plans.clear()
             plans[names] = plan
             return plan
 
+        def reshape(value: dict) -> dict:
+            names = tuple(value)
+            plan = plans.get(names)
+            if plan is None:
+                plan = plan_for(names)
+            new_names, getter, kept = plan
+            if getter is not None:
+                return dict(zip(new_names, getter(value)))
+            return {new_names[0]: value[kept[0]]} if kept else {}
+
+        return reshape
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        if not self.schemaless_batch(batch) or self.nested is not None:
+            return super().apply_batch(batch, errors)
+        column = self.part.name
+        fallback = lambda value, row: self.apply_schemaless(None, value)  # noqa: E731 - non-dict rows
+        if not self.include:
+            out, failed = self._batch_loop(batch.column(column), errors.fail, fallback)
+            return finish_column(batch, column, out, failed)
+        reshape = self._include_reshaper()
         out: list = []
         append = out.append
         failed: list[int] = []
-        for row, value in enumerate(batch.column(self.part.name)):
+        for row, value in enumerate(batch.column(column)):
             if value.__class__ is dict:
-                names = tuple(value)
-                plan = plans.get(names)
-                if plan is None:
-                    plan = plan_for(names)
-                append({new: value[old] for old, new in plan})
+                append(reshape(value))
             elif value is None:
                 append(None)
             else:
                 try:
-                    append(self.apply_schemaless(None, value))
+                    append(fallback(value, row))
                 except Exception as exc:  # attributed to its row
                     errors.fail(row, exc)
                     failed.append(row)
                     append(None)
-        return finish_column(batch, self.part.name, out, failed)
+        return finish_column(batch, column, out, failed)
 
 ReplaceFieldKey, ReplaceFieldValue = key_value_variants(ReplaceField, "ReplaceField", __name__)

@@ -33,6 +33,8 @@ CASES = [
     (MaskFieldValue, {"fields": "c.d", "field.syntax.version": "V2"}),
     (ReplaceFieldValue, {"exclude": "b", "renames": "a:z"}),
     (ReplaceFieldValue, {"include": "a,c"}),
+    (ReplaceFieldValue, {"include": "b", "renames": "b:z"}),
+    (ReplaceFieldValue, {"renames": "a:b,b:a"}),
     (TimestampRouter, {"topic.format": "${topic}_${timestamp}", "timestamp.format": "yyyy-MM"}),
     (RegexRouter, {"regex": "orders(.*)", "replacement": "all$1"}),
     (HoistFieldValue, {"field": "wrapped"}),
