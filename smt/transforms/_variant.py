@@ -18,6 +18,7 @@ from typing import Any, Callable, ClassVar
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._codegen import gc_paused
 from smt.transforms._reconfigure import Reconfigurable
 
 __all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
@@ -122,6 +123,11 @@ def map_column(
     function: Callable[[Any], Any],
 ) -> RecordBatch:
     """Apply ``function`` to every value of ``column``; failed rows are reported and dropped."""
+    with gc_paused():
+        return _map_column(batch, errors, column, function)
+
+
+def _map_column(batch: RecordBatch, errors: ErrorSink, column: str, function: Callable[[Any], Any]) -> RecordBatch:
     values = batch.column(column)
     out: list = []
     append = out.append

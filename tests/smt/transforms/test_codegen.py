@@ -34,3 +34,20 @@ def test_hostile_field_names_are_just_names(name):
     assert out.value == [{name: "", "other": 1}]
     out = conf(ReplaceFieldValue, {"exclude": name}).apply(make_record(value))
     assert out.value == {"other": 1}
+
+
+def test_loops_pause_the_collector_and_restore_it():
+    import gc
+
+    from smt.transforms._codegen import gc_paused
+
+    seen = []
+    loop = compile_map_loop("probe", ["u['gc'] = isenabled()"], {"isenabled": gc.isenabled})
+    assert gc.isenabled()
+    out, _ = loop([{}], lambda row, exc: None, None)
+    assert out == [{"gc": False}] and gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            seen.append(gc.isenabled())
+            raise RuntimeError("boom")
+    assert seen == [False] and gc.isenabled()
