@@ -80,3 +80,33 @@ def test_value_from_struct():
     assert parse_path("foo.bar", "V2").get_from_struct(struct) == 42
     for missing in ("foo.baz", "un.known", "foo.unknown", "unknown", "foo.baz.inner"):
         assert parse_path(missing, "V2").get_from_struct(struct) is None
+
+
+# --- FieldSyntaxVersionTest ---------------------------------------------------------------------
+
+from smt.config import ConfigDef  # noqa: E402
+from smt.transforms._field_path import FIELD_SYNTAX_VERSION, with_field_syntax  # noqa: E402
+
+
+def test_syntax_version_key_is_appended_with_default_v1():
+    definition = with_field_syntax(ConfigDef())
+    assert [k.name for k in definition.keys] == [FIELD_SYNTAX_VERSION]
+    assert definition.keys[0].default == "V1"
+
+
+def test_syntax_version_key_cannot_be_appended_twice():
+    with pytest.raises(ValueError, match="field.syntax.version' is defined twice"):
+        with_field_syntax(with_field_syntax(ConfigDef()))
+
+
+@pytest.mark.parametrize("given, version", [("v1", "V1"), ("v2", "V2"), ("V1", "V1"), ("V2", "V2")])
+def test_syntax_version_is_case_insensitive(given, version):
+    parsed = with_field_syntax(ConfigDef()).parse({FIELD_SYNTAX_VERSION: given})[FIELD_SYNTAX_VERSION]
+    assert parsed.upper() == version
+    assert parse_path("a.b", parsed).steps == (("a.b",) if version == "V1" else ("a", "b"))
+
+
+@pytest.mark.parametrize("given", ["v3", "V 1", "v", "V 2", "2", "1"])
+def test_wrong_syntax_version_is_rejected(given):
+    with pytest.raises(ConfigError, match=r"^field.syntax.version: String must be one of \(case insensitive\): V1, V2$"):
+        with_field_syntax(ConfigDef()).parse({FIELD_SYNTAX_VERSION: given})

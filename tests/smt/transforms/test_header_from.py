@@ -106,3 +106,14 @@ def test_tombstone_passes_through_without_headers():
 def test_nested_path_v2():
     xform = conf(HeaderFromValue, {"fields": "a.b", "headers": "x", "operation": "copy", "field.syntax.version": "V2"})
     assert xform.apply(make_record({"a": {"b": 5}})).headers == (("x", 5),)
+
+
+@pytest.mark.parametrize("cls", [HeaderFromKey, HeaderFromValue])
+@pytest.mark.parametrize("fields, headers, message", [
+    ("foo", "foo,bar", "'fields' config must have the same number of elements as 'headers' config."),
+    ("foo,bar", "foo", "'fields' config must have the same number of elements as 'headers' config."),
+    ("", "", "transforms.t.fields: must be a non-empty list"),
+])
+def test_invalid_field_and_header_lists(cls, fields, headers, message):
+    with pytest.raises(ConfigError, match=message):
+        conf(cls, {"fields": fields, "headers": headers, "operation": "copy"})

@@ -148,3 +148,19 @@ def test_registered_by_short_kafka_and_lowercase_names(name):
     assert plugins.get("transform", "org.apache.kafka.connect.transforms." + name) is cls
     assert plugins.get("transform", name.lower()) is cls
     assert cls.overview() and cls.config_def is not None
+
+
+# updateSchemaIn: a struct is re-created on the new schema, anything else is kept as it is.
+
+def test_update_schema_of_struct():
+    new_schema = (SchemaBuilder.struct().name("my.updated.SchemaDefn").field("f1", Schema.STRING_SCHEMA)
+                  .field("f2", Schema.INT32_SCHEMA).build())
+    xform = conf(SetSchemaMetadataValue, {"schema.name": "x"})
+    updated = xform._rebuild(Struct(ORIG).put("f1", "value1").put("f2", 1), new_schema)
+    assert_matching_schema(updated, new_schema)
+
+
+@pytest.mark.parametrize("value", [1, None])
+def test_update_schema_of_non_struct_or_null(value):
+    xform = conf(SetSchemaMetadataValue, {"schema.name": "x"})
+    assert xform._rebuild(value, Schema.INT32_SCHEMA) is value
