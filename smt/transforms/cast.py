@@ -51,7 +51,7 @@ class Cast(PartTransform):
     Types: int8, int16, int32, int64, float32, float64, boolean, string. Numbers narrow as Java
     does, strings are parsed, numbers become booleans by ``!= 0``, bytes become base64 strings,
     dates, times and timestamps ISO strings (UTC). A tombstone passes through. With
-    ``field.syntax.version=V2`` field names are paths into nested maps.
+    ``field.syntax.version=V2`` field names are paths into nested maps and structs.
     """
 
     config_def = with_field_syntax(

@@ -62,7 +62,7 @@ class MaskField(PartTransform):
     With ``replacement``, numeric and string fields take the replacement (parsed as a number for
     numeric fields); masking a boolean, date, list or map with a replacement is a data error.
     A schemaless field that is absent is set to null, as Kafka does. A tombstone passes
-    through. With ``field.syntax.version=V2`` field names are paths into nested maps.
+    through. With ``field.syntax.version=V2`` field names are paths into nested maps and structs.
     """
 
     config_def = with_field_syntax(
@@ -164,6 +164,7 @@ class MaskField(PartTransform):
             lambda value, row: self._mask_map(require_map(value, PURPOSE)),
         )
         return finish_column(batch, self.part.name, out, failed)
+
 
 _MISSING = object()
 #: One value of each immutable type, to precompute its masked value for the batch path.

@@ -103,3 +103,13 @@ def test_value_to_key_nested_struct():
     assert out.key.get("pay").get("card") == "4111" and out.key.get("id") == 1
     with pytest.raises(Exception, match="Field does not exist: pay.nope"):
         conf(ValueToKey, {"fields": "pay.nope", **V2}).apply(make_record(order(), value_schema=OUTER))
+
+
+def test_header_from_moves_nested_fields():
+    xform = conf(HeaderFromValue, {"fields": "pay.card,id", "headers": "card,id", "operation": "move", **V2})
+    out = xform.apply(make_record({"id": 1, "pay": {"card": "4111", "n": 2}}))
+    assert out.value == {"pay": {"n": 2}} and out.headers == (("card", "4111"), ("id", 1))
+    out = xform.apply(make_record(order(), value_schema=OUTER))
+    assert [f.name for f in out.value_schema.fields] == ["pay"]
+    assert [f.name for f in out.value_schema.field("pay").schema.fields] == ["ts", "n"]
+    assert out.headers == (("card", "4111"), ("id", 1))
