@@ -34,6 +34,17 @@ KINDS = {
     "connector": "smt_connectors",
 }
 
+#: The kinds users look plugins up by; connectors split into sources and sinks.
+LOOKUP_KINDS = ("transform", "predicate", "converter", "source", "sink")
+
+
+class UnknownPluginError(PluginError, KeyError):
+    """No plugin of that kind has that name or alias; the message lists the known names."""
+
+    def __str__(self) -> str:
+        # KeyError would show the message quoted, as if it were a key.
+        return str(self.args[0]) if self.args else ""
+
 
 @dataclass(frozen=True)
 class Registration:
@@ -57,7 +68,6 @@ class Plugins:
             self._collect(kind, hook_name)
 
     def _collect(self, kind: str, hook_name: str) -> None:
-        table = self._by_kind.setdefault(kind, {})
         hook = getattr(self.manager.hook, hook_name)
         for impl in reversed(hook.get_hookimpls()):
             origin = self.manager.get_name(impl.plugin) or repr(impl.plugin)
@@ -66,7 +76,8 @@ class Plugins:
             except Exception as exc:
                 raise PluginError(f"plugin '{origin}' failed in hook {hook_name}: {exc}") from exc
             for cls in classes:
-                self._register(table, kind, cls, origin)
+                actual_kind = _connector_kind(cls) if kind == "connector" else kind
+                self._register(self._by_kind.setdefault(actual_kind, {}), actual_kind, cls, origin)
 
     def _register(self, table: dict, kind: str, cls: Any, origin: str) -> None:
         name = getattr(cls, "name", "")
@@ -86,13 +97,14 @@ class Plugins:
     def lookup(self, kind: str, name: str) -> Registration:
         """The registration for ``name`` (a short name or an alias).
 
-        Raises ``KeyError`` with the known names when there is none.
+        Raises :class:`UnknownPluginError` (a ``KeyError``) listing the known
+        names when there is none.
         """
         table = self._by_kind.get(kind, {})
         found = table.get(name) or table.get(name.strip())
         if found is None:
             known = ", ".join(sorted({r.name for r in table.values()}))
-            raise KeyError(f"unknown {kind} '{name}'; known: {known or '(none)'}")
+            raise UnknownPluginError(f"unknown {kind} '{name}'; known: {known or '(none)'}")
         return found
 
     def get(self, kind: str, name: str) -> Any:
@@ -106,6 +118,16 @@ class Plugins:
         for result in self.manager.hook.smt_host_functions():
             functions.extend(result or [])
         return functions
+
+
+def _connector_kind(cls: Any) -> str:
+    from connectors.base import Sink, Source
+
+    if isinstance(cls, type) and issubclass(cls, Source):
+        return "source"
+    if isinstance(cls, type) and issubclass(cls, Sink):
+        return "sink"
+    raise PluginError(f"connector {cls!r} is neither a connectors.Source nor a connectors.Sink")
 
 
 def create_plugin_manager(
@@ -127,11 +149,24 @@ def create_plugin_manager(
         if manager.is_blocked(module_name):
             continue
         module = importlib.import_module(module_name)
-        manager.register(module, name=module_name)
+        _register(manager, module, module_name)
     for plugin in extra_plugins:
-        manager.register(plugin)
-    manager.check_pending()
+        _register(manager, plugin, None)
+    try:
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:
+        name = manager.get_name(exc.plugin) or repr(exc.plugin)
+        raise PluginError(f"plugin '{name}' is invalid: {exc}") from exc
     return manager
+
+
+def _register(manager: pluggy.PluginManager, plugin: Any, name: str | None) -> None:
+    """Register ``plugin``, turning pluggy's complaints into a PluginError naming it."""
+    try:
+        manager.register(plugin, name=name)
+    except (pluggy.PluginValidationError, ValueError) as exc:
+        shown = name or manager.get_canonical_name(plugin)
+        raise PluginError(f"plugin '{shown}' cannot be registered: {exc}") from exc
 
 
 def _load_entry_points(manager: pluggy.PluginManager) -> None:
@@ -149,7 +184,7 @@ def _load_entry_points(manager: pluggy.PluginManager) -> None:
                 f"plugin '{entry_point.name}'{where} failed to load from "
                 f"'{entry_point.value}': {type(exc).__name__}: {exc}"
             ) from exc
-        manager.register(plugin, name=entry_point.name)
+        _register(manager, plugin, entry_point.name)
 
 
 def load_plugins(**kwargs: Any) -> Plugins:
