@@ -263,6 +263,8 @@ def arrow_millis(column: Any, length: int, dtype: str) -> tuple[np.ndarray, np.n
             array = array.fill_null(0)
         return array.to_numpy(zero_copy_only=False).astype(dtype), valid
     values = list(column) if column is not None else [None] * length
+    if values.count(None) == length:
+        return np.zeros(length, dtype=dtype), np.zeros(length, dtype=bool)
     valid_list = [v is not None for v in values]
     array = np.array([0 if v is None else v for v in values], dtype=dtype)
     return array, (None if all(valid_list) else np.array(valid_list, dtype=bool))

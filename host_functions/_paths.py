@@ -304,7 +304,7 @@ class FastPath:
         table = np.concatenate(tables)
         parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests if len(h.table)])
         data = {name: b"".join(h.data.get(name, b"") for h in harvests) for name in self.wanted}
-        out = batch.take(parents)
+        out = _same_rows(batch) if _is_identity(parents, len(batch)) else batch.take(parents)
         shape, c = self.shape, self.converters
         bad: set[int] = set()
         columns: dict[str, Any] = {}
@@ -346,7 +346,7 @@ class FastPath:
             columns[name] = column
             if set_mask.any():
                 schemas = out.column(schema_name)
-                if any(s is not None for s in schemas):
+                if schemas.count(None) != len(schemas):
                     columns[schema_name] = [None if m else s for s, m in zip(schemas, set_mask)]
             return
         values, schemas = list(out.column(name)), list(out.column(schema_name))
@@ -374,6 +374,20 @@ class FastPath:
             except Exception as exc:
                 _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
         return result
+
+
+def _is_identity(parents: np.ndarray, n: int) -> bool:
+    return len(parents) == n and bool((parents == np.arange(n)).all())
+
+
+def _same_rows(batch: RecordBatch) -> RecordBatch:
+    """A new batch sharing the input's columns (set_column on it leaves the input alone).
+
+    ``take`` of every row would copy Python-list columns row by row; the
+    column objects are immutable once built, so sharing them is safe.
+    """
+    columns = {name: batch._columns[name] for name in batch._columns}  # noqa: SLF001 - no public shallow copy yet
+    return RecordBatch(len(batch), **columns)
 
 
 def _raw(batch: RecordBatch, name: str) -> Any:
