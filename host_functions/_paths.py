@@ -184,9 +184,13 @@ class FastPath:
             inputs["topic"] = batch.arrow_column("topic", pa.string()).cast(pa.string())
         if self.stage_headers:
             inputs["headers"] = self._headers_column(batch, fail)
-        inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
-        inputs["partition"] = arrow_millis(_raw(batch, "partition"), n, "<i4")
-        inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
+        uses = self.guest.imports
+        if uses & {"get_timestamp", "set_timestamp"}:
+            inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
+        if "get_partition" in uses:
+            inputs["partition"] = arrow_millis(_raw(batch, "partition"), n, "<i4")
+        if "get_offset" in uses:
+            inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
         return inputs
 
     def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
@@ -222,6 +226,8 @@ class FastPath:
             if name in inputs:
                 layout.place_binary(inputs[name].slice(start, count), descriptor)
         for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
+            if name not in inputs:
+                continue
             values, valid = inputs[name]
             layout.place_fixed(values[start:end], None if valid is None else valid[start:end], descriptor)
         if "headers" in inputs:
@@ -266,9 +272,7 @@ class FastPath:
             if start + row in failed:
                 row += 1
                 continue
-            stop = row + 1
-            while stop < count and start + stop not in failed:
-                stop += 1
+            stop = _next_failed(failed, start + row, start + count) - start
             with self.rt.watchdog.watch(instance.progress, timeout) as watch:
                 try:
                     resume = instance.run(row, stop)
@@ -301,7 +305,8 @@ class FastPath:
         tables = [h.table for h in harvests if len(h.table)]
         if not tables:
             return batch.take([])
-        table = np.concatenate(tables)
+        # concatenating structured arrays is slow; the common case is one table
+        table = tables[0] if len(tables) == 1 else np.concatenate(tables)
         parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests if len(h.table)])
         data = {name: b"".join(h.data.get(name, b"") for h in harvests) for name in self.wanted}
         out = _same_rows(batch) if _is_identity(parents, len(batch)) else batch.take(parents)
@@ -374,6 +379,11 @@ class FastPath:
             except Exception as exc:
                 _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
         return result
+
+
+def _next_failed(failed: set[int], row: int, end: int) -> int:
+    """The first already-failed row at or after ``row`` (``end`` if none): runs stop before it."""
+    return min((r for r in failed if row <= r < end), default=end)
 
 
 def _is_identity(parents: np.ndarray, n: int) -> bool:
