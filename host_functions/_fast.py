@@ -98,8 +98,9 @@ class Layout:
 class Harvest:
     """The outputs one instance committed: the record table and data regions."""
 
-    def __init__(self, row_base: int, table: np.ndarray, data: dict[str, bytes]) -> None:
+    def __init__(self, row_base: int, count: int, table: dict[str, np.ndarray], data: dict[str, bytes]) -> None:
         self.row_base = row_base
+        self.count = count
         self.table = table
         self.data = data
 
@@ -203,19 +204,20 @@ class FastInstance:
         memory_full = guest_memory_at_limit(self.guest_memory, self.store, self.settings)
         return describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
 
-    def harvest(self, row_base: int, wanted: tuple[str, ...]) -> Harvest:
-        """Copy out what was committed so far and reset the output cursors."""
+    def harvest(self, row_base: int, wanted: tuple[str, ...], fields: tuple[str, ...]) -> Harvest:
+        """Copy out what was committed so far (only ``fields`` of the record table) and reset."""
         count = self.word(A.C_OUT)
-        table = np.frombuffer(
-            ctypes.string_at(self._address("ot"), count * A.OUT_RECORD_SIZE), dtype=_OUT_DTYPE
-        )
+        # a view of the table in linear memory, valid until the next call: copy the fields out now
+        raw = (ctypes.c_char * (count * A.OUT_RECORD_SIZE)).from_address(self._address("ot"))
+        view = np.frombuffer(raw, dtype=_OUT_DTYPE, count=count)
+        table = {name: view[name].copy() for name in fields}
         data = {}
         for index, name in enumerate(A.OUTPUT_MEMORIES):
             if name in wanted:
                 length = self.word(A.C_CURSORS + 4 * index)
                 data[name] = ctypes.string_at(self._address(name), length) if length else b""
         ctypes.memset(self._control_address + A.C_OUT, 0, 4 + 4 * len(A.OUTPUT_MEMORIES))
-        return Harvest(row_base, table, data)
+        return Harvest(row_base, count, table, data)
 
 
 def _signed(value: int) -> int:

@@ -45,6 +45,16 @@ class FastPath:
             )
             if on
         )
+        #: record-table fields the output needs
+        self.fields = ("parent", "mask") + tuple(
+            field
+            for field, on in (
+                ("key_len", shape.modifies_key), ("value_len", shape.modifies_value), ("topic_len", shape.modifies_topic),
+                ("timestamp", shape.modifies_timestamp), ("timestamp_null", shape.modifies_timestamp),
+                ("header_count", shape.modifies_headers),
+            )
+            if on
+        )
         self._instance: FastInstance | None = None
 
     # --- the batch --------------------------------------------------------
@@ -175,11 +185,11 @@ class FastPath:
                     resume = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
                     at = instance.word(A.C_ROW)
-                    harvest = instance.harvest(start, self.wanted)
+                    harvest = instance.harvest(start, self.wanted, self.fields)
                     harvests.append(harvest)
                     interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                     timed_out = interrupted and watch.fired_at is not None
-                    output_full = instance.status() == 5 and len(harvest.table) > 0
+                    output_full = instance.status() == 5 and harvest.count > 0
                     retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
                     cause = None if retry else instance.failure_cause(exc, timed_out)
                     instance = self._fresh(layout)
@@ -194,17 +204,16 @@ class FastPath:
             if instance.status() == 1:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
             row = resume
-        harvests.append(instance.harvest(start, self.wanted))
+        harvests.append(instance.harvest(start, self.wanted, self.fields))
 
     # --- output -------------------------------------------------------------
 
     def _assemble(self, batch: RecordBatch, harvests: list[Harvest], fail) -> RecordBatch:
-        tables = [h.table for h in harvests if len(h.table)]
-        if not tables:
+        harvests = [h for h in harvests if h.count]
+        if not harvests:
             return batch.take([])
-        # concatenating structured arrays is slow; the common case is one table
-        table = tables[0] if len(tables) == 1 else np.concatenate(tables)
-        parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests if len(h.table)])
+        table = {name: np.concatenate([h.table[name] for h in harvests]) for name in self.fields}
+        parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests])
         data = {name: b"".join(h.data.get(name, b"") for h in harvests) for name in self.wanted}
         out = _same_rows(batch) if _is_identity(parents, len(batch)) else batch.take(parents)
         shape, c = self.shape, self.converters

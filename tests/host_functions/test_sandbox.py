@@ -91,3 +91,21 @@ def test_wasi_is_off_unless_enabled_and_stdout_goes_to_the_log(make_transform, c
         out, _, errors = run(transform, [make_record(b"x")])
     assert [r.value for r in out] == [b"x"] and errors.failures == []
     assert [r.getMessage() for r in caplog.records if r.name == "smt.transform.chatty"] == ["[stdout] hello"]
+
+
+def test_outputs_larger_than_the_memory_limit_are_split_across_instances(make_transform):
+    # each record outputs ~62 KB of values; output memories may hold 256 KB,
+    # so the fast path restarts on a fresh instance every few records
+    suffix = "s" * 30_000
+    records = [make_record(b"a" + bytes([48 + i]) * 2000) for i in range(10)]
+    results = []
+    for path in ("fast", "reference"):
+        transform = make_transform(g.FILTER_FAN_OUT, "filter_fan_out", path, memory_max_bytes=256 * 1024,
+                                   config_suffix=suffix)
+        out, origins, errors = run(transform, records)
+        assert errors.failures == []
+        results.append((out, origins))
+    assert results[0] == results[1]
+    out, origins = results[0]
+    assert origins == [i for i in range(10) for _ in range(3)]
+    assert [len(r.value) for r in out[:3]] == [2001, 30_000, 30_000]
