@@ -136,7 +136,7 @@ class WasmRuntime:
         return self.compile(_adapter.adapter_wat(shape).encode())
 
     def _load_or_compile(self, digest: str, wasm: bytes) -> wasmtime.Module:
-        cache_dir = _cache_dir()
+        cache_dir = _trusted_cache_dir()
         path = os.path.join(cache_dir, f"{digest}.cwasm") if cache_dir else None
         if path and os.path.exists(path):
             try:
@@ -146,7 +146,6 @@ class WasmRuntime:
         module = wasmtime.Module(self.engine, wasm)
         if path:
             try:
-                os.makedirs(cache_dir, exist_ok=True)
                 tmp = f"{path}.{os.getpid()}.tmp"
                 with open(tmp, "wb") as out:
                     out.write(module.serialize())
@@ -163,6 +162,27 @@ def _cache_dir() -> str | None:
     if configured:
         return configured
     return os.path.join(tempfile.gettempdir(), f"smt-wasm-cache-{os.getuid()}-wasmtime{_WASMTIME_VERSION}")
+
+
+def _trusted_cache_dir() -> str | None:
+    """The cache directory, created private; None when it is not safe to load code from.
+
+    Deserialized modules are native code that is run as is, so a directory
+    another user could write to must not be used.
+    """
+    cache_dir = _cache_dir()
+    if cache_dir is None:
+        return None
+    try:
+        os.makedirs(cache_dir, mode=0o700, exist_ok=True)
+        info = os.stat(cache_dir)
+    except OSError as exc:
+        _log.debug("compiled-module cache %s unavailable: %s", cache_dir, exc)
+        return None
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        _log.warning("not using compiled-module cache %s: writable by other users", cache_dir)
+        return None
+    return cache_dir
 
 
 @functools.lru_cache(maxsize=1)

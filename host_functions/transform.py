@@ -36,6 +36,10 @@ class _RaiseOnFail(ErrorSink):
 
 class WasmTransform(Transform):
     """Runs a function exported by a WebAssembly module on every record.
+    Settings for the guest are given as ``config.NAME`` (read with
+    ``get_config``), the converters' own settings as ``key.converter.*``,
+    ``value.converter.*``, ``header.converter.*``; the ABI is in
+    ``host_functions/ABI.md``.
 
     Compatible with the Kafka Connect Wasm transformer's ABI (host functions
     imported from ``env``, see ``host_functions/ABI.md``), plus drop, fan-out,
