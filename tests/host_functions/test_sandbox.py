@@ -146,3 +146,14 @@ def test_a_timeout_elsewhere_does_not_fail_a_busy_record(make_transform, path):
     assert busy_errors.failures == []
     assert loop_errors.rows == [0] and "timed out after 150 ms" in loop_errors.message(0)
     assert [r.value for r in loop_out] == [b"OK"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_record_too_big_for_the_memory_limit_fails_alone(make_transform, path):
+    transform = make_transform(g.TO_UPPER, "to_upper", path, memory_max_bytes=256 * 1024)
+    records = [make_record(b"small %d" % i) for i in range(6)]
+    records[3] = make_record(b"x" * 300_000)
+    out, origins, errors = run(transform, records)
+    assert origins == [0, 1, 2, 4, 5] and out[0].value == b"SMALL 0"
+    assert errors.rows == [3]
+    assert "memory.max.bytes=262144" in errors.message(3)
