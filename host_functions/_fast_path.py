@@ -94,7 +94,7 @@ class FastPath:
         if self.stage_value:
             inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter", fail)
         if self.stage_topic:
-            inputs["topic"] = batch.arrow_column("topic", pa.string()).cast(pa.string())
+            inputs["topic"] = _single(batch.arrow_column("topic", pa.string())).cast(pa.string())
         if self.stage_headers:
             inputs["headers"] = self._headers_column(batch, fail)
         uses = self.guest.imports
@@ -108,8 +108,7 @@ class FastPath:
 
     def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
         if getattr(converter, "passthrough", False) and batch.is_arrow(name):
-            column = batch.arrow_column(name)
-            column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+            column = _single(batch.arrow_column(name))
             return column if column.type == pa.binary() else column.cast(pa.binary())
 
         def on_error(row: int, exc: BaseException) -> None:
@@ -121,8 +120,7 @@ class FastPath:
     def _headers_column(self, batch: RecordBatch, fail) -> pa.Array:
         header_type = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
         if getattr(self.converters.header, "passthrough", False) and batch.is_arrow("headers"):
-            column = batch.arrow_column("headers")
-            return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+            return _single(batch.arrow_column("headers"))
         rows = []
         convert = self.converters.header.from_connect_header
         for row, (topic, headers) in enumerate(zip(batch.topic, batch.headers)):
@@ -313,6 +311,11 @@ def _same_rows(batch: RecordBatch) -> RecordBatch:
     """
     columns = {name: batch._columns[name] for name in batch._columns}  # noqa: SLF001 - no public shallow copy yet
     return RecordBatch(len(batch), **columns)
+
+
+def _single(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One contiguous array: staging copies buffers, which a chunked array does not have."""
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
 def _raw(batch: RecordBatch, name: str) -> Any:
