@@ -1,0 +1,168 @@
+"""Compiles a guest transform from source to a ``.wasm`` module, choosing the compiler by extension.
+
+``.c``   -> Debian's clang for ``wasm32`` (no libc), linked with ``sdk/c/smt_guest.c``.
+``.zig`` -> Zig from the ``ziglang`` PyPI wheel for ``wasm32-freestanding``, with ``sdk/zig/smt_guest.zig``
+            importable as the module ``smt``.
+
+Both toolchains come from ``scripts/install-guest-toolchains.sh``.  Builds are cached: a module is
+rebuilt only when its source or the SDK changed since it was last built.
+
+Command line: ``python -m host_functions.sdk SOURCE... [-o OUT_DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from smt.errors import SmtError
+
+__all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError"]
+
+SDK_DIR = Path(__file__).resolve().parent
+INSTALL_SCRIPT = "scripts/install-guest-toolchains.sh"
+# Compilers are slow on a shared 2-core machine, but never this slow.
+BUILD_TIMEOUT_SECONDS = 300
+
+
+class GuestBuildError(SmtError):
+    """A guest source file could not be compiled; the message names the file and the compiler output."""
+
+
+class ToolchainMissingError(GuestBuildError):
+    """The compiler a guest needs is not installed; the message names it and the install script."""
+
+
+@dataclass(frozen=True)
+class _Toolchain:
+    language: str
+    sdk_files: tuple[Path, ...]
+    command: Callable[[Path, Path, Path], list[str]]
+
+
+def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    clang = shutil.which("clang")
+    if clang is None or shutil.which("wasm-ld") is None:
+        raise ToolchainMissingError(
+            f"cannot build {source}: the C guest toolchain (clang and wasm-ld from Debian's `clang` and `lld` "
+            f"packages) is not installed; run {INSTALL_SCRIPT}"
+        )
+    c_sdk = SDK_DIR / "c"
+    return [
+        clang, "--target=wasm32", "-O2", "-nostdlib", "-fno-builtin", "-mbulk-memory",
+        "-Wall", "-Werror", "-I", str(c_sdk),
+        "-Wl,--no-entry", "-Wl,--strip-all",
+        str(source), str(c_sdk / "smt_guest.c"), "-o", str(output),
+    ]
+
+
+def _zig_executable() -> list[str]:
+    if importlib.util.find_spec("ziglang") is not None:
+        return [sys.executable, "-m", "ziglang"]
+    zig = shutil.which("zig")
+    if zig is not None:
+        return [zig]
+    return []
+
+
+def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    zig = _zig_executable()
+    if not zig:
+        raise ToolchainMissingError(
+            f"cannot build {source}: the Zig guest toolchain (the `ziglang` PyPI package, or `zig` on PATH) "
+            f"is not installed; run {INSTALL_SCRIPT}"
+        )
+    return [
+        *zig, "build-exe", "-target", "wasm32-freestanding", "-O", "ReleaseSmall",
+        "-fno-entry", "-rdynamic", "-fstrip",
+        "--cache-dir", str(cache_dir / ".zig-cache"),
+        "--dep", "smt", f"-Mroot={source}", f"-Msmt={SDK_DIR / 'zig' / 'smt_guest.zig'}",
+        f"-femit-bin={output}",
+    ]
+
+
+_TOOLCHAINS: dict[str, _Toolchain] = {
+    ".c": _Toolchain("c", (SDK_DIR / "c" / "smt_guest.h", SDK_DIR / "c" / "smt_guest.c"), _clang_command),
+    ".zig": _Toolchain("zig", (SDK_DIR / "zig" / "smt_guest.zig",), _zig_command),
+}
+
+
+def supported_extensions() -> tuple[str, ...]:
+    """The source file extensions :func:`build_guest` knows how to compile."""
+    return tuple(_TOOLCHAINS)
+
+
+def output_path(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> Path:
+    """Where :func:`build_guest` puts the module for SOURCE_PATH: ``OUT_DIR/<stem>.<language>.wasm``."""
+    source = Path(source_path)
+    toolchain = _toolchain_for(source)
+    return Path(out_dir) / f"{source.stem}.{toolchain.language}.wasm"
+
+
+def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> Path:
+    """Compiles SOURCE_PATH to ``OUT_DIR/<stem>.<language>.wasm`` and returns that path.
+
+    Raises ToolchainMissingError when the compiler is not installed, and GuestBuildError when the
+    extension is unknown, the source is missing, or the compiler fails (its output is in the message).
+    """
+    source = Path(source_path).resolve()
+    toolchain = _toolchain_for(source)
+    if not source.is_file():
+        raise GuestBuildError(f"cannot build {source}: no such file")
+    output = output_path(source, out_dir).resolve()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if _is_fresh(output, (source, *toolchain.sdk_files)):
+        return output
+    # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
+    with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:
+        built = Path(scratch) / output.name
+        _run_compiler(source, toolchain.command(source, built, output.parent))
+        os.replace(built, output)
+    return output
+
+
+def _toolchain_for(source: Path) -> _Toolchain:
+    try:
+        return _TOOLCHAINS[source.suffix]
+    except KeyError:
+        known = ", ".join(_TOOLCHAINS)
+        raise GuestBuildError(f"cannot build {source}: unknown guest language {source.suffix!r} (known: {known})") from None
+
+
+def _is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
+    if not output.exists():
+        return False
+    built_at = output.stat().st_mtime_ns
+    return all(path.stat().st_mtime_ns <= built_at for path in inputs)
+
+
+def _run_compiler(source: Path, command: list[str]) -> None:
+    try:
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise GuestBuildError(f"cannot build {source}: the compiler ran longer than {BUILD_TIMEOUT_SECONDS}s") from exc
+    if completed.returncode != 0:
+        output = (completed.stderr + completed.stdout).strip()
+        raise GuestBuildError(f"cannot build {source}: {command[0]} exited with {completed.returncode}:\n{output}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m host_functions.sdk", description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="+", type=Path, help="guest source files (.c, .zig)")
+    parser.add_argument("-o", "--out-dir", type=Path, default=Path("build/wasm"), help="where to put the .wasm files")
+    args = parser.parse_args(argv)
+    try:
+        for source in args.sources:
+            print(build_guest(source, args.out_dir))
+    except GuestBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
