@@ -44,7 +44,7 @@ class ToolchainMissingError(GuestBuildError):
 @dataclass(frozen=True)
 class _Toolchain:
     language: str
-    sdk_files: tuple[Path, ...]
+    sdk_dir: Path
     command: Callable[[Path, Path, Path], list[str]]
 
 
@@ -90,8 +90,8 @@ def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
 
 
 _TOOLCHAINS: dict[str, _Toolchain] = {
-    ".c": _Toolchain("c", (SDK_DIR / "c" / "smt_guest.h", SDK_DIR / "c" / "smt_guest.c"), _clang_command),
-    ".zig": _Toolchain("zig", (SDK_DIR / "zig" / "smt_guest.zig",), _zig_command),
+    ".c": _Toolchain("c", SDK_DIR / "c", _clang_command),
+    ".zig": _Toolchain("zig", SDK_DIR / "zig", _zig_command),
 }
 
 
@@ -119,7 +119,7 @@ def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise GuestBuildError(f"cannot build {source}: no such file")
     output = output_path(source, out_dir).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-    if _is_fresh(output, (source, *toolchain.sdk_files)):
+    if _is_fresh(output, (source, *toolchain.sdk_dir.iterdir())):
         return output
     # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
     with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:

@@ -14,6 +14,9 @@
 //!     -fno-entry -rdynamic --dep smt -Mroot=guest.zig -Msmt=smt_guest.zig
 const std = @import("std");
 
+/// The JSON scanner (see smt_json.zig).
+pub const json = @import("smt_json.zig");
+
 /// The allocator behind `alloc`/`dealloc` and every getter's buffer.
 pub const allocator = std.heap.wasm_allocator;
 
@@ -88,8 +91,8 @@ pub fn setTopic(topic: []const u8) void {
 pub fn getRecord() []u8 {
     return unpack(host.get_record());
 }
-pub fn setRecord(json: []const u8) void {
-    host.set_record(json.ptr, @intCast(json.len));
+pub fn setRecord(record_json: []const u8) void {
+    host.set_record(record_json.ptr, @intCast(record_json.len));
 }
 /// The last header named NAME, or null when there is none.
 pub fn getHeader(name: []const u8) ?[]u8 {
