@@ -1,0 +1,85 @@
+"""The SDKs' guest side without a host: the alloc/dealloc exports and the error packing."""
+
+from pathlib import Path
+
+import pytest
+import wasmtime
+
+from host_functions.sdk import build_guest
+
+GUESTS = Path(__file__).parent / "guests"
+PAGE = 65536
+
+
+class Guest:
+    """A guest instance with no imports, called straight through wasmtime."""
+
+    def __init__(self, wasm: Path) -> None:
+        engine = wasmtime.Engine()
+        self.store = wasmtime.Store(engine)
+        instance = wasmtime.Instance(self.store, wasmtime.Module.from_file(engine, str(wasm)), [])
+        self.exports = instance.exports(self.store)
+        self.memory = self.exports["memory"]
+
+    def call(self, name: str, *args: int) -> int:
+        return self.exports[name](self.store, *args)
+
+    def write(self, ptr: int, data: bytes) -> None:
+        self.memory.write(self.store, data, ptr)
+
+    def read(self, ptr: int, length: int) -> bytes:
+        return bytes(self.memory.read(self.store, ptr, ptr + length))
+
+    def memory_bytes(self) -> int:
+        return self.memory.data_len(self.store)
+
+
+@pytest.fixture(scope="module", params=["c", "zig"])
+def guest(request, tmp_path_factory):
+    out_dir = tmp_path_factory.mktemp(f"sdk-memory-{request.param}")
+    return Guest(build_guest(GUESTS / f"noop.{request.param}", out_dir))
+
+
+def test_live_allocations_never_overlap(guest):
+    sizes = [0, 1, 7, 8, 100, 4096, 70000]
+    blocks = [(guest.call("alloc", size), size) for size in sizes]
+    for index, (ptr, size) in enumerate(blocks):
+        guest.write(ptr, bytes([index + 1]) * size)
+
+    for index, (ptr, size) in enumerate(blocks):
+        assert ptr != 0
+        assert guest.read(ptr, size) == bytes([index + 1]) * size
+
+
+def test_a_large_allocation_grows_memory(guest):
+    before = guest.memory_bytes()
+    ptr = guest.call("alloc", 3 * PAGE)
+    guest.write(ptr + 3 * PAGE - 1, b"x")  # the last byte is addressable
+
+    assert guest.memory_bytes() >= before + 2 * PAGE
+    guest.call("dealloc", ptr, 3 * PAGE)
+
+
+def test_freed_buffers_are_reused_so_memory_stays_flat(guest):
+    for _ in range(50):  # warm up: let the allocator reach its steady state
+        guest.call("dealloc", guest.call("alloc", 5000), 5000)
+    steady = guest.memory_bytes()
+
+    for _ in range(2000):  # a getter's buffer per record, freed by the guest
+        ptr = guest.call("alloc", 5000)
+        guest.write(ptr, b"y" * 5000)
+        guest.call("dealloc", ptr, 5000)
+
+    assert guest.memory_bytes() == steady
+
+
+def test_the_error_helper_packs_pointer_length_and_the_error_bit(guest):
+    packed = guest.call("fail") & 0xFFFF_FFFF_FFFF_FFFF
+    ptr, length = packed >> 32, packed & 0xFFFF_FFFF
+
+    assert length & 0x8000_0000
+    assert guest.read(ptr, length & 0x7FFF_FFFF) == b"noop: failed on purpose"
+
+
+def test_success_is_zero(guest):
+    assert guest.call("noop") == 0
