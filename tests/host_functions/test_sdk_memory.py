@@ -83,3 +83,24 @@ def test_the_error_helper_packs_pointer_length_and_the_error_bit(guest):
 
 def test_success_is_zero(guest):
     assert guest.call("noop") == 0
+
+
+def test_error_messages_live_in_allocated_buffers_the_host_can_dealloc(guest):
+    for _ in range(20):  # warm up
+        packed = guest.call("fail") & 0xFFFF_FFFF_FFFF_FFFF
+        guest.call("dealloc", packed >> 32, packed & 0xFFFF_FFFF)
+    steady = guest.memory_bytes()
+
+    for _ in range(1000):  # the host deallocs with the error bit still in the length
+        packed = guest.call("fail") & 0xFFFF_FFFF_FFFF_FFFF
+        guest.call("dealloc", packed >> 32, packed & 0xFFFF_FFFF)
+
+    assert guest.memory_bytes() == steady
+    assert guest.call("noop") == 0
+
+
+def test_a_zero_byte_allocation_is_a_real_address_inside_memory(guest):
+    ptr = guest.call("alloc", 0)
+
+    assert 0 < ptr < guest.memory_bytes()
+    guest.call("dealloc", ptr, 0)

@@ -70,6 +70,9 @@ void smt_free(void *ptr, uint32_t len) {
 __attribute__((export_name("alloc"))) uint8_t *smt__export_alloc(uint32_t len) { return smt_alloc(len); }
 __attribute__((export_name("dealloc"))) void smt__export_dealloc(uint8_t *ptr, uint32_t len) { smt_free(ptr, len); }
 
+/* Tells the host which ABI version this guest was built against. */
+__attribute__((export_name("smt_abi_version"))) int32_t smt__export_abi_version(void) { return SMT_ABI_VERSION; }
+
 /* memory.copy / memory.fill come from -mbulk-memory. */
 void *memcpy(void *dst, const void *src, size_t n) { __builtin_memcpy(dst, src, n); return dst; }
 void *memmove(void *dst, const void *src, size_t n) { __builtin_memmove(dst, src, n); return dst; }
