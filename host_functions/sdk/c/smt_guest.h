@@ -97,9 +97,13 @@ static inline uint8_t *smt_get_key(uint32_t *len) { return smt__unpack(smt__host
 static inline uint8_t *smt_get_value(uint32_t *len) { return smt__unpack(smt__host_get_value(), len); }
 static inline uint8_t *smt_get_topic(uint32_t *len) { return smt__unpack(smt__host_get_topic(), len); }
 static inline uint8_t *smt_get_record(uint32_t *len) { return smt__unpack(smt__host_get_record(), len); }
+/* The last header named NAME[0..NAME_LEN), or NULL when there is none. */
+static inline uint8_t *smt_get_header_n(const void *name, uint32_t name_len, uint32_t *len) {
+    return smt__unpack(smt__host_get_header((uint8_t *)name, name_len), len);
+}
 /* The last header named NAME (NUL-terminated), or NULL when there is none. */
 static inline uint8_t *smt_get_header(const char *name, uint32_t *len) {
-    return smt__unpack(smt__host_get_header((uint8_t *)name, (uint32_t)strlen(name)), len);
+    return smt_get_header_n(name, (uint32_t)strlen(name), len);
 }
 
 /* Setters copy LEN bytes from BUF at once; BUF stays the guest's. */
