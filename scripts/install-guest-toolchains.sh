@@ -2,6 +2,9 @@
 # Installs the toolchains that build the WebAssembly guest examples from source:
 #   C   -> Debian's clang + lld (wasm32 target, wasm-ld)
 #   Zig -> the `ziglang` wheel from PyPI, into the Python that runs the tests
+#   Go  -> checked only: Go >= 1.21 must be on PATH (CI images have it); Go
+#          guests need 1.24, which `go` fetches itself as a toolchain module
+#          from the Go module proxy when the installed one is older.
 # Idempotent and fast when everything is present: apt-get update runs only
 # when a Debian tool is missing.  Needs root for apt-get (CI runs as root).
 #
@@ -44,6 +47,16 @@ install_zig_toolchain() {
     "$python" -m pip install --quiet "ziglang==0.17.1"
 }
 
+check_go_toolchain() {
+    if ! command -v go >/dev/null; then
+        echo "guest toolchains: Go is not on PATH; install Go 1.21 or newer to build the Go guests" >&2
+        exit 1
+    fi
+    # go.mod files of Go guests say `go 1.24`: an older go (>= 1.21) switches to it by itself.
+    GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" GOFLAGS= go version >/dev/null
+}
+
 install_c_toolchain
 install_zig_toolchain
-echo "guest toolchains: ready (clang $(clang --version | head -1 | grep -o '[0-9][0-9.]*' | head -1), zig $("$python" -m ziglang version))"
+check_go_toolchain
+echo "guest toolchains: ready (clang $(clang --version | head -1 | grep -o '[0-9][0-9.]*' | head -1), zig $("$python" -m ziglang version), $(go version | cut -d' ' -f3))"

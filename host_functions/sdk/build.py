@@ -3,6 +3,9 @@
 ``.c``   -> Debian's clang for ``wasm32`` (no libc), linked with ``sdk/c/smt_guest.c``.
 ``.zig`` -> Zig from the ``ziglang`` PyPI wheel for ``wasm32-freestanding``, with ``sdk/zig/smt_guest.zig``
             importable as the module ``smt``.
+``.go``  -> Go (>= 1.24, for ``//go:wasmexport``) with ``GOOS=wasip1 GOARCH=wasm -buildmode=c-shared``, in a
+            scratch module where ``import smt "smtguest"`` resolves to ``sdk/go``.  Go guests need WASI
+            (``transforms.X.wasi=true``) and are reactors whose ``_initialize`` the host calls first.
 
 Both toolchains come from ``scripts/install-guest-toolchains.sh``.  Builds are cached: a module is
 rebuilt only when its source or the SDK changed since it was last built.
@@ -46,6 +49,8 @@ class _Toolchain:
     language: str
     sdk_dir: Path
     command: Callable[[Path, Path, Path], list[str]]
+    #: Extra environment variables for the compiler.
+    environment: tuple[tuple[str, str], ...] = ()
 
 
 def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
@@ -89,9 +94,32 @@ def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
     ]
 
 
+def _go_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    go = shutil.which("go")
+    if go is None:
+        raise ToolchainMissingError(
+            f"cannot build {source}: the Go guest toolchain (`go` 1.24 or newer on PATH) is not installed; "
+            f"run {INSTALL_SCRIPT}"
+        )
+    # A Go source cannot import a package from another folder without a module around it: build a
+    # scratch module holding a copy of the source, whose go.mod points `smtguest` at the SDK.
+    module_dir = output.parent / "go-module"
+    module_dir.mkdir()
+    shutil.copyfile(source, module_dir / source.name)
+    (module_dir / "go.mod").write_text(
+        "module guest\n\ngo 1.24\n\nrequire smtguest v0.0.0\n\n"
+        f"replace smtguest => {SDK_DIR / 'go'}\n"
+    )
+    return [go, "-C", str(module_dir), "build", "-buildmode=c-shared", "-trimpath", "-o", str(output), "."]
+
+
+_GO_ENVIRONMENT = (("GOOS", "wasip1"), ("GOARCH", "wasm"), ("GOFLAGS", "-mod=mod"), ("CGO_ENABLED", "0"))
+
+
 _TOOLCHAINS: dict[str, _Toolchain] = {
     ".c": _Toolchain("c", SDK_DIR / "c", _clang_command),
     ".zig": _Toolchain("zig", SDK_DIR / "zig", _zig_command),
+    ".go": _Toolchain("go", SDK_DIR / "go", _go_command, _GO_ENVIRONMENT),
 }
 
 
@@ -124,7 +152,8 @@ def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
     with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:
         built = Path(scratch) / output.name
-        _run_compiler(source, toolchain.command(source, built, output.parent))
+        command = toolchain.command(source, built, output.parent)
+        _run_compiler(source, command, dict(toolchain.environment))
         os.replace(built, output)
     return output
 
@@ -144,9 +173,12 @@ def _is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
     return all(path.stat().st_mtime_ns <= built_at for path in inputs)
 
 
-def _run_compiler(source: Path, command: list[str]) -> None:
+def _run_compiler(source: Path, command: list[str], environment: dict[str, str]) -> None:
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False)
+        completed = subprocess.run(
+            command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False,
+            env={**os.environ, **environment},
+        )
     except subprocess.TimeoutExpired as exc:
         raise GuestBuildError(f"cannot build {source}: the compiler ran longer than {BUILD_TIMEOUT_SECONDS}s") from exc
     if completed.returncode != 0:
@@ -156,7 +188,7 @@ def _run_compiler(source: Path, command: list[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m host_functions.sdk", description=__doc__.splitlines()[0])
-    parser.add_argument("sources", nargs="+", type=Path, help="guest source files (.c, .zig)")
+    parser.add_argument("sources", nargs="+", type=Path, help="guest source files (.c, .zig, .go)")
     parser.add_argument("-o", "--out-dir", type=Path, default=Path("build/wasm"), help="where to put the .wasm files")
     args = parser.parse_args(argv)
     try:

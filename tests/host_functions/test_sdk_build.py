@@ -18,12 +18,22 @@ def test_builds_a_module_with_the_sdk_exports_and_no_unused_imports(language, tm
     assert wasm == tmp_path / f"noop.{language}.wasm"
     module = wasmtime.Module.from_file(wasmtime.Engine(), str(wasm))
     exports = {export.name for export in module.exports}
-    assert {"memory", "alloc", "dealloc", "noop", "fail"} <= exports
+    assert {"memory", "alloc", "dealloc", "smt_abi_version", "noop", "fail"} <= exports
     assert list(module.imports) == []
 
 
-def test_c_and_zig_are_the_supported_languages():
-    assert supported_extensions() == (".c", ".zig")
+def test_builds_a_go_reactor_that_imports_only_wasi(tmp_path):
+    wasm = build_guest(GUESTS / "noop.go", tmp_path)
+
+    module = wasmtime.Module.from_file(wasmtime.Engine(), str(wasm))
+    exports = {export.name for export in module.exports}
+    assert {"_initialize", "memory", "alloc", "dealloc", "smt_abi_version", "noop", "fail"} <= exports
+    assert {imported.module for imported in module.imports} == {"wasi_snapshot_preview1"}
+    assert not (tmp_path / "go-module").exists()  # the scratch module went with the build
+
+
+def test_c_zig_and_go_are_the_supported_languages():
+    assert supported_extensions() == (".c", ".zig", ".go")
 
 
 def test_an_up_to_date_module_is_not_rebuilt(tmp_path):
@@ -58,7 +68,7 @@ def test_compiler_errors_name_the_source_and_carry_the_compiler_output(tmp_path)
 def test_an_unknown_extension_is_rejected(tmp_path):
     source = tmp_path / "guest.rs"
     source.write_text("fn main() {}")
-    with pytest.raises(GuestBuildError, match=r"guest\.rs: unknown guest language '\.rs' \(known: \.c, \.zig\)"):
+    with pytest.raises(GuestBuildError, match=r"guest\.rs: unknown guest language '\.rs' \(known: \.c, \.zig, \.go\)"):
         build_guest(source, tmp_path)
 
 
@@ -89,6 +99,16 @@ def test_a_missing_zig_toolchain_names_the_package_and_the_install_script(tmp_pa
         r"run scripts/install-guest-toolchains\.sh",
     ):
         build_guest(GUESTS / "noop.zig", tmp_path / "out")
+
+
+def test_a_missing_go_toolchain_names_the_install_script(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(
+        ToolchainMissingError,
+        match=r"noop\.go: the Go guest toolchain \(`go` 1\.24 or newer on PATH\) is not installed; "
+        r"run scripts/install-guest-toolchains\.sh",
+    ):
+        build_guest(GUESTS / "noop.go", tmp_path / "out")
 
 
 def test_the_command_line_builds_every_source_and_reports_failures(tmp_path, capsys):
