@@ -142,7 +142,9 @@ class _Builder:
             return PIPELINE_CONFIG.parse(self.props)
         except ConfigError as exc:
             self.problems.extend(exc.problems)
-            return {}
+        # Carry on with defaults in place of the bad values, to find the other problems.
+        bad = {problem.key for problem in self.problems}
+        return PIPELINE_CONFIG.parse({k: v for k, v in self.props.items() if k not in bad})
 
     def _connector(self, kind: str, name: str | None) -> Any:
         if not name:
