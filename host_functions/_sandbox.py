@@ -57,8 +57,8 @@ def new_store(engine: wasmtime.Engine, settings: Settings) -> wasmtime.Store:
     if settings.wasi:
         wasi = wasmtime.WasiConfig()
         logger = settings.logger
-        wasi.stdout_custom(_stream_logger(logger, logging.INFO, "stdout"))
-        wasi.stderr_custom(_stream_logger(logger, logging.WARNING, "stderr"))
+        wasi.stdout_custom = _stream_logger(logger, logging.INFO, "stdout")
+        wasi.stderr_custom = _stream_logger(logger, logging.WARNING, "stderr")
         store.set_wasi(wasi)
     return store
 
@@ -94,14 +94,21 @@ class GuestReported(Failure):
     """The guest returned an error (bit 31 of the returned length); the instance stays usable."""
 
 
-def guest_memory_at_limit(memory: Any, store: wasmtime.Store, settings: Settings) -> bool:
+def guest_memory_at_limit(memory: Any, store: wasmtime.Store, settings: Settings) -> int | None:
+    """The guest memory size when a failure looks like memory exhaustion, else None.
+
+    wasmtime-py exposes no limiter callback, so a failed ``memory.grow`` is
+    invisible; a trap with the memory past half the limit is reported as out
+    of memory, with the figures, since a grow of that size cannot succeed.
+    """
     try:
-        return memory.data_len(store) + 65536 > settings.memory_max_bytes
+        size = memory.data_len(store)
     except Exception:  # a broken store cannot tell; do not guess
-        return False
+        return None
+    return size if size * 2 > settings.memory_max_bytes else None
 
 
-def describe_trap(exc: BaseException, *, timed_out: bool, memory_full: bool, settings: Settings) -> str:
+def describe_trap(exc: BaseException, *, timed_out: bool, memory_full: int | None, settings: Settings) -> str:
     """A short, clear cause for a trap or host error."""
     if timed_out:
         return f"timed out after {settings.timeout_ms} ms (timeout.ms)"
@@ -110,8 +117,8 @@ def describe_trap(exc: BaseException, *, timed_out: bool, memory_full: bool, set
     code = getattr(exc, "trap_code", None)
     if memory_full:
         return (
-            f"out of memory: guest memory reached memory.max.bytes={settings.memory_max_bytes} "
-            f"({_first_line(exc)})"
+            f"out of memory: guest memory at {memory_full} bytes of memory.max.bytes="
+            f"{settings.memory_max_bytes} ({_first_line(exc)})"
         )
     if code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
         return f"out-of-bounds memory access (bad pointer): {_first_line(exc)}"
