@@ -4,9 +4,9 @@ import pytest
 
 from smt.errors import StageError
 from smt.testing import make_record
-from tests.examples.conftest import languages_of
+from tests.examples.conftest import runnable_languages_of
 
-LANGUAGES = languages_of("header_to_key")
+LANGUAGES = runnable_languages_of("header_to_key")
 
 #: headers in -> key out (the example's properties name the header "tenant")
 GOLDEN = [
@@ -20,7 +20,7 @@ GOLDEN = [
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("headers", "expected_key"), GOLDEN)
 def test_the_named_header_becomes_the_key(example_chain, language, path, headers, expected_key):
-    chain = example_chain("header_to_key", language, path, transforms="key")  # the Wasm stage alone
+    chain = example_chain("header_to_key", language, path, wasm_only=True)  # the Wasm stage alone
     record = make_record(key=b"old", value=b"login", headers=headers)
 
     assert chain.apply(record) == [record.replace(key=expected_key)]
@@ -28,7 +28,7 @@ def test_the_named_header_becomes_the_key(example_chain, language, path, headers
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_guest_config_chooses_the_header(example_chain, language):
-    chain = example_chain("header_to_key", language, transforms="key", **{"transforms.key.config.header": "trace"})
+    chain = example_chain("header_to_key", language, wasm_only=True, **{"transforms.key.config.header": "trace"})
     record = make_record(headers=(("tenant", b"acme"), ("trace", b"t-42")))
 
     assert chain.apply(record) == [record.replace(key=b"t-42")]
@@ -36,7 +36,7 @@ def test_the_guest_config_chooses_the_header(example_chain, language):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_missing_header_fails_the_record(example_chain, language):
-    chain = example_chain("header_to_key", language, transforms="key")
+    chain = example_chain("header_to_key", language, wasm_only=True)
 
     with pytest.raises(StageError, match="header_to_key: the record has no such header, or it is empty"):
         chain.apply(make_record(headers=(("other", b"x"),)))
@@ -44,7 +44,7 @@ def test_a_missing_header_fails_the_record(example_chain, language):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_without_the_guest_config_the_record_fails_naming_the_key(example_chain, language):
-    chain = example_chain("header_to_key", language, transforms="key", **{"transforms.key.config.header": None})
+    chain = example_chain("header_to_key", language, wasm_only=True, **{"transforms.key.config.header": None})
 
     with pytest.raises(StageError, match=r"header_to_key: the guest config 'header' is not set \(transforms.<alias>.config.header\)"):
         chain.apply(make_record(headers=(("tenant", b"acme"),)))

@@ -4,9 +4,9 @@ import pytest
 
 from smt.errors import StageError
 from smt.testing import make_record
-from tests.examples.conftest import languages_of
+from tests.examples.conftest import runnable_languages_of
 
-LANGUAGES = languages_of("value_to_key")
+LANGUAGES = runnable_languages_of("value_to_key")
 
 #: (key in, value) -> key out
 GOLDEN = [
