@@ -53,9 +53,11 @@ def wasm_aliases(props: dict[str, Any]) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def guest_modules(request) -> dict[tuple[str, str], Path]:
-    """Every example guest compiled from source, in pytest's cache (rebuilt when a source changes)."""
-    out_dir = Path(request.config.cache.mkdir("wasm-guests"))
+def guest_modules(request, tmp_path_factory) -> dict[tuple[str, str], Path]:
+    """Every example guest compiled from source, in pytest's cache when it is on (a module is
+    rebuilt only when its source or the SDK changed), else in a fresh temporary folder."""
+    cache = getattr(request.config, "cache", None)
+    out_dir = Path(cache.mkdir("wasm-guests")) if cache is not None else tmp_path_factory.mktemp("wasm-guests")
     return {key: build_guest(source, out_dir) for key, source in example_sources().items()}
 
 
