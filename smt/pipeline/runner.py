@@ -58,7 +58,9 @@ def build_spark_session(spec: PipelineSpec):
     builder = SparkSession.builder.appName(spec.config["name"]).master(conf.pop("spark.master"))
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
+    return session
 
 
 class _Accumulators:
