@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smt.testing import make_record
-from tests.examples.conftest import example_sources, runnable_languages_of
+from tests.examples.wasm.conftest import example_sources, runnable_languages_of
 
 EXAMPLES = sorted({example for example, _ in example_sources() if len(runnable_languages_of(example)) > 1})
 

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
-from tests.examples.conftest import EXAMPLES_DIR
+from tests.examples.wasm.conftest import EXAMPLES_DIR
 
 pytestmark = pytest.mark.spark
 

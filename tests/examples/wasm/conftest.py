@@ -13,7 +13,7 @@ from smt.chain import TransformChain
 from smt.pipeline.spec import resolve_paths
 from smt.properties import load_properties
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples" / "wasm"
+EXAMPLES_DIR = Path(__file__).resolve().parents[3] / "examples" / "wasm"
 #: Languages whose guests need WASI (``transforms.X.wasi=true``).
 WASI_LANGUAGES = frozenset({"go"})
 #: Languages whose guests WasmTransform can run today.  Go guests are WASI reactors: the host must

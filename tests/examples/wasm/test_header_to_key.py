@@ -4,7 +4,7 @@ import pytest
 
 from smt.errors import StageError
 from smt.testing import make_record
-from tests.examples.conftest import runnable_languages_of
+from tests.examples.wasm.conftest import runnable_languages_of
 
 LANGUAGES = runnable_languages_of("header_to_key")
 

@@ -8,7 +8,7 @@ import wasmtime
 
 from host_functions.sdk.build import output_path
 from smt.pipeline import PipelineSpec
-from tests.examples.conftest import EXAMPLES_DIR, example_properties, example_sources, wasm_aliases
+from tests.examples.wasm.conftest import EXAMPLES_DIR, example_properties, example_sources, wasm_aliases
 
 EXAMPLES = sorted(path.name for path in EXAMPLES_DIR.iterdir() if path.is_dir())
 

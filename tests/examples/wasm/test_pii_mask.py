@@ -4,7 +4,7 @@ import pytest
 
 from smt.errors import StageError
 from smt.testing import make_record
-from tests.examples.conftest import runnable_languages_of
+from tests.examples.wasm.conftest import runnable_languages_of
 
 LANGUAGES = runnable_languages_of("pii_mask")
 
@@ -52,7 +52,7 @@ def test_a_value_with_an_unterminated_string_fails(example_chain, language):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_sample_input_is_masked(example_chain, language):
-    from tests.examples.conftest import EXAMPLES_DIR
+    from tests.examples.wasm.conftest import EXAMPLES_DIR
 
     lines = (EXAMPLES_DIR / "pii_mask" / "input.txt").read_bytes().splitlines()
     chain = example_chain("pii_mask", language)
