@@ -94,6 +94,12 @@ def test_the_error_helper_packs_pointer_length_and_the_error_bit(guest):
     assert guest.read(ptr, length & 0x7FFF_FFFF) == b"noop: failed on purpose"
 
 
+def test_the_guest_declares_the_abi_version_the_host_implements(guest):
+    from host_functions._abi import ABI_VERSION
+
+    assert guest.call("smt_abi_version") == ABI_VERSION
+
+
 def test_success_is_zero(guest):
     assert guest.call("noop") == 0
 
