@@ -2,7 +2,8 @@
 
 ``.c``   -> Debian's clang for ``wasm32`` (no libc), linked with ``sdk/c/smt_guest.c``.
 ``.zig`` -> Zig from the ``ziglang`` PyPI wheel for ``wasm32-freestanding``, with ``sdk/zig/smt_guest.zig``
-            importable as the module ``smt``.
+            importable as the module ``smt``; ReleaseSafe, so a guest bug traps (failing its record)
+            instead of corrupting memory.
 ``.go``  -> Go (>= 1.24, for ``//go:wasmexport``) with ``GOOS=wasip1 GOARCH=wasm -buildmode=c-shared``, in a
             scratch module where ``import smt "smtguest"`` resolves to ``sdk/go``.  Go guests need WASI
             (``transforms.X.wasi=true``) and are reactors whose ``_initialize`` the host calls first.
@@ -86,7 +87,7 @@ def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
             f"is not installed; run {INSTALL_SCRIPT}"
         )
     return [
-        *zig, "build-exe", "-target", "wasm32-freestanding", "-O", "ReleaseSmall",
+        *zig, "build-exe", "-target", "wasm32-freestanding", "-O", "ReleaseSafe",
         "-fno-entry", "-rdynamic", "-fstrip",
         "--cache-dir", str(cache_dir / ".zig-cache"),
         "--dep", "smt", f"-Mroot={source}", f"-Msmt={SDK_DIR / 'zig' / 'smt_guest.zig'}",

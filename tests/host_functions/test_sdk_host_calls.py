@@ -93,3 +93,15 @@ def test_an_error_result_fails_only_its_record_with_the_guest_message(make_trans
     assert origins == [0, 2]
     assert errors.rows == [1]
     assert "sdk_tour: failed as asked" in errors.message(1)
+
+
+def test_zig_guests_are_built_with_safety_checks_so_a_bug_traps_its_record_only(make_transform, tour_module):
+    transform = make_transform(tour_module["zig"], "read_past_end")
+    records = [tour_record(value=b"abc"), tour_record(value=b"oob"), tour_record(value=b"xyz")]
+
+    out, origins, errors = run(transform, records)
+
+    assert [(r.key, r.value) for r in out] == [(b"a", b"abc"), (b"x", b"xyz")]
+    assert origins == [0, 2]
+    assert errors.rows == [1]
+    assert "unreachable instruction executed (the guest aborted)" in errors.message(1)

@@ -13,7 +13,7 @@
 //!     transforms.<alias>.config.NAME.
 //!
 //! Import it as the module "smt" (host_functions/sdk/build.py does this):
-//!   python -m ziglang build-exe -target wasm32-freestanding -O ReleaseSmall
+//!   python -m ziglang build-exe -target wasm32-freestanding -O ReleaseSafe
 //!     -fno-entry -rdynamic --dep smt -Mroot=guest.zig -Msmt=smt_guest.zig
 const std = @import("std");
 

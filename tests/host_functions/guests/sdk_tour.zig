@@ -84,3 +84,13 @@ export fn fail_on_request() smt.Result {
     const fail = value.len == 4 and value[0] == 'f' and value[1] == 'a' and value[2] == 'i' and value[3] == 'l';
     return if (fail) smt.fail("sdk_tour: failed as asked") else smt.ok;
 }
+
+/// Reads one byte past the value when the value is "oob": a safety-checked build must trap.
+export fn read_past_end() smt.Result {
+    const value = smt.getValue();
+    defer smt.free(value);
+    var index: usize = 0;
+    if (value.len == 3 and value[0] == 'o' and value[1] == 'o' and value[2] == 'b') index = value.len;
+    smt.setKey(value[index .. index + 1]);
+    return smt.ok;
+}
