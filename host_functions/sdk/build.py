@@ -5,11 +5,12 @@
             importable as the module ``smt``; ReleaseSafe, so a guest bug traps (failing its record)
             instead of corrupting memory.
 ``.go``  -> Go (>= 1.24, for ``//go:wasmexport``) with ``GOOS=wasip1 GOARCH=wasm -buildmode=c-shared``, in a
-            scratch module where ``import smt "smtguest"`` resolves to ``sdk/go``.  Go guests need WASI
-            (``transforms.X.wasi=true``) and are reactors whose ``_initialize`` the host calls first.
+            scratch module where ``import smt "smtguest"`` resolves to ``sdk/go``; the reactor's
+            ``_initialize`` then becomes its start function (see ``_wasm_start``).  Go guests need WASI
+            (``transforms.X.wasi=true``).
 
-Both toolchains come from ``scripts/install-guest-toolchains.sh``.  Builds are cached: a module is
-rebuilt only when its source or the SDK changed since it was last built.
+The toolchains come from ``scripts/install-guest-toolchains.sh``.  Builds are cached: a module is
+rebuilt only when its source, its language's SDK or this builder changed since it was last built.
 
 Command line: ``python -m host_functions.sdk SOURCE... [-o OUT_DIR]``.
 """
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from host_functions.sdk._wasm_start import WasmRewriteError, self_initializing
 from smt.errors import SmtError
 
 __all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError"]
@@ -52,6 +54,8 @@ class _Toolchain:
     command: Callable[[Path, Path, Path], list[str]]
     #: Extra environment variables for the compiler.
     environment: tuple[tuple[str, str], ...] = ()
+    #: A rewrite of the compiler's output, if it needs one.
+    post_link: Callable[[bytes], bytes] | None = None
 
 
 def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
@@ -120,7 +124,7 @@ _GO_ENVIRONMENT = (("GOOS", "wasip1"), ("GOARCH", "wasm"), ("GOFLAGS", "-mod=mod
 _TOOLCHAINS: dict[str, _Toolchain] = {
     ".c": _Toolchain("c", SDK_DIR / "c", _clang_command),
     ".zig": _Toolchain("zig", SDK_DIR / "zig", _zig_command),
-    ".go": _Toolchain("go", SDK_DIR / "go", _go_command, _GO_ENVIRONMENT),
+    ".go": _Toolchain("go", SDK_DIR / "go", _go_command, _GO_ENVIRONMENT, self_initializing),
 }
 
 
@@ -148,13 +152,15 @@ def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise GuestBuildError(f"cannot build {source}: no such file")
     output = output_path(source, out_dir).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-    if _is_fresh(output, (source, *toolchain.sdk_dir.iterdir())):
+    if _is_fresh(output, _build_inputs(source, toolchain)):
         return output
     # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
     with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:
         built = Path(scratch) / output.name
         command = toolchain.command(source, built, output.parent)
         _run_compiler(source, command, dict(toolchain.environment))
+        if toolchain.post_link is not None:
+            _rewrite(source, built, toolchain.post_link)
         os.replace(built, output)
     return output
 
@@ -165,6 +171,12 @@ def _toolchain_for(source: Path) -> _Toolchain:
     except KeyError:
         known = ", ".join(_TOOLCHAINS)
         raise GuestBuildError(f"cannot build {source}: unknown guest language {source.suffix!r} (known: {known})") from None
+
+
+def _build_inputs(source: Path, toolchain: _Toolchain) -> list[Path]:
+    """The files a module depends on.  The builder's own modules count too: a change in how it
+    builds makes every module stale."""
+    return [source, *sorted(toolchain.sdk_dir.iterdir()), *sorted(SDK_DIR.glob("*.py"))]
 
 
 def _is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
@@ -185,6 +197,13 @@ def _run_compiler(source: Path, command: list[str], environment: dict[str, str])
     if completed.returncode != 0:
         output = (completed.stderr + completed.stdout).strip()
         raise GuestBuildError(f"cannot build {source}: {command[0]} exited with {completed.returncode}:\n{output}")
+
+
+def _rewrite(source: Path, built: Path, post_link: Callable[[bytes], bytes]) -> None:
+    try:
+        built.write_bytes(post_link(built.read_bytes()))
+    except WasmRewriteError as exc:
+        raise GuestBuildError(f"cannot build {source}: the compiler's output cannot be rewritten: {exc}") from exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,8 +11,9 @@
 //     of it as it stands (fan-out); smt.GetConfig(name) reads
 //     transforms.<alias>.config.NAME.
 //
-// Go guests need WASI (transforms.X.wasi=true) and are reactors: the host
-// calls their _initialize export before anything else.
+// Go guests need WASI (transforms.X.wasi=true).  They are built as reactors;
+// host_functions/sdk/build.py turns their _initialize export into the
+// module's start function, so any host can run them without knowing that.
 package smt
 
 import "unsafe"

@@ -16,10 +16,6 @@ from smt.properties import load_properties
 EXAMPLES_DIR = Path(__file__).resolve().parents[3] / "examples" / "wasm"
 #: Languages whose guests need WASI (``transforms.X.wasi=true``).
 WASI_LANGUAGES = frozenset({"go"})
-#: Languages whose guests WasmTransform can run today.  Go guests are WASI reactors: the host must
-#: call their ``_initialize`` export once per instance before anything else, which WasmTransform
-#: does not do yet (follow-up); tests/host_functions/test_sdk_memory.py runs the Go SDK directly.
-ENGINE_LANGUAGES = ("c", "zig")
 
 
 def example_sources() -> dict[tuple[str, str], Path]:
@@ -32,13 +28,8 @@ def example_sources() -> dict[tuple[str, str], Path]:
 
 
 def languages_of(example: str) -> list[str]:
-    """The languages ``example`` is written in."""
+    """The languages ``example`` is written in, for parametrizing its tests."""
     return [language for (name, language) in example_sources() if name == example]
-
-
-def runnable_languages_of(example: str) -> list[str]:
-    """The languages ``example`` is written in that WasmTransform can run, for parametrizing its tests."""
-    return [language for language in languages_of(example) if language in ENGINE_LANGUAGES]
 
 
 def example_properties(example: str) -> dict[str, Any]:

@@ -4,9 +4,9 @@ import pytest
 
 from smt.errors import StageError
 from smt.testing import make_record
-from tests.examples.wasm.conftest import languages_of, runnable_languages_of
+from tests.examples.wasm.conftest import languages_of
 
-LANGUAGES = runnable_languages_of("filter_user_id")
+LANGUAGES = languages_of("filter_user_id")
 
 KEPT = [
     b'{"user_id": 1, "event": "login"}',

@@ -4,9 +4,9 @@ import pytest
 
 from smt.errors import StageError
 from smt.testing import make_record
-from tests.examples.wasm.conftest import runnable_languages_of
+from tests.examples.wasm.conftest import languages_of
 
-LANGUAGES = runnable_languages_of("header_to_key")
+LANGUAGES = languages_of("header_to_key")
 
 #: headers in -> key out (the example's properties name the header "tenant")
 GOLDEN = [

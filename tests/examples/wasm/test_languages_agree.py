@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smt.testing import make_record
-from tests.examples.wasm.conftest import example_sources, runnable_languages_of
+from tests.examples.wasm.conftest import example_sources, languages_of
 
-EXAMPLES = sorted({example for example, _ in example_sources() if len(runnable_languages_of(example)) > 1})
+EXAMPLES = sorted({example for example, _ in example_sources() if len(languages_of(example)) > 1})
 
 #: Inputs every example sees: ordinary, edge and broken values.
 CORPUS = [
@@ -44,7 +44,7 @@ def test_there_are_examples_in_several_languages():
 @pytest.mark.parametrize("value", CORPUS)
 def test_every_language_gives_the_same_outcome(example_chain, example, value):
     record = make_record(value=value, headers=(("tenant", b"acme"),))
-    reference, *others = runnable_languages_of(example)
+    reference, *others = languages_of(example)
     expected = outcome(example_chain(example, reference, wasm_only=True), record, f"{example}.{reference}.wasm")
 
     for language in others:
@@ -65,7 +65,7 @@ _JSON_VALUES = st.recursive(
 @given(document=_JSON_VALUES)
 def test_pii_mask_agrees_across_languages_on_generated_documents(example_chain, document):
     record = make_record(value=json.dumps(document).encode())
-    chains = {language: example_chain("pii_mask", language) for language in runnable_languages_of("pii_mask")}
+    chains = {language: example_chain("pii_mask", language) for language in languages_of("pii_mask")}
 
     outcomes = {language: outcome(chain, record, f"pii_mask.{language}.wasm") for language, chain in chains.items()}
 

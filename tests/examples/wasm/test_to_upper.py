@@ -3,9 +3,9 @@
 import pytest
 
 from smt.testing import make_record
-from tests.examples.wasm.conftest import languages_of, runnable_languages_of
+from tests.examples.wasm.conftest import languages_of
 
-LANGUAGES = runnable_languages_of("to_upper")
+LANGUAGES = languages_of("to_upper")
 
 #: value in -> value out
 GOLDEN = [
