@@ -8,7 +8,7 @@ import wasmtime
 
 from host_functions.sdk.build import output_path
 from smt.pipeline import PipelineSpec
-from tests.examples.wasm.conftest import EXAMPLES_DIR, example_properties, example_sources, wasm_aliases
+from tests.examples.wasm.conftest import EXAMPLES_DIR, example_properties, example_sources, languages_of, wasm_aliases
 
 EXAMPLES = sorted(path.name for path in EXAMPLES_DIR.iterdir() if path.is_dir())
 
@@ -26,10 +26,10 @@ def test_the_examples_are_the_ones_the_issue_asks_for():
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_each_example_has_c_and_zig_sources_a_pipeline_file_and_input(example):
+def test_each_example_has_c_zig_and_go_sources_a_pipeline_file_and_input(example):
     folder = EXAMPLES_DIR / example
 
-    assert {(example, "c"), (example, "zig")} <= set(example_sources())
+    assert languages_of(example) == ["c", "go", "zig"]
     assert (folder / f"{example}.properties").is_file()
     assert (folder / "input.txt").read_text().strip()
 

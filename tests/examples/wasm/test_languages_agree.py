@@ -24,6 +24,8 @@ CORPUS = [
     b'{"unterminated": "abc',
     b"[1, 2",
     '{"name": "J\u00fcrgen", "mail": "j\u00fcrgen@example.de"}'.encode(),
+    '{"to\u212aen": "kelvin sign is not k", "PASSWORD": 1}'.encode(),
+    b'{"e": "a@b.c", "cards": "1234567890123 12345678901234567890", "esc": "\\u0041@x.io"}',
 ]
 
 
