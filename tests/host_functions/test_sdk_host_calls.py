@@ -14,7 +14,7 @@ from smt.record import Record
 from tests.host_functions.conftest import run
 
 GUESTS = Path(__file__).parent / "guests"
-LANGUAGES = ["c", "zig"]
+LANGUAGES = ["c", "zig", "go"]
 PATHS = ["fast", "reference"]
 
 
@@ -22,6 +22,12 @@ PATHS = ["fast", "reference"]
 def tour_module(tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("sdk-tour")
     return {language: build_guest(GUESTS / f"sdk_tour.{language}", out_dir).read_bytes() for language in LANGUAGES}
+
+
+def configure(make_transform, tour_module, language, function, **config):
+    if language == "go":  # the Go runtime imports WASI
+        config["wasi"] = "true"
+    return make_transform(tour_module[language], function, **config)
 
 
 def tour_record(**changes) -> Record:
@@ -34,7 +40,7 @@ def tour_record(**changes) -> Record:
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_getter_and_setter_reaches_the_record(make_transform, tour_module, language, path):
-    transform = make_transform(tour_module[language], "tour", path=path, config_greeting="hi")
+    transform = configure(make_transform, tour_module, language, "tour", path=path, config_greeting="hi")
 
     out, origins, errors = run(transform, [tour_record()])
 
@@ -51,7 +57,7 @@ def test_every_getter_and_setter_reaches_the_record(make_transform, tour_module,
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_unknown_coordinates_and_unset_config_read_as_minus_one_and_nothing(make_transform, tour_module, language):
-    transform = make_transform(tour_module[language], "tour")
+    transform = configure(make_transform, tour_module, language, "tour")
     record = tour_record(partition=None, offset=None, timestamp=None, key=None, headers=())
 
     out, _, errors = run(transform, [record])
@@ -62,7 +68,7 @@ def test_unknown_coordinates_and_unset_config_read_as_minus_one_and_nothing(make
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_log_goes_to_the_transform_logger(make_transform, tour_module, language, caplog):
-    transform = make_transform(tour_module[language], "tour")
+    transform = configure(make_transform, tour_module, language, "tour")
 
     with caplog.at_level(logging.INFO):
         run(transform, [tour_record()])
@@ -72,7 +78,7 @@ def test_log_goes_to_the_transform_logger(make_transform, tour_module, language,
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_record_json_round_trips_unchanged(make_transform, tour_module, language):
-    transform = make_transform(tour_module[language], "record_roundtrip")
+    transform = configure(make_transform, tour_module, language, "record_roundtrip")
     record = tour_record(headers=(("a", b"\x00\xff"), ("b", b"2")))
 
     out, _, errors = run(transform, [record])
@@ -84,7 +90,7 @@ def test_the_record_json_round_trips_unchanged(make_transform, tour_module, lang
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_an_error_result_fails_only_its_record_with_the_guest_message(make_transform, tour_module, language, path):
-    transform = make_transform(tour_module[language], "fail_on_request", path=path)
+    transform = configure(make_transform, tour_module, language, "fail_on_request", path=path)
     records = [tour_record(value=b"ok"), tour_record(value=b"fail"), tour_record(value=b"fine")]
 
     out, origins, errors = run(transform, records)
