@@ -18,9 +18,25 @@ from host_functions._abi import BY_NAME, ERROR_BIT, pack, unpack
 from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE
 from host_functions._guest import GuestModule
 from host_functions._host_function import HostCall, HostFunction
-from host_functions._sandbox import Failure, GuestReported, Settings, log_function, new_store
+from host_functions._runtime import WasmRuntime
+from host_functions._sandbox import Failure, GuestReported, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
+from smt.batch import RecordBatch
+from smt.record import Record
+from smt.transform import ErrorSink
 
-__all__ = ["RecordState", "ReferenceInstance", "signed_i32"]
+#: Retries of a record interrupted because another store's record timed out.
+SPURIOUS_RETRIES = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Converters:
+    """The transform's own converters between record parts and guest bytes."""
+
+    key: Any
+    value: Any
+    header: Any
+
+__all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "Converters", "signed_i32"]
 
 
 @dataclasses.dataclass
@@ -246,3 +262,93 @@ def _unb64(text: Any) -> bytes | None:
     if text is None:
         return None
     return base64.b64decode(text, validate=True)
+
+
+class ReferencePath:
+    """One Python-served guest call per record."""
+
+    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
+                 plugin_functions: Mapping[str, HostFunction]) -> None:
+        self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
+        self.plugin_functions = plugin_functions
+        self._instance: ReferenceInstance | None = None
+        self._seq = 0
+
+    def instance(self) -> ReferenceInstance:
+        if self._instance is None:
+            self._instance = ReferenceInstance(self.rt.engine, self.guest, self.settings, self.plugin_functions)
+        return self._instance
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        out = batch.builder()
+        for row, record in enumerate(batch.records()):
+            try:
+                state = self._state(record)
+                outputs = self._run(state)
+                results = [self._record(record, output) for output in outputs]
+            except Failure as failure:
+                errors.fail(row, self.settings.error(failure.cause, row))
+                continue
+            for result in results:
+                out.append(row, result)
+        return out.build()
+
+    def _run(self, state: RecordState) -> list[RecordState]:
+        for _ in range(SPURIOUS_RETRIES + 1):
+            instance = self.instance()
+            self._seq += 1
+            with self.rt.watchdog.watch(lambda: self._seq, self.settings.timeout_ms / 1000) as watch:
+                try:
+                    instance.store.set_epoch_deadline(1)
+                    return instance.run(state.snapshot())
+                except GuestReported:
+                    raise
+                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
+                    self._instance = None  # never reuse an instance that trapped
+                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                    timed_out = interrupted and watch.fired_at is not None
+                    if interrupted and not timed_out:
+                        continue
+                    memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
+                    raise Failure(
+                        describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
+                    ) from exc
+        raise Failure("interrupted repeatedly by other transforms' timeouts")
+
+    def _state(self, record: Record) -> RecordState:
+        c = self.converters
+        topic = record.topic
+        return RecordState(
+            key=_convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter"),
+            value=_convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value), "value.converter"),
+            topic=topic,
+            headers=[
+                (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))
+                for name, value in record.headers
+            ],
+            timestamp=record.timestamp,
+            partition=record.partition,
+            offset=record.offset,
+        )
+
+    def _record(self, record: Record, state: RecordState) -> Record:
+        c, topic, changes = self.converters, state.topic, {}
+        if state.mask & SET_KEY:
+            changes["key_schema"], changes["key"] = _convert(
+                lambda: c.key.to_connect_data(topic, state.key), "key.converter")
+        if state.mask & SET_VALUE:
+            changes["value_schema"], changes["value"] = _convert(
+                lambda: c.value.to_connect_data(topic, state.value), "value.converter")
+        if state.mask & SET_HEADERS:
+            changes["headers"] = tuple(
+                (name, _convert(lambda: c.header.to_connect_header(topic, name, data), "header.converter")[1])
+                for name, data in state.headers
+            )
+        return record.replace(topic=topic, timestamp=state.timestamp, **changes)
+
+
+def _convert(work, converter_key: str):
+    try:
+        return work()
+    except Exception as exc:  # a converter failure fails this record only
+        raise Failure(f"{converter_key} failed: {type(exc).__name__}: {exc}") from exc

@@ -11,8 +11,8 @@ import converters
 from host_functions._abi import ABI_VERSION, ABI_VERSION_EXPORT
 from host_functions._guest import GuestModule, inspect_guest
 from host_functions._host_function import HostFunction
-from host_functions._paths import Converters, FastPath, ReferencePath
-from host_functions._reference import ReferenceInstance
+from host_functions._fast_path import FastPath
+from host_functions._reference import Converters, ReferenceInstance, ReferencePath
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings
 from smt.batch import RecordBatch

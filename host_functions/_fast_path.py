@@ -1,131 +1,28 @@
-"""The two ways a batch goes through a guest: fast (adapter) and reference (Python).
+"""The fast path's batch driver: inputs staged, chunks run, outputs assembled.
 
-Both produce the same records for the same guest and input (a property test
-holds them to it); both fail only the record that failed, and carry on with
-a fresh instance after a trap.
+Each output column the guest can change is rebuilt from the adapter's output
+memories; columns it cannot change are taken from the input by parent row.
+Failures stay per record (see :mod:`host_functions._fast`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import wasmtime
 
 from host_functions import _adapter as A
-from host_functions._fast import FastInstance, Harvest, Layout, arrow_millis, binary_column, headers_column, timestamp_column, _HEADER_DTYPE
+from host_functions._fast import _HEADER_DTYPE, FastInstance, Harvest, Layout, arrow_millis, binary_column, headers_column, timestamp_column
 from host_functions._guest import GuestModule
-from host_functions._host_function import HostFunction
-from host_functions._reference import RecordState, ReferenceInstance
+from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, GuestReported, Settings, describe_trap, guest_memory_at_limit
+from host_functions._sandbox import Failure, Settings
 from smt.batch import RecordBatch
-from smt.record import Record
 from smt.transform import ErrorSink
 
-__all__ = ["Converters", "FastPath", "ReferencePath"]
-
-#: Retries of a record interrupted because another store's record timed out.
-_SPURIOUS_RETRIES = 3
-
-
-@dataclasses.dataclass(frozen=True)
-class Converters:
-    key: Any
-    value: Any
-    header: Any
-
-
-class ReferencePath:
-    """One Python-served guest call per record."""
-
-    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
-                 plugin_functions: Mapping[str, HostFunction]) -> None:
-        self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
-        self.plugin_functions = plugin_functions
-        self._instance: ReferenceInstance | None = None
-        self._seq = 0
-
-    def instance(self) -> ReferenceInstance:
-        if self._instance is None:
-            self._instance = ReferenceInstance(self.rt.engine, self.guest, self.settings, self.plugin_functions)
-        return self._instance
-
-    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        out = batch.builder()
-        for row, record in enumerate(batch.records()):
-            try:
-                state = self._state(record)
-                outputs = self._run(state)
-                results = [self._record(record, output) for output in outputs]
-            except Failure as failure:
-                errors.fail(row, self.settings.error(failure.cause, row))
-                continue
-            for result in results:
-                out.append(row, result)
-        return out.build()
-
-    def _run(self, state: RecordState) -> list[RecordState]:
-        for _ in range(_SPURIOUS_RETRIES + 1):
-            instance = self.instance()
-            self._seq += 1
-            with self.rt.watchdog.watch(lambda: self._seq, self.settings.timeout_ms / 1000) as watch:
-                try:
-                    instance.store.set_epoch_deadline(1)
-                    return instance.run(state.snapshot())
-                except GuestReported:
-                    raise
-                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
-                    self._instance = None  # never reuse an instance that trapped
-                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                    timed_out = interrupted and watch.fired_at is not None
-                    if interrupted and not timed_out:
-                        continue
-                    memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
-                    raise Failure(
-                        describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
-                    ) from exc
-        raise Failure("interrupted repeatedly by other transforms' timeouts")
-
-    def _state(self, record: Record) -> RecordState:
-        c = self.converters
-        topic = record.topic
-        return RecordState(
-            key=_convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter"),
-            value=_convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value), "value.converter"),
-            topic=topic,
-            headers=[
-                (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))
-                for name, value in record.headers
-            ],
-            timestamp=record.timestamp,
-            partition=record.partition,
-            offset=record.offset,
-        )
-
-    def _record(self, record: Record, state: RecordState) -> Record:
-        c, topic, changes = self.converters, state.topic, {}
-        if state.mask & A.SET_KEY:
-            changes["key_schema"], changes["key"] = _convert(
-                lambda: c.key.to_connect_data(topic, state.key), "key.converter")
-        if state.mask & A.SET_VALUE:
-            changes["value_schema"], changes["value"] = _convert(
-                lambda: c.value.to_connect_data(topic, state.value), "value.converter")
-        if state.mask & A.SET_HEADERS:
-            changes["headers"] = tuple(
-                (name, _convert(lambda: c.header.to_connect_header(topic, name, data), "header.converter")[1])
-                for name, data in state.headers
-            )
-        return record.replace(topic=topic, timestamp=state.timestamp, **changes)
-
-
-def _convert(work, converter_key: str):
-    try:
-        return work()
-    except Exception as exc:  # a converter failure fails this record only
-        raise Failure(f"{converter_key} failed: {type(exc).__name__}: {exc}") from exc
+__all__ = ["FastPath"]
 
 
 class FastPath:
@@ -184,9 +81,13 @@ class FastPath:
             inputs["topic"] = batch.arrow_column("topic", pa.string()).cast(pa.string())
         if self.stage_headers:
             inputs["headers"] = self._headers_column(batch, fail)
-        inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
-        inputs["partition"] = arrow_millis(_raw(batch, "partition"), n, "<i4")
-        inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
+        uses = self.guest.imports
+        if uses & {"get_timestamp", "set_timestamp"}:
+            inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
+        if "get_partition" in uses:
+            inputs["partition"] = arrow_millis(_raw(batch, "partition"), n, "<i4")
+        if "get_offset" in uses:
+            inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
         return inputs
 
     def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
@@ -222,6 +123,8 @@ class FastPath:
             if name in inputs:
                 layout.place_binary(inputs[name].slice(start, count), descriptor)
         for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
+            if name not in inputs:
+                continue
             values, valid = inputs[name]
             layout.place_fixed(values[start:end], None if valid is None else valid[start:end], descriptor)
         if "headers" in inputs:
@@ -266,9 +169,7 @@ class FastPath:
             if start + row in failed:
                 row += 1
                 continue
-            stop = row + 1
-            while stop < count and start + stop not in failed:
-                stop += 1
+            stop = _next_failed(failed, start + row, start + count) - start
             with self.rt.watchdog.watch(instance.progress, timeout) as watch:
                 try:
                     resume = instance.run(row, stop)
@@ -279,7 +180,7 @@ class FastPath:
                     interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                     timed_out = interrupted and watch.fired_at is not None
                     output_full = instance.status() == 5 and len(harvest.table) > 0
-                    retry = (interrupted and not timed_out and retries < _SPURIOUS_RETRIES) or output_full
+                    retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
                     cause = None if retry else instance.failure_cause(exc, timed_out)
                     instance = self._fresh(layout)
                     if retry:
@@ -301,7 +202,8 @@ class FastPath:
         tables = [h.table for h in harvests if len(h.table)]
         if not tables:
             return batch.take([])
-        table = np.concatenate(tables)
+        # concatenating structured arrays is slow; the common case is one table
+        table = tables[0] if len(tables) == 1 else np.concatenate(tables)
         parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests if len(h.table)])
         data = {name: b"".join(h.data.get(name, b"") for h in harvests) for name in self.wanted}
         out = _same_rows(batch) if _is_identity(parents, len(batch)) else batch.take(parents)
@@ -374,6 +276,11 @@ class FastPath:
             except Exception as exc:
                 _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
         return result
+
+
+def _next_failed(failed: set[int], row: int, end: int) -> int:
+    """The first already-failed row at or after ``row`` (``end`` if none): runs stop before it."""
+    return min((r for r in failed if row <= r < end), default=end)
 
 
 def _is_identity(parents: np.ndarray, n: int) -> bool:
