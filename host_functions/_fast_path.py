@@ -309,8 +309,7 @@ def _same_rows(batch: RecordBatch) -> RecordBatch:
     ``take`` of every row would copy Python-list columns row by row; the
     column objects are immutable once built, so sharing them is safe.
     """
-    columns = {name: batch._columns[name] for name in batch._columns}  # noqa: SLF001 - no public shallow copy yet
-    return RecordBatch(len(batch), **columns)
+    return batch.shallow_copy()
 
 
 def _single(column: pa.Array | pa.ChunkedArray) -> pa.Array:
