@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 from converters.base import Converter, HeaderConverter, OnError, _raise
 from smt.config import ConfigDef, ConfigType, Importance
+from smt.data.values import format_double
 from smt.errors import DataError
 
 
@@ -44,6 +45,8 @@ class StringConverter(Converter, HeaderConverter):
             return None
         if isinstance(value, bool):
             value = "true" if value else "false"
+        elif isinstance(value, float):
+            value = format_double(value)  # Kafka writes Double.toString: 1.0E7, not 10000000.0
         return str(value).encode(self.encoding)
 
     def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:

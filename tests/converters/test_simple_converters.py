@@ -28,7 +28,7 @@ class TestByteArray:
 class TestString:
     @pytest.mark.parametrize(
         "value, data",
-        [("héllo", "héllo".encode()), (42, b"42"), (True, b"true"), (1.5, b"1.5"), (None, None)],
+        [("héllo", "héllo".encode()), (42, b"42"), (True, b"true"), (1.5, b"1.5"), (1e7, b"1.0E7"), (None, None)],
     )
     def test_write_golden(self, value, data):
         assert converters.load("string").from_connect_data("t", None, value) == data
