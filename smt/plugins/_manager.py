@@ -34,6 +34,9 @@ KINDS = {
     "connector": "smt_connectors",
 }
 
+#: The kinds users look plugins up by; connectors split into sources and sinks.
+LOOKUP_KINDS = ("transform", "predicate", "converter", "source", "sink")
+
 
 @dataclass(frozen=True)
 class Registration:
@@ -57,7 +60,6 @@ class Plugins:
             self._collect(kind, hook_name)
 
     def _collect(self, kind: str, hook_name: str) -> None:
-        table = self._by_kind.setdefault(kind, {})
         hook = getattr(self.manager.hook, hook_name)
         for impl in reversed(hook.get_hookimpls()):
             origin = self.manager.get_name(impl.plugin) or repr(impl.plugin)
@@ -66,7 +68,8 @@ class Plugins:
             except Exception as exc:
                 raise PluginError(f"plugin '{origin}' failed in hook {hook_name}: {exc}") from exc
             for cls in classes:
-                self._register(table, kind, cls, origin)
+                actual_kind = _connector_kind(cls) if kind == "connector" else kind
+                self._register(self._by_kind.setdefault(actual_kind, {}), actual_kind, cls, origin)
 
     def _register(self, table: dict, kind: str, cls: Any, origin: str) -> None:
         name = getattr(cls, "name", "")
@@ -106,6 +109,16 @@ class Plugins:
         for result in self.manager.hook.smt_host_functions():
             functions.extend(result or [])
         return functions
+
+
+def _connector_kind(cls: Any) -> str:
+    from connectors.base import Sink, Source
+
+    if isinstance(cls, type) and issubclass(cls, Source):
+        return "source"
+    if isinstance(cls, type) and issubclass(cls, Sink):
+        return "sink"
+    raise PluginError(f"connector {cls!r} is neither a connectors.Source nor a connectors.Sink")
 
 
 def create_plugin_manager(

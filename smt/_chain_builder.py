@@ -1,0 +1,118 @@
+"""Building chain stages from properties, reporting every problem at once."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from smt.chain import ChainStage
+from smt.config import parse_value, ConfigType
+from smt.errors import ConfigError, ConfigProblem, SmtError
+from smt.plugin import PluginContext
+
+#: Keys under ``transforms.<alias>.`` that belong to the chain, not the transform.
+_STAGE_KEYS = ("type", "predicate", "negate")
+
+
+def aliases(props: Mapping[str, Any], list_key: str, problems: list[ConfigProblem]) -> list[str]:
+    """The aliases listed under ``list_key`` (``transforms`` or ``predicates``)."""
+    names = parse_value(ConfigType.LIST, props.get(list_key, "")) or []
+    seen: set[str] = set()
+    result = []
+    for name in names:
+        if not name:
+            problems.append(ConfigProblem(list_key, "contains an empty alias", props.get(list_key)))
+        elif name in seen:
+            problems.append(ConfigProblem(list_key, f"duplicate alias '{name}'", props.get(list_key)))
+        else:
+            seen.add(name)
+            result.append(name)
+    return result
+
+
+def sub_configs(props: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """The keys under ``prefix``, with the prefix stripped."""
+    return {key[len(prefix):]: value for key, value in props.items() if key.startswith(prefix)}
+
+
+def build_stages(props: Mapping[str, Any], *, plugins: Any = None) -> list[ChainStage]:
+    """Configured stages for ``transforms=...``; raises :class:`ConfigError` with every problem."""
+    if plugins is None:
+        from smt.plugins import default_plugins
+
+        plugins = default_plugins()
+    problems: list[ConfigProblem] = []
+    predicates = _build_predicates(props, plugins, problems)
+    stages = []
+    for alias in aliases(props, "transforms", problems):
+        stage = _build_stage(alias, props, plugins, predicates, problems)
+        if stage is not None:
+            stages.append(stage)
+    if problems:
+        raise ConfigError(problems)
+    return stages
+
+
+def _build_stage(alias, props, plugins, predicates, problems) -> ChainStage | None:
+    prefix = f"transforms.{alias}."
+    configs = sub_configs(props, prefix)
+    transform = _instantiate("transform", alias, prefix, configs, plugins, problems)
+    predicate_alias = str(configs.get("predicate", "")).strip()
+    predicate = None
+    if predicate_alias:
+        predicate = predicates.get(predicate_alias)
+        if predicate is None and predicate_alias not in predicates:
+            problems.append(
+                ConfigProblem(
+                    prefix + "predicate",
+                    f"unknown predicate alias '{predicate_alias}' (not listed in 'predicates')",
+                    predicate_alias,
+                )
+            )
+    negate = False
+    if "negate" in configs:
+        try:
+            negate = parse_value(ConfigType.BOOLEAN, configs["negate"])
+        except ValueError as exc:
+            problems.append(ConfigProblem(prefix + "negate", str(exc), configs["negate"]))
+        if not predicate_alias:
+            problems.append(
+                ConfigProblem(prefix + "negate", f"is set but {prefix}predicate is not", configs["negate"])
+            )
+    if transform is None:
+        return None
+    return ChainStage(alias, transform, predicate, bool(negate))
+
+
+def _build_predicates(props, plugins, problems) -> dict[str, Any]:
+    predicates: dict[str, Any] = {}
+    for alias in aliases(props, "predicates", problems):
+        prefix = f"predicates.{alias}."
+        # A predicate that fails to build is recorded as None so that stages
+        # naming it do not also report it as unknown.
+        predicates[alias] = _instantiate(
+            "predicate", alias, prefix, sub_configs(props, prefix), plugins, problems
+        )
+    return predicates
+
+
+def _instantiate(kind, alias, prefix, configs, plugins, problems):
+    type_name = str(configs.get("type", "")).strip()
+    if not type_name:
+        problems.append(ConfigProblem(prefix + "type", "is required and has no default"))
+        return None
+    try:
+        cls = plugins.get(kind, type_name)
+    except KeyError as exc:
+        problems.append(ConfigProblem(prefix + "type", exc.args[0], type_name))
+        return None
+    own = {k: v for k, v in configs.items() if k not in _STAGE_KEYS}
+    plugin = cls()
+    try:
+        plugin.configure(own, PluginContext(alias=alias, prefix=prefix, plugins=plugins))
+    except ConfigError as exc:
+        problems.extend(exc.problems)
+        return None
+    except SmtError as exc:
+        problems.append(ConfigProblem(prefix.rstrip("."), str(exc), type_name))
+        return None
+    return plugin

@@ -1,0 +1,218 @@
+"""The transform chain: ``transforms=a,b`` built from properties, applied in order.
+
+A stage applies to a record when it has no predicate, or when
+``negate XOR predicate(record)``; the predicate sees the record as earlier
+stages left it.  A stage that drops a record ends the chain for it; a stage
+that fans a record out hands every output to the next stage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Mapping
+
+from smt.batch import RecordBatch
+from smt.errors import Stage, StageError
+from smt.record import Record
+from smt.transform import ErrorSink, Predicate, Transform, as_record_list
+
+__all__ = ["TransformChain", "ChainStage"]
+
+
+@dataclasses.dataclass
+class ChainStage:
+    """One configured transform, with its optional predicate."""
+
+    alias: str
+    transform: Transform
+    predicate: Predicate | None = None
+    negate: bool = False
+
+    def applies(self, record: Record) -> bool:
+        if self.predicate is None:
+            return True
+        return self.negate != bool(self.predicate.test(record))
+
+    def mask(self, batch: RecordBatch) -> list[bool] | None:
+        """Which rows the stage applies to; ``None`` means every row."""
+        if self.predicate is None:
+            return None
+        tested = self.predicate.test_batch(batch)
+        if self.negate:
+            return [not t for t in tested]
+        return [bool(t) for t in tested]
+
+    @property
+    def class_name(self) -> str:
+        return type(self.transform).class_name()
+
+
+class _RaisingSink(ErrorSink):
+    def fail(self, row: int, exc: BaseException) -> None:
+        raise exc
+
+
+class TransformChain:
+    """An ordered list of :class:`ChainStage` objects."""
+
+    def __init__(self, stages: list[ChainStage]) -> None:
+        self.stages = stages
+
+    # --- building -------------------------------------------------------------
+
+    @classmethod
+    def from_properties(
+        cls,
+        source: str | os.PathLike | Mapping[str, Any],
+        *,
+        plugins: Any = None,
+    ) -> "TransformChain":
+        """Build a chain from a properties file path or a mapping of properties.
+
+        Raises :class:`smt.errors.ConfigError` listing every problem, each
+        naming its full key (``transforms.mask.type: unknown transform 'Foo'``).
+        """
+        from smt._chain_builder import build_stages
+
+        if isinstance(source, Mapping):
+            props = source
+        else:
+            from smt.properties import load_properties
+
+            props = load_properties(source)
+        return cls(build_stages(props, plugins=plugins))
+
+    # --- applying -------------------------------------------------------------
+
+    def apply(self, record: Record) -> list[Record]:
+        """Run one record through the chain: ``[]`` dropped, several = fan-out.
+
+        Raises :class:`smt.errors.StageError` (stage TRANSFORMATION) naming the
+        transform and the record when a transform fails.
+        """
+        records = [record]
+        for stage in self.stages:
+            next_records: list[Record] = []
+            for current in records:
+                if not stage.applies(current):
+                    next_records.append(current)
+                    continue
+                try:
+                    result = stage.transform.apply(current)
+                except StageError:
+                    raise
+                except Exception as exc:
+                    raise StageError(
+                        Stage.TRANSFORMATION, stage.class_name, exc, record=current, alias=stage.alias
+                    ) from exc
+                next_records.extend(as_record_list(result))
+            records = next_records
+            if not records:
+                break
+        return records
+
+    def apply_batch(self, batch: RecordBatch, errors: "ChainErrors | None" = None) -> RecordBatch:
+        """Run a whole batch through the chain, stage by stage.
+
+        Failed rows are reported to ``errors`` (raising by default) with the
+        stage that failed; they are left out of the result.
+        """
+        errors = errors or ChainErrors()
+        for stage in self.stages:
+            if len(batch) == 0:
+                break
+            batch = self._apply_stage(stage, batch, errors)
+        return batch
+
+    def _apply_stage(self, stage: ChainStage, batch: RecordBatch, errors: "ChainErrors") -> RecordBatch:
+        mask = stage.mask(batch)
+        if mask is None or all(mask):
+            return stage.transform.apply_batch(batch, errors.for_stage(stage, batch))
+        if not any(mask):
+            return batch
+        return self._apply_to_selected(stage, batch, mask, errors)
+
+    def _apply_to_selected(
+        self, stage: ChainStage, batch: RecordBatch, mask: list[bool], errors: "ChainErrors"
+    ) -> RecordBatch:
+        # Apply to the selected rows only, then put the untouched rows back in
+        # their places; outputs of one input row stay together, in order.
+        selected = [row for row, hit in enumerate(mask) if hit]
+        skipped = [row for row, hit in enumerate(mask) if not hit]
+        positions = list(range(len(batch)))
+        sub = batch.take(selected)
+        sub.set_column("origin", [positions[row] for row in selected])
+        stage_errors = errors.for_stage(stage, sub, origins=[batch.origin[row] for row in selected])
+        transformed = stage.transform.apply_batch(sub, stage_errors)
+        # ``origin`` of ``transformed`` now holds positions in ``batch``.
+        order: list[tuple[int, int]] = []
+        out_rows = transformed.origin
+        t = 0
+        for position in range(len(batch)):
+            if not mask[position]:
+                order.append((0, position))
+                continue
+            while t < len(out_rows) and out_rows[t] == position:
+                order.append((1, t))
+                t += 1
+        merged = RecordBatch.concat_ordered([batch, transformed], order)
+        original_origin = batch.origin
+        merged.set_column(
+            "origin",
+            [original_origin[row] if part == 0 else original_origin[out_rows[row]] for part, row in order],
+        )
+        return merged
+
+    def close(self) -> None:
+        """Close every transform and predicate, once."""
+        closed: set[int] = set()
+        for stage in self.stages:
+            for plugin in (stage.transform, stage.predicate):
+                if plugin is not None and id(plugin) not in closed:
+                    closed.add(id(plugin))
+                    plugin.close()
+
+    def __len__(self) -> int:
+        return len(self.stages)
+
+
+class ChainErrors:
+    """Receives the rows that fail in the chain.
+
+    The default raises the first failure as a :class:`StageError`; the
+    pipeline's error handler subclasses it to skip or dead-letter instead.
+    """
+
+    def failed(self, origin: int, error: StageError) -> None:
+        raise error
+
+    def for_stage(
+        self, stage: ChainStage, batch: RecordBatch, origins: list[int] | None = None
+    ) -> ErrorSink:
+        return _StageSink(self, stage, batch, origins)
+
+
+class _StageSink(ErrorSink):
+    def __init__(
+        self, errors: ChainErrors, stage: ChainStage, batch: RecordBatch, origins: list[int] | None
+    ) -> None:
+        self._errors = errors
+        self._stage = stage
+        self._batch = batch
+        self._origins = origins
+
+    def fail(self, row: int, exc: BaseException) -> None:
+        origin = self._origins[row] if self._origins is not None else self._batch.origin[row]
+        if isinstance(exc, StageError):
+            error = exc
+        else:
+            error = StageError(
+                Stage.TRANSFORMATION,
+                self._stage.class_name,
+                exc,
+                record=self._batch.record(row),
+                alias=self._stage.alias,
+            )
+            error.__cause__ = exc
+        self._errors.failed(origin, error)

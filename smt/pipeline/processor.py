@@ -1,0 +1,234 @@
+"""The per-batch work of a pipeline, run on Spark's executors.
+
+:class:`BatchProcessor` takes one Arrow batch in Kafka row layout and returns
+one Arrow batch: the output records, followed by dead-letter rows (the
+original input records, flagged in the extra ``_smt_dead_letter`` column).
+Converters, the chain and the error policy are resolved once, when the
+processor is built; the per-batch path only moves columns.
+
+Every input row ends up in exactly one of: written (one or more output
+rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
+:class:`BatchCounts` reports those numbers for each batch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+import pyarrow as pa
+
+from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
+from smt.chain import ChainErrors, TransformChain
+from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
+from smt.errors import RetriableError, Stage, StageError
+
+__all__ = ["BatchProcessor", "BatchCounts", "OUTPUT_ARROW_SCHEMA", "DEAD_LETTER_COLUMN"]
+
+DEAD_LETTER_COLUMN = "_smt_dead_letter"
+OUTPUT_ARROW_SCHEMA = KAFKA_ARROW_SCHEMA.append(pa.field(DEAD_LETTER_COLUMN, pa.bool_()))
+
+
+@dataclasses.dataclass
+class BatchCounts:
+    """How the input rows of one batch were accounted for."""
+
+    read: int = 0
+    written: int = 0
+    output_rows: int = 0
+    filtered: int = 0
+    failed: int = 0
+    dead_lettered: int = 0
+
+    def add(self, other: "BatchCounts") -> None:
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+
+
+class _Failures(ChainErrors):
+    """Collects the failed rows of one batch, or raises at the first one (tolerance none)."""
+
+    def __init__(self, policy: ErrorPolicy) -> None:
+        self.policy = policy
+        self.records: dict[int, FailedRecord] = {}
+
+    def failed(self, origin: int, error: StageError) -> None:
+        if not self.policy.tolerates_all:
+            raise error
+        log_failure(self.policy, error, error.record)
+        self.records.setdefault(origin, FailedRecord(origin, error))
+
+    def converter_sink(self, stage: Stage, converter: Any, batch: RecordBatch):
+        """An ``on_error`` callback for a converter's batch method."""
+
+        def on_error(row: int, exc: BaseException) -> None:
+            self.failed(
+                batch.origin[row],
+                StageError(stage, type(converter).class_name(), exc, record=batch.record(row)),
+            )
+
+        return on_error
+
+
+class BatchProcessor:
+    """Converters + chain + error policy, applied to Arrow batches."""
+
+    def __init__(
+        self,
+        chain: TransformChain,
+        key_converter: Any,
+        value_converter: Any,
+        header_converter: Any,
+        policy: ErrorPolicy,
+        task_id: int = 0,
+    ) -> None:
+        self.chain = chain
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self.header_converter = header_converter
+        self.policy = policy
+        self.task_id = task_id
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> "BatchProcessor":
+        return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy)
+
+    # --- one batch ------------------------------------------------------------
+
+    def process(self, arrow_batch: pa.RecordBatch) -> tuple[pa.RecordBatch, BatchCounts]:
+        """Transform one input batch; returns the output batch and its counts."""
+        failures = _Failures(self.policy)
+        batch = RecordBatch.from_arrow(arrow_batch)
+        batch = self._decode(batch, failures)
+        batch = self.chain.apply_batch(batch, failures)
+        batch = self._encode(batch, failures)
+        counts = self._count(arrow_batch.num_rows, batch, failures)
+        return self._output(arrow_batch, batch, failures), counts
+
+    def _decode(self, batch: RecordBatch, failures: _Failures) -> RecordBatch:
+        for column, converter, stage in (
+            ("key", self.key_converter, Stage.KEY_CONVERTER),
+            ("value", self.value_converter, Stage.VALUE_CONVERTER),
+        ):
+            if converter.passthrough:
+                continue
+            errors: list[tuple[int, BaseException]] = []
+            schemas, values = converter.to_connect_batch(
+                batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))
+            )
+            for row, exc in errors:
+                self._retry_or_fail(row, exc, converter, stage, batch, column, schemas, values, failures)
+            batch.set_column(column, values)
+            if schemas is not None:
+                batch.set_column(f"{column}_schema", schemas)
+        return _without_failed(batch, failures)
+
+    def _retry_or_fail(self, row, exc, converter, stage, batch, column, schemas, values, failures) -> None:
+        # A retriable failure (a schema registry that is down) is retried for
+        # that record as errors.retry.* allows; anything else fails the record.
+        if isinstance(exc, RetriableError) and self.policy.retry_timeout_ms != 0:
+            data = batch.column(column)[row]
+            try:
+                schema, values[row] = with_retries(
+                    self.policy, lambda: converter.to_connect_data(batch.topic[row], data)
+                )
+                if schemas is not None:
+                    schemas[row] = schema
+                return
+            except Exception as final:
+                exc = final
+        failures.failed(
+            batch.origin[row], StageError(stage, type(converter).class_name(), exc, record=batch.record(row))
+        )
+
+    def _encode(self, batch: RecordBatch, failures: _Failures) -> RecordBatch:
+        for column, converter, stage in (
+            ("key", self.key_converter, Stage.KEY_CONVERTER),
+            ("value", self.value_converter, Stage.VALUE_CONVERTER),
+        ):
+            if converter.passthrough and batch.is_arrow(column):
+                continue
+            on_error = failures.converter_sink(stage, converter, batch)
+            schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
+            encoded = converter.from_connect_batch(batch.topic, schemas, batch.column(column), on_error)
+            batch.set_column(column, encoded)
+        if not batch.is_arrow("headers"):
+            self._encode_headers(batch, failures)
+        return _without_failed(batch, failures)
+
+    def _encode_headers(self, batch: RecordBatch, failures: _Failures) -> None:
+        converter = self.header_converter
+        headers = batch.headers
+        topics = batch.topic
+        for row, row_headers in enumerate(headers):
+            if all(isinstance(value, (bytes, type(None))) for _, value in row_headers):
+                continue
+            try:
+                headers[row] = tuple(
+                    (name, value if isinstance(value, (bytes, type(None)))
+                     else converter.from_connect_header(topics[row], name, None, value))
+                    for name, value in row_headers
+                )
+            except Exception as exc:
+                failures.failed(
+                    batch.origin[row],
+                    StageError(Stage.HEADER_CONVERTER, type(converter).class_name(), exc, record=batch.record(row)),
+                )
+
+    # --- accounting and output -------------------------------------------------
+
+    def _count(self, read: int, batch: RecordBatch, failures: _Failures) -> BatchCounts:
+        written = len(set(batch.origin))
+        failed = len(failures.records)
+        return BatchCounts(
+            read=read,
+            written=written,
+            output_rows=len(batch),
+            filtered=read - written - failed,
+            failed=failed,
+            dead_lettered=failed if self.policy.dead_letters else 0,
+        )
+
+    def _output(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> pa.RecordBatch:
+        records = batch.to_arrow()
+        records = records.append_column(DEAD_LETTER_COLUMN, pa.array([False] * len(batch), pa.bool_()))
+        if not failures.records or not self.policy.dead_letters:
+            return records
+        dead = self._dead_letters(arrow_batch, failures)
+        return pa.Table.from_batches([records, dead]).combine_chunks().to_batches()[0]
+
+    def _dead_letters(self, arrow_batch: pa.RecordBatch, failures: _Failures) -> pa.RecordBatch:
+        origins = sorted(failures.records)
+        originals = RecordBatch.from_arrow(arrow_batch).take(origins)
+        if self.policy.context_headers:
+            headers = originals.headers
+            for row, origin in enumerate(origins):
+                failure = failures.records[origin]
+                headers[row] = tuple(headers[row]) + tuple(
+                    context_headers(failure.error, originals.record(row), self.policy, self.task_id)
+                )
+        dead = originals.to_arrow()
+        return dead.append_column(DEAD_LETTER_COLUMN, pa.array([True] * len(origins), pa.bool_()))
+
+
+def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:
+    if not failures.records:
+        return batch
+    failed = failures.records
+    keep = [row for row, origin in enumerate(batch.origin) if origin not in failed]
+    if len(keep) == len(batch):
+        return batch
+    return batch.take(keep)
+
+
+def empty_output() -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist([], schema=OUTPUT_ARROW_SCHEMA)
+
+
+def process_all(processor: BatchProcessor, batches: Sequence[pa.RecordBatch]) -> BatchCounts:
+    """Process several batches locally (tests, benchmarks); returns the summed counts."""
+    total = BatchCounts()
+    for arrow_batch in batches:
+        _, counts = processor.process(arrow_batch)
+        total.add(counts)
+    return total

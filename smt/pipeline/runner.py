@@ -1,0 +1,159 @@
+"""Running a pipeline on Spark: source → mapInArrow(processor) → sink (+ dead letters).
+
+The processor is built on the driver and shipped to executors inside the
+``mapInArrow`` closure (Spark pickles it once per task); every executor
+process then keeps what it compiled (Wasm modules) in its own caches.
+Counts come back from the executors through Spark accumulators.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from typing import Any, Iterator
+
+import pyarrow as pa
+
+from smt.errors import SmtError
+from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
+from smt.pipeline.spec import PipelineSpec
+from smt.record import KAFKA_ROW_SCHEMA_DDL
+
+__all__ = ["PipelineResult", "build_spark_session", "run_pipeline", "transform_dataframe"]
+
+OUTPUT_SCHEMA_DDL = f"{KAFKA_ROW_SCHEMA_DDL}, {DEAD_LETTER_COLUMN} boolean"
+
+_COUNT_FIELDS = [f.name for f in dataclasses.fields(BatchCounts)]
+
+
+class PipelineFailed(SmtError):
+    """The Spark job failed; the message is the first line of the cause."""
+
+
+@dataclasses.dataclass
+class PipelineResult:
+    """What a finished batch run did."""
+
+    counts: BatchCounts
+    seconds: float
+
+    @property
+    def records_per_second(self) -> float:
+        return self.counts.read / self.seconds if self.seconds > 0 else 0.0
+
+
+def build_spark_session(spec: PipelineSpec):
+    """A SparkSession configured from the pipeline (``spark.*`` keys, connector needs)."""
+    from pyspark.sql import SparkSession
+
+    conf = spec.spark_conf()
+    if conf["spark.master"].startswith("local"):
+        # Local workers must run the same interpreter (and packages) as the driver.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(spec.config["name"]).master(conf.pop("spark.master"))
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+class _Accumulators:
+    """One Spark accumulator per :class:`BatchCounts` field."""
+
+    def __init__(self, spark) -> None:
+        context = spark.sparkContext
+        self._accumulators = {name: context.accumulator(0) for name in _COUNT_FIELDS}
+
+    def add(self, counts: BatchCounts) -> None:
+        for name, accumulator in self._accumulators.items():
+            value = getattr(counts, name)
+            if value:
+                accumulator.add(value)
+
+    def snapshot(self) -> BatchCounts:
+        return BatchCounts(**{name: acc.value for name, acc in self._accumulators.items()})
+
+
+def transform_dataframe(df, processor: BatchProcessor, accumulators: _Accumulators | None = None):
+    """``df`` (Kafka row layout) through the processor: records and dead letters, flagged."""
+
+    def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for arrow_batch in batches:
+            out, counts = processor.process(arrow_batch)
+            if accumulators is not None:
+                accumulators.add(counts)
+            yield out
+
+    return df.mapInArrow(process_partition, OUTPUT_SCHEMA_DDL)
+
+
+def run_pipeline(spec: PipelineSpec, spark=None) -> PipelineResult:
+    """Run the pipeline to completion (batch mode) or until stopped (streaming).
+
+    Raises :class:`PipelineFailed` with the underlying record error when a
+    record fails with ``errors.tolerance=none``.
+    """
+    spark = spark or build_spark_session(spec)
+    accumulators = _Accumulators(spark)
+    processor = BatchProcessor.from_spec(spec)
+    started = time.perf_counter()
+    try:
+        df = spec.source.read(spark, streaming=spec.streaming)
+        out = transform_dataframe(df, processor, accumulators)
+        if spec.streaming:
+            _run_streaming(spec, out)
+        else:
+            _write_outputs(spec, out, None)
+    except SmtError:
+        raise
+    except Exception as exc:
+        raise PipelineFailed(_first_cause_line(exc)) from exc
+    return PipelineResult(accumulators.snapshot(), time.perf_counter() - started)
+
+
+def _write_outputs(spec: PipelineSpec, out, batch_id: int | None) -> None:
+    from pyspark.sql import functions as F
+
+    dead_letter_sink = dead_letter_sink_for(spec)
+    if dead_letter_sink is None:
+        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
+        return
+    out = out.persist()
+    try:
+        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
+        dead = out.where(F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN)
+        dead_letter_sink.write(dead, batch_id)
+    finally:
+        out.unpersist()
+
+
+def _run_streaming(spec: PipelineSpec, out) -> None:
+    query = (
+        out.writeStream.foreachBatch(lambda batch_df, batch_id: _write_outputs(spec, batch_df, batch_id))
+        .option("checkpointLocation", spec.config["checkpoint.location"])
+        .start()
+    )
+    query.awaitTermination()
+
+
+def dead_letter_sink_for(spec: PipelineSpec) -> Any:
+    """The sink for dead letters, or None when no dead-letter queue is configured."""
+    from smt.pipeline.dead_letters import dead_letter_sink
+
+    return dead_letter_sink(spec)
+
+
+def _first_cause_line(exc: BaseException) -> str:
+    """The most useful line of a Spark/Py4J error.
+
+    A Python worker's failure arrives as a traceback inside the message: its
+    last ``SomeError: message`` line is the cause.  Otherwise the first line.
+    """
+    text = str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        name, sep, message = line.partition(": ")
+        if sep and name.replace(".", "").isidentifier() and name.split(".")[-1].endswith(("Error", "Exception")):
+            return f"{name.split('.')[-1]}: {message}"
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,200 @@
+"""A pipeline's configuration: the top-level keys, parsed and validated once.
+
+``PipelineSpec.from_properties`` builds every plugin the pipeline needs
+(source, sink, converters, chain, error policy) on the driver, so that a bad
+file fails before Spark starts, with every problem listed, each naming its key.
+Relative paths in ``*.path`` and ``*.location`` keys resolve against the
+folder of the properties file (for a mapping: the current directory).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Mapping
+
+from smt._chain_builder import sub_configs
+from smt.chain import TransformChain
+from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
+from smt.errors import ConfigError, ConfigProblem, SmtError
+from smt.plugin import PluginContext
+
+__all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
+
+PIPELINE_CONFIG = (
+    ConfigDef()
+    .define("name", ConfigType.STRING, "smt-pipeline", None, Importance.LOW,
+            "Name of the pipeline: the Spark application name and the connector name in "
+            "dead-letter context headers.")
+    .define("source", ConfigType.STRING, "file", None, Importance.HIGH,
+            "Source connector name (its keys go under 'source.').")
+    .define("sink", ConfigType.STRING, "file", None, Importance.HIGH,
+            "Sink connector name (its keys go under 'sink.').")
+    .define("mode", ConfigType.STRING, "batch", one_of("batch", "streaming"), Importance.HIGH,
+            "'batch' processes what is there and exits; 'streaming' runs a Structured Streaming "
+            "query with checkpoint.location.")
+    .define("checkpoint.location", ConfigType.STRING, "", None, Importance.HIGH,
+            "Checkpoint directory of the streaming query (required in streaming mode).")
+    .define("key.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
+            "Converter for record keys (its keys go under 'key.converter.').")
+    .define("value.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
+            "Converter for record values (its keys go under 'value.converter.').")
+    .define("header.converter", ConfigType.CLASS, "bytearray", None, Importance.MEDIUM,
+            "Converter for header values written out (headers are read as bytes).")
+    .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
+            "Spark master URL; every 'spark.*' key goes to the SparkSession.")
+).merge(ERRORS_CONFIG)
+
+_PATH_SUFFIXES = (".path", ".location")
+
+
+@dataclasses.dataclass
+class PipelineSpec:
+    """Everything a pipeline run needs, configured and validated."""
+
+    props: dict[str, str]
+    config: dict[str, Any]
+    source: Any
+    sink: Any
+    key_converter: Any
+    value_converter: Any
+    header_converter: Any
+    chain: TransformChain
+    policy: ErrorPolicy
+
+    @classmethod
+    def from_properties(
+        cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None
+    ) -> "PipelineSpec":
+        """Build and validate; raises :class:`ConfigError` listing every problem."""
+        if isinstance(source, Mapping):
+            props, base_dir = dict(source), os.getcwd()
+        else:
+            from smt.properties import load_properties
+
+            props = load_properties(source)
+            base_dir = os.path.dirname(os.path.abspath(os.fspath(source)))
+        props = resolve_paths(props, base_dir)
+        if plugins is None:
+            from smt.plugins import default_plugins
+
+            plugins = default_plugins()
+        return _Builder(props, plugins).build(cls)
+
+    @property
+    def streaming(self) -> bool:
+        return self.config["mode"] == "streaming"
+
+    def spark_conf(self) -> dict[str, str]:
+        """Every ``spark.*`` key of the file, plus what the connectors need."""
+        conf = {
+            "spark.sql.session.timeZone": "UTC",
+            # Local runs stay on loopback; a cluster's own settings override these.
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+        }
+        for plugin in (self.source, self.sink):
+            conf.update(plugin.spark_conf())
+        conf.update({k: v for k, v in self.props.items() if k.startswith("spark.")})
+        conf["spark.master"] = self.config["spark.master"]
+        return conf
+
+
+def resolve_paths(props: Mapping[str, Any], base_dir: str) -> dict[str, Any]:
+    """Make relative ``*.path`` / ``*.location`` values absolute against ``base_dir``."""
+    resolved = dict(props)
+    for key, value in props.items():
+        if key.endswith(_PATH_SUFFIXES) and isinstance(value, str):
+            text = value.strip()
+            if text and "://" not in text and not os.path.isabs(text):
+                resolved[key] = os.path.normpath(os.path.join(base_dir, text))
+    return resolved
+
+
+class _Builder:
+    """Builds each part, collecting problems instead of stopping at the first."""
+
+    def __init__(self, props: dict[str, Any], plugins: Any) -> None:
+        self.props = props
+        self.plugins = plugins
+        self.problems: list[ConfigProblem] = []
+
+    def build(self, spec_cls: type[PipelineSpec]) -> PipelineSpec:
+        config = self._parse_top_level()
+        parts = dict(
+            source=self._connector("source", config.get("source")),
+            sink=self._connector("sink", config.get("sink")),
+            key_converter=self._converter("key.converter", config.get("key.converter"), True),
+            value_converter=self._converter("value.converter", config.get("value.converter"), False),
+            header_converter=self._converter("header.converter", config.get("header.converter"), False),
+            chain=self._chain(),
+            policy=self._policy(config),
+        )
+        if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
+            self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
+        if self.problems:
+            raise ConfigError(self.problems)
+        return spec_cls(props=self.props, config=config, **parts)
+
+    def _parse_top_level(self) -> dict[str, Any]:
+        try:
+            return PIPELINE_CONFIG.parse(self.props)
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+            return {}
+
+    def _connector(self, kind: str, name: str | None) -> Any:
+        if not name:
+            return None
+        try:
+            cls = self.plugins.get(kind, name)
+        except KeyError as exc:
+            self.problems.append(ConfigProblem(kind, exc.args[0], name))
+            return None
+        return self._configure(cls(), sub_configs(self.props, f"{kind}."), f"{kind}.", kind)
+
+    def _converter(self, key: str, name: str | None, is_key: bool) -> Any:
+        if not name:
+            return None
+        try:
+            cls = self.plugins.get("converter", name)
+        except KeyError as exc:
+            self.problems.append(ConfigProblem(key, exc.args[0], name))
+            return None
+        converter = cls()
+        configs = sub_configs(self.props, f"{key}.")
+        context = PluginContext(alias=key, prefix=f"{key}.", plugins=self.plugins)
+        try:
+            if hasattr(converter, "is_key"):
+                converter.configure(configs, is_key=is_key, context=context)
+            else:
+                converter.configure(configs, context=context)
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+            return None
+        return converter
+
+    def _configure(self, plugin: Any, configs: dict, prefix: str, alias: str) -> Any:
+        try:
+            plugin.configure(configs, PluginContext(alias=alias, prefix=prefix, plugins=self.plugins))
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+            return None
+        except SmtError as exc:
+            self.problems.append(ConfigProblem(prefix.rstrip("."), str(exc)))
+            return None
+        return plugin
+
+    def _chain(self) -> TransformChain | None:
+        try:
+            return TransformChain.from_properties(self.props, plugins=self.plugins)
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+            return None
+
+    def _policy(self, config: dict[str, Any]) -> ErrorPolicy | None:
+        try:
+            return ErrorPolicy.from_properties(self.props, connector_name=config.get("name", "smt-pipeline"))
+        except ConfigError:
+            return None  # already reported by the top-level parse
