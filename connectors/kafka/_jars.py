@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import os
 import re
+from importlib.metadata import version
 from pathlib import Path
-
-import pyspark
 
 from smt.local import maven
 
 __all__ = ["SPARK_KAFKA_BUNDLE", "spark_jars"]
 
 SCALA_BINARY_VERSION = "2.13"
-SPARK_VERSION = pyspark.__version__
+#: The connector must match the Spark that runs it, so it follows the installed PySpark.
+SPARK_VERSION = version("pyspark")
 
 SPARK_KAFKA_BUNDLE = maven.Bundle(
     f"spark-sql-kafka-0-10_{SCALA_BINARY_VERSION}-{SPARK_VERSION}",
@@ -51,6 +51,8 @@ def _artifact_name(jar: Path) -> str:
 
 
 def _shipped_artifact_names() -> set[str]:
+    import pyspark
+
     spark_home = os.environ.get("SPARK_HOME")
     jars_dir = Path(spark_home) / "jars" if spark_home else Path(pyspark.__file__).parent / "jars"
     names = set()

@@ -205,6 +205,9 @@ class LocalKafka:
 
     def _is_our_broker(self, pid: int) -> bool:
         """True if ``pid`` is a live broker started with this state folder's config."""
+        if self._process is not None and self._process.pid == pid:
+            # Our own child: its /proc entry can read empty just after exec.
+            return self._process.poll() is None
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
@@ -213,31 +216,32 @@ class LocalKafka:
         return _SERVER_MAIN.encode() in cmdline and str(self._server_properties).encode() in cmdline
 
     def _terminate(self, pid: int, timeout: float) -> None:
-        _signal(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while self._is_our_broker(pid) and time.monotonic() < deadline:
-            self._reap()
-            time.sleep(0.2)
-        if self._is_our_broker(pid):
-            _signal(pid, signal.SIGKILL)
-        self._reap(wait=True)
+        """SIGTERM (Kafka's controlled shutdown), then SIGKILL after ``timeout`` seconds."""
+        for signum, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
+            _signal(pid, signum)
+            deadline = time.monotonic() + wait
+            while self._is_our_broker(pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if not self._is_our_broker(pid):
+                break
+        if self._process is not None and self._process.pid == pid:
+            self._process.wait(timeout=10)  # reap our child
+            self._process = None
 
-    def _reap(self, wait: bool = False) -> None:
-        if self._process is None:
-            return
-        if wait:
-            self._process.wait(timeout=30)
-        elif self._process.poll() is None:
-            return
-        self._process = None
-
-    def _log_tail(self, lines: int = 25) -> str:
-        texts = []
-        for name in ("broker.out", "server.log"):
+    def _log_tail(self, lines: int = 20) -> str:
+        """The broker's last words: from its last ERROR on, else the end of its output."""
+        for name in ("server.log", "broker.out"):
             path = self._logs_dir / name
-            if path.is_file():
-                texts.append("\n".join(path.read_text(errors="replace").splitlines()[-lines:]))
-        return "\n".join(t for t in texts if t) or "(no log written)"
+            if not path.is_file():
+                continue
+            text = path.read_text(errors="replace").splitlines()
+            errors = [i for i, line in enumerate(text) if " ERROR " in line or " FATAL " in line]
+            if errors:
+                return "\n".join(text[errors[-1] :][:lines])
+        out = self._logs_dir / "broker.out"
+        if out.is_file():
+            return "\n".join(out.read_text(errors="replace").splitlines()[-lines:]) or "(no output)"
+        return "(no log written)"
 
     # --- state file ------------------------------------------------------------
 
