@@ -73,7 +73,8 @@ class KafkaTestBroker:
         ``str`` keys, values and header values are encoded as UTF-8.
         """
         kafka = _client()
-        producer = kafka.Producer({"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": True})
+        producer = kafka.Producer({"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": False,
+                                   "max.in.flight.requests.per.connection": 1})  # ordered, no coordinator wait
         failures: list[str] = []
 
         def on_delivery(error, message) -> None:
