@@ -87,16 +87,21 @@ _JAVA_EXCEPTION = re.compile(r"((?:java|org)\.[\w.]+(?:Exception|Error))\b(?:: (
 
 
 def kafka_error_summary(exc: BaseException) -> str:
-    """One line naming the Kafka (or Java) exception behind a py4j or Spark error."""
+    """One line naming the Kafka (or Java) exception behind a py4j or Spark error.
+
+    The outermost Kafka exception usually says what failed (it names the
+    topic), the innermost why; both are kept when they differ.
+    """
     text = str(exc)
-    found = _KAFKA_EXCEPTION.findall(text)
-    if found:
-        name, message = found[-1]
-        return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
-    found = _JAVA_EXCEPTION.findall(text)
-    if found:
-        name, message = found[-1]
-        short = name.rsplit(".", 1)[-1]
-        return f"{short}: {message.strip()}" if message and message.strip() else short
+    for pattern in (_KAFKA_EXCEPTION, _JAVA_EXCEPTION):
+        found = [_exception_line(name, message) for name, message in pattern.findall(text)]
+        if found:
+            outer, inner = found[0], found[-1]
+            return outer if outer == inner else f"{outer} (caused by {inner})"
     first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return first_line[:500]
+
+
+def _exception_line(name: str, message: str) -> str:
+    short = name.rsplit(".", 1)[-1]
+    return f"{short}: {message.strip()}" if message and message.strip() else short
