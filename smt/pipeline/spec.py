@@ -93,6 +93,8 @@ class PipelineSpec:
             # Local runs stay on loopback; a cluster's own settings override these.
             "spark.driver.host": "127.0.0.1",
             "spark.driver.bindAddress": "127.0.0.1",
+            # `smt run` shows its own progress line.
+            "spark.ui.showConsoleProgress": "false",
         }
         for plugin in (self.source, self.sink):
             conf.update(plugin.spark_conf())
@@ -142,7 +144,9 @@ class _Builder:
             return PIPELINE_CONFIG.parse(self.props)
         except ConfigError as exc:
             self.problems.extend(exc.problems)
-            return {}
+        # Carry on with defaults in place of the bad values, to find the other problems.
+        bad = {problem.key for problem in self.problems}
+        return PIPELINE_CONFIG.parse({k: v for k, v in self.props.items() if k not in bad})
 
     def _connector(self, kind: str, name: str | None) -> Any:
         if not name:

@@ -1,0 +1,5 @@
+import sys
+
+from smt.cli import main
+
+sys.exit(main())

@@ -1,0 +1,53 @@
+"""``smt bench``: run every benchmark area and print one table of records/s and ratios."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Sequence
+
+from smt.benchmarks._common import Comparison
+
+#: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
+AREAS = ("wasm", "converters", "builtins", "pipeline")
+
+
+def run_benchmarks(areas: Sequence[str] = (), scale: float = 1.0) -> bool:
+    """Run the named areas (all by default), print the table; False if an area is unknown."""
+    from rich.console import Console
+
+    console = Console()
+    wanted = list(areas) or list(AREAS)
+    unknown = [a for a in wanted if a not in AREAS]
+    if unknown:
+        console.print(f"unknown benchmark area(s): {', '.join(unknown)}; known: {', '.join(AREAS)}")
+        return False
+    comparisons: list[Comparison] = []
+    for area in wanted:
+        try:
+            module = importlib.import_module(f"smt.benchmarks.{area}")
+        except ModuleNotFoundError as exc:
+            console.print(f"[yellow]{area}: not available ({exc})[/yellow]")
+            continue
+        comparisons.extend(module.run(scale))
+    console.print(comparison_table(comparisons))
+    return True
+
+
+def comparison_table(comparisons: Sequence[Comparison]):
+    from rich.table import Table
+
+    table = Table(title="smt benchmarks (one run, same data)")
+    for column in ("benchmark", "ours", "records/s", "baseline", "records/s", "ratio", "target"):
+        table.add_column(column, justify="right" if column in ("records/s", "ratio", "target") else "left")
+    for c in comparisons:
+        target = "" if c.target_ratio is None else f"≥ {c.target_ratio:g}× {'✓' if c.meets_target else '✗'}"
+        table.add_row(
+            c.name,
+            c.ours.label,
+            f"{c.ours.records_per_second:,.0f}",
+            c.baseline.label,
+            f"{c.baseline.records_per_second:,.0f}",
+            f"{c.ratio:.2f}×",
+            target,
+        )
+    return table
