@@ -6,7 +6,9 @@ Central through :mod:`smt.local.maven`; everything it writes (configuration,
 data, logs, a state file with its pid and ports) lives in one state folder,
 by default ``<cache>/local/kafka``.  ``start`` returns once the broker answers
 a Metadata request; ``stop`` shuts it down cleanly (SIGTERM, then SIGKILL).
-Topics are not auto-created, so a missing topic is an error, as it should be.
+Topics are not auto-created, so a missing topic is an error, as it should be,
+and records are kept whatever their age (no time-based retention), so events
+with old timestamps stay readable.
 """
 
 from __future__ import annotations
@@ -307,6 +309,8 @@ listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 log.dirs={data_dir}
 num.partitions=1
 auto.create.topics.enable=false
+# Keep records whatever their timestamps: test events are often dated in the past.
+log.retention.ms=-1
 offsets.topic.replication.factor=1
 offsets.topic.num.partitions=1
 transaction.state.log.replication.factor=1

@@ -9,7 +9,7 @@ from smt.errors import ConfigError
 from smt.plugins import default_plugins
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 
-from _helpers import closed_port, configured
+from tests.connectors.kafka._helpers import closed_port, configured
 
 
 def sink(servers: str = "127.0.0.1:9092", **configs) -> KafkaSink:

@@ -11,7 +11,7 @@ from smt.errors import ConfigError
 from smt.plugins import default_plugins
 from smt.record import KAFKA_ROW_FIELDS, Record
 
-from _helpers import closed_port, configured, row_tuple
+from tests.connectors.kafka._helpers import closed_port, configured, row_tuple
 
 
 def source(**configs) -> KafkaSource:
