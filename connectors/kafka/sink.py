@@ -68,6 +68,9 @@ class KafkaSink(Sink):
         super().configure(configs, context)
         self.kafka_params = kafka_params(self.raw_config)
         self._servers = self.kafka_params["bootstrap.servers"]
+        # Topics seen to exist: later micro-batches to them skip the Admin round trip.
+        self._known_topics: set[str] = set()
+        self._reached = False
 
     def spark_conf(self) -> dict[str, str]:
         return {"spark.jars": ",".join(spark_jars())}
@@ -78,7 +81,8 @@ class KafkaSink(Sink):
         :class:`KafkaWriteError` when Spark's write fails."""
         out = self._output_columns(df)
         if not self.config["check.topics"]:
-            self._list_topics(df)  # is the cluster there at all?
+            if not self._reached:
+                self._list_topics(df)  # is the cluster there at all?
             self._save(out)
             return
         out = out.persist()
@@ -100,24 +104,29 @@ class KafkaSink(Sink):
         return df.select(*columns)
 
     def _list_topics(self, df: "DataFrame") -> set[str] | None:
-        return list_topics(
+        existing = list_topics(
             df.sparkSession,
             self.kafka_params,
             self.config["check.timeout.ms"],
             f"{self.context.prefix}kafka.bootstrap.servers",
         )
+        self._reached = True
+        return existing
 
     def _check_destinations(self, out: "DataFrame") -> None:
-        existing = self._list_topics(out)
         destinations = {row[0] for row in out.select("topic").distinct().collect()}
         if None in destinations:
             raise MissingTopicError(
                 f"{self.context.prefix}topic: some records have no topic and no default topic is set; "
                 f"set {self.context.prefix}topic or route every record to a topic"
             )
+        if self._reached and destinations <= self._known_topics:
+            return
+        existing = self._list_topics(out)
         if existing is not None:
             where = self.context.prefix.rstrip(".") or "sink"
             require_topics(destinations, existing, self._servers, where)
+            self._known_topics |= destinations
 
     def _save(self, out: "DataFrame") -> None:
         try:
