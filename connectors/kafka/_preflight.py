@@ -58,12 +58,14 @@ def list_topics(
         names = future.get(timeout_ms, jvm.java.util.concurrent.TimeUnit.MILLISECONDS)
         return {str(name) for name in names}
     except Exception as exc:
+        summary = kafka_error_summary(exc)
+        cause = "" if summary == "TimeoutException" else f"; {summary}"
         raise KafkaUnavailableError(
             f"{where}={servers}: cannot reach the Kafka cluster within {timeout_ms} ms "
-            f"({kafka_error_summary(exc)})"
+            f"(is a broker listening there, with these security settings?{cause})"
         ) from exc
     finally:
-        admin.close(jvm.java.time.Duration.ofMillis(2000))
+        admin.close(jvm.java.time.Duration.ZERO)  # nothing worth waiting for
 
 
 def require_topics(
