@@ -50,7 +50,8 @@ class KafkaSink(Sink):
     config_def = (
         ConfigDef()
         .define("kafka.bootstrap.servers", ConfigType.STRING, REQUIRED, non_empty_string, Importance.HIGH,
-                "Kafka brokers to connect to, host:port[,host:port...].")
+                "Kafka brokers to connect to, host:port[,host:port...]. Every other kafka.* key "
+                "(security settings, client tuning) goes to the Kafka producer with the prefix removed.")
         .define("topic", ConfigType.STRING, None, None, Importance.HIGH,
                 "Topic for records whose topic is null or empty.")
         .define("check.topics", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,

@@ -46,7 +46,8 @@ class KafkaSource(Source):
     config_def = (
         ConfigDef()
         .define("kafka.bootstrap.servers", ConfigType.STRING, REQUIRED, non_empty_string, Importance.HIGH,
-                "Kafka brokers to connect to, host:port[,host:port...].")
+                "Kafka brokers to connect to, host:port[,host:port...]. Every other kafka.* key "
+                "(security settings, client tuning) goes to the Kafka consumer with the prefix removed.")
         .define("topics", ConfigType.LIST, [], None, Importance.HIGH,
                 "Topics to read, comma-separated. Set this or topic.pattern.")
         .define("topic.pattern", ConfigType.STRING, None, None, Importance.HIGH,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from connectors.kafka import KafkaSource, KafkaUnavailableError, MissingTopicError
-from smt.errors import ConfigError
+from smt.errors import ConfigError, SmtError
 from smt.plugins import default_plugins
 from smt.record import KAFKA_ROW_FIELDS, Record
 
@@ -186,3 +186,15 @@ def test_an_unresolvable_broker_is_named(kafka_spark):
         match=r"^source\.kafka\.bootstrap\.servers=no-such-host\.invalid:9092: cannot create a Kafka client: .*bootstrap",
     ):
         plugin.read(kafka_spark)
+
+
+@pytest.mark.kafka
+@pytest.mark.spark
+def test_kafka_settings_spark_refuses_are_reported(kafka_spark, kafka_broker, events_topic):
+    with pytest.raises(
+        SmtError,
+        match=r"^source: Spark's Kafka source rejected the configuration: "
+        r"Kafka option 'key\.deserializer' is not supported",
+    ):
+        read(kafka_spark, kafka_broker, topics=events_topic,
+             kafka_key_deserializer="org.apache.kafka.common.serialization.StringDeserializer")  # fmt: skip
