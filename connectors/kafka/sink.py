@@ -18,7 +18,7 @@ from smt.errors import SmtError
 from smt.plugin import PluginContext
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["KafkaSink", "KafkaWriteError"]
 
@@ -76,6 +76,20 @@ class KafkaSink(Sink):
     def spark_conf(self) -> dict[str, str]:
         return {"spark.jars": ",".join(spark_jars())}
 
+    def check(self, spark: "SparkSession") -> None:
+        """Fail now if the cluster does not answer or the default ``topic`` is missing.
+
+        For callers that must know before anything is written anywhere (a
+        pipeline checks its dead-letter sink before writing its output).
+        Raises :class:`connectors.kafka.KafkaUnavailableError` or
+        :class:`MissingTopicError` naming the servers and the topic.
+        """
+        existing = self._list_topics(spark)
+        default = self.config["topic"]
+        if existing is not None and default:
+            require_topics([default], existing, self._servers, f"{self.context.prefix}topic")
+            self._known_topics.add(default)
+
     def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
         """Write ``df`` (Kafka row layout). Raises :class:`MissingTopicError`,
         :class:`connectors.kafka.KafkaUnavailableError` before writing, and
@@ -83,7 +97,7 @@ class KafkaSink(Sink):
         out = self._output_columns(df)
         if not self.config["check.topics"]:
             if not self._reached:
-                self._list_topics(df)  # is the cluster there at all?
+                self._list_topics(df.sparkSession)  # is the cluster there at all?
             self._save(out)
             return
         out = out.persist()
@@ -104,9 +118,9 @@ class KafkaSink(Sink):
             columns.append(F.col("partition"))
         return df.select(*columns)
 
-    def _list_topics(self, df: "DataFrame") -> set[str] | None:
+    def _list_topics(self, spark: "SparkSession") -> set[str] | None:
         existing = list_topics(
-            df.sparkSession,
+            spark,
             self.kafka_params,
             self.config["check.timeout.ms"],
             f"{self.context.prefix}kafka.bootstrap.servers",
@@ -123,7 +137,7 @@ class KafkaSink(Sink):
             )
         if self._reached and destinations <= self._known_topics:
             return
-        existing = self._list_topics(out)
+        existing = self._list_topics(out.sparkSession)
         if existing is not None:
             where = self.context.prefix.rstrip(".") or "sink"
             require_topics(destinations, existing, self._servers, where)

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from host_functions.sdk import build_guest
-
 from connectors.kafka import MissingTopicError
+from host_functions.sdk import build_guest
 from smt.pipeline import PipelineSpec, run_pipeline
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow]

@@ -112,3 +112,22 @@ def test_an_unreachable_broker_is_named(kafka_spark):
         match=rf"^sink\.kafka\.bootstrap\.servers={servers}: cannot reach the Kafka cluster within 1500 ms",
     ):
         sink(servers, check_timeout_ms="1500").write(df)
+
+
+@pytest.mark.kafka
+@pytest.mark.spark
+def test_check_names_a_missing_default_topic_before_any_write(kafka_spark, kafka_broker):
+    existing = kafka_broker.create_topic(kafka_broker.unique_topic("checked"))
+    sink(kafka_broker.bootstrap_servers, topic=existing).check(kafka_spark)  # no error
+    with pytest.raises(
+        MissingTopicError,
+        match=rf"^sink\.topic: topic 'dead-letters' does not exist on the Kafka cluster at {kafka_broker.bootstrap_servers} ",
+    ):
+        sink(kafka_broker.bootstrap_servers, topic="dead-letters").check(kafka_spark)
+
+
+@pytest.mark.spark
+def test_check_names_an_unreachable_broker(kafka_spark):
+    servers = f"127.0.0.1:{closed_port()}"
+    with pytest.raises(KafkaUnavailableError, match=rf"^sink\.kafka\.bootstrap\.servers={servers}: cannot reach"):
+        sink(servers, topic="out", check_timeout_ms="1000").check(kafka_spark)
