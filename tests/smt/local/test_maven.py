@@ -10,6 +10,16 @@ from smt.local import maven
 from smt.local.kafka import BROKER_BUNDLE
 
 
+def cache_sharing_downloads(tmp_path):
+    """An empty project cache whose Maven repository is the real one (nothing is downloaded twice)."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    repo = maven.cache_dir() / "maven-repo"
+    repo.mkdir(parents=True, exist_ok=True)
+    os.symlink(repo, cache / "maven-repo")
+    return cache
+
+
 def test_cache_dir_follows_xdg_cache_home(monkeypatch, tmp_path):
     monkeypatch.delenv("SMT_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -37,10 +47,7 @@ def test_a_cached_bundle_needs_no_maven(monkeypatch, tmp_path):
 
 def test_a_bundle_whose_jar_vanished_is_resolved_again(monkeypatch, tmp_path):
     bundle = maven.Bundle("just-jopt", (maven.Artifact("net.sf.jopt-simple", "jopt-simple", "5.0.4"),))
-    cache = tmp_path / "cache"
-    # Share Maven's downloads with the real cache so the test does not download again.
-    (cache).mkdir()
-    os.symlink(maven.cache_dir() / "maven-repo", cache / "maven-repo")
+    cache = cache_sharing_downloads(tmp_path)
     first = maven.resolve(bundle, cache)
     assert [jar.name for jar in first] == ["jopt-simple-5.0.4.jar"]
     (cache / "maven" / "just-jopt" / "classpath.txt").write_text(str(tmp_path / "gone.jar"))
@@ -55,9 +62,7 @@ def test_missing_maven_is_reported_with_the_bundle(monkeypatch, tmp_path):
 
 
 def test_an_unknown_artifact_is_reported_with_its_coordinates(tmp_path):
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    os.symlink(maven.cache_dir() / "maven-repo", cache / "maven-repo")
+    cache = cache_sharing_downloads(tmp_path)
     bundle = maven.Bundle("no-such", (maven.Artifact("org.apache.kafka", "no-such-artifact-xyz", "0.0.1"),))
     with pytest.raises(maven.MavenError, match=r"Maven could not resolve org\.apache\.kafka:no-such-artifact-xyz:0\.0\.1 \(exit 1\)"):
         maven.resolve(bundle, cache)
