@@ -95,6 +95,8 @@ class PipelineSpec:
             "spark.driver.bindAddress": "127.0.0.1",
             # `smt run` shows its own progress line.
             "spark.ui.showConsoleProgress": "false",
+            # Larger Arrow batches amortise each Python/Wasm crossing over more records.
+            "spark.sql.execution.arrow.maxRecordsPerBatch": "65536",
         }
         for plugin in (self.source, self.sink):
             conf.update(plugin.spark_conf())
