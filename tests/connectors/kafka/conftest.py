@@ -5,14 +5,6 @@ from __future__ import annotations
 import pytest
 
 from connectors.kafka import spark_jars
-from smt.testing.kafka import kafka_broker  # noqa: F401  (a fixture)
-
-
-@pytest.fixture(scope="session")
-def smt_spark_conf() -> dict[str, str]:
-    # The `spark` fixture's session is shared by the whole run, and jars can
-    # only be given when it starts: this works when these tests start it.
-    return {"spark.jars": ",".join(spark_jars())}
 
 
 @pytest.fixture(scope="session")
