@@ -73,7 +73,8 @@ class Converter(Plugin):
         return cls(type(self).__name__, self.stage, topic, reason)
 
     def _as_converter_error(self, topic: str, exc: Exception) -> ConverterError:
-        # Name the converter, stage and topic even when a plugin raised a bare error.
+        # Name the converter, stage and topic even for an unexpected failure (a bug):
+        # the batch goes on, and the record fails with a message that says where.
         if isinstance(exc, ConverterError):
             return exc
         error = self.error(topic, f"{type(exc).__name__}: {exc}", retriable=isinstance(exc, RetriableError))
@@ -120,7 +121,7 @@ class Converter(Plugin):
             try:
                 out.append(convert(topic, schema, value))
             except Exception as exc:
-                on_error(row, self._as_converter_error(topic, exc))
+                on_error(row, exc)
                 out.append(None)
         return out
 
@@ -141,7 +142,7 @@ class Converter(Plugin):
             try:
                 schema, value = convert(topic, item)
             except Exception as exc:
-                on_error(row, self._as_converter_error(topic, exc))
+                on_error(row, exc)
                 schema, value = None, None
             schemas.append(schema)
             values.append(value)

@@ -159,7 +159,12 @@ class AvroConverter(Converter):
         reader = self._fixed if self._fixed is not None else writer
         try:
             raw = fastavro.schemaless_reader(
-                buffer, writer.parsed, reader.parsed if reader is not writer else None
+                buffer,
+                writer.parsed,
+                reader.parsed if reader is not writer else None,
+                # Unions with several named branches come back as (name, value): see _unions.
+                return_named_type=True,
+                return_named_type_override=True,
             )
         except Exception as exc:  # fastavro raises EOFError, ValueError, IndexError, ... on bad bytes
             raise self.error(topic, _mismatch(writer, schema_id, f"{type(exc).__name__}: {exc}")) from exc

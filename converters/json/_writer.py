@@ -110,12 +110,22 @@ def _writer_for_type(schema: Schema, options: CodecOptions) -> Writer:
 
 def has_non_finite_float(value: Any) -> bool:
     """True when ``value`` holds a NaN or an infinity anywhere (orjson would write null)."""
-    if type(value) is float:
+    kind = type(value)
+    if kind is float:
         return value - value != 0.0
-    if isinstance(value, dict):
-        return any(has_non_finite_float(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(has_non_finite_float(v) for v in value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return False
+    for item in items:
+        kind = type(item)
+        if kind is float:
+            if item - item != 0.0:
+                return True
+        elif (kind is dict or kind is list or kind is tuple) and has_non_finite_float(item):
+            return True
     return False
 
 

@@ -106,8 +106,10 @@ class JsonConverter(Converter, HeaderConverter):
             pass
         else:
             # orjson writes NaN and infinities as null: look closer only where a null was written.
-            if not any(data is not None and b"null" in data and has_non_finite_float(values[row])
-                       for row, data in enumerate(out)):
+            for row, data in enumerate(out):
+                if data is not None and b"null" in data and has_non_finite_float(values[row]):
+                    break
+            else:
                 return out
         out = []
         for row, value in enumerate(values):

@@ -195,9 +195,7 @@ class Schema:
 
     def validate_value(self, value: Any, field_name: str | None = None) -> None:
         """Raise :class:`DataError` when ``value`` does not fit this schema."""
-        from smt.data._validate import validate_value
-
-        validate_value(self, value, field_name)
+        _validator()(self, value, field_name)
 
     def _identity(self) -> tuple:
         key = self._identity_key
@@ -255,6 +253,19 @@ class Schema:
                 self._value_schema,
             ),
         )
+
+
+def _validator():
+    # _validate needs the logical types, which need this module: bind it on first use.
+    global _validate_value
+    if _validate_value is None:
+        from smt.data._validate import validate_value
+
+        _validate_value = validate_value
+    return _validate_value
+
+
+_validate_value = None
 
 
 class SchemaMatch:

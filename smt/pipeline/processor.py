@@ -195,7 +195,7 @@ class BatchProcessor:
 
     def _encode_headers(self, batch: RecordBatch, failures: _Failures) -> None:
         converter = self.header_converter
-        headers = batch.headers
+        headers = list(batch.headers)  # a new list: columns may be shared between batches
         topics = batch.topic
         for row, row_headers in enumerate(headers):
             if all(isinstance(value, (bytes, type(None))) for _, value in row_headers):
@@ -211,6 +211,7 @@ class BatchProcessor:
                     batch.origin[row],
                     StageError(Stage.HEADER_CONVERTER, type(converter).class_name(), exc, record=batch.record(row)),
                 )
+        batch.set_column("headers", headers)
 
     # --- accounting and output -------------------------------------------------
 

@@ -177,13 +177,103 @@ class TestSchemaMapping:
         assert back.field("small").schema == Schema.INT8_SCHEMA
         assert back.field("when").schema == Timestamp.SCHEMA
 
-    def test_recursive_and_general_unions_are_refused_clearly(self):
+    def test_a_struct_used_twice_is_defined_once_then_referred_to(self):
+        from converters.avro._mapping import to_avro_schema
+
+        point = SchemaBuilder.struct().name("geo.Point").field("x", Schema.INT32_SCHEMA).build()
+        line = SchemaBuilder.struct().name("geo.Line").field("a", point).field("b", point).build()
+        avro = to_avro_schema(line)
+        assert avro["fields"][0]["type"]["name"] == "geo.Point" and avro["fields"][1]["type"] == "geo.Point"
+        converter = avro_converter(avro)
+        value = Struct(line).put("a", Struct(point).put("x", 1)).put("b", Struct(point).put("x", -1))
+        data = converter.from_connect_data("t", line, value)
+        assert data == b"\x02\x01"
+        assert converter.to_connect_data("t", data)[1].to_dict() == {"a": {"x": 1}, "b": {"x": -1}}
+
+    def test_enum_symbols_survive_the_round_trip(self):
+        from converters.avro._mapping import to_avro_schema
+
+        schema = avro_converter(EVERYTHING_AVRO).to_connect_data("t", EVERYTHING_BYTES)[0]
+        colour = schema.field("colour").schema
+        assert dict(colour.parameters) == {
+            "io.confluent.connect.avro.Enum": "test.Colour",
+            "io.confluent.connect.avro.Enum.RED": "RED",
+            "io.confluent.connect.avro.Enum.GREEN": "GREEN",
+        }
+        avro = to_avro_schema(schema)
+        assert avro["fields"][7]["type"] == {"type": "enum", "name": "test.Colour", "symbols": ["RED", "GREEN"]}
+        assert avro["fields"][8]["type"] == {"type": "fixed", "name": "test.Tag", "size": 2}
+
+    def test_recursive_types_are_refused_clearly(self):
         recursive = {"type": "record", "name": "Node", "fields": [{"name": "next", "type": ["null", "Node"]}]}
         with pytest.raises(ConfigError, match="recursive Avro type 'Node'"):
             avro_converter(recursive)
-        union = {"type": "record", "name": "U", "fields": [{"name": "v", "type": ["int", "string"]}]}
-        with pytest.raises(ConfigError, match=r"Avro union \['int', 'string'\] is not supported"):
-            avro_converter(union)
+
+
+UNION_AVRO = {
+    "type": "record",
+    "name": "Event",
+    "namespace": "ns",
+    "fields": [
+        {
+            "name": "u",
+            "type": [
+                "null",
+                "long",
+                "string",
+                {"type": "record", "name": "Click", "fields": [{"name": "x", "type": "int"}]},
+                {"type": "enum", "name": "Kind", "symbols": ["A", "B"]},
+            ],
+        }
+    ],
+}
+
+
+class TestUnions:
+    """Unions map to Confluent's io.confluent.connect.avro.Union structs, one field per branch."""
+
+    def union_schema(self):
+        return avro_converter(UNION_AVRO).to_connect_data("t", b"\x00")[0].field("u").schema
+
+    def test_union_schema(self):
+        union = self.union_schema()
+        assert union.name == "io.confluent.connect.avro.Union" and union.optional
+        assert [(f.name, f.schema.type, f.schema.optional) for f in union.fields] == [
+            ("long", Type.INT64, True), ("string", Type.STRING, True),
+            ("Click", Type.STRUCT, True), ("Kind", Type.STRING, True),
+        ]
+
+    @pytest.mark.parametrize(
+        "data, branch, value",
+        [
+            (b"\x02\x0e", "long", 7),
+            (b"\x04\x04hi", "string", "hi"),
+            (b"\x06\x04", "Click", {"x": 2}),
+            (b"\x08\x02", "Kind", "B"),
+        ],
+    )
+    def test_each_branch_both_ways(self, data, branch, value):
+        converter = avro_converter(UNION_AVRO)
+        schema, record = converter.to_connect_data("t", data)
+        union = record.get("u")
+        assert [name for name, v in union.items() if v is not None] == [branch]
+        read = union.get(branch)
+        assert (read.to_dict() if isinstance(read, Struct) else read) == value
+        assert converter.from_connect_data("t", schema, record) == data
+
+    def test_null_union(self):
+        converter = avro_converter(UNION_AVRO)
+        schema, record = converter.to_connect_data("t", b"\x00")
+        assert record.get("u") is None
+        assert converter.from_connect_data("t", schema, record) == b"\x00"
+
+    def test_union_struct_back_to_avro(self):
+        from converters.avro._mapping import to_avro_schema
+
+        avro = to_avro_schema(avro_converter(UNION_AVRO).to_connect_data("t", b"\x00")[0])
+        branches = avro["fields"][0]["type"]
+        assert branches[:3] == ["null", "long", "string"]
+        assert branches[3]["name"] == "ns.Click" and branches[4]["symbols"] == ["A", "B"]
 
 
 READ_ERRORS = [

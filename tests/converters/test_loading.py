@@ -107,12 +107,24 @@ class FlakyConverter(Converter):
         return None, data
 
 
-def test_batch_errors_from_any_converter_name_converter_stage_and_topic():
+def test_default_batch_path_reports_a_failing_row_and_goes_on():
     converter = FlakyConverter()
     converter.configure({}, is_key=True)
     errors = []
     _, values = converter.to_connect_batch(["t1", "t2"], [b"ok", b"bad"], lambda row, exc: errors.append((row, exc)))
     assert values == [b"ok", None]
     (row, exc), = errors
-    assert row == 1 and str(exc) == "FlakyConverter (KEY_CONVERTER) failed on topic 't2': ValueError: cannot read this"
-    assert isinstance(exc.__cause__, ValueError)
+    assert row == 1 and isinstance(exc, ValueError) and str(exc) == "cannot read this"
+
+
+def test_unexpected_failures_in_our_batch_paths_still_name_converter_stage_and_topic(monkeypatch):
+    converter = converters.load("json", {"schemas.enable": "true"}, is_key=True)
+
+    def broken(topic, data):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(converter, "_read", broken)
+    errors = []
+    converter.to_connect_batch(["t"], [b"{}"], lambda row, exc: errors.append(exc))
+    assert str(errors[0]) == "JsonConverter (KEY_CONVERTER) failed on topic 't': KeyError: 'surprise'"
+    assert isinstance(errors[0].__cause__, KeyError)

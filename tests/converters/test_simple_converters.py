@@ -28,7 +28,7 @@ class TestByteArray:
 class TestString:
     @pytest.mark.parametrize(
         "value, data",
-        [("héllo", "héllo".encode()), (42, b"42"), (True, b"true"), (1.5, b"1.5"), (None, None)],
+        [("héllo", "héllo".encode()), (42, b"42"), (True, b"true"), (1.5, b"1.5"), (1e7, b"1.0E7"), (None, None)],
     )
     def test_write_golden(self, value, data):
         assert converters.load("string").from_connect_data("t", None, value) == data
@@ -58,6 +58,16 @@ class TestString:
         assert values == ["a", None, "c"]
         assert errors == [(1, "StringConverter (KEY_CONVERTER) failed on topic 't': "
                               "invalid UTF-8 at byte 0: unexpected end of data in b'\\xc3'")]
+
+    def test_batch_write_matches_single_and_reports_unencodable_rows(self):
+        converter = converters.load("string", {"converter.encoding": "ascii"})
+        errors = []
+        out = converter.from_connect_batch(["t"] * 4, None, ["a", None, 7, "é"], lambda row, exc: errors.append(row))
+        assert out == [b"a", None, b"7", None] and errors == [3]
+        with pytest.raises(ConverterError, match=r"StringConverter \(VALUE_CONVERTER\) failed on topic 't': "
+                                                 r"cannot encode 'é' at character 0 as ascii"):
+            converter.from_connect_data("t", None, "é")
+        assert converter.from_connect_batch(["t"] * 2, None, ["a", None]) == [b"a", None]
 
     def test_unknown_encoding_names_the_key(self):
         with pytest.raises(ConfigError, match="key.converter.converter.encoding: unknown character encoding 'klingon'"):

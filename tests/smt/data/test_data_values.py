@@ -148,6 +148,18 @@ def test_convert_to_string(value, text):
     assert convert_to_string(None, value) == text
 
 
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (1.5, "1.5"), (100.0, "100.0"), (0.001, "0.001"), (9999999.0, "9999999.0"), (1e7, "1.0E7"),
+        (1.25e-5, "1.25E-5"), (-3.4e38, "-3.4E38"), (0.0, "0.0"), (-0.0, "-0.0"), (123456789.125, "1.23456789125E8"),
+        (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
+    ],
+)
+def test_doubles_print_as_java_does(value, text):
+    assert convert_to_string(None, value) == text
+
+
 def test_convert_struct_to_string():
     schema = SchemaBuilder.struct().field("a", Schema.STRING_SCHEMA).field("b", Schema.OPTIONAL_INT8_SCHEMA).build()
     assert convert_to_string(schema, Struct(schema).put("a", "x")) == '{"a":"x","b":null}'
