@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import decimal
 import math
 import re
 import struct

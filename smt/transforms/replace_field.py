@@ -7,7 +7,6 @@ from typing import Any
 
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance
-from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
 from smt.transforms._codegen import compile_map_loop, literal
