@@ -169,6 +169,14 @@ class RecordBatch:
         """
         return RecordBatch(self._length, **self._columns)
 
+    def with_columns(self, **columns: Any) -> "RecordBatch":
+        """A shallow copy (see :meth:`shallow_copy`) with ``columns`` replaced."""
+        return RecordBatch(self._length, **{**self._columns, **columns})
+
+    def has_column(self, name: str) -> bool:
+        """True when the column holds data (not only the implicit all-null default)."""
+        return self._columns.get(name) is not None
+
     def builder(self) -> "BatchBuilder":
         """A builder for an output batch derived from this one."""
         return BatchBuilder(self)

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
+from smt._gc import gc_paused
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
 from smt.chain import ChainErrors, TransformChain
 from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
@@ -121,11 +122,12 @@ class BatchProcessor:
         Per-transform figures are added to ``metrics`` when given.
         """
         failures = _Failures(self.policy)
-        batch = RecordBatch.from_arrow(arrow_batch)
-        batch = self._source_failures(arrow_batch, batch, failures)
-        batch = self._decode(batch, failures)
-        batch = self.chain.apply_batch(batch, failures, metrics)
-        batch = self._encode(batch, failures)
+        with gc_paused():
+            batch = RecordBatch.from_arrow(arrow_batch)
+            batch = self._source_failures(arrow_batch, batch, failures)
+            batch = self._decode(batch, failures)
+            batch = self.chain.apply_batch(batch, failures, metrics)
+            batch = self._encode(batch, failures)
         counts = self._count(arrow_batch.num_rows, batch, failures)
         return self._output(arrow_batch, batch, failures), counts
 

@@ -12,30 +12,12 @@ loops run with the cyclic garbage collector paused (see :func:`gc_paused`).
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
-__all__ = ["compile_map_loop", "literal", "gc_paused"]
+from smt._gc import gc_paused
 
+__all__ = ["compile_map_loop", "literal"]
 
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector around a batch loop.
-
-    The loops allocate one map per row and create no reference cycles;
-    refcounting frees what they drop.  Left on, the collector runs every few
-    hundred allocations and walks every live map of the batch, which costs
-    more than the loop itself on 10,000-row batches.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 _TEMPLATE = '''\
 def {name}(values, {columns}fail, fallback):

@@ -18,7 +18,7 @@ from typing import Any, Callable, ClassVar
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
-from smt.transforms._codegen import gc_paused
+from smt._gc import gc_paused
 from smt.transforms._reconfigure import Reconfigurable
 
 __all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
@@ -94,26 +94,18 @@ class PartTransform(Reconfigurable, Transform):
 
     def schemaless_batch(self, batch: RecordBatch) -> bool:
         """True when no row of ``batch`` has a schema for this part (fast path possible)."""
-        if not batch.is_arrow(self.part.schema_name) and self.part.schema_name in _present(batch):
+        if not batch.is_arrow(self.part.schema_name) and batch.has_column(self.part.schema_name):
             schemas = batch.column(self.part.schema_name)
             return schemas.count(None) == len(schemas)
         return True
 
 
-def _present(batch: RecordBatch) -> dict:
-    return batch._columns  # noqa: SLF001 - see derive_batch
-
-
 def derive_batch(batch: RecordBatch, **columns: Any) -> RecordBatch:
     """A new batch sharing ``batch``'s columns except ``columns``.
 
-    The input batch is left as it was (the chain may still hold it).  This
-    reads the batch's column table directly because RecordBatch has no public
-    shallow copy.
+    The input batch is left as it was (the chain may still hold it).
     """
-    table = dict(_present(batch))
-    table.update(columns)
-    return RecordBatch(len(batch), **table)
+    return batch.with_columns(**columns)
 
 
 def map_column(
