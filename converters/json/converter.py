@@ -6,8 +6,12 @@ import decimal
 import json
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from converters._binary import BinaryColumnBuilder
 from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
 from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
 from converters.json._reader import compile_reader
@@ -91,26 +95,37 @@ class JsonConverter(Converter, HeaderConverter):
         values: Sequence[Any],
         on_error: OnError = _raise,
     ) -> list[bytes | None]:
+        out = self.from_connect_column(topics, schemas, values, on_error)
+        return out.to_pylist() if isinstance(out, pa.Array) else out
+
+    def from_connect_column(
+        self,
+        topics: Sequence[str],
+        schemas: Sequence[Any] | None,
+        values: Sequence[Any],
+        on_error: OnError = _raise,
+    ) -> pa.Array | list[bytes | None]:
         schemaless = schemas is None or all(s is None for s in schemas)
         if schemaless and not self.schemas_enabled and self._validator is None:
             return self._write_schemaless_batch(topics, values, on_error)
         return super().from_connect_batch(topics, schemas, values, on_error)
 
-    def _write_schemaless_batch(self, topics, values, on_error) -> list[bytes | None]:
+    def _write_schemaless_batch(self, topics, values, on_error) -> pa.Array | list[bytes | None]:
         dumps = orjson.dumps
+        column = BinaryColumnBuilder()
+        append = column.append
         try:
-            # One C call per record; any value orjson will not write as Kafka does
-            # (bytes, non-string map keys, structs, datetimes) sends the batch the careful way.
-            out = [None if v is None else dumps(v, None, _DUMPS_OPTIONS) for v in values]
+            # One C call per record into one Arrow buffer; any value orjson will
+            # not write as Kafka does (bytes, non-string map keys, structs,
+            # datetimes) sends the batch the careful way.
+            for v in values:
+                append(None if v is None else dumps(v, None, _DUMPS_OPTIONS))
         except TypeError:
             pass
         else:
             # orjson writes NaN and infinities as null: look closer only where a null was written.
-            for row, data in enumerate(out):
-                if data is not None and b"null" in data and has_non_finite_float(values[row]):
-                    break
-            else:
-                return out
+            if not any(v is not None and has_non_finite_float(v) for v in _rows_with_null(column, values)):
+                return column.finish()
         out = []
         for row, value in enumerate(values):
             if value is None:
@@ -335,3 +350,10 @@ def _describe(document: Any) -> str:
 def _plain_json(payload: Any) -> Any:
     # NUMERIC decimals are orjson Fragments; the JSON Schema validator needs plain numbers.
     return orjson.loads(orjson.dumps(payload))
+
+
+def _rows_with_null(column: BinaryColumnBuilder, values: Sequence[Any]) -> list[Any]:
+    """The values whose JSON contains the text ``null`` (candidates for NaN written as null)."""
+    written = column.finish()
+    hits = pc.match_substring(written, "null")
+    return [values[row] for row in np.flatnonzero(hits.fill_null(False).to_numpy(zero_copy_only=False))]

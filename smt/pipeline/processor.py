@@ -189,7 +189,7 @@ class BatchProcessor:
                 continue
             on_error = failures.converter_sink(stage, converter, batch)
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
-            encoded = converter.from_connect_batch(batch.topic, schemas, batch.column(column), on_error)
+            encoded = converter.from_connect_column(batch.topic, schemas, batch.column(column), on_error)
             batch.set_column(column, encoded)
         if not batch.is_arrow("headers"):
             self._encode_headers(batch, failures)
