@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
+from smt.errors import DataError, RetriableError, Stage
 from smt.plugin import Plugin, PluginContext
 
-__all__ = ["Converter", "HeaderConverter", "OnError"]
+__all__ = ["Converter", "ConverterError", "HeaderConverter", "OnError", "RetriableConverterError"]
 
 #: Called with (row index, exception) for a value that could not be converted.
 OnError = Callable[[int, BaseException], None]
@@ -25,6 +26,32 @@ OnError = Callable[[int, BaseException], None]
 
 def _raise(row: int, exc: BaseException) -> None:
     raise exc
+
+
+class ConverterError(DataError):
+    """A record a converter could not convert.
+
+    The message names the converter class, the stage (KEY_CONVERTER,
+    VALUE_CONVERTER or HEADER_CONVERTER), the topic and what was wrong;
+    ``converter``, ``stage``, ``topic`` and ``reason`` hold the parts.
+    """
+
+    def __init__(self, converter: str, stage: Stage, topic: str | None, reason: str) -> None:
+        self.converter = converter
+        self.stage = stage
+        self.topic = topic
+        self.reason = reason
+        super().__init__(f"{converter} ({stage.value}) failed on topic '{topic}': {reason}")
+
+    def __reduce__(self):
+        return (ConverterError, (self.converter, self.stage, self.topic, self.reason))
+
+
+class RetriableConverterError(ConverterError, RetriableError):
+    """A converter failure that may pass if retried (a schema registry that is down)."""
+
+    def __reduce__(self):
+        return (RetriableConverterError, (self.converter, self.stage, self.topic, self.reason))
 
 
 class Converter(Plugin):
@@ -35,6 +62,15 @@ class Converter(Plugin):
     passthrough: ClassVar[bool] = False
 
     is_key: bool = False
+
+    @property
+    def stage(self) -> Stage:
+        return Stage.KEY_CONVERTER if self.is_key else Stage.VALUE_CONVERTER
+
+    def error(self, topic: str | None, reason: str, retriable: bool = False) -> ConverterError:
+        """A :class:`ConverterError` for this converter, its stage and ``topic``."""
+        cls = RetriableConverterError if retriable else ConverterError
+        return cls(type(self).__name__, self.stage, topic, reason)
 
     def configure(
         self,
@@ -100,6 +136,12 @@ class Converter(Plugin):
 
 class HeaderConverter(Plugin):
     """Converts one header value between bytes and structured data."""
+
+    def header_error(self, topic: str | None, header_key: str, reason: str) -> ConverterError:
+        """A :class:`ConverterError` at the HEADER_CONVERTER stage naming the header."""
+        return ConverterError(
+            type(self).__name__, Stage.HEADER_CONVERTER, topic, f"header '{header_key}': {reason}"
+        )
 
     def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
         super().configure(configs, context)

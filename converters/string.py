@@ -52,9 +52,7 @@ class StringConverter(Converter, HeaderConverter):
         try:
             return None, bytes(data).decode(self.encoding)
         except UnicodeDecodeError as exc:
-            raise DataError(
-                f"StringConverter failed to decode data from topic '{topic}' as {self.encoding}: {exc}"
-            ) from exc
+            raise self._decode_error(topic, exc) from exc
 
     def to_connect_batch(
         self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
@@ -68,15 +66,15 @@ class StringConverter(Converter, HeaderConverter):
             try:
                 values.append(item.decode(encoding))
             except UnicodeDecodeError as exc:
-                on_error(
-                    row,
-                    DataError(
-                        f"StringConverter failed to decode data from topic '{topics[row]}' "
-                        f"as {encoding}: {exc}"
-                    ),
-                )
+                on_error(row, self._decode_error(topics[row], exc))
                 values.append(None)
         return None, values
+
+    def _decode_error(self, topic: str, exc: UnicodeDecodeError) -> DataError:
+        return self.error(
+            topic,
+            f"invalid {self.encoding} at byte {exc.start}: {exc.reason} in {bytes(exc.object[:40])!r}",
+        )
 
     def from_connect_header(self, topic, header_key, schema, value):
         return self.from_connect_data(topic, schema, value)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from typing import Any, Mapping
 
 from smt.batch import RecordBatch
 from smt.errors import Stage, StageError
+from smt.metrics import ChainMetrics, StageMetrics
 from smt.record import Record
 from smt.transform import ErrorSink, Predicate, Transform, as_record_list
 
@@ -112,30 +114,66 @@ class TransformChain:
                 break
         return records
 
-    def apply_batch(self, batch: RecordBatch, errors: "ChainErrors | None" = None) -> RecordBatch:
+    def apply_batch(
+        self,
+        batch: RecordBatch,
+        errors: "ChainErrors | None" = None,
+        metrics: ChainMetrics | None = None,
+    ) -> RecordBatch:
         """Run a whole batch through the chain, stage by stage.
 
         Failed rows are reported to ``errors`` (raising by default) with the
-        stage that failed; they are left out of the result.
+        stage that failed; they are left out of the result.  When ``metrics``
+        is given, each stage's counters and time are added to it.
         """
         errors = errors or ChainErrors()
         for stage in self.stages:
             if len(batch) == 0:
                 break
-            batch = self._apply_stage(stage, batch, errors)
+            started = time.perf_counter()
+            failed_before = errors.count
+            batch, ran_on, produced_by = self._apply_stage(stage, batch, errors)
+            if metrics is not None:
+                failed = errors.count - failed_before
+                stage_metrics = metrics.stage(stage.alias)
+                stage_metrics.add(StageMetrics(
+                    records_in=ran_on,
+                    records_out=produced_by[0],
+                    dropped=ran_on - produced_by[1] - failed,
+                    errors=failed,
+                    seconds=time.perf_counter() - started,
+                ))
         return batch
 
-    def _apply_stage(self, stage: ChainStage, batch: RecordBatch, errors: "ChainErrors") -> RecordBatch:
+    def _apply_stage(
+        self, stage: ChainStage, batch: RecordBatch, errors: "ChainErrors"
+    ) -> tuple[RecordBatch, int, tuple[int, int]]:
+        """The stage's output, how many rows it ran on, and (rows out, parents with output)."""
         mask = stage.mask(batch)
         if mask is None or all(mask):
-            return stage.transform.apply_batch(batch, errors.for_stage(stage, batch))
+            return self._apply_to_all(stage, batch, errors)
         if not any(mask):
-            return batch
+            return batch, 0, (0, 0)
         return self._apply_to_selected(stage, batch, mask, errors)
+
+    def _apply_to_all(
+        self, stage: ChainStage, batch: RecordBatch, errors: "ChainErrors"
+    ) -> tuple[RecordBatch, int, tuple[int, int]]:
+        # Run with origins set to row positions, so that outputs can be traced
+        # to the rows of this batch (for the counters), then restore them.
+        origins = batch.origin
+        batch.set_column("origin", list(range(len(batch))))
+        try:
+            out = stage.transform.apply_batch(batch, errors.for_stage(stage, batch, origins=origins))
+        finally:
+            batch.set_column("origin", origins)
+        positions = out.origin
+        out.set_column("origin", [origins[p] for p in positions])
+        return out, len(batch), (len(out), _distinct_parents(positions))
 
     def _apply_to_selected(
         self, stage: ChainStage, batch: RecordBatch, mask: list[bool], errors: "ChainErrors"
-    ) -> RecordBatch:
+    ) -> tuple[RecordBatch, int, tuple[int, int]]:
         # Apply to the selected rows only, then put the untouched rows back in
         # their places; outputs of one input row stay together, in order.
         selected = [row for row, hit in enumerate(mask) if hit]
@@ -162,7 +200,7 @@ class TransformChain:
             "origin",
             [original_origin[row] if part == 0 else original_origin[out_rows[row]] for part, row in order],
         )
-        return merged
+        return merged, len(selected), (len(transformed), _distinct_parents(out_rows))
 
     def close(self) -> None:
         """Close every transform and predicate, once."""
@@ -182,7 +220,10 @@ class ChainErrors:
 
     The default raises the first failure as a :class:`StageError`; the
     pipeline's error handler subclasses it to skip or dead-letter instead.
+    ``count`` is how many failures it has received.
     """
+
+    count = 0
 
     def failed(self, origin: int, error: StageError) -> None:
         raise error
@@ -215,4 +256,16 @@ class _StageSink(ErrorSink):
                 alias=self._stage.alias,
             )
             error.__cause__ = exc
+        self._errors.count += 1
         self._errors.failed(origin, error)
+
+
+def _distinct_parents(origins: list[int]) -> int:
+    """How many distinct input rows the (origin-ordered) output rows came from."""
+    count = 0
+    previous = object()
+    for origin in origins:
+        if origin != previous:
+            count += 1
+            previous = origin
+    return count

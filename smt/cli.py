@@ -80,10 +80,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> int:
     from smt.pipeline import PipelineSpec, run_pipeline
-    from smt.pipeline.report import print_summary, write_metrics_json
+    from smt.pipeline.report import ProgressLine, print_summary, write_metrics_json
 
     spec = PipelineSpec.from_properties(args.pipeline)
-    result = run_pipeline(spec)
+    with ProgressLine() as progress:
+        result = run_pipeline(spec, on_progress=progress.update)
     print_summary(result, spec)
     if args.metrics_json:
         write_metrics_json(result, spec, args.metrics_json)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from typing import Any, Callable, Iterable, Mapping
 
 from smt.errors import ConfigError, ConfigProblem
@@ -103,6 +104,8 @@ class ConfigDef:
     def _add(self, key: ConfigKey) -> None:
         if key.name in self._keys:
             raise ValueError(f"config key {key.name!r} is defined twice")
+        if not key.required:
+            _check_default(key)
         self._keys[key.name] = key
 
     def merge(self, other: "ConfigDef") -> "ConfigDef":
@@ -141,7 +144,9 @@ class ConfigDef:
             elif key.required:
                 problems.append(ConfigProblem(full_name, "is required and has no default"))
             else:
-                values[key.name] = key.default
+                # Parsed on every call, as Kafka parses defaults: typed, and a
+                # fresh list each time, so no plugin can mutate another's.
+                values[key.name] = parse_value(key.type, key.default)
         if problems:
             raise ConfigError(problems)
         return values
@@ -150,15 +155,29 @@ class ConfigDef:
         """A Markdown table documenting every key, generated from the declarations."""
         lines = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
         for key in self._keys.values():
-            default = "(required)" if key.required else f"`{_show_default(key.default)}`"
-            doc = key.doc.replace("|", "\\|").replace("\n", " ")
+            default = "(required)" if key.required else f"`{_cell(_show_default(key.default))}`"
+            doc = _cell(key.doc)
             lines.append(
                 f"| `{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
             )
         return "\n".join(lines)
 
 
+def _check_default(key: ConfigKey) -> None:
+    """Kafka parses and validates a default when the key is defined: so do we."""
+    try:
+        value = parse_value(key.type, key.default)
+        if key.validator is not None and value is not None:
+            key.validator(value)
+    except ValueError as exc:
+        raise ValueError(
+            f"config key {key.name!r}: invalid default {key.default!r}: {_reason(exc, key.default)}"
+        ) from exc
+
+
 def _show_default(value: Any) -> str:
+    if value == "":
+        return '""'
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -166,6 +185,11 @@ def _show_default(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
     return str(value)
+
+
+def _cell(text: str) -> str:
+    """``text`` made safe for one Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _reason(exc: ValueError, raw: Any) -> str:
@@ -204,14 +228,19 @@ def _parse_int(raw: Any, bits: int = 32) -> int:
     if isinstance(raw, int):
         value = raw
     else:
-        try:
-            value = int(str(raw).strip())
-        except ValueError:
-            raise ValueError(f"expected an integer, got '{raw}'") from None
+        # Java's Integer.parseInt: an optional sign and digits, nothing else
+        # (Python's int() would also take '1_000').
+        text = str(raw).strip()
+        if not _JAVA_INTEGER.fullmatch(text):
+            raise ValueError(f"expected an integer, got '{raw}'")
+        value = int(text)
     limit = 1 << (bits - 1)
     if not -limit <= value < limit:
         raise ValueError(f"{value} is out of range for a {bits}-bit integer")
     return value
+
+
+_JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _parse_long(raw: Any) -> int:
@@ -221,10 +250,18 @@ def _parse_long(raw: Any) -> int:
 def _parse_double(raw: Any) -> float:
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         return float(raw)
+    text = str(raw).strip()
     try:
-        return float(str(raw).strip())
+        if "_" in text:  # Python's float() takes '1_0.5'; Java's parseDouble does not
+            raise ValueError(text)
+        return float(text)
     except ValueError:
         raise ValueError(f"expected a number, got '{raw}'") from None
+
+
+def _parse_class(raw: Any) -> Any:
+    # Like Kafka, a CLASS value is a class name or the class itself.
+    return raw if isinstance(raw, type) else _parse_string(raw)
 
 
 def _parse_list(raw: Any) -> list[str]:
@@ -243,8 +280,8 @@ _PARSERS: dict[ConfigType, Callable[[Any], Any]] = {
     ConfigType.LONG: _parse_long,
     ConfigType.DOUBLE: _parse_double,
     ConfigType.LIST: _parse_list,
-    ConfigType.CLASS: _parse_string,
-    ConfigType.PASSWORD: lambda raw: str(raw),
+    ConfigType.CLASS: _parse_class,
+    ConfigType.PASSWORD: _parse_string,  # Kafka trims passwords too
 }
 
 

@@ -22,6 +22,7 @@ from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
 from smt.chain import ChainErrors, TransformChain
 from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
 from smt.errors import RetriableError, Stage, StageError
+from smt.metrics import ChainMetrics
 
 __all__ = ["BatchProcessor", "BatchCounts", "OUTPUT_ARROW_SCHEMA", "DEAD_LETTER_COLUMN"]
 
@@ -95,12 +96,17 @@ class BatchProcessor:
 
     # --- one batch ------------------------------------------------------------
 
-    def process(self, arrow_batch: pa.RecordBatch) -> tuple[pa.RecordBatch, BatchCounts]:
-        """Transform one input batch; returns the output batch and its counts."""
+    def process(
+        self, arrow_batch: pa.RecordBatch, metrics: ChainMetrics | None = None
+    ) -> tuple[pa.RecordBatch, BatchCounts]:
+        """Transform one input batch; returns the output batch and its counts.
+
+        Per-transform figures are added to ``metrics`` when given.
+        """
         failures = _Failures(self.policy)
         batch = RecordBatch.from_arrow(arrow_batch)
         batch = self._decode(batch, failures)
-        batch = self.chain.apply_batch(batch, failures)
+        batch = self.chain.apply_batch(batch, failures, metrics)
         batch = self._encode(batch, failures)
         counts = self._count(arrow_batch.num_rows, batch, failures)
         return self._output(arrow_batch, batch, failures), counts

@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 
 from smt.errors import SmtError
+from smt.metrics import ChainMetrics, MetricsParam
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.spec import PipelineSpec
 from smt.record import KAFKA_ROW_SCHEMA_DDL
@@ -34,10 +36,11 @@ class PipelineFailed(SmtError):
 
 @dataclasses.dataclass
 class PipelineResult:
-    """What a finished batch run did."""
+    """What a finished batch run did: input accounting, per-transform figures, time."""
 
     counts: BatchCounts
     seconds: float
+    stages: ChainMetrics = dataclasses.field(default_factory=ChainMetrics)
 
     @property
     def records_per_second(self) -> float:
@@ -59,20 +62,26 @@ def build_spark_session(spec: PipelineSpec):
 
 
 class _Accumulators:
-    """One Spark accumulator per :class:`BatchCounts` field."""
+    """Spark accumulators: one per :class:`BatchCounts` field, one for per-transform metrics."""
 
     def __init__(self, spark) -> None:
         context = spark.sparkContext
         self._accumulators = {name: context.accumulator(0) for name in _COUNT_FIELDS}
+        self._stages = context.accumulator(ChainMetrics(), MetricsParam())
 
-    def add(self, counts: BatchCounts) -> None:
+    def add(self, counts: BatchCounts, stages: ChainMetrics) -> None:
         for name, accumulator in self._accumulators.items():
             value = getattr(counts, name)
             if value:
                 accumulator.add(value)
+        if stages:
+            self._stages.add(stages)
 
     def snapshot(self) -> BatchCounts:
         return BatchCounts(**{name: acc.value for name, acc in self._accumulators.items()})
+
+    def stages(self) -> ChainMetrics:
+        return self._stages.value
 
 
 def transform_dataframe(df, processor: BatchProcessor, accumulators: _Accumulators | None = None):
@@ -80,24 +89,38 @@ def transform_dataframe(df, processor: BatchProcessor, accumulators: _Accumulato
 
     def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for arrow_batch in batches:
-            out, counts = processor.process(arrow_batch)
+            stages = ChainMetrics() if accumulators is not None else None
+            out, counts = processor.process(arrow_batch, stages)
             if accumulators is not None:
-                accumulators.add(counts)
+                accumulators.add(counts, stages)
             yield out
 
     return df.mapInArrow(process_partition, OUTPUT_SCHEMA_DDL)
 
 
-def run_pipeline(spec: PipelineSpec, spark=None) -> PipelineResult:
+def run_pipeline(
+    spec: PipelineSpec,
+    spark=None,
+    on_progress: Callable[[BatchCounts, float], None] | None = None,
+    progress_interval: float = 0.5,
+) -> PipelineResult:
     """Run the pipeline to completion (batch mode) or until stopped (streaming).
 
-    Raises :class:`PipelineFailed` with the underlying record error when a
-    record fails with ``errors.tolerance=none``.
+    ``on_progress(counts, seconds)`` is called from a driver thread every
+    ``progress_interval`` seconds with the counts the executors reported so
+    far.  Raises :class:`PipelineFailed` with the underlying record error when
+    a record fails with ``errors.tolerance=none``.
     """
     spark = spark or build_spark_session(spec)
     accumulators = _Accumulators(spark)
     processor = BatchProcessor.from_spec(spec)
     started = time.perf_counter()
+    with _ProgressThread(accumulators, started, on_progress, progress_interval):
+        _run(spec, spark, processor, accumulators)
+    return PipelineResult(accumulators.snapshot(), time.perf_counter() - started, accumulators.stages())
+
+
+def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Accumulators) -> None:
     try:
         df = spec.source.read(spark, streaming=spec.streaming)
         out = transform_dataframe(df, processor, accumulators)
@@ -109,7 +132,33 @@ def run_pipeline(spec: PipelineSpec, spark=None) -> PipelineResult:
         raise
     except Exception as exc:
         raise PipelineFailed(_first_cause_line(exc)) from exc
-    return PipelineResult(accumulators.snapshot(), time.perf_counter() - started)
+
+
+class _ProgressThread:
+    """Calls ``on_progress`` periodically while the job runs (a no-op without a callback)."""
+
+    def __init__(self, accumulators: _Accumulators, started: float, on_progress, interval: float) -> None:
+        self._accumulators = accumulators
+        self._started = started
+        self._on_progress = on_progress
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "_ProgressThread":
+        if self._on_progress is not None:
+            self._thread = threading.Thread(target=self._loop, name="smt-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._on_progress(self._accumulators.snapshot(), time.perf_counter() - self._started)
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
 
 
 def _write_outputs(spec: PipelineSpec, out, batch_id: int | None) -> None:

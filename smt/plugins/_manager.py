@@ -38,6 +38,14 @@ KINDS = {
 LOOKUP_KINDS = ("transform", "predicate", "converter", "source", "sink")
 
 
+class UnknownPluginError(PluginError, KeyError):
+    """No plugin of that kind has that name or alias; the message lists the known names."""
+
+    def __str__(self) -> str:
+        # KeyError would show the message quoted, as if it were a key.
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(frozen=True)
 class Registration:
     """One plugin class as registered: its kind, names and the plugin it came from."""
@@ -89,13 +97,14 @@ class Plugins:
     def lookup(self, kind: str, name: str) -> Registration:
         """The registration for ``name`` (a short name or an alias).
 
-        Raises ``KeyError`` with the known names when there is none.
+        Raises :class:`UnknownPluginError` (a ``KeyError``) listing the known
+        names when there is none.
         """
         table = self._by_kind.get(kind, {})
         found = table.get(name) or table.get(name.strip())
         if found is None:
             known = ", ".join(sorted({r.name for r in table.values()}))
-            raise KeyError(f"unknown {kind} '{name}'; known: {known or '(none)'}")
+            raise UnknownPluginError(f"unknown {kind} '{name}'; known: {known or '(none)'}")
         return found
 
     def get(self, kind: str, name: str) -> Any:
@@ -140,11 +149,24 @@ def create_plugin_manager(
         if manager.is_blocked(module_name):
             continue
         module = importlib.import_module(module_name)
-        manager.register(module, name=module_name)
+        _register(manager, module, module_name)
     for plugin in extra_plugins:
-        manager.register(plugin)
-    manager.check_pending()
+        _register(manager, plugin, None)
+    try:
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:
+        name = manager.get_name(exc.plugin) or repr(exc.plugin)
+        raise PluginError(f"plugin '{name}' is invalid: {exc}") from exc
     return manager
+
+
+def _register(manager: pluggy.PluginManager, plugin: Any, name: str | None) -> None:
+    """Register ``plugin``, turning pluggy's complaints into a PluginError naming it."""
+    try:
+        manager.register(plugin, name=name)
+    except (pluggy.PluginValidationError, ValueError) as exc:
+        shown = name or manager.get_canonical_name(plugin)
+        raise PluginError(f"plugin '{shown}' cannot be registered: {exc}") from exc
 
 
 def _load_entry_points(manager: pluggy.PluginManager) -> None:
@@ -162,7 +184,7 @@ def _load_entry_points(manager: pluggy.PluginManager) -> None:
                 f"plugin '{entry_point.name}'{where} failed to load from "
                 f"'{entry_point.value}': {type(exc).__name__}: {exc}"
             ) from exc
-        manager.register(plugin, name=entry_point.name)
+        _register(manager, plugin, entry_point.name)
 
 
 def load_plugins(**kwargs: Any) -> Plugins:

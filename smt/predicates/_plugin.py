@@ -5,4 +5,8 @@ from smt.plugins import hookimpl
 
 @hookimpl
 def smt_predicates():
-    return []
+    from smt.predicates.has_header_key import HasHeaderKey
+    from smt.predicates.record_is_tombstone import RecordIsTombstone
+    from smt.predicates.topic_name_matches import TopicNameMatches
+
+    return [TopicNameMatches, HasHeaderKey, RecordIsTombstone]

@@ -123,3 +123,46 @@ def test_close_closes_each_plugin_once(plugins):
         plugin.close = lambda plugin=plugin: closed.append(plugin)
     c.close()
     assert len(closed) == 3
+
+
+def test_metrics_count_each_stage_in_out_dropped_and_errors(plugins):
+    from smt.chain import ChainErrors
+    from smt.metrics import ChainMetrics
+
+    class Collect(ChainErrors):
+        def __init__(self):
+            self.failures = []
+
+        def failed(self, origin, error):
+            self.failures.append(origin)
+
+    c = chain(plugins, transforms="split,a,drop", transforms__split__type="Split",
+              transforms__a__type="AppendSuffix", transforms__a__suffix="+", transforms__a__predicate="p",
+              predicates="p", predicates__p__type="ValueStartsWith", predicates__p__prefix="b",
+              transforms__drop__type="DropValue", transforms__drop__value="x")
+    metrics = ChainMetrics()
+    errors = Collect()
+    records = [Record(value=v) for v in ["x|q|y", "b1|b2"]]
+    out = c.apply_batch(RecordBatch.from_records(records), errors, metrics)
+    assert [r.value for r in out.records()] == ["q", "y", "b1+", "b2+"]
+    assert out.origin == [0, 0, 1, 1]
+    assert errors.failures == []
+    as_tuples = {alias: (m.records_in, m.records_out, m.dropped, m.errors) for alias, m in metrics.items()}
+    assert as_tuples == {"split": (2, 5, 0, 0), "a": (2, 2, 0, 0), "drop": (5, 4, 1, 0)}
+    assert all(m.seconds >= 0 for m in metrics.values())
+
+
+def test_metrics_count_failures_per_stage(plugins):
+    from smt.chain import ChainErrors
+    from smt.metrics import ChainMetrics
+
+    class Collect(ChainErrors):
+        def failed(self, origin, error):
+            pass
+
+    c = chain(plugins, transforms="split,a", transforms__split__type="Split",
+              transforms__a__type="AppendSuffix", transforms__a__suffix="+")
+    metrics = ChainMetrics()
+    out = c.apply_batch(RecordBatch.from_records([Record(value="boom|ok")]), Collect(), metrics)
+    assert [r.value for r in out.records()] == ["ok+"]
+    assert (metrics["a"].records_in, metrics["a"].records_out, metrics["a"].errors, metrics["a"].dropped) == (2, 1, 1, 0)

@@ -92,3 +92,26 @@ def test_bad_pipeline_lists_every_problem():
                                       "errors.tolerance": "most", "value.converter": "missing"})
     assert {p.key for p in info.value.problems} == {
         "errors.tolerance", "source", "sink.path", "sink.format", "value.converter", "checkpoint.location"}
+
+
+def test_per_transform_metrics_and_progress_come_from_the_executors(spark, tmp_path):
+    spec = pipeline(tmp_path, ["a|b|c", "boom", "d"], errors__tolerance="all")
+    seen = []
+    result = run_pipeline(spec, spark=spark, on_progress=lambda counts, s: seen.append(counts.read),
+                          progress_interval=0.01)
+    split, suffix = result.stages["split"], result.stages["suffix"]
+    assert (split.records_in, split.records_out, split.dropped, split.errors) == (3, 5, 0, 0)
+    assert (suffix.records_in, suffix.records_out, suffix.dropped, suffix.errors) == (5, 4, 0, 1)
+    assert seen and max(seen) <= 3
+
+
+def test_metrics_json_holds_the_summary_figures(spark, tmp_path):
+    from smt.pipeline.report import write_metrics_json
+
+    spec = pipeline(tmp_path, ["a|b", "c"])
+    result = run_pipeline(spec, spark=spark)
+    write_metrics_json(result, spec, tmp_path / "m.json")
+    figures = json.loads((tmp_path / "m.json").read_text())
+    assert figures["records"]["read"] == 2 and figures["records"]["output_rows"] == 3
+    assert figures["transforms"]["split"]["records_out"] == 3
+    assert figures["pipeline"] == "smt-pipeline"

@@ -1,0 +1,57 @@
+"""Validating JSON payloads against a JSON Schema (the ``json.schema`` options)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from smt.errors import ConfigError, DataError
+
+
+class PayloadValidator:
+    """Checks each payload against one JSON Schema; the schema is checked once, up front."""
+
+    def __init__(self, schema: dict, source: str) -> None:
+        import jsonschema
+
+        validator_class = jsonschema.validators.validator_for(schema)
+        try:
+            validator_class.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise ConfigError.for_key(source, f"is not a valid JSON Schema: {exc.message}") from exc
+        self._validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+        self._best_match = jsonschema.exceptions.best_match
+
+    def validate(self, payload: Any) -> None:
+        """Raise :class:`DataError` naming the path and the rule when ``payload`` does not match."""
+        error = self._best_match(self._validator.iter_errors(payload))
+        if error is None:
+            return
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise DataError(
+            f"payload does not match the JSON Schema at {path}: rule '{error.validator}' failed: {error.message}"
+        )
+
+
+def load_validator(inline: str | None, file: str | None, prefix: str) -> PayloadValidator | None:
+    """The validator for the ``json.schema`` (inline) or ``json.schema.file`` setting, if any."""
+    if inline and file:
+        raise ConfigError.for_key(prefix + "json.schema", "give either json.schema or json.schema.file, not both")
+    if file:
+        key = prefix + "json.schema.file"
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError.for_key(key, f"cannot read JSON Schema file '{file}': {exc.strerror}") from exc
+    elif inline:
+        key, text = prefix + "json.schema", inline
+    else:
+        return None
+    try:
+        schema = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError.for_key(key, f"is not valid JSON: {exc}") from exc
+    if not isinstance(schema, (dict, bool)):
+        raise ConfigError.for_key(key, "a JSON Schema must be an object or a boolean")
+    return PayloadValidator(schema, key)

@@ -1,0 +1,283 @@
+"""JsonConverter: Kafka Connect's JSON format, with or without the schema envelope."""
+
+from __future__ import annotations
+
+import decimal
+import json
+from typing import Any, Mapping, Sequence
+
+import orjson
+
+from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
+from converters.json._codec import (
+    CodecOptions,
+    compile_reader,
+    compile_writer,
+    json_type_name,
+    needs_exact_numbers,
+)
+from converters.json._schema_json import from_json_schema, to_json_schema
+from converters.json._validation import load_validator
+from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
+from smt.data import Schema
+from smt.errors import DataError
+from smt.plugin import PluginContext
+
+_ENVELOPE_ERROR = (
+    'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
+    "contain additional fields. If you are trying to deserialize plain JSON data, set "
+    "schemas.enable=false in your converter configuration."
+)
+_DUMPS_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+class _Unsupported(TypeError):
+    """orjson met a type the schemaless fast path leaves to the general writer."""
+
+
+def _reject(value: Any) -> Any:
+    raise _Unsupported
+
+
+class JsonConverter(Converter, HeaderConverter):
+    """Kafka Connect's JsonConverter: JSON text, optionally in a schema envelope.
+
+    With ``schemas.enable=true`` (the default) each message is
+    ``{"schema": ..., "payload": ...}``; without it the message is the bare
+    payload and reads are schemaless (integers int64, decimals float64,
+    objects maps).  ``json.schema`` or ``json.schema.file`` validate every
+    payload against a JSON Schema.
+    """
+
+    name = "json"
+    aliases = ("org.apache.kafka.connect.json.JsonConverter", "JsonConverter")
+    config_def = (
+        ConfigDef()
+        .define("schemas.enable", ConfigType.BOOLEAN, True, None, Importance.HIGH,
+                "Include schemas within each of the serialized values and keys.")
+        .define("schemas.cache.size", ConfigType.INT, 1000, at_least(0), Importance.HIGH,
+                "The maximum number of schemas that can be cached in this converter instance.")
+        .define("decimal.format", ConfigType.STRING, "BASE64", one_of("BASE64", "NUMERIC", case_sensitive=False),
+                Importance.LOW,
+                "How to write Decimal values: BASE64 (base64 of the unscaled bytes) or NUMERIC (a JSON number).")
+        .define("replace.null.with.default", ConfigType.BOOLEAN, True, None, Importance.LOW,
+                "Whether a null field with a default value is written and read as that default.")
+        .define("json.schema", ConfigType.STRING, None, None, Importance.MEDIUM,
+                "An inline JSON Schema every payload must match; a record that does not is a converter error.")
+        .define("json.schema.file", ConfigType.STRING, None, None, Importance.MEDIUM,
+                "A file holding a JSON Schema every payload must match.")
+    )
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
+        super().configure(configs, is_key, context)
+        self.schemas_enabled: bool = self.config["schemas.enable"]
+        self.options = CodecOptions(
+            decimal_numeric=self.config["decimal.format"].upper() == "NUMERIC",
+            replace_null_with_default=self.config["replace.null.with.default"],
+        )
+        self._cache_size = self.config["schemas.cache.size"]
+        # Schema -> (schema JSON bytes, writer); schema JSON text -> (schema, reader, exact numbers).
+        self._writers: dict[Schema, tuple[bytes, Any]] = {}
+        self._readers: dict[bytes, tuple[Schema | None, Any, bool]] = {}
+        self._validator = load_validator(
+            self.config["json.schema"], self.config["json.schema.file"], self.context.prefix
+        )
+
+    # ------------------------------------------------------------ writing --
+    def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
+        if schema is None and value is None:
+            return None
+        try:
+            return self._write(schema, value)
+        except ConverterError:
+            raise
+        except DataError as exc:
+            raise self.error(topic, f"cannot write value as JSON: {exc}") from exc
+
+    def from_connect_batch(
+        self,
+        topics: Sequence[str],
+        schemas: Sequence[Any] | None,
+        values: Sequence[Any],
+        on_error: OnError = _raise,
+    ) -> list[bytes | None]:
+        if schemas is None and not self.schemas_enabled and self._validator is None:
+            return self._write_schemaless_batch(topics, values, on_error)
+        return super().from_connect_batch(topics, schemas, values, on_error)
+
+    def _write_schemaless_batch(self, topics, values, on_error) -> list[bytes | None]:
+        dumps = orjson.dumps
+        out: list[bytes | None] = []
+        for row, value in enumerate(values):
+            if value is None:
+                out.append(None)
+                continue
+            try:
+                out.append(dumps(value, default=_reject, option=_DUMPS_OPTIONS))
+            except (_Unsupported, TypeError):
+                # bytes, non-string map keys, structs...: the general writer knows Kafka's rules.
+                try:
+                    out.append(self._write(None, value))
+                except DataError as exc:
+                    on_error(row, self.error(topics[row], f"cannot write value as JSON: {exc}"))
+                    out.append(None)
+        return out
+
+    def _write(self, schema: Schema | None, value: Any) -> bytes:
+        schema_bytes, writer = self._writer_for(schema)
+        payload = writer(value)
+        if self._validator is not None:
+            self._validator.validate(_plain_json(payload))
+        try:
+            payload_bytes = orjson.dumps(payload)
+        except TypeError as exc:
+            raise DataError(f"Converting Kafka Connect data to byte[] failed due to serialization error: {exc}") from exc
+        if not self.schemas_enabled:
+            return payload_bytes
+        return b'{"schema":' + schema_bytes + b',"payload":' + payload_bytes + b"}"
+
+    def _writer_for(self, schema: Schema | None) -> tuple[bytes, Any]:
+        if schema is None:
+            return b"null", compile_writer(None, self.options)
+        cached = self._writers.get(schema)
+        if cached is None:
+            cached = (orjson.dumps(to_json_schema(schema, self.options)), compile_writer(schema, self.options))
+            self._remember(self._writers, schema, cached)
+        return cached
+
+    def _remember(self, cache: dict, key: Any, value: Any) -> None:
+        if self._cache_size <= 0:
+            return
+        if len(cache) >= self._cache_size:
+            cache.pop(next(iter(cache)))
+        cache[key] = value
+
+    # ------------------------------------------------------------ reading --
+    def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:
+        if data is None:
+            return None, None
+        return self._read(topic, data, None)
+
+    def to_connect_batch(
+        self,
+        topics: Sequence[str],
+        data: Sequence[bytes | None],
+        on_error: OnError = _raise,
+    ) -> tuple[list[Any] | None, list[Any]]:
+        if not self.schemas_enabled:
+            return None, self._read_schemaless_batch(topics, data, on_error)
+        schemas: list[Any] = []
+        values: list[Any] = []
+        last: list = [None, None]  # the previous record's schema node and its cache entry
+        for row, item in enumerate(data):
+            schema = value = None
+            if item is not None:
+                try:
+                    schema, value = self._read(topics[row], item, last)
+                except DataError as exc:
+                    on_error(row, exc)
+            schemas.append(schema)
+            values.append(value)
+        if all(s is None for s in schemas):
+            return None, values
+        return schemas, values
+
+    def _read_schemaless_batch(self, topics, data, on_error) -> list[Any]:
+        loads = orjson.loads
+        validator = self._validator
+        values: list[Any] = []
+        for row, item in enumerate(data):
+            if item is None:
+                values.append(None)
+                continue
+            try:
+                value = loads(item)
+            except orjson.JSONDecodeError as exc:
+                value = None
+                on_error(row, self._malformed(topics[row], item, exc))
+            else:
+                if validator is not None:
+                    try:
+                        validator.validate(value)
+                    except DataError as exc:
+                        on_error(row, self.error(topics[row], str(exc)))
+                        value = None
+            values.append(value)
+        return values
+
+    def _read(self, topic: str, data: bytes, last: list | None) -> tuple[Any, Any]:
+        try:
+            document = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise self._malformed(topic, data, exc) from exc
+        if not self.schemas_enabled:
+            self._validate_payload(topic, document)
+            return None, document
+        if not (isinstance(document, dict) and len(document) == 2 and "schema" in document and "payload" in document):
+            raise self.error(topic, f"{_ENVELOPE_ERROR} Found: {_describe(document)}")
+        schema_node = document["schema"]
+        try:
+            if last is not None and last[0] is not None and schema_node == last[0]:
+                schema, reader, exact = last[1]
+            else:
+                schema, reader, exact = self._reader_for(schema_node)
+                if last is not None:
+                    last[0], last[1] = schema_node, (schema, reader, exact)
+            payload = document["payload"]
+            if exact:
+                # Decimals must keep every digit: read the numbers again without floats.
+                payload = json.loads(data, parse_float=decimal.Decimal)["payload"]
+            self._validate_payload(topic, payload)
+            return schema, reader(payload)
+        except ConverterError:
+            raise
+        except DataError as exc:
+            raise self.error(topic, f"cannot read JSON payload: {exc}") from exc
+
+    def _reader_for(self, schema_node: Any) -> tuple[Schema | None, Any, bool]:
+        if schema_node is None:
+            return None, compile_reader(None, self.options), False
+        key = orjson.dumps(schema_node, option=orjson.OPT_SORT_KEYS)
+        cached = self._readers.get(key)
+        if cached is None:
+            schema = from_json_schema(schema_node, self.options)
+            cached = (schema, compile_reader(schema, self.options), needs_exact_numbers(schema))
+            self._remember(self._readers, key, cached)
+        return cached
+
+    def _validate_payload(self, topic: str, payload: Any) -> None:
+        if self._validator is not None:
+            try:
+                self._validator.validate(payload)
+            except DataError as exc:
+                raise self.error(topic, str(exc)) from exc
+
+    def _malformed(self, topic: str, data: bytes, exc: Exception) -> DataError:
+        return self.error(
+            topic,
+            f"Converting byte[] to Kafka Connect data failed due to serialization error: "
+            f"malformed JSON ({exc}) in {_preview(data)}",
+        )
+
+    # ------------------------------------------------------------ headers --
+    def from_connect_header(self, topic, header_key, schema, value):
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic, header_key, data):
+        return self.to_connect_data(topic, data)
+
+
+def _preview(data: bytes, limit: int = 60) -> str:
+    text = bytes(data[:limit]).decode("utf-8", "replace")
+    return repr(text + ("..." if len(data) > limit else ""))
+
+
+def _describe(document: Any) -> str:
+    if isinstance(document, dict):
+        return "an object with keys " + ", ".join(sorted(map(repr, document))) if document else "an empty object"
+    return f"a JSON {json_type_name(document).lower()}"
+
+
+def _plain_json(payload: Any) -> Any:
+    # NUMERIC decimals are orjson Fragments; the JSON Schema validator needs plain numbers.
+    return orjson.loads(orjson.dumps(payload))

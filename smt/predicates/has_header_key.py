@@ -1,0 +1,30 @@
+"""HasHeaderKey: true for records with at least one header of a given name."""
+
+from __future__ import annotations
+
+from smt.batch import RecordBatch
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
+from smt.transforms._validators import kafka_non_empty_string as non_empty_string
+from smt.record import Record
+from smt.transform import Predicate
+from smt.predicates.topic_name_matches import KAFKA_PACKAGE
+
+
+class HasHeaderKey(Predicate):
+    """True when the record has at least one header called ``name``."""
+
+    name = "HasHeaderKey"
+    aliases = (KAFKA_PACKAGE + "HasHeaderKey", "hasheaderkey")
+    config_def = ConfigDef().define("name", ConfigType.STRING, REQUIRED, non_empty_string,
+                                    Importance.MEDIUM, "The header name.")
+
+    def configure(self, configs, context=None) -> None:
+        super().configure(configs, context)
+        self.header = self.config["name"]
+
+    def test(self, record: Record) -> bool:
+        return any(name == self.header for name, _ in record.headers)
+
+    def test_batch(self, batch: RecordBatch) -> list[bool]:
+        wanted = self.header
+        return [any(h[0] == wanted for h in row) if row else False for row in batch.headers]

@@ -1,0 +1,23 @@
+"""RecordIsTombstone: true for records whose value is null."""
+
+from __future__ import annotations
+
+from smt.batch import RecordBatch
+from smt.record import Record
+from smt.transform import Predicate
+from smt.predicates.topic_name_matches import KAFKA_PACKAGE
+
+
+class RecordIsTombstone(Predicate):
+    """True when the record's value is null (a tombstone)."""
+
+    name = "RecordIsTombstone"
+    aliases = (KAFKA_PACKAGE + "RecordIsTombstone", "recordistombstone")
+
+    def test(self, record: Record) -> bool:
+        return record.value is None
+
+    def test_batch(self, batch: RecordBatch) -> list[bool]:
+        if batch.is_arrow("value"):
+            return batch.arrow_column("value").is_null().to_pylist()
+        return [value is None for value in batch.value]

@@ -1,0 +1,32 @@
+"""DropHeaders: remove every header with one of the given names."""
+
+from __future__ import annotations
+
+from smt.batch import RecordBatch
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
+from smt.record import Record
+from smt.transform import ErrorSink, Transform
+from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
+
+
+class DropHeaders(Transform):
+    """Remove all headers whose name is in ``headers``; the others keep their order. Tombstones too."""
+
+    name = "DropHeaders"
+    aliases = (KAFKA_PACKAGE + "DropHeaders", "dropheaders")
+    config_def = ConfigDef().define("headers", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH,
+                                    "The name of the headers to be removed.")
+
+    def configure(self, configs, context=None) -> None:
+        super().configure(configs, context)
+        self.names = frozenset(self.config["headers"])
+
+    def apply(self, record: Record) -> Record:
+        return record.without_headers(self.names)
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        names = self.names
+        headers = [
+            tuple(h for h in row if h[0] not in names) if row else row for row in batch.headers
+        ]
+        return derive_batch(batch, headers=headers)

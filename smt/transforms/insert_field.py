@@ -1,0 +1,197 @@
+"""InsertField: add record metadata (topic, partition, offset, timestamp) or a static value as fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smt.batch import RecordBatch
+from smt.config import ConfigDef, ConfigType, Importance
+from smt.errors import ConfigError
+from smt.record import Record
+from smt.transform import ErrorSink
+from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
+from smt.transforms._requirements import require_map, require_struct
+from smt.transforms._schema_cache import SchemaCache
+from smt.data import Schema, Struct
+from smt.data.logical import Timestamp, millis_to_datetime
+from smt.errors import DataError
+from smt.transforms._structs import (
+    REPLACE_NULL_WITH_DEFAULT,
+    copy_basics,
+    define_replace_null,
+    field_value,
+    optional_schema,
+)
+from smt.transforms._variant import PartTransform, derive_batch, key_value_variants
+
+PURPOSE = "field insertion"
+_METADATA = ("topic", "partition", "offset", "timestamp")
+_FIELD_SCHEMAS = {
+    "topic": Schema.STRING_SCHEMA,
+    "partition": Schema.INT32_SCHEMA,
+    "offset": Schema.INT64_SCHEMA,
+    "timestamp": Timestamp.SCHEMA,
+    "static": Schema.STRING_SCHEMA,
+}
+
+
+class _Insertion:
+    """One field to insert: where (path), whether optional (``?``, the default) or required (``!``)."""
+
+    __slots__ = ("path", "optional")
+
+    def __init__(self, spec: str, version: str, key: str) -> None:
+        self.optional = not spec.endswith("!")
+        name = spec[:-1] if spec.endswith(("?", "!")) else spec
+        self.path: FieldPath = parse_path(name, version, key)
+
+
+class InsertField(PartTransform):
+    """Insert the record's topic, partition, offset and timestamp, or a static value, as fields.
+
+    A field name ending in ``!`` makes the field required in the derived schema, ``?`` (the
+    default) optional. The partition, offset and timestamp are inserted only when the record
+    has them. A tombstone (null key/value) passes through unchanged. With
+    ``field.syntax.version=V2`` field names are paths and fields are inserted into nested maps.
+    """
+
+    config_def = with_field_syntax(
+        define_replace_null(
+            ConfigDef()
+            .define("topic.field", ConfigType.STRING, None, None, Importance.MEDIUM,
+                    "Field name for Kafka topic. Suffix with ! to make this a required field, or ? to keep it optional (the default).")
+            .define("partition.field", ConfigType.STRING, None, None, Importance.MEDIUM,
+                    "Field name for Kafka partition. Suffix with ! or ? as for topic.field.")
+            .define("offset.field", ConfigType.STRING, None, None, Importance.MEDIUM,
+                    "Field name for Kafka offset (only records that have one). Suffix with ! or ?.")
+            .define("timestamp.field", ConfigType.STRING, None, None, Importance.MEDIUM,
+                    "Field name for record timestamp. Suffix with ! or ?.")
+            .define("static.field", ConfigType.STRING, None, None, Importance.MEDIUM,
+                    "Field name for static data field. Suffix with ! or ?.")
+            .define("static.value", ConfigType.STRING, None, None, Importance.MEDIUM,
+                    "Static field value, if field name configured.")
+        )
+    )
+
+    def configure(self, configs, context=None) -> None:
+        super().configure(configs, context)
+        version = self.config[FIELD_SYNTAX_VERSION]
+        prefix = self.context.prefix
+        self.insertions: dict[str, _Insertion] = {}
+        for kind in (*_METADATA, "static"):
+            spec = self.config[f"{kind}.field"]
+            if spec:
+                self.insertions[kind] = _Insertion(spec, version, prefix + f"{kind}.field")
+        if not self.insertions:
+            raise ConfigError("No field insertion configured")
+        self.static_value = self.config["static.value"]
+        if "static" in self.insertions and self.static_value is None:
+            raise ConfigError.for_key(
+                prefix + "static.value",
+                f"No value specified for static field: {self.config['static.field']}",
+            )
+        self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
+        self.schema_cache = SchemaCache()
+
+    # --- per record ---------------------------------------------------------------
+
+    def _values_for(self, record: Record) -> list[tuple[_Insertion, Any, bool]]:
+        """(insertion, value, present) for each configured field."""
+        found = {
+            "topic": (record.topic, record.topic is not None),
+            "partition": (record.partition, record.partition is not None),
+            "offset": (record.offset, record.offset is not None),
+            "timestamp": (record.timestamp, record.timestamp is not None),
+            "static": (self.static_value, True),
+        }
+        return [(ins, *found[kind]) for kind, ins in self.insertions.items()]
+
+    def apply_schemaless(self, record: Record, value: Any) -> Any:
+        require_map(value, PURPOSE)
+        updated = dict(value)
+        for insertion, field_value, present in self._values_for(record):
+            if present:
+                updated = _put(updated, insertion.path, field_value)
+        return updated
+
+    def apply_with_schema(self, record: Record, schema: Any, value: Any):
+        struct = require_struct(value, PURPOSE)
+        if any(i.path.nested for i in self.insertions.values()):
+            raise DataError("InsertField inserts nested fields into schemaless values only")
+        new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
+        updated = Struct(new_schema)
+        for field in struct.schema.fields:
+            updated.put(field.name, field_value(struct, field, self.replace_null_with_default))
+        for insertion, field_value_, _present in self._values_for(record):
+            if insertion is self.insertions.get("timestamp") and field_value_ is not None:
+                field_value_ = millis_to_datetime(field_value_)
+            updated.put(insertion.path.last, field_value_)
+        return new_schema, updated
+
+    def _derive_schema(self, schema: Any) -> Any:
+        builder = copy_basics(schema)
+        for field in schema.fields:
+            builder.field(field.name, field.schema)
+        for kind, insertion in self.insertions.items():
+            field_schema = _FIELD_SCHEMAS[kind]
+            builder.field(insertion.path.last, optional_schema(field_schema) if insertion.optional else field_schema)
+        return builder.build()
+
+    # --- per batch ------------------------------------------------------------------
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        if not self.schemaless_batch(batch) or any(i.path.nested for i in self.insertions.values()):
+            return super().apply_batch(batch, errors)
+        column = self.part.name
+        values = batch.column(column)
+        sources = []
+        for kind, insertion in self.insertions.items():
+            if kind == "static":
+                sources.append((insertion.path.last, None))
+            else:
+                sources.append((insertion.path.last, batch.column(kind)))
+        static = self.static_value
+        out: list = []
+        append = out.append
+        failed: list[int] = []
+        for row, value in enumerate(values):
+            if value is None:
+                append(None)
+                continue
+            if type(value) is not dict:
+                try:
+                    require_map(value, PURPOSE)
+                except Exception as exc:  # attributed to its row
+                    errors.fail(row, exc)
+                    failed.append(row)
+                    append(None)
+                    continue
+            updated = value.copy()
+            for name, source in sources:
+                if source is None:
+                    updated[name] = static
+                else:
+                    item = source[row]
+                    if item is not None:
+                        updated[name] = item
+            append(updated)
+        if not failed:
+            return derive_batch(batch, **{column: out})
+        drop = set(failed)
+        return derive_batch(batch, **{column: out}).take([i for i in range(len(out)) if i not in drop])
+
+
+def _put(value: dict, path: FieldPath, field_value: Any) -> dict:
+    if not path.nested:
+        value[path.last] = field_value
+        return value
+
+    def insert(parent: dict) -> dict:
+        copy = dict(parent)
+        copy[path.last] = field_value
+        return copy
+
+    return path.update_map(value, insert)
+
+
+InsertFieldKey, InsertFieldValue = key_value_variants(InsertField, "InsertField", __name__)

@@ -1,0 +1,197 @@
+"""MaskField: replace field values with a type's empty value, or with a configured replacement."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+from typing import Any, Callable
+
+from smt.batch import RecordBatch
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
+from smt.transforms._validators import kafka_non_empty_string as non_empty_string
+from smt.errors import DataError
+from smt.record import Record
+from smt.transform import ErrorSink
+from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
+from smt.transforms._requirements import require_map, require_struct, type_name
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, field_value
+from smt.transforms._variant import PartTransform, map_column, key_value_variants
+
+PURPOSE = "mask fields"
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+#: The masked value of each type when no replacement is configured (Kafka's empty values).
+_EMPTY: dict[type, Callable[[], Any]] = {
+    bool: lambda: False,
+    int: lambda: 0,
+    float: lambda: 0.0,
+    str: lambda: "",
+    decimal.Decimal: lambda: decimal.Decimal(0),
+    _dt.datetime: lambda: _EPOCH,
+    _dt.date: lambda: _dt.date(1970, 1, 1),
+    _dt.time: lambda: _dt.time(0),
+    list: list,
+    dict: dict,
+}
+
+
+def _to_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        number = float(text)
+        if not number.is_integer():
+            raise
+        return int(number)
+
+
+#: How a replacement string becomes a value of each maskable type.
+_REPLACEMENT_PARSERS: dict[type, Callable[[str], Any]] = {
+    int: _to_int,
+    float: float,
+    str: str,
+    decimal.Decimal: decimal.Decimal,
+}
+
+
+class MaskField(PartTransform):
+    """Mask fields: numbers become 0, strings "", booleans false, lists/maps empty, dates the epoch.
+
+    With ``replacement``, numeric and string fields take the replacement (parsed as a number for
+    numeric fields); masking a boolean, date, list or map with a replacement is a data error.
+    A schemaless field that is absent is set to null, as Kafka does. A tombstone passes
+    through. With ``field.syntax.version=V2`` field names are paths into nested maps.
+    """
+
+    config_def = with_field_syntax(
+        define_replace_null(
+            ConfigDef()
+            .define("fields", ConfigType.LIST, default=REQUIRED, validator=non_empty_list,
+                    importance=Importance.HIGH, doc="Names of fields to mask.")
+            .define("replacement", ConfigType.STRING, None, non_empty_string, Importance.LOW,
+                    "Custom value replacement, applied to all 'fields' values (numeric or non-empty string values only).")
+        )
+    )
+
+    def configure(self, configs, context=None) -> None:
+        super().configure(configs, context)
+        self.paths = parse_paths(self.config["fields"], self.config[FIELD_SYNTAX_VERSION],
+                                 self.context.prefix + "fields")
+        self.field_names = frozenset(p.last for p in self.paths if not p.nested)
+        self.replacement: str | None = self.config["replacement"]
+        self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
+        self._masks: dict[type, Any] = {}
+        self.mask = self._build_masker()
+
+    def _build_masker(self) -> Callable[[Any], Any]:
+        """A function value -> masked value, with per-type results computed once."""
+        masks = self._masks
+        replacement = self.replacement
+        mutable = (list, dict)
+
+        def mask(value: Any) -> Any:
+            if value is None:
+                return None
+            kind = type(value)
+            try:
+                found = masks[kind]
+            except KeyError:
+                found = masks[kind] = _mask_for(kind, replacement)
+            if isinstance(found, DataError):
+                raise DataError(str(found))
+            return kind() if kind in mutable else found  # fresh list/dict: callers may mutate it
+
+        return mask
+
+    def apply_schemaless(self, record: Record, value: Any) -> Any:
+        return self._mask_map(require_map(value, PURPOSE))
+
+    def _mask_map(self, value: dict) -> dict:
+        mask = self.mask
+        updated = dict(value)
+        for path in self.paths:
+            if path.nested:
+                def change(parent: dict, last=path.last) -> dict:
+                    copy = dict(parent)
+                    copy[last] = mask(parent.get(last))
+                    return copy
+                updated = path.update_map(updated, change)
+            else:
+                updated[path.last] = mask(value.get(path.last))
+        return updated
+
+    def apply_with_schema(self, record: Record, schema: Any, value: Any):
+        from smt.data import Struct
+
+        struct = require_struct(value, PURPOSE)
+        updated = Struct(struct.schema)
+        for field in struct.schema.fields:
+            original = field_value(struct, field, self.replace_null_with_default)
+            if field.name in self.field_names:
+                original = self._mask_with_schema(field.schema, original)
+            updated.put(field, original)
+        return schema, updated
+
+    def _mask_with_schema(self, schema: Any, value: Any) -> Any:
+        if value is None:
+            return None
+        if self.replacement is not None and schema.type.value in ("float32", "float64"):
+            return _parse_replacement(float, self.replacement)
+        return self.mask(value)
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        if not self.schemaless_batch(batch):
+            return super().apply_batch(batch, errors)
+        mask_map = self._mask_map
+        if any(p.nested for p in self.paths):
+            def transform(value):
+                return None if value is None else mask_map(require_map(value, PURPOSE))
+            return map_column(batch, errors, self.part.name, transform)
+        names = [p.last for p in self.paths]
+        mask = self.mask
+
+        def transform_flat(value):
+            if type(value) is not dict:
+                if value is None:
+                    return None
+                require_map(value, PURPOSE)
+            updated = value.copy()
+            get = value.get
+            for name in names:
+                updated[name] = mask(get(name))
+            return updated
+
+        return map_column(batch, errors, self.part.name, transform_flat)
+
+
+def _mask_for(kind: type, replacement: str | None) -> Any:
+    """The masked value for values of ``kind``, or the DataError masking it raises."""
+    if replacement is None:
+        empty = _empty_for(kind)
+        if empty is None:
+            return DataError(f"Cannot mask value of type: {kind.__name__}")
+        return empty()
+    parser = next((p for t, p in _REPLACEMENT_PARSERS.items() if kind is t), None)
+    if parser is None or kind is bool:
+        return DataError(f"Cannot mask value of type {kind.__name__} with custom replacement.")
+    try:
+        return _parse_replacement(parser, replacement)
+    except DataError as exc:
+        return exc
+
+
+def _empty_for(kind: type) -> Callable[[], Any] | None:
+    for known, empty in _EMPTY.items():
+        if issubclass(kind, known):
+            return empty
+    return None
+
+
+def _parse_replacement(parser: Callable[[str], Any], replacement: str) -> Any:
+    try:
+        return parser(replacement)
+    except (ValueError, ArithmeticError):
+        raise DataError(f"Unable to convert {replacement} ({type_name(replacement)}) to number") from None
+
+
+MaskFieldKey, MaskFieldValue = key_value_variants(MaskField, "MaskField", __name__)

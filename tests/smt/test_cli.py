@@ -1,0 +1,85 @@
+"""The smt command: validate, plugins, run, and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from smt.cli import main
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_validate_accepts_a_good_file(tmp_path, capsys):
+    pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\nvalue.converter=string\n")
+    assert main(["validate", str(pipeline)]) == 0
+    assert capsys.readouterr().out.strip() == f"{pipeline}: valid"
+
+
+def test_validate_lists_every_problem_with_its_key(tmp_path, capsys):
+    pipeline = write(tmp_path / "p.properties", "\n".join([
+        "source.path=in.txt", "sink.format=csv", "errors.tolerance=maybe",
+        "transforms=a,b", "transforms.a.type=NoSuchTransform", "value.converter=nope", ""]))
+    assert main(["validate", str(pipeline)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "error: errors.tolerance: must be one of none, all; got 'maybe'" in err
+    assert "error: sink.path: is required and has no default" in err
+    assert any(line.startswith("error: sink.format: unknown file format 'csv'") for line in err)
+    assert any(line.startswith("error: transforms.a.type: unknown transform 'NoSuchTransform'") for line in err)
+    assert "error: transforms.b.type: is required and has no default" in err
+    assert any(line.startswith("error: value.converter: unknown converter 'nope'") for line in err)
+
+
+def test_a_malformed_properties_file_is_one_line_naming_file_and_line(tmp_path, capsys):
+    pipeline = write(tmp_path / "bad.properties", "source.path=in.txt\nsink.path=\\u12\n")
+    assert main(["validate", str(pipeline)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.properties" in err and "line 2" in err and "Traceback" not in err
+
+
+def test_missing_file_is_one_line(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nope.properties")]) != 0
+    err = capsys.readouterr().err
+    assert "nope.properties" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_plugins_lists_kinds_names_and_origins(capsys):
+    assert main(["plugins"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(l.split()[:2] == ["converter", "string"] and "converters._plugin" in l for l in lines)
+    assert any(l.split()[:2] == ["source", "file"] for l in lines)
+
+
+def test_plugins_docs_come_from_the_config_declarations(capsys):
+    assert main(["plugins", "--docs"]) == 0
+    out = capsys.readouterr().out
+    assert "`converter.encoding`" in out and "The name of the character set" in out
+
+
+@pytest.mark.spark
+def test_run_writes_output_summary_and_metrics_json(tmp_path):
+    write(tmp_path / "in.txt", "hello\nworld\n")
+    pipeline = write(tmp_path / "p.properties", "\n".join([
+        "source.path=in.txt", "sink.path=out", "value.converter=string",
+        "spark.master=local[1]", "spark.ui.enabled=false", ""]))
+    done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json",
+                           str(tmp_path / "m.json")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "records read" in done.stdout
+    lines = sorted(l for f in (tmp_path / "out").glob("part-*") for l in f.read_text().splitlines())
+    assert lines == ["hello", "world"]
+    assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2
+
+
+@pytest.mark.spark
+def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
+    pipeline = write(tmp_path / "p.properties", "source.path=missing.txt\nsink.path=out\nspark.master=local[1]\n")
+    done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1
+    assert "error: source.path: cannot read" in done.stderr and "missing.txt" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,110 @@
+"""Our pytest plugin, exercised the way a user's test suite uses it (with pytester)."""
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def user_tests(pytester, pytestconfig, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(pytestconfig.rootpath))
+    # A user's project: its own transform registered through a plugin object.
+    pytester.makepyfile(
+        user_transform="""
+        from smt import Transform
+        from smt.plugins import hookimpl, load_plugins
+
+        class Shout(Transform):
+            name = "Shout"
+            def apply(self, record):
+                return record.replace(value=record.value.upper())
+
+        class Plugin:
+            @hookimpl
+            def smt_transforms(self):
+                return [Shout]
+
+        def plugins():
+            return load_plugins(entry_points=False, extra_plugins=[Plugin()])
+        """
+    )
+    pytester.makeconftest("")
+    return pytester
+
+
+def _entry_point_installed() -> bool:
+    from importlib.metadata import entry_points
+
+    return any(ep.value == "smt.testing.plugin" for ep in entry_points(group="pytest11"))
+
+
+def run(pytester, *args):
+    # Installed, the plugin must load by its pytest11 entry point alone; from
+    # a bare checkout, load it explicitly with the checkout on the path.
+    if _entry_point_installed():
+        return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    return pytester.runpytest_subprocess("-p", "smt.testing.plugin", "-p", "no:cacheprovider", *args)
+
+
+def test_make_record_has_defaults_and_overrides(user_tests):
+    user_tests.makepyfile(
+        """
+        def test_defaults(make_record):
+            r = make_record(value=b"v2", headers=[("h", b"1")])
+            assert (r.topic, r.partition, r.offset, r.key, r.value) == ("test-topic", 0, 0, b"key", b"v2")
+            assert r.headers == (("h", b"1"),)
+
+        def test_it_can_fail(make_record):
+            assert make_record().value == b"something else"
+        """
+    )
+    result = run(user_tests)
+    result.assert_outcomes(passed=1, failed=1)
+
+
+def test_make_chain_from_dict_and_properties_text(user_tests):
+    user_tests.makepyfile(
+        """
+        import user_transform
+
+        def test_dict(make_chain, make_record):
+            chain = make_chain({"transforms": "s", "transforms.s.type": "Shout"}, plugins=user_transform.plugins())
+            assert [r.value for r in chain.apply(make_record(value="hi"))] == ["HI"]
+
+        def test_text(make_chain, make_record):
+            chain = make_chain("transforms = s\\ntransforms.s.type : Shout\\n", plugins=user_transform.plugins())
+            assert [r.value for r in chain.apply(make_record(value="yo"))] == ["YO"]
+        """
+    )
+    run(user_tests).assert_outcomes(passed=2)
+
+
+def test_make_chain_reports_config_errors(user_tests):
+    user_tests.makepyfile(
+        """
+        import pytest
+        from smt import ConfigError
+
+        def test_unknown(make_chain):
+            with pytest.raises(ConfigError, match=r"transforms\\.x\\.type: unknown transform 'Nope'"):
+                make_chain({"transforms": "x", "transforms.x.type": "Nope"})
+        """
+    )
+    run(user_tests).assert_outcomes(passed=1)
+
+
+@pytest.mark.spark
+def test_spark_fixture_is_one_local_session(user_tests):
+    user_tests.makepyfile(
+        """
+        def test_one(spark):
+            assert spark.sparkContext.master == "local[2]"
+            assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
+            assert spark.range(5).count() == 5
+
+        def test_same(spark, smt_spark_conf):
+            assert smt_spark_conf == {}
+            assert spark.range(3).count() == 3
+        """
+    )
+    run(user_tests).assert_outcomes(passed=2)
