@@ -1,9 +1,11 @@
 """Registers the built-in connectors."""
 
+from connectors.console import ConsoleSink
 from connectors.file import FileSink, FileSource
+from connectors.generator import GeneratorSource
 from smt.plugins import hookimpl
 
 
 @hookimpl
 def smt_connectors():
-    return [FileSource, FileSink]
+    return [FileSource, FileSink, GeneratorSource, ConsoleSink]

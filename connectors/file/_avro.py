@@ -60,7 +60,7 @@ class AvroFormat(FileFormat):
         return files.select("path", "content").mapInArrow(decoder, KAFKA_ROW_SCHEMA_DDL)
 
     def write(self, df, path, mode):
-        from connectors.file._filesystem import HadoopFiles
+        from connectors.file.hadoop import HadoopFiles
 
         files = HadoopFiles(df.sparkSession)
         if files.exists(path):

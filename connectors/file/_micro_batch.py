@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.file._filesystem import HadoopFiles
+from connectors.file.hadoop import HadoopFiles
 
 COMMITS_DIR = "_smt_commits"
 STAGING_DIR = "_smt_staging"

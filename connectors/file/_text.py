@@ -1,7 +1,8 @@
 """``text``: one line = one record value, like Kafka Connect's FileStreamSource/Sink.
 
 Reading, a line becomes a value (its UTF-8 bytes) with no key and no headers;
-the offset is a unique increasing id and the timestamp the read time.
+the offset is a unique increasing id in batch mode (null when streaming: Spark
+has no row ids in streams) and the timestamp the read time.
 Writing, each value is one line (a null value is an empty line); keys,
 headers and metadata are not kept.
 """
@@ -21,12 +22,13 @@ class TextFormat(FileFormat):
         from pyspark.sql import functions as F
 
         lines = options.reader(spark).format("text").load(options.path)
+        offset = F.lit(None).cast("long") if options.streaming else F.monotonically_increasing_id()
         return lines.select(
             F.lit(None).cast("binary").alias("key"),
             F.encode(F.col("value"), "UTF-8").alias("value"),
             F.lit(options.topic).alias("topic"),
             F.lit(0).alias("partition"),
-            F.monotonically_increasing_id().alias("offset"),
+            offset.alias("offset"),
             F.current_timestamp().alias("timestamp"),
             F.lit(0).alias("timestampType"),
             F.lit(None).cast("array<struct<key:string,value:binary>>").alias("headers"),

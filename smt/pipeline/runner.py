@@ -125,7 +125,9 @@ def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Ac
         df = spec.source.read(spark, streaming=spec.streaming)
         out = transform_dataframe(df, processor, accumulators)
         if spec.streaming:
-            _run_streaming(spec, out)
+            from smt.pipeline.streaming import run_streaming
+
+            run_streaming(spec, spark, out, _write_outputs)
         else:
             _write_outputs(spec, out, None)
     except SmtError:
@@ -175,15 +177,6 @@ def _write_outputs(spec: PipelineSpec, out, batch_id: int | None) -> None:
         dead_letter_sink.write(dead, batch_id)
     finally:
         out.unpersist()
-
-
-def _run_streaming(spec: PipelineSpec, out) -> None:
-    query = (
-        out.writeStream.foreachBatch(lambda batch_df, batch_id: _write_outputs(spec, batch_df, batch_id))
-        .option("checkpointLocation", spec.config["checkpoint.location"])
-        .start()
-    )
-    query.awaitTermination()
 
 
 def dead_letter_sink_for(spec: PipelineSpec) -> Any:

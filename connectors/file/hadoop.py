@@ -51,3 +51,21 @@ class HadoopFiles:
 
     def touch(self, path: str) -> None:
         self._fs(path).create(self._path(path), True).close()
+
+    def read_text(self, path: str) -> str:
+        stream = self._fs(path).open(self._path(path))
+        try:
+            return str(self._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+        finally:
+            stream.close()
+
+    def write_text(self, path: str, text: str) -> None:
+        """Write ``text`` to ``path`` atomically (a temporary file renamed into place)."""
+        temporary = f"{path}.tmp"
+        out = self._fs(path).create(self._path(temporary), True)
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+        self.delete(path)
+        self.rename(temporary, path)
