@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from smt.errors import SmtError
 from smt.metrics import ChainMetrics, MetricsParam
+from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.spec import PipelineSpec
 from smt.record import KAFKA_ROW_SCHEMA_DDL
@@ -52,13 +53,19 @@ def build_spark_session(spec: PipelineSpec):
     from pyspark.sql import SparkSession
 
     conf = spec.spark_conf()
+    use_executor_python(conf)
     if conf["spark.master"].startswith("local"):
         # Local workers must run the same interpreter (and packages) as the driver.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(spec.config["name"]).master(conf.pop("spark.master"))
+    master = conf.pop("spark.master")
+    builder = SparkSession.builder.appName(spec.config["name"]).master(master)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    if not is_local_master(master):
+        # Executors in other processes may not have this package installed.
+        ship_project_code(session)
+    return session
 
 
 class _Accumulators:
