@@ -50,9 +50,12 @@ class JsonLinesFormat(FileFormat):
             F.col("offset"),
             F.timestamp_millis(F.col("timestamp")).alias("timestamp"),
             F.coalesce(F.col("timestampType"), F.lit(0)).alias("timestampType"),
-            F.transform(
-                F.col("headers"),
-                lambda h: F.struct(h["key"].alias("key"), _bytes_from(h["value"], h["value_base64"]).alias("value")),
+            F.coalesce(
+                F.transform(
+                    F.col("headers"),
+                    lambda h: F.struct(h["key"].alias("key"), _bytes_from(h["value"], h["value_base64"]).alias("value")),
+                ),
+                F.array().cast("array<struct<key:string,value:binary>>"),
             ).alias("headers"),
         )
 

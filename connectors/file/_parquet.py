@@ -52,6 +52,8 @@ def to_kafka_layout(df, topic: str):
         column = F.col(name).cast(field.dataType) if name in df.columns else F.lit(None).cast(field.dataType)
         if name == "topic":
             column = F.coalesce(column, F.lit(topic))
+        elif name == "headers":
+            column = F.coalesce(column, F.array().cast(field.dataType))
         columns.append(column.alias(name))
     return df.select(*columns)
 

@@ -1,0 +1,40 @@
+;; The pipeline benchmark's guest: upper-cases the ASCII letters of each value.
+;; ABI (host_functions/ABI.md): env.get_value() -> i64 packs (ptr << 32 | len)
+;; of a buffer the host allocated with our `alloc`; env.set_value(ptr, len)
+;; replaces the value.  A bump allocator, reset at every call, frees the
+;; previous record's buffers.
+(module
+  (import "env" "get_value" (func $get_value (result i64)))
+  (import "env" "set_value" (func $set_value (param i32 i32)))
+  (memory (export "memory") 1)
+  (global $bump (mut i32) (i32.const 1024))
+  (func $alloc (export "alloc") (param $n i32) (result i32)
+    (local $p i32) (local $end i32) (local $have i32)
+    (local.set $p (global.get $bump))
+    (local.set $end (i32.add (local.get $p) (local.get $n)))
+    (local.set $have (i32.shl (memory.size) (i32.const 16)))
+    (if (i32.gt_u (local.get $end) (local.get $have))
+      (then
+        (if (i32.eq (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (local.get $have))
+                                                     (i32.const 65535))
+                                            (i32.const 16)))
+                    (i32.const -1))
+          (then (unreachable)))))
+    (global.set $bump (local.get $end))
+    (local.get $p))
+  (func (export "dealloc") (param i32 i32))
+  (func (export "to_upper") (local $v i64) (local $p i32) (local $n i32) (local $i i32) (local $c i32)
+    (global.set $bump (i32.const 1024))
+    (local.set $v (call $get_value))
+    (local.set $p (i32.wrap_i64 (i64.shr_u (local.get $v) (i64.const 32))))
+    (local.set $n (i32.wrap_i64 (local.get $v)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $c (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+        (if (i32.and (i32.ge_u (local.get $c) (i32.const 97)) (i32.le_u (local.get $c) (i32.const 122)))
+          (then (i32.store8 (i32.add (local.get $p) (local.get $i)) (i32.sub (local.get $c) (i32.const 32)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (call $set_value (local.get $p) (local.get $n)))
+)
