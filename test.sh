@@ -5,7 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup-venv.sh test
-for step in scripts/install-guest-toolchains.sh scripts/fetch-jars.sh; do
-  if [ -x "$step" ]; then "$step"; fi
-done
+# C (clang + lld from apt), Zig (PyPI) and Go toolchains for the Wasm guests the tests build.
+bash scripts/install-guest-toolchains.sh .venv/bin/python
 exec .venv/bin/python -m pytest "$@"

@@ -21,12 +21,26 @@ import pyarrow as pa
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
 from smt.chain import ChainErrors, TransformChain
 from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
-from smt.errors import RetriableError, Stage, StageError
+from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
 
-__all__ = ["BatchProcessor", "BatchCounts", "OUTPUT_ARROW_SCHEMA", "DEAD_LETTER_COLUMN"]
+__all__ = [
+    "BatchProcessor",
+    "BatchCounts",
+    "OUTPUT_ARROW_SCHEMA",
+    "DEAD_LETTER_COLUMN",
+    "SOURCE_ERROR_COLUMN",
+    "SourceRecordError",
+]
 
 DEAD_LETTER_COLUMN = "_smt_dead_letter"
+
+#: Optional input column: a source's message for a row it could not read.
+SOURCE_ERROR_COLUMN = "_smt_source_error"
+
+
+class SourceRecordError(DataError):
+    """A source could not read one record; the message says what was wrong."""
 OUTPUT_ARROW_SCHEMA = KAFKA_ARROW_SCHEMA.append(pa.field(DEAD_LETTER_COLUMN, pa.bool_()))
 
 
@@ -82,7 +96,9 @@ class BatchProcessor:
         header_converter: Any,
         policy: ErrorPolicy,
         task_id: int = 0,
+        source_class: str = "source",
     ) -> None:
+        self.source_class = source_class
         self.chain = chain
         self.key_converter = key_converter
         self.value_converter = value_converter
@@ -92,7 +108,8 @@ class BatchProcessor:
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
-        return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy)
+        return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy,
+                   source_class=type(spec.source).class_name())
 
     # --- one batch ------------------------------------------------------------
 
@@ -105,11 +122,25 @@ class BatchProcessor:
         """
         failures = _Failures(self.policy)
         batch = RecordBatch.from_arrow(arrow_batch)
+        batch = self._source_failures(arrow_batch, batch, failures)
         batch = self._decode(batch, failures)
         batch = self.chain.apply_batch(batch, failures, metrics)
         batch = self._encode(batch, failures)
         counts = self._count(arrow_batch.num_rows, batch, failures)
         return self._output(arrow_batch, batch, failures), counts
+
+    def _source_failures(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> RecordBatch:
+        # A source marks a row it could not read (a malformed line, say) with
+        # a message in SOURCE_ERROR_COLUMN; it fails at TASK_POLL, like any
+        # other stage, and goes to the dead-letter queue as read.
+        if SOURCE_ERROR_COLUMN not in arrow_batch.schema.names:
+            return batch
+        messages = arrow_batch.column(SOURCE_ERROR_COLUMN).to_pylist()
+        for row, message in enumerate(messages):
+            if message is not None:
+                failures.failed(row, StageError(Stage.TASK_POLL, self.source_class, SourceRecordError(message),
+                                                record=batch.record(row)))
+        return _without_failed(batch, failures)
 
     def _decode(self, batch: RecordBatch, failures: _Failures) -> RecordBatch:
         for column, converter, stage in (

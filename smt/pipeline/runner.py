@@ -62,6 +62,7 @@ def build_spark_session(spec: PipelineSpec):
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
     if not is_local_master(master):
         # Executors in other processes may not have this package installed.
         ship_project_code(session)

@@ -93,6 +93,8 @@ class PipelineSpec:
             # Local runs stay on loopback; a cluster's own settings override these.
             "spark.driver.host": "127.0.0.1",
             "spark.driver.bindAddress": "127.0.0.1",
+            # `smt run` shows its own progress line.
+            "spark.ui.showConsoleProgress": "false",
         }
         for plugin in (self.source, self.sink):
             conf.update(plugin.spark_conf())

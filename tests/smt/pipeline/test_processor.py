@@ -74,7 +74,7 @@ def test_without_a_dead_letter_queue_failures_are_skipped_and_counted():
 
 def test_tolerance_none_stops_at_the_first_failure_naming_stage_and_record():
     with pytest.raises(StageError, match=r"VALUE_CONVERTER stage with converters\.string\.StringConverter on "
-                                         r"record topic='in' partition=0 offset=1: DataError: .*UTF-8"):
+                                         r"record topic='in' partition=0 offset=1: ConverterError: .*invalid UTF-8"):
         processor(ErrorPolicy(), **CHAIN).process(input_batch([b"fine", b"\xff"]))
 
 
@@ -87,3 +87,29 @@ def test_passthrough_columns_stay_arrow_end_to_end():
     assert out.schema.field("timestamp").type == pa.timestamp("us")
     assert RecordBatch.from_arrow(out).timestamp == [1000, 1001]
     assert counts.written == 2
+
+
+def test_rows_a_source_could_not_read_fail_at_task_poll_and_are_dead_lettered():
+    from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+
+    arrow = input_batch([b"a", b"garbage", b"c"])
+    arrow = arrow.append_column(SOURCE_ERROR_COLUMN, pa.array([None, "line 2: not JSON", None], pa.string()))
+    policy = ErrorPolicy(tolerance="all", dlq_path="/unused", context_headers=True)
+    out, counts = processor(policy, **CHAIN).process(arrow)
+    rows = out.to_pylist()
+    assert [r["value"] for r in rows if not r[DEAD_LETTER_COLUMN]] == [b"a!", b"c!"]
+    dead = [r for r in rows if r[DEAD_LETTER_COLUMN]]
+    assert [r["value"] for r in dead] == [b"garbage"]
+    headers = {h["key"]: h["value"] for h in dead[0]["headers"]}
+    assert headers["__connect.errors.stage"] == b"TASK_POLL"
+    assert headers["__connect.errors.exception.message"] == b"line 2: not JSON"
+    assert (counts.read, counts.written, counts.failed) == (3, 2, 1)
+
+
+def test_a_source_error_stops_the_pipeline_with_tolerance_none():
+    from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+
+    arrow = input_batch([b"a"]).append_column(SOURCE_ERROR_COLUMN, pa.array(["truncated record"], pa.string()))
+    with pytest.raises(StageError, match=r"TASK_POLL stage with source on record topic='in' partition=0 "
+                                         r"offset=0: SourceRecordError: truncated record"):
+        processor(ErrorPolicy(), **CHAIN).process(arrow)

@@ -1,0 +1,330 @@
+"""The fast path's batch driver: inputs staged, chunks run, outputs assembled.
+
+Each output column the guest can change is rebuilt from the adapter's output
+memories; columns it cannot change are taken from the input by parent row.
+Failures stay per record (see :mod:`host_functions._fast`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import wasmtime
+
+from host_functions import _adapter as A
+from host_functions._fast import _HEADER_DTYPE, FastInstance, Harvest, Layout, arrow_millis, binary_column, headers_column, timestamp_column
+from host_functions._guest import GuestModule
+from host_functions._reference import SPURIOUS_RETRIES, Converters
+from host_functions._runtime import WasmRuntime
+from host_functions._sandbox import Failure, Settings
+from smt.batch import RecordBatch
+from smt.transform import ErrorSink
+
+__all__ = ["FastPath"]
+
+
+class FastPath:
+    """The batch staged in linear memory; one Wasm call per chunk of rows."""
+
+    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters) -> None:
+        self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
+        self.shape = guest.adapter_shape()
+        uses = guest.imports
+        self.stage_key = bool(uses & {"get_key", "set_key"})
+        self.stage_value = bool(uses & {"get_value", "set_value"})
+        self.stage_topic = bool(uses & {"get_topic", "set_topic"})
+        self.stage_headers = bool(uses & {"get_header", "set_header"})
+        shape = self.shape
+        self.wanted = tuple(
+            name
+            for name, on in (
+                ("ok", shape.modifies_key), ("ov", shape.modifies_value), ("otp", shape.modifies_topic),
+                ("ohk", shape.modifies_headers), ("ohv", shape.modifies_headers), ("oht", shape.modifies_headers),
+            )
+            if on
+        )
+        #: record-table fields the output needs
+        self.fields = ("parent", "mask") + tuple(
+            field
+            for field, on in (
+                ("key_len", shape.modifies_key), ("value_len", shape.modifies_value), ("topic_len", shape.modifies_topic),
+                ("timestamp", shape.modifies_timestamp), ("timestamp_null", shape.modifies_timestamp),
+                ("header_count", shape.modifies_headers),
+            )
+            if on
+        )
+        self._instance: FastInstance | None = None
+
+    # --- the batch --------------------------------------------------------
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        n = len(batch)
+        failed: set[int] = set()
+
+        def fail(row: int, cause: str) -> None:
+            if row not in failed:
+                failed.add(row)
+                errors.fail(row, self.settings.error(cause, row))
+
+        inputs = self._inputs(batch, fail)
+        harvests: list[Harvest] = []
+        for start, end in self._chunks(inputs, n):
+            self._run_chunk(self._layout(inputs, start, end), start, end, failed, fail, harvests)
+        return self._assemble(batch, harvests, fail)
+
+    def _chunks(self, inputs: dict[str, Any], n: int) -> list[tuple[int, int]]:
+        total = sum(a.nbytes for a in inputs.values() if isinstance(a, pa.Array)) + 32 * n
+        budget = max(self.settings.memory_max_bytes // 4, 1 << 16)
+        per_chunk = max(1, int(n * budget / max(total, 1)))
+        return [(s, min(s + per_chunk, n)) for s in range(0, n, per_chunk)]
+
+    def _inputs(self, batch: RecordBatch, fail) -> dict[str, Any]:
+        n, c = len(batch), self.converters
+        inputs: dict[str, Any] = {}
+        if self.stage_key:
+            inputs["key"] = self._bytes_column(batch, "key", "key_schema", c.key, "key.converter", fail)
+        if self.stage_value:
+            inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter", fail)
+        if self.stage_topic:
+            inputs["topic"] = batch.arrow_column("topic", pa.string()).cast(pa.string())
+        if self.stage_headers:
+            inputs["headers"] = self._headers_column(batch, fail)
+        uses = self.guest.imports
+        if uses & {"get_timestamp", "set_timestamp"}:
+            inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
+        if "get_partition" in uses:
+            inputs["partition"] = arrow_millis(_raw(batch, "partition"), n, "<i4")
+        if "get_offset" in uses:
+            inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
+        return inputs
+
+    def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
+        if getattr(converter, "passthrough", False) and batch.is_arrow(name):
+            column = batch.arrow_column(name)
+            column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+            return column if column.type == pa.binary() else column.cast(pa.binary())
+
+        def on_error(row: int, exc: BaseException) -> None:
+            fail(row, f"{converter_key} failed: {type(exc).__name__}: {exc}")
+
+        data = converter.from_connect_batch(batch.topic, batch.column(schema_name), batch.column(name), on_error)
+        return pa.array(data, type=pa.binary())
+
+    def _headers_column(self, batch: RecordBatch, fail) -> pa.Array:
+        header_type = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
+        if getattr(self.converters.header, "passthrough", False) and batch.is_arrow("headers"):
+            column = batch.arrow_column("headers")
+            return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        rows = []
+        convert = self.converters.header.from_connect_header
+        for row, (topic, headers) in enumerate(zip(batch.topic, batch.headers)):
+            try:
+                rows.append([{"key": k, "value": convert(topic, k, None, v)} for k, v in headers])
+            except Exception as exc:
+                fail(row, f"header.converter failed: {type(exc).__name__}: {exc}")
+                rows.append([])
+        return pa.array(rows, type=header_type)
+
+    def _layout(self, inputs: dict[str, Any], start: int, end: int) -> Layout:
+        layout, count = Layout(), end - start
+        for name, descriptor in (("key", A.D_KEY), ("value", A.D_VALUE), ("topic", A.D_TOPIC)):
+            if name in inputs:
+                layout.place_binary(inputs[name].slice(start, count), descriptor)
+        for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
+            if name not in inputs:
+                continue
+            values, valid = inputs[name]
+            layout.place_fixed(values[start:end], None if valid is None else valid[start:end], descriptor)
+        if "headers" in inputs:
+            headers = inputs["headers"].slice(start, count)
+            offsets = np.frombuffer(headers.buffers()[1], dtype=np.int32, count=count + 1, offset=headers.offset * 4)
+            flat = headers.flatten()
+            layout.set(A.D_HEADERS, layout.place_array(offsets - offsets[0]))
+            header_keys = flat.field("key") if len(flat) else pa.array([], pa.string())
+            header_values = flat.field("value") if len(flat) else pa.array([], pa.binary())
+            layout.place_binary(header_keys, A.D_HEADERS + 4, validity=False)
+            layout.place_binary(header_values, A.D_HEADERS + 12)
+        if self.settings.guest_config:
+            entries, blobs = [], []
+            for name, value in self.settings.guest_config.items():
+                entries.append((layout.place_array(np.frombuffer(name.encode() or b"\0", np.uint8)), len(name.encode()),
+                                layout.place_array(np.frombuffer(value.encode() or b"\0", np.uint8)), len(value.encode())))
+            layout.set(A.D_CONFIG, len(entries))
+            layout.set(A.D_CONFIG + 4, layout.place_array(np.array(entries, dtype=np.int32).reshape(-1)))
+        return layout
+
+    # --- running ------------------------------------------------------------
+
+    def _fresh(self, layout: Layout) -> FastInstance:
+        self._instance = FastInstance(self.rt, self.guest, self.settings)
+        self._instance.load(layout)
+        return self._instance
+
+    def _run_chunk(self, layout: Layout, start: int, end: int, failed: set[int], fail, harvests: list[Harvest]) -> None:
+        count = end - start
+        try:
+            if self._instance is None:
+                instance = self._fresh(layout)
+            else:
+                instance = self._instance
+                instance.load(layout)
+        except Failure as failure:
+            for row in range(start, end):
+                fail(row, failure.cause)
+            return
+        row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
+        while row < count:
+            if start + row in failed:
+                row += 1
+                continue
+            stop = _next_failed(failed, start + row, start + count) - start
+            with self.rt.watchdog.watch(instance.progress, timeout) as watch:
+                try:
+                    resume = instance.run(row, stop)
+                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
+                    at = instance.word(A.C_ROW)
+                    harvest = instance.harvest(start, self.wanted, self.fields)
+                    harvests.append(harvest)
+                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                    timed_out = interrupted and watch.fired_at is not None
+                    output_full = instance.status() == 5 and harvest.count > 0
+                    retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
+                    cause = None if retry else instance.failure_cause(exc, timed_out)
+                    instance = self._fresh(layout)
+                    if retry:
+                        retries += 1
+                        row = at
+                    else:
+                        retries = 0
+                        fail(start + at, cause)
+                        row = at + 1
+                    continue
+            if instance.status() == 1:
+                fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
+            row = resume
+        harvests.append(instance.harvest(start, self.wanted, self.fields))
+
+    # --- output -------------------------------------------------------------
+
+    def _assemble(self, batch: RecordBatch, harvests: list[Harvest], fail) -> RecordBatch:
+        harvests = [h for h in harvests if h.count]
+        if not harvests:
+            return batch.take([])
+        table = {name: np.concatenate([h.table[name] for h in harvests]) for name in self.fields}
+        parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests])
+        data = {name: b"".join(h.data.get(name, b"") for h in harvests) for name in self.wanted}
+        out = _same_rows(batch) if _is_identity(parents, len(batch)) else batch.take(parents)
+        shape, c = self.shape, self.converters
+        bad: set[int] = set()
+        columns: dict[str, Any] = {}
+        mask = table["mask"]
+        topics = None
+        if shape.modifies_topic:
+            topic = binary_column(table["topic_len"], data["otp"], pa.binary())
+            columns["topic"] = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
+            topics = columns["topic"]
+        if shape.modifies_key:
+            self._bytes_output(out, columns, "key", "key_schema", binary_column(table["key_len"], data["ok"], pa.binary()),
+                               mask & A.SET_KEY, c.key, "key.converter", parents, bad, fail, topics)
+        if shape.modifies_value:
+            self._bytes_output(out, columns, "value", "value_schema", binary_column(table["value_len"], data["ov"], pa.binary()),
+                               mask & A.SET_VALUE, c.value, "value.converter", parents, bad, fail, topics)
+        if shape.modifies_timestamp:
+            columns["timestamp"] = timestamp_column(table["timestamp"], table["timestamp_null"])
+        if shape.modifies_headers:
+            header_table = np.frombuffer(data["oht"], dtype=_HEADER_DTYPE)
+            counts = table["header_count"]
+            header_keys = binary_column(header_table["key_len"], data["ohk"], pa.binary())
+            header_parents = parents[np.repeat(np.arange(len(counts)), counts)]
+            header_keys = _as_utf8(header_keys, header_parents, bad, "set_header: the header name", fail)
+            headers = headers_column(counts, header_keys, header_table, data["ohv"])
+            columns["headers"] = self._headers_output(out, headers, mask & A.SET_HEADERS, parents, bad, fail, topics)
+        keep = None
+        if bad:
+            keep = ~np.isin(parents, list(bad))
+            out = out.take(np.flatnonzero(keep))
+        for name, column in columns.items():
+            if keep is not None:
+                column = column.filter(pa.array(keep)) if isinstance(column, pa.Array) else [v for v, k in zip(column, keep) if k]
+            out.set_column(name, column)
+        return out
+
+    def _bytes_output(self, out, columns, name, schema_name, column, set_mask, converter, converter_key,
+                      parents, bad, fail, topics) -> None:
+        if getattr(converter, "passthrough", False):
+            columns[name] = column
+            if set_mask.any():
+                schemas = out.column(schema_name)
+                if schemas.count(None) != len(schemas):
+                    columns[schema_name] = [None if m else s for s, m in zip(schemas, set_mask)]
+            return
+        values, schemas = list(out.column(name)), list(out.column(schema_name))
+        data = column.to_pylist()
+        topic_list = topics.to_pylist() if topics is not None else out.topic
+        for i in np.flatnonzero(set_mask):
+            try:
+                schemas[i], values[i] = converter.to_connect_data(topic_list[i], data[i])
+            except Exception as exc:
+                _fail_parent(int(parents[i]), f"{converter_key} failed: {type(exc).__name__}: {exc}", bad, fail)
+        columns[name], columns[schema_name] = values, schemas
+
+    def _headers_output(self, out, headers: pa.Array, set_mask, parents, bad, fail, topics):
+        converter = self.converters.header
+        if getattr(converter, "passthrough", False):
+            return headers
+        result = list(out.headers)
+        topic_list = topics.to_pylist() if topics is not None else out.topic
+        rows = headers.to_pylist()
+        for i in np.flatnonzero(set_mask):
+            try:
+                result[i] = tuple(
+                    (h["key"], converter.to_connect_header(topic_list[i], h["key"], h["value"])[1]) for h in rows[i]
+                )
+            except Exception as exc:
+                _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
+        return result
+
+
+def _next_failed(failed: set[int], row: int, end: int) -> int:
+    """The first already-failed row at or after ``row`` (``end`` if none): runs stop before it."""
+    return min((r for r in failed if row <= r < end), default=end)
+
+
+def _is_identity(parents: np.ndarray, n: int) -> bool:
+    return len(parents) == n and bool((parents == np.arange(n)).all())
+
+
+def _same_rows(batch: RecordBatch) -> RecordBatch:
+    """A new batch sharing the input's columns (set_column on it leaves the input alone).
+
+    ``take`` of every row would copy Python-list columns row by row; the
+    column objects are immutable once built, so sharing them is safe.
+    """
+    columns = {name: batch._columns[name] for name in batch._columns}  # noqa: SLF001 - no public shallow copy yet
+    return RecordBatch(len(batch), **columns)
+
+
+def _raw(batch: RecordBatch, name: str) -> Any:
+    return batch.arrow_column(name) if batch.is_arrow(name) else batch.column(name)
+
+
+def _fail_parent(parent: int, cause: str, bad: set[int], fail) -> None:
+    if parent not in bad:
+        bad.add(parent)
+        fail(parent, cause)
+
+
+def _as_utf8(column: pa.Array, parents: np.ndarray, bad: set[int], what: str, fail) -> pa.Array:
+    try:
+        return column.cast(pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    values = column.to_pylist()
+    for i, value in enumerate(values):
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            _fail_parent(int(parents[i]), f"{what} is not valid UTF-8: {exc}", bad, fail)
+    return pa.array([v.decode("utf-8", "replace") for v in values], type=pa.string())

@@ -1,0 +1,354 @@
+"""The reference path: every host function is a Python call.
+
+Slow (several Python<->Wasm crossings per record) but simple: it is the
+oracle the fast path is tested against, it serves plugin host functions and
+``get_record``/``set_record``, and it is the one to read when debugging.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+from typing import Any, Callable, Mapping
+
+import wasmtime
+
+from host_functions._abi import BY_NAME, ERROR_BIT, pack, unpack
+from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE
+from host_functions._guest import GuestModule
+from host_functions._host_function import HostCall, HostFunction
+from host_functions._runtime import WasmRuntime
+from host_functions._sandbox import Failure, GuestReported, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
+from smt.batch import RecordBatch
+from smt.record import Record
+from smt.transform import ErrorSink
+
+#: Retries of a record interrupted because another store's record timed out.
+SPURIOUS_RETRIES = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Converters:
+    """The transform's own converters between record parts and guest bytes."""
+
+    key: Any
+    value: Any
+    header: Any
+
+__all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "Converters", "signed_i32"]
+
+
+@dataclasses.dataclass
+class RecordState:
+    """A record as the guest sees it: bytes after the transform's converters."""
+
+    key: bytes | None
+    value: bytes | None
+    topic: str
+    headers: list[tuple[str, bytes | None]]
+    timestamp: int | None
+    partition: int | None
+    offset: int | None
+    mask: int = 0
+    dropped: bool = False
+
+    def snapshot(self) -> "RecordState":
+        return dataclasses.replace(self, headers=list(self.headers))
+
+
+def signed_i32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+class ReferenceInstance:
+    """One guest instance with Python host functions; replaced after a trap."""
+
+    def __init__(
+        self,
+        engine: wasmtime.Engine,
+        guest: GuestModule,
+        settings: Settings,
+        plugin_functions: Mapping[str, HostFunction],
+    ) -> None:
+        self.settings = settings
+        self.guest = guest
+        self.store = new_store(engine, settings)
+        self.state: RecordState | None = None
+        self.outputs: list[RecordState] = []
+        self._config = {k.encode(): v.encode() for k, v in settings.guest_config.items()}
+        linker = wasmtime.Linker(engine)
+        if settings.wasi:
+            linker.define_wasi()
+        host_call = HostCall(self)
+        for name in guest.imports | guest.plugin_imports:
+            if name in BY_NAME:
+                spec, impl = BY_NAME[name], self._host_impl(name)
+            else:
+                spec = plugin_functions[name]
+                impl = _bind(spec.call, host_call)
+            ty = wasmtime.FuncType([_VAL[p] for p in spec.params], [_VAL[r] for r in spec.results])
+            linker.define_func("env", name, ty, impl)
+        instance = linker.instantiate(self.store, guest.module)
+        self.exports = exports = instance.exports(self.store)
+        self.memory = exports["memory"]
+        self._alloc = exports["alloc"]
+        self._dealloc = exports["dealloc"] if guest.has_dealloc else None
+        self._entry = exports[guest.function_name]
+
+    # --- guest memory -------------------------------------------------------
+
+    def read(self, ptr: int, length: int) -> bytes:
+        size = self.memory.data_len(self.store)
+        if ptr < 0 or length < 0 or ptr + length > size:
+            raise Failure(f"bad pointer: ({ptr}, {length}) is outside guest memory of {size} bytes")
+        return bytes(self.memory.read(self.store, ptr, ptr + length))
+
+    def give(self, data: bytes | None) -> int:
+        """Copy ``data`` into a fresh guest buffer (guest's ``alloc``); the packed result."""
+        if data is None:
+            return 0
+        ptr = self._alloc(self.store, len(data)) & 0xFFFFFFFF
+        size = self.memory.data_len(self.store)
+        if ptr + len(data) > size:
+            raise Failure(
+                f"bad pointer: alloc returned {ptr}, which cannot hold {len(data)} bytes "
+                f"in guest memory of {size} bytes"
+            )
+        if data:
+            self.memory.write(self.store, data, ptr)
+        return pack(ptr, len(data))
+
+    # --- running ------------------------------------------------------------
+
+    def run(self, state: RecordState) -> list[RecordState]:
+        """Run the guest on one record; the records it outputs (none when dropped).
+
+        Raises :class:`Failure` for a guest-reported error or a bad pointer,
+        and wasmtime's ``Trap`` for a trap (including a timeout interrupt).
+        """
+        self.state, self.outputs = state, []
+        result = self._entry(self.store)
+        if self.guest.entry_returns_i64:
+            ptr, length = unpack(result)
+            if length & ERROR_BIT:
+                message = self.read(ptr, length & ~ERROR_BIT).decode("utf-8", "replace")
+                self._free(ptr, length)
+                raise GuestReported(f"the guest reported an error: {message}")
+            self._free(ptr, length)
+        if not state.dropped:
+            self.outputs.append(state.snapshot())
+        return self.outputs
+
+    def _free(self, ptr: int, length: int) -> None:
+        # Like the Java transformer: the returned buffer goes back to dealloc, len bits as returned.
+        if self._dealloc is not None:
+            self._dealloc(self.store, signed_i32(ptr), signed_i32(length))
+
+    # --- host functions -------------------------------------------------------
+
+    def _host_impl(self, name: str) -> Callable[..., Any]:
+        if name == "log":
+            return log_function(self.settings, self.read)
+        return getattr(self, f"_{name}")
+
+    def _get_key(self) -> int:
+        return self.give(self.state.key)
+
+    def _set_key(self, ptr: int, length: int) -> None:
+        self.state.key = self.read(ptr, length)
+        self.state.mask |= SET_KEY
+
+    def _get_value(self) -> int:
+        return self.give(self.state.value)
+
+    def _set_value(self, ptr: int, length: int) -> None:
+        self.state.value = self.read(ptr, length)
+        self.state.mask |= SET_VALUE
+
+    def _get_topic(self) -> int:
+        return self.give(self.state.topic.encode("utf-8"))
+
+    def _set_topic(self, ptr: int, length: int) -> None:
+        self.state.topic = _utf8(self.read(ptr, length), "set_topic: the topic")
+        self.state.mask |= SET_TOPIC
+
+    def _get_header(self, ptr: int, length: int) -> int:
+        name = self.read(ptr, length)
+        for header_name, data in reversed(self.state.headers):
+            if header_name.encode("utf-8") == name:
+                return self.give(data)
+        return 0
+
+    def _set_header(self, name_ptr: int, name_len: int, data_ptr: int, data_len: int) -> None:
+        name = _utf8(self.read(name_ptr, name_len), "set_header: the header name")
+        self.state.headers.append((name, self.read(data_ptr, data_len)))
+        self.state.mask |= SET_HEADERS
+
+    def _get_record(self) -> int:
+        state = self.state
+        document: dict[str, Any] = {
+            "headers": {name: _b64(data) for name, data in state.headers},
+            "topic": state.topic,
+        }
+        if state.key is not None:
+            document["key"] = _b64(state.key)
+        if state.value is not None:
+            document["value"] = _b64(state.value)
+        return self.give(json.dumps(document, separators=(",", ":")).encode("utf-8"))
+
+    def _set_record(self, ptr: int, length: int) -> None:
+        raw = self.read(ptr, length)
+        try:
+            document = json.loads(raw)
+            headers = [(str(k), _unb64(v)) for k, v in (document.get("headers") or {}).items()]
+            key, value = _unb64(document.get("key")), _unb64(document.get("value"))
+            topic = document.get("topic")
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise Failure(f"set_record: not a record JSON object: {exc}") from exc
+        state = self.state
+        state.headers, state.key, state.value = headers, key, value
+        if topic is not None:
+            state.topic = str(topic)
+        state.mask |= SET_KEY | SET_VALUE | SET_TOPIC | SET_HEADERS
+
+    def _get_timestamp(self) -> int:
+        return -1 if self.state.timestamp is None else self.state.timestamp
+
+    def _set_timestamp(self, millis: int) -> None:
+        self.state.timestamp = None if millis == -1 else millis
+        self.state.mask |= SET_TIMESTAMP
+
+    def _get_partition(self) -> int:
+        return -1 if self.state.partition is None else self.state.partition
+
+    def _get_offset(self) -> int:
+        return -1 if self.state.offset is None else self.state.offset
+
+    def _get_config(self, ptr: int, length: int) -> int:
+        value = self._config.get(self.read(ptr, length))
+        return 0 if value is None else self.give(value)
+
+    def _drop_record(self) -> None:
+        self.state.dropped = True
+
+    def _emit_record(self) -> None:
+        self.outputs.append(self.state.snapshot())
+
+
+_VAL = {"i32": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64()}
+
+
+def _bind(call: Callable[..., Any], host_call: HostCall) -> Callable[..., Any]:
+    def bound(*args: Any) -> Any:
+        return call(host_call, *args)
+
+    return bound
+
+
+def _utf8(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Failure(f"{what} is not valid UTF-8: {exc}") from exc
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: Any) -> bytes | None:
+    if text is None:
+        return None
+    return base64.b64decode(text, validate=True)
+
+
+class ReferencePath:
+    """One Python-served guest call per record."""
+
+    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
+                 plugin_functions: Mapping[str, HostFunction]) -> None:
+        self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
+        self.plugin_functions = plugin_functions
+        self._instance: ReferenceInstance | None = None
+        self._seq = 0
+
+    def instance(self) -> ReferenceInstance:
+        if self._instance is None:
+            self._instance = ReferenceInstance(self.rt.engine, self.guest, self.settings, self.plugin_functions)
+        return self._instance
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        out = batch.builder()
+        for row, record in enumerate(batch.records()):
+            try:
+                state = self._state(record)
+                outputs = self._run(state)
+                results = [self._record(record, output) for output in outputs]
+            except Failure as failure:
+                errors.fail(row, self.settings.error(failure.cause, row))
+                continue
+            for result in results:
+                out.append(row, result)
+        return out.build()
+
+    def _run(self, state: RecordState) -> list[RecordState]:
+        for _ in range(SPURIOUS_RETRIES + 1):
+            instance = self.instance()
+            self._seq += 1
+            with self.rt.watchdog.watch(lambda: self._seq, self.settings.timeout_ms / 1000) as watch:
+                try:
+                    instance.store.set_epoch_deadline(1)
+                    return instance.run(state.snapshot())
+                except GuestReported:
+                    raise
+                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
+                    self._instance = None  # never reuse an instance that trapped
+                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                    timed_out = interrupted and watch.fired_at is not None
+                    if interrupted and not timed_out:
+                        continue
+                    memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
+                    raise Failure(
+                        describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
+                    ) from exc
+        raise Failure("interrupted repeatedly by other transforms' timeouts")
+
+    def _state(self, record: Record) -> RecordState:
+        c = self.converters
+        topic = record.topic
+        return RecordState(
+            key=_convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter"),
+            value=_convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value), "value.converter"),
+            topic=topic,
+            headers=[
+                (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))
+                for name, value in record.headers
+            ],
+            timestamp=record.timestamp,
+            partition=record.partition,
+            offset=record.offset,
+        )
+
+    def _record(self, record: Record, state: RecordState) -> Record:
+        c, topic, changes = self.converters, state.topic, {}
+        if state.mask & SET_KEY:
+            changes["key_schema"], changes["key"] = _convert(
+                lambda: c.key.to_connect_data(topic, state.key), "key.converter")
+        if state.mask & SET_VALUE:
+            changes["value_schema"], changes["value"] = _convert(
+                lambda: c.value.to_connect_data(topic, state.value), "value.converter")
+        if state.mask & SET_HEADERS:
+            changes["headers"] = tuple(
+                (name, _convert(lambda: c.header.to_connect_header(topic, name, data), "header.converter")[1])
+                for name, data in state.headers
+            )
+        return record.replace(topic=topic, timestamp=state.timestamp, **changes)
+
+
+def _convert(work, converter_key: str):
+    try:
+        return work()
+    except Exception as exc:  # a converter failure fails this record only
+        raise Failure(f"{converter_key} failed: {type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,191 @@
+"""Process-wide Wasm machinery: one engine, compiled-module cache, watchdog.
+
+Spark runs one Python worker per task slot and reuses it across tasks, so
+compiling a guest once per process (keyed by the sha256 of its bytes) pays
+off; compiled code is also serialized to a cache directory so a fresh worker
+deserializes instead of compiling.  All stores share the engine, which is
+what lets one watchdog thread interrupt any of them through the engine's
+epoch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import logging
+import os
+import tempfile
+import threading
+import time
+from typing import Callable, Iterator
+
+import wasmtime
+
+from host_functions import _adapter
+
+__all__ = ["WasmRuntime", "runtime", "Watch"]
+
+_log = logging.getLogger("smt.host_functions")
+
+try:
+    from importlib.metadata import version as _version
+
+    _WASMTIME_VERSION = _version("wasmtime")
+except Exception:  # pragma: no cover - metadata missing in odd installs
+    _WASMTIME_VERSION = "unknown"
+
+#: Set to a directory to cache compiled modules there; "off" disables it.
+CACHE_DIR_ENV = "SMT_WASM_CACHE_DIR"
+
+
+class Watch:
+    """One watched call: the watchdog interrupts it when progress stalls."""
+
+    __slots__ = ("read_progress", "timeout", "last", "since", "fired_at")
+
+    def __init__(self, read_progress: Callable[[], int], timeout: float) -> None:
+        self.read_progress = read_progress
+        self.timeout = timeout
+        self.last = read_progress()
+        self.since = time.monotonic()
+        #: progress value when the watchdog fired, or None
+        self.fired_at: int | None = None
+
+
+class _Watchdog:
+    """Interrupts a call whose progress counter has not moved for its timeout.
+
+    The per-record limit inside one batch call cannot be a store deadline
+    (the deadline is set from the host, between calls), so each call exposes
+    a counter that moves on every record; when it stalls past the timeout the
+    watchdog bumps the engine epoch, and every store's deadline is one tick
+    ahead, so the running guest traps with an interrupt.  Other stores running
+    at that moment are interrupted too: their callers see no ``fired_at`` on
+    their own watch and retry the record.
+    """
+
+    def __init__(self, engine: wasmtime.Engine) -> None:
+        self._engine = engine
+        self._watches: set[Watch] = set()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    @contextlib.contextmanager
+    def watch(self, read_progress: Callable[[], int], timeout: float) -> Iterator[Watch]:
+        watch = Watch(read_progress, timeout)
+        with self._cond:
+            self._watches.add(watch)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="smt-wasm-watchdog", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+        try:
+            yield watch
+        finally:
+            with self._cond:
+                self._watches.discard(watch)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._watches:
+                    self._cond.wait()
+                watches = list(self._watches)
+            tick = min(w.timeout for w in watches) / 8
+            time.sleep(min(max(tick, 0.001), 0.05))
+            now = time.monotonic()
+            for watch in watches:
+                progress = watch.read_progress()
+                if progress != watch.last:
+                    watch.last, watch.since = progress, now
+                elif watch.fired_at is None and now - watch.since >= watch.timeout:
+                    watch.fired_at = progress
+                    self._engine.increment_epoch()
+
+
+class WasmRuntime:
+    """The engine, the module cache and the watchdog of this process."""
+
+    def __init__(self) -> None:
+        config = wasmtime.Config()
+        config.wasm_multi_memory = True
+        config.wasm_bulk_memory = True
+        config.epoch_interruption = True
+        self.engine = wasmtime.Engine(config)
+        self.watchdog = _Watchdog(self.engine)
+        self._modules: dict[str, wasmtime.Module] = {}
+        self._lock = threading.Lock()
+        self.shim = self.compile(_adapter.shim_wat().encode())
+
+    def compile(self, wasm: bytes) -> wasmtime.Module:
+        """The compiled module for ``wasm`` (bytes or WAT text), cached by content hash.
+
+        Raises ``wasmtime.WasmtimeError`` when the bytes are not a valid module.
+        """
+        digest = hashlib.sha256(wasm).hexdigest()
+        with self._lock:
+            module = self._modules.get(digest)
+        if module is None:
+            module = self._load_or_compile(digest, wasm)
+            with self._lock:
+                self._modules.setdefault(digest, module)
+        return module
+
+    def adapter(self, shape: _adapter.AdapterShape) -> wasmtime.Module:
+        return self.compile(_adapter.adapter_wat(shape).encode())
+
+    def _load_or_compile(self, digest: str, wasm: bytes) -> wasmtime.Module:
+        cache_dir = _trusted_cache_dir()
+        path = os.path.join(cache_dir, f"{digest}.cwasm") if cache_dir else None
+        if path and os.path.exists(path):
+            try:
+                return wasmtime.Module.deserialize_file(self.engine, path)
+            except wasmtime.WasmtimeError:
+                _log.debug("stale compiled-module cache entry %s; recompiling", path)
+        module = wasmtime.Module(self.engine, wasm)
+        if path:
+            try:
+                tmp = f"{path}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as out:
+                    out.write(module.serialize())
+                os.replace(tmp, path)
+            except OSError as exc:  # a read-only disk only costs recompiles
+                _log.debug("cannot write compiled-module cache %s: %s", path, exc)
+        return module
+
+
+def _cache_dir() -> str | None:
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if configured == "off":
+        return None
+    if configured:
+        return configured
+    return os.path.join(tempfile.gettempdir(), f"smt-wasm-cache-{os.getuid()}-wasmtime{_WASMTIME_VERSION}")
+
+
+def _trusted_cache_dir() -> str | None:
+    """The cache directory, created private; None when it is not safe to load code from.
+
+    Deserialized modules are native code that is run as is, so a directory
+    another user could write to must not be used.
+    """
+    cache_dir = _cache_dir()
+    if cache_dir is None:
+        return None
+    try:
+        os.makedirs(cache_dir, mode=0o700, exist_ok=True)
+        info = os.stat(cache_dir)
+    except OSError as exc:
+        _log.debug("compiled-module cache %s unavailable: %s", cache_dir, exc)
+        return None
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        _log.warning("not using compiled-module cache %s: writable by other users", cache_dir)
+        return None
+    return cache_dir
+
+
+@functools.lru_cache(maxsize=1)
+def runtime() -> WasmRuntime:
+    """This process's runtime, created on first use (also in Spark workers)."""
+    return WasmRuntime()

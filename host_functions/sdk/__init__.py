@@ -1,0 +1,9 @@
+"""Guest-side SDKs for writing WebAssembly transforms, and the builder that compiles them.
+
+The SDKs themselves are source files beside this module: ``c/smt_guest.h`` (+ ``smt_guest.c``)
+and ``zig/smt_guest.zig``.  :func:`build_guest` compiles a guest source file to ``.wasm``.
+"""
+
+from host_functions.sdk.build import GuestBuildError, ToolchainMissingError, build_guest, supported_extensions
+
+__all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError"]

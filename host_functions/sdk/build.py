@@ -1,0 +1,220 @@
+"""Compiles a guest transform from source to a ``.wasm`` module, choosing the compiler by extension.
+
+``.c``   -> Debian's clang for ``wasm32`` (no libc), linked with ``sdk/c/smt_guest.c``.
+``.zig`` -> Zig from the ``ziglang`` PyPI wheel for ``wasm32-freestanding``, with ``sdk/zig/smt_guest.zig``
+            importable as the module ``smt``; ReleaseSafe, so a guest bug traps (failing its record)
+            instead of corrupting memory.
+``.go``  -> Go (>= 1.24, for ``//go:wasmexport``) with ``GOOS=wasip1 GOARCH=wasm -buildmode=c-shared``, in a
+            scratch module where ``import smt "smtguest"`` resolves to ``sdk/go``; the reactor's
+            ``_initialize`` then becomes its start function (see ``_wasm_start``).  Go guests need WASI
+            (``transforms.X.wasi=true``).
+
+The toolchains come from ``scripts/install-guest-toolchains.sh``.  Builds are cached: a module is
+rebuilt only when its source, its language's SDK or this builder changed since it was last built.
+
+Command line: ``python -m host_functions.sdk SOURCE... [-o OUT_DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from host_functions.sdk._wasm_start import WasmRewriteError, self_initializing
+from smt.errors import SmtError
+
+__all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError"]
+
+SDK_DIR = Path(__file__).resolve().parent
+INSTALL_SCRIPT = "scripts/install-guest-toolchains.sh"
+# Compilers are slow on a shared 2-core machine, but never this slow.
+BUILD_TIMEOUT_SECONDS = 300
+
+
+class GuestBuildError(SmtError):
+    """A guest source file could not be compiled; the message names the file and the compiler output."""
+
+
+class ToolchainMissingError(GuestBuildError):
+    """The compiler a guest needs is not installed; the message names it and the install script."""
+
+
+@dataclass(frozen=True)
+class _Toolchain:
+    language: str
+    sdk_dir: Path
+    command: Callable[[Path, Path, Path], list[str]]
+    #: Extra environment variables for the compiler.
+    environment: tuple[tuple[str, str], ...] = ()
+    #: A rewrite of the compiler's output, if it needs one.
+    post_link: Callable[[bytes], bytes] | None = None
+
+
+def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    clang = shutil.which("clang")
+    if clang is None or shutil.which("wasm-ld") is None:
+        raise ToolchainMissingError(
+            f"cannot build {source}: the C guest toolchain (clang and wasm-ld from Debian's `clang` and `lld` "
+            f"packages) is not installed; run {INSTALL_SCRIPT}"
+        )
+    c_sdk = SDK_DIR / "c"
+    return [
+        clang, "--target=wasm32", "-O2", "-nostdlib", "-fno-builtin", "-mbulk-memory",
+        "-Wall", "-Werror", "-I", str(c_sdk),
+        "-Wl,--no-entry", "-Wl,--strip-all",
+        str(source), str(c_sdk / "smt_guest.c"), "-o", str(output),
+    ]
+
+
+def _zig_executable() -> list[str]:
+    if importlib.util.find_spec("ziglang") is not None:
+        return [sys.executable, "-m", "ziglang"]
+    zig = shutil.which("zig")
+    if zig is not None:
+        return [zig]
+    return []
+
+
+def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    zig = _zig_executable()
+    if not zig:
+        raise ToolchainMissingError(
+            f"cannot build {source}: the Zig guest toolchain (the `ziglang` PyPI package, or `zig` on PATH) "
+            f"is not installed; run {INSTALL_SCRIPT}"
+        )
+    return [
+        *zig, "build-exe", "-target", "wasm32-freestanding", "-O", "ReleaseSafe",
+        "-fno-entry", "-rdynamic", "-fstrip",
+        "--cache-dir", str(cache_dir / ".zig-cache"),
+        "--dep", "smt", f"-Mroot={source}", f"-Msmt={SDK_DIR / 'zig' / 'smt_guest.zig'}",
+        f"-femit-bin={output}",
+    ]
+
+
+def _go_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    go = shutil.which("go")
+    if go is None:
+        raise ToolchainMissingError(
+            f"cannot build {source}: the Go guest toolchain (`go` 1.24 or newer on PATH) is not installed; "
+            f"run {INSTALL_SCRIPT}"
+        )
+    # A Go source cannot import a package from another folder without a module around it: build a
+    # scratch module holding a copy of the source, whose go.mod points `smtguest` at the SDK.
+    module_dir = output.parent / "go-module"
+    module_dir.mkdir()
+    shutil.copyfile(source, module_dir / source.name)
+    (module_dir / "go.mod").write_text(
+        "module guest\n\ngo 1.24\n\nrequire smtguest v0.0.0\n\n"
+        f"replace smtguest => {SDK_DIR / 'go'}\n"
+    )
+    return [go, "-C", str(module_dir), "build", "-buildmode=c-shared", "-trimpath", "-o", str(output), "."]
+
+
+_GO_ENVIRONMENT = (("GOOS", "wasip1"), ("GOARCH", "wasm"), ("GOFLAGS", "-mod=mod"), ("CGO_ENABLED", "0"))
+
+
+_TOOLCHAINS: dict[str, _Toolchain] = {
+    ".c": _Toolchain("c", SDK_DIR / "c", _clang_command),
+    ".zig": _Toolchain("zig", SDK_DIR / "zig", _zig_command),
+    ".go": _Toolchain("go", SDK_DIR / "go", _go_command, _GO_ENVIRONMENT, self_initializing),
+}
+
+
+def supported_extensions() -> tuple[str, ...]:
+    """The source file extensions :func:`build_guest` knows how to compile."""
+    return tuple(_TOOLCHAINS)
+
+
+def output_path(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> Path:
+    """Where :func:`build_guest` puts the module for SOURCE_PATH: ``OUT_DIR/<stem>.<language>.wasm``."""
+    source = Path(source_path)
+    toolchain = _toolchain_for(source)
+    return Path(out_dir) / f"{source.stem}.{toolchain.language}.wasm"
+
+
+def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> Path:
+    """Compiles SOURCE_PATH to ``OUT_DIR/<stem>.<language>.wasm`` and returns that path.
+
+    Raises ToolchainMissingError when the compiler is not installed, and GuestBuildError when the
+    extension is unknown, the source is missing, or the compiler fails (its output is in the message).
+    """
+    source = Path(source_path).resolve()
+    toolchain = _toolchain_for(source)
+    if not source.is_file():
+        raise GuestBuildError(f"cannot build {source}: no such file")
+    output = output_path(source, out_dir).resolve()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if _is_fresh(output, _build_inputs(source, toolchain)):
+        return output
+    # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
+    with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:
+        built = Path(scratch) / output.name
+        command = toolchain.command(source, built, output.parent)
+        _run_compiler(source, command, dict(toolchain.environment))
+        if toolchain.post_link is not None:
+            _rewrite(source, built, toolchain.post_link)
+        os.replace(built, output)
+    return output
+
+
+def _toolchain_for(source: Path) -> _Toolchain:
+    try:
+        return _TOOLCHAINS[source.suffix]
+    except KeyError:
+        known = ", ".join(_TOOLCHAINS)
+        raise GuestBuildError(f"cannot build {source}: unknown guest language {source.suffix!r} (known: {known})") from None
+
+
+def _build_inputs(source: Path, toolchain: _Toolchain) -> list[Path]:
+    """The files a module depends on.  The builder's own modules count too: a change in how it
+    builds makes every module stale."""
+    return [source, *sorted(toolchain.sdk_dir.iterdir()), *sorted(SDK_DIR.glob("*.py"))]
+
+
+def _is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
+    if not output.exists():
+        return False
+    built_at = output.stat().st_mtime_ns
+    return all(path.stat().st_mtime_ns <= built_at for path in inputs)
+
+
+def _run_compiler(source: Path, command: list[str], environment: dict[str, str]) -> None:
+    try:
+        completed = subprocess.run(
+            command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False,
+            env={**os.environ, **environment},
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise GuestBuildError(f"cannot build {source}: the compiler ran longer than {BUILD_TIMEOUT_SECONDS}s") from exc
+    if completed.returncode != 0:
+        output = (completed.stderr + completed.stdout).strip()
+        raise GuestBuildError(f"cannot build {source}: {command[0]} exited with {completed.returncode}:\n{output}")
+
+
+def _rewrite(source: Path, built: Path, post_link: Callable[[bytes], bytes]) -> None:
+    try:
+        built.write_bytes(post_link(built.read_bytes()))
+    except WasmRewriteError as exc:
+        raise GuestBuildError(f"cannot build {source}: the compiler's output cannot be rewritten: {exc}") from exc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m host_functions.sdk", description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="+", type=Path, help="guest source files (.c, .zig, .go)")
+    parser.add_argument("-o", "--out-dir", type=Path, default=Path("build/wasm"), help="where to put the .wasm files")
+    args = parser.parse_args(argv)
+    try:
+        for source in args.sources:
+            print(build_guest(source, args.out_dir))
+    except GuestBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,3 @@
+module smtguest
+
+go 1.24

@@ -1,0 +1,214 @@
+"""``WasmTransform``: user logic compiled to WebAssembly, as a chain transform."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import wasmtime
+
+import converters
+from host_functions._abi import ABI_VERSION, ABI_VERSION_EXPORT
+from host_functions._guest import GuestModule, inspect_guest
+from host_functions._host_function import HostFunction
+from host_functions._fast_path import FastPath
+from host_functions._reference import Converters, ReferenceInstance, ReferencePath
+from host_functions._runtime import runtime
+from host_functions._sandbox import Settings
+from smt.batch import RecordBatch
+from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
+from smt.errors import ConfigError
+from smt.plugin import PluginContext
+from smt.record import Record
+from smt.transform import ErrorSink, Transform
+
+__all__ = ["WasmTransform"]
+
+GUEST_CONFIG_PREFIX = "config."
+DEFAULT_TIMEOUT_MS = 1000
+DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024
+
+
+class _RaiseOnFail(ErrorSink):
+    def fail(self, row: int, exc: BaseException) -> None:
+        raise exc
+
+
+class WasmTransform(Transform):
+    """Runs a function exported by a WebAssembly module on every record.
+    Settings for the guest are given as ``config.NAME`` (read with
+    ``get_config``), the converters' own settings as ``key.converter.*``,
+    ``value.converter.*``, ``header.converter.*``; the ABI is in
+    ``host_functions/ABI.md``.
+
+    Compatible with the Kafka Connect Wasm transformer's ABI (host functions
+    imported from ``env``, see ``host_functions/ABI.md``), plus drop, fan-out,
+    timestamps, partition/offset, guest config and logging.  Sandboxed: a
+    per-record time limit, a memory limit, no WASI unless enabled.  By default
+    a whole batch runs in one Wasm call (the fast path).
+    """
+
+    name = "wasm"
+    aliases = ("com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",)
+    config_def = (
+        ConfigDef()
+        .define("module.path", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
+                doc="Path of the WebAssembly module (read once, when the transform is configured).")
+        .define("function.name", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
+                doc="The exported function run per record: no arguments, returns nothing or an i64 "
+                    "(ptr << 32 | len; bit 31 of len set means an error message).")
+        .define("timeout.ms", ConfigType.LONG, DEFAULT_TIMEOUT_MS, at_least(1), Importance.MEDIUM,
+                "Time limit per record; a record over it fails, the rest of the batch continues.")
+        .define("memory.max.bytes", ConfigType.LONG, DEFAULT_MEMORY_MAX_BYTES, at_least(1 << 17), Importance.MEDIUM,
+                "Largest size any linear memory of the guest may grow to; growing past it fails the record.")
+        .define("wasi", ConfigType.BOOLEAN, False, None, Importance.LOW,
+                "Allow WASI imports: no preopened directories, no network, stdout/stderr go to the log.")
+        .define("path", ConfigType.STRING, "fast", one_of("fast", "reference"), Importance.LOW,
+                "fast: a batch per Wasm call through the adapter; reference: host functions in Python "
+                "(used automatically when the guest imports a Python-only host function).")
+        .define("key.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
+                "Converter between the record key and the bytes the guest sees.")
+        .define("value.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
+                "Converter between the record value and the bytes the guest sees.")
+        .define("header.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
+                "Converter between header values and the bytes the guest sees.")
+    )
+
+    # --- configuration ------------------------------------------------------
+
+    def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
+        super().configure(configs, context)
+        path = self.config["module.path"]
+        try:
+            with open(path, "rb") as source:
+                module_bytes = source.read()
+        except OSError as exc:
+            raise ConfigError.for_key(
+                f"{self.context.prefix}module.path", f"cannot read WebAssembly module '{path}': {exc.strerror}", path
+            ) from exc
+        self._build(module_bytes)
+
+    def _build(self, module_bytes: bytes) -> None:
+        self._module_bytes = module_bytes
+        config, prefix = self.config, self.context.prefix
+        label = os.path.basename(config["module.path"])
+        rt = runtime()
+        try:
+            module = rt.compile(module_bytes)
+        except wasmtime.WasmtimeError as exc:
+            raise ConfigError.for_key(
+                f"{prefix}module.path",
+                f"'{config['module.path']}' is not a valid WebAssembly module: {str(exc).strip().splitlines()[0]}",
+                config["module.path"],
+            ) from exc
+        plugin_functions = self._plugin_functions()
+        guest = inspect_guest(module, label=label, function_name=config["function.name"],
+                              plugin_functions=plugin_functions, wasi=config["wasi"], key_prefix=prefix)
+        settings = Settings(
+            alias=self.context.alias or self.name,
+            module_label=label,
+            function_name=config["function.name"],
+            timeout_ms=config["timeout.ms"],
+            memory_max_bytes=config["memory.max.bytes"],
+            wasi=config["wasi"],
+            guest_config=self._guest_config(),
+            logger_name=self.context.logger("transform").name,
+        )
+        conv = Converters(
+            key=self._converter("key.converter", is_key=True),
+            value=self._converter("value.converter", is_key=False),
+            header=self._converter("header.converter", is_key=False),
+        )
+        self._check_instance(rt, guest, settings, plugin_functions)
+        if config["path"] == "fast" and guest.fast_path_possible:
+            self._path = FastPath(rt, guest, settings, conv)
+        else:
+            self._path = ReferencePath(rt, guest, settings, conv, plugin_functions)
+        self.guest = guest
+
+    @property
+    def path(self) -> str:
+        """``"fast"`` or ``"reference"``: the path this transform runs on."""
+        return "fast" if isinstance(self._path, FastPath) else "reference"
+
+    def _plugin_functions(self) -> dict[str, HostFunction]:
+        try:
+            functions = self.context.plugins.host_functions()
+        except Exception:  # no registry (bare use): only the built-in ABI
+            functions = []
+        return {f.name: f for f in functions}
+
+    def _guest_config(self) -> dict[str, str]:
+        return {
+            key[len(GUEST_CONFIG_PREFIX):]: str(value)
+            for key, value in self.raw_config.items()
+            if key.startswith(GUEST_CONFIG_PREFIX)
+        }
+
+    def _converter(self, key: str, is_key: bool) -> Any:
+        prefix = key + "."
+        sub = {k[len(prefix):]: v for k, v in self.raw_config.items() if k.startswith(prefix)}
+        context = PluginContext(self.context.alias, f"{self.context.prefix}{prefix}")
+        try:
+            return converters.load(self.config[key], sub, is_key, context=context)
+        except KeyError as exc:
+            raise ConfigError.for_key(f"{self.context.prefix}{key}", str(exc.args[0]), self.config[key]) from exc
+
+    def _check_instance(self, rt, guest: GuestModule, settings: Settings, plugin_functions) -> None:
+        """Instantiate once now, so linking problems and ABI versions fail at build time."""
+        key = f"{self.context.prefix}module.path"
+        try:
+            instance = ReferenceInstance(rt.engine, guest, settings, plugin_functions)
+        except (wasmtime.WasmtimeError, wasmtime.Trap) as exc:
+            raise ConfigError.for_key(
+                key, f"WebAssembly module '{guest.label}' cannot be instantiated: {str(exc).strip().splitlines()[0]}"
+            ) from exc
+        version = _abi_version(instance)
+        if version is not None and version > ABI_VERSION:
+            raise ConfigError.for_key(
+                key, f"WebAssembly module '{guest.label}' needs ABI version {version}; this host implements {ABI_VERSION}"
+            )
+
+    # --- running ------------------------------------------------------------
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        return self._path.apply_batch(batch, errors)
+
+    def apply(self, record: Record) -> Record | None | list[Record]:
+        out = self._path.apply_batch(RecordBatch.from_records([record]), _RaiseOnFail())
+        records = out.records()
+        if not records:
+            return None
+        return records[0] if len(records) == 1 else records
+
+    def close(self) -> None:
+        self._path = None
+
+    # --- pickling (Spark ships the transform to executors) --------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "raw_config": self.raw_config,
+            "alias": self.context.alias,
+            "prefix": self.context.prefix,
+            "module_bytes": self._module_bytes,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # The module travels as bytes: executors never re-read module.path.
+        self.context = PluginContext(state["alias"], state["prefix"])
+        self.raw_config = dict(state["raw_config"])
+        self.config = self.config_def.parse(self.raw_config, prefix=self.context.prefix)
+        self._build(state["module_bytes"])
+
+
+def _abi_version(instance: ReferenceInstance) -> int | None:
+    try:
+        item = instance.exports[ABI_VERSION_EXPORT]
+    except (KeyError, AttributeError):
+        return None
+    if isinstance(item, wasmtime.Global):
+        return int(item.value(instance.store))
+    if isinstance(item, wasmtime.Func):
+        return int(item(instance.store))
+    return None

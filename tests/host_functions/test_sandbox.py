@@ -1,0 +1,111 @@
+"""Hostile guests fail only their own record, with a clear message, and the batch goes on."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from smt.errors import ConfigError, DataError
+from host_functions import WasmGuestError
+from tests.host_functions import wat_guests as g
+from tests.host_functions.conftest import PATHS, make_record, run
+
+# record 2 ("bad") triggers the misbehaviour; the others are upper-cased
+VALUES = [b"one", b"two", b"bad", b"four", b"five"]
+
+
+def _run_hostile(transform):
+    out, origins, errors = run(transform, [make_record(v) for v in VALUES])
+    assert [r.value for r in out] == [b"ONE", b"TWO", b"FOUR", b"FIVE"]
+    assert origins == [0, 1, 3, 4]
+    assert errors.rows == [2]
+    error = errors.failures[0][1]
+    assert isinstance(error, WasmGuestError) and isinstance(error, DataError)
+    return str(error)
+
+
+@pytest.mark.parametrize("path", PATHS)
+class TestHostileGuests:
+    def test_infinite_loop_times_out(self, make_transform, path):
+        transform = make_transform(g.INFINITE_LOOP, "spin", path, timeout_ms=200)
+        message = _run_hostile(transform)
+        assert message == (
+            f"wasm transform 'mask' (spin in {transform.guest.label}): timed out after 200 ms (timeout.ms) on record 2"
+        )
+
+    def test_memory_bomb(self, make_transform, path):
+        transform = make_transform(g.MEMORY_BOMB, "bomb", path, memory_max_bytes=4 * 1024 * 1024)
+        message = _run_hostile(transform)
+        assert "bomb in" in message
+        assert "out of memory: guest memory at 3211264 bytes of memory.max.bytes=4194304" in message
+        assert message.endswith("on record 2")
+
+    def test_trap(self, make_transform, path):
+        message = _run_hostile(make_transform(g.TRAP, "boom", path))
+        assert message.endswith("trap: unreachable instruction executed (the guest aborted) on record 2")
+
+    def test_out_of_bounds_pointer(self, make_transform, path):
+        message = _run_hostile(make_transform(g.OUT_OF_BOUNDS, "oob", path))
+        assert "bad pointer: (2147418112, 100) is outside guest memory of 65536 bytes on record 2" in message
+
+    def test_garbage_return(self, make_transform, path):
+        message = _run_hostile(make_transform(g.GARBAGE_RETURN, "garbage", path))
+        assert "bad pointer: (3735928559, 1588444911) is outside guest memory" in message
+
+    def test_instance_is_replaced_and_later_batches_run(self, make_transform, path):
+        transform = make_transform(g.TRAP, "boom", path)
+        _run_hostile(transform)
+        out, _, errors = run(transform, [make_record(b"again")])
+        assert [r.value for r in out] == [b"AGAIN"] and errors.failures == []
+
+    def test_apply_raises_for_a_failed_record(self, make_transform, path):
+        transform = make_transform(g.TRAP, "boom", path)
+        with pytest.raises(WasmGuestError, match=r"wasm transform 'mask' \(boom in .*\): trap: unreachable"):
+            transform.apply(make_record(b"bad"))
+        assert transform.apply(make_record(b"good")).value == b"GOOD"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_several_failures_in_one_batch(make_transform, path):
+    transform = make_transform(g.TRAP, "boom", path)
+    values = [b"bad", b"ok", b"bad", b"bad", b"fine", b"bad"]
+    out, origins, errors = run(transform, [make_record(v) for v in values])
+    assert [r.value for r in out] == [b"OK", b"FINE"] and origins == [1, 4]
+    assert errors.rows == [0, 2, 3, 5]
+
+
+def test_wasi_is_off_unless_enabled_and_stdout_goes_to_the_log(make_transform, caplog):
+    # fd_write(stdout, iovec at 200 -> (16, 5) = "hello", 1 iovec, written count at 240)
+    wasi_guest = g.guest(
+        """(func (export "f") (call $reset)
+            (i32.store (i32.const 200) (i32.const 16)) (i32.store (i32.const 204) (i32.const 5))
+            (drop (call $fd_write (i32.const 1) (i32.const 200) (i32.const 1) (i32.const 240))))""",
+        extra='''(import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+                 (data (i32.const 16) "hello\\n")''',
+    )
+    with pytest.raises(ConfigError, match=r"imports WASI function 'wasi_snapshot_preview1.fd_write' but WASI is off"):
+        make_transform(wasi_guest, "f")
+    transform = make_transform(wasi_guest, "f", alias="chatty", wasi="true")
+    with caplog.at_level(logging.INFO, logger="smt.transform.chatty"):
+        out, _, errors = run(transform, [make_record(b"x")])
+    assert [r.value for r in out] == [b"x"] and errors.failures == []
+    assert [r.getMessage() for r in caplog.records if r.name == "smt.transform.chatty"] == ["[stdout] hello"]
+
+
+def test_outputs_larger_than_the_memory_limit_are_split_across_instances(make_transform):
+    # each record outputs ~62 KB of values; output memories may hold 256 KB,
+    # so the fast path restarts on a fresh instance every few records
+    suffix = "s" * 30_000
+    records = [make_record(b"a" + bytes([48 + i]) * 2000) for i in range(10)]
+    results = []
+    for path in ("fast", "reference"):
+        transform = make_transform(g.FILTER_FAN_OUT, "filter_fan_out", path, memory_max_bytes=256 * 1024,
+                                   config_suffix=suffix)
+        out, origins, errors = run(transform, records)
+        assert errors.failures == []
+        results.append((out, origins))
+    assert results[0] == results[1]
+    out, origins = results[0]
+    assert origins == [i for i in range(10) for _ in range(3)]
+    assert [len(r.value) for r in out[:3]] == [2001, 30_000, 30_000]
