@@ -4,9 +4,9 @@ Generates ``2_000_000 × scale`` events once (the generator source, written as
 text files: one JSON value per line), then, in the same SparkSession:
 
 - ours: ``smt`` pipeline ``file(text) → to_upper → file(text)``, where
-  to_upper is the Wasm guest ``to_upper.wat`` (transform ``wasm``) when the
-  Wasm transform is installed, else a stand-in Arrow transform (the row's
-  label says which);
+  to_upper is the Wasm benchmark's guest (:data:`smt.benchmarks.wasm.TO_UPPER_WAT`,
+  transform ``wasm``, fast path) when the Wasm transform is installed, else a
+  stand-in Arrow transform (the row's label says which);
 - baseline: ``spark.read.text → upper(value) → write.text``, Spark builtins only.
 
 Each side runs twice and keeps its best time; the target is ours ≥ 0.5× the
@@ -27,7 +27,6 @@ from smt.transform import Transform
 
 RECORDS = 2_000_000
 TARGET_RATIO = 0.5
-GUEST = os.path.join(os.path.dirname(__file__), "to_upper.wat")
 
 
 class ArrowToUpper(Transform):
@@ -57,7 +56,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
     try:
         source = os.path.join(work, "in")
         generate_events(spark, records, source)
-        plugins, transform, label = _to_upper()
+        plugins, transform, label = _to_upper(work)
         ours = measure(label, records, lambda: _run_ours(spark, plugins, transform, source, work, records), repeat=2)
         baseline_out = os.path.join(work, "baseline")
         baseline = measure("PySpark upper()", records, lambda: _run_handwritten(spark, source, baseline_out), repeat=2)
@@ -77,7 +76,7 @@ def generate_events(spark: Any, records: int, path: str) -> None:
     FORMATS["text"].write(source.read(spark), path, "overwrite")
 
 
-def _to_upper() -> tuple[Any, dict[str, str], str]:
+def _to_upper(work: str) -> tuple[Any, dict[str, str], str]:
     """The plugins registry, the transform's settings and the row label: Wasm if installed."""
     from smt.plugins import load_plugins
 
@@ -86,7 +85,12 @@ def _to_upper() -> tuple[Any, dict[str, str], str]:
         plugins.get("transform", "wasm")
     except KeyError:
         return plugins, {"type": ArrowToUpper.name}, "smt, Arrow stand-in (no wasm)"
-    return plugins, {"type": "wasm", "module.path": GUEST, "function.name": "to_upper"}, "smt, Wasm to_upper"
+    from smt.benchmarks.wasm import TO_UPPER_WAT
+
+    guest = os.path.join(work, "to_upper.wat")
+    with open(guest, "w", encoding="utf-8") as handle:
+        handle.write(TO_UPPER_WAT)
+    return plugins, {"type": "wasm", "module.path": guest, "function.name": "to_upper"}, "smt, Wasm to_upper"
 
 
 def _run_ours(spark, plugins, transform: dict[str, str], source: str, work: str, records: int) -> None:
