@@ -203,7 +203,8 @@ def _first_cause_line(exc: BaseException) -> str:
     text = str(exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
-        name, sep, message = line.partition(": ")
+        # Py4J puts the Java exception on a line of its own that starts with ": ".
+        name, sep, message = line.removeprefix(": ").partition(": ")
         if sep and name.replace(".", "").isidentifier() and name.split(".")[-1].endswith(("Error", "Exception")):
             return f"{name.split('.')[-1]}: {message}"
     return lines[0] if lines else type(exc).__name__

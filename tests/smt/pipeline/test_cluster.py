@@ -1,8 +1,9 @@
-"""A pipeline on a Spark standalone cluster (master + two workers on loopback).
+"""A Wasm pipeline on a Spark standalone cluster (master + two workers on loopback).
 
 The executors are other processes started without our PYTHONPATH, so the
 pipeline only works if the runner ships the project's code, and the pickled
-processor carries the converters, transforms and their settings.
+processor carries the Wasm module's bytes, the built-in transforms and the
+converters with their settings.
 """
 
 import glob
@@ -18,6 +19,35 @@ from smt.local.spark_cluster import LocalSparkCluster
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 USERS = ["ann", "bob", "cyd", "dee", "eve", "fay", "gus", "hal"]
+
+#: Upper-cases the ASCII letters of the value it is given (get_value/set_value of the ABI).
+TO_UPPER_WAT = """(module
+  (import "env" "get_value" (func $get_value (result i64)))
+  (import "env" "set_value" (func $set_value (param i32 i32)))
+  (memory (export "memory") 1)
+  (global $bump (mut i32) (i32.const 1024))
+  (func (export "alloc") (param $n i32) (result i32)
+    (local $p i32)
+    (local.set $p (global.get $bump))
+    (global.set $bump (i32.add (local.get $p) (local.get $n)))
+    (if (i32.gt_u (global.get $bump) (i32.shl (memory.size) (i32.const 16)))
+      (then (drop (memory.grow (i32.add (i32.shr_u (global.get $bump) (i32.const 16)) (i32.const 1))))))
+    (local.get $p))
+  (func (export "dealloc") (param i32 i32))
+  (func (export "to_upper") (local $v i64) (local $p i32) (local $n i32) (local $i i32) (local $c i32)
+    (global.set $bump (i32.const 1024))
+    (local.set $v (call $get_value))
+    (local.set $p (i32.wrap_i64 (i64.shr_u (local.get $v) (i64.const 32))))
+    (local.set $n (i32.wrap_i64 (local.get $v)))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $c (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+      (if (i32.and (i32.ge_u (local.get $c) (i32.const 97)) (i32.le_u (local.get $c) (i32.const 122)))
+        (then (i32.store8 (i32.add (local.get $p) (local.get $i)) (i32.sub (local.get $c) (i32.const 32)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (call $set_value (local.get $p) (local.get $n))))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +67,7 @@ def write_inputs(directory):
 
 def test_pipeline_runs_on_standalone_executors(cluster, tmp_path, pytestconfig):
     write_inputs(tmp_path / "in")
+    (tmp_path / "to_upper.wat").write_text(TO_UPPER_WAT, encoding="utf-8")
     pipeline = tmp_path / "cluster.properties"
     pipeline.write_text(
         f"spark.master={cluster.master_url}\n"
@@ -45,8 +76,11 @@ def test_pipeline_runs_on_standalone_executors(cluster, tmp_path, pytestconfig):
         "source=file\nsource.path=in\nsource.format=jsonl\n"
         "sink=file\nsink.path=out\nsink.format=jsonl\n"
         "value.converter=json\nvalue.converter.schemas.enable=false\nheader.converter=string\n"
-        "transforms=mask,tag\n"
+        "transforms=mask,upper,tag\n"
         "transforms.mask.type=MaskField$Value\ntransforms.mask.fields=email\n"
+        "transforms.upper.type=wasm\ntransforms.upper.module.path=to_upper.wat\n"
+        "transforms.upper.function.name=to_upper\ntransforms.upper.value.converter=json\n"
+        "transforms.upper.value.converter.schemas.enable=false\n"
         "transforms.tag.type=InsertHeader\ntransforms.tag.header=via\ntransforms.tag.value.literal=cluster\n",
         encoding="utf-8",
     )
@@ -61,7 +95,7 @@ def test_pipeline_runs_on_standalone_executors(cluster, tmp_path, pytestconfig):
         with open(path, encoding="utf-8") as handle:
             records.extend(json.loads(line) for line in handle)
     assert sorted((r["offset"], json.loads(r["value"]), r["headers"]) for r in records) == [
-        (i, {"user": user, "email": ""}, [{"key": "via", "value": "cluster"}]) for i, user in enumerate(USERS)
+        (i, {"USER": user.upper(), "EMAIL": ""}, [{"key": "via", "value": "cluster"}]) for i, user in enumerate(USERS)
     ]
 
     executor_dirs = glob.glob(str(cluster.work_dir / "worker-*" / "app-*" / "*"))
