@@ -6,7 +6,7 @@ micro-batch) always produces the same records: the value is a JSON event ::
     {"event_id":7,"user_id":"user-42","email":"user42@example.com","amount":123.45,"currency":"EUR"}
 
 the key is the user id, the topic is ``topic``, the offset is ``i`` and the
-timestamp ``start.timestamp.ms + i * 1000 / rate``.  Everything is built with
+timestamp ``start.timestamp.ms + i * 1000 / rate`` (``+ i`` with ``rate=0``).  Everything is built with
 Spark expressions on the executors (no Python per record).
 
 Batch mode produces ``records`` records as fast as Spark can.  Streaming
