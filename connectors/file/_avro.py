@@ -38,6 +38,9 @@ SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "kafka_record.avsc")
 #: Records per Arrow batch handed to Spark when decoding a file.
 _DECODE_BATCH_ROWS = 10_000
 
+#: Spark's fixed schema of the ``binaryFile`` source.
+_BINARY_FILE_SCHEMA_DDL = "path string, modificationTime timestamp, length long, content binary"
+
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
@@ -55,7 +58,10 @@ class AvroFormat(FileFormat):
     def read(self, spark, options: ReadOptions):
         from smt.record import KAFKA_ROW_SCHEMA_DDL
 
-        files = options.reader(spark).format("binaryFile").load(options.path)
+        reader = options.reader(spark).format("binaryFile")
+        if options.streaming:
+            reader = reader.schema(_BINARY_FILE_SCHEMA_DDL)  # a streaming file source needs it up front
+        files = reader.load(options.path)
         decoder = _AvroDecoder(options.topic, options.where)
         return files.select("path", "content").mapInArrow(decoder, KAFKA_ROW_SCHEMA_DDL)
 
