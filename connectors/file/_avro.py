@@ -53,7 +53,6 @@ class AvroFormat(FileFormat):
     """Kafka-layout records as Avro container files (fastavro on the executors)."""
 
     name = "avro"
-    extension = "avro"
 
     def read(self, spark, options: ReadOptions):
         from smt.record import KAFKA_ROW_SCHEMA_DDL

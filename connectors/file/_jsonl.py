@@ -34,7 +34,6 @@ class JsonLinesFormat(FileFormat):
     """Whole records as JSON lines; non-UTF-8 bytes as ``<field>_base64``."""
 
     name = "jsonl"
-    extension = "jsonl"
 
     def read(self, spark, options: ReadOptions):
         from pyspark.sql import functions as F

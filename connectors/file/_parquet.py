@@ -18,7 +18,6 @@ class ParquetFormat(FileFormat):
     """Kafka-layout rows as Parquet."""
 
     name = "parquet"
-    extension = "parquet"
 
     def read(self, spark, options: ReadOptions):
         reader = options.reader(spark)

@@ -16,7 +16,6 @@ class TextFormat(FileFormat):
     """One line = one record value (UTF-8); keys, headers and metadata are not kept."""
 
     name = "text"
-    extension = "txt"
 
     def read(self, spark, options: ReadOptions):
         from pyspark.sql import functions as F

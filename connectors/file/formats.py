@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["FORMATS", "FileFormat", "ReadOptions", "format_named", "known_formats"]
+__all__ = ["FORMATS", "FileFormat", "ReadOptions", "known_formats"]
 
 
 class ReadOptions:
@@ -45,8 +45,6 @@ class FileFormat:
     """One file format: ``read`` gives Kafka-layout rows, ``write`` takes them."""
 
     name: str = ""
-    #: Extension of the part files written (informational; readers take every file).
-    extension: str = ""
 
     def read(self, spark: "SparkSession", options: ReadOptions) -> "DataFrame":
         raise NotImplementedError
@@ -66,15 +64,6 @@ def _all_formats() -> dict[str, FileFormat]:
 
 
 FORMATS: dict[str, FileFormat] = _all_formats()
-
-
-def format_named(name: str, key: str) -> FileFormat:
-    from smt.errors import ConfigError
-
-    fmt = FORMATS.get(name)
-    if fmt is None:
-        raise ConfigError.for_key(key, f"unknown file format '{name}'; known: {', '.join(sorted(FORMATS))}", name)
-    return fmt
 
 
 def known_formats(value: Any) -> None:
