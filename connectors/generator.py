@@ -10,10 +10,11 @@ timestamp ``start.timestamp.ms + i * 1000 / rate`` (``+ i`` with ``rate=0``).  E
 Spark expressions on the executors (no Python per record).
 
 Batch mode produces ``records`` records as fast as Spark can.  Streaming
-produces them at ``rate`` records/s (Spark's ``rate`` source), or with
-``rate=0`` as fast as possible in micro-batches of ``rows.per.batch`` (Spark's
-``rate-micro-batch`` source); after ``records`` it keeps running empty
-micro-batches until the query is stopped (``streaming.timeout.ms``).
+produces them in micro-batches of at most ``rows.per.batch``, at ``rate``
+records/s or, with ``rate=0``, as fast as possible (see
+:mod:`connectors._generator_stream`); with ``streaming.trigger=availableNow``
+the query ends after the last record (``rate=0``), otherwise it runs until
+stopped (``streaming.timeout.ms``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class GeneratorSource(Source):
                 "Records per second in streaming mode; 0 = as fast as possible. In batch mode it only "
                 "spaces the timestamps.")
         .define("rows.per.batch", ConfigType.LONG, 100_000, at_least(1), Importance.LOW,
-                "Streaming with rate=0: records per micro-batch.")
+                "Streaming: at most this many records per micro-batch.")
         .define("partitions", ConfigType.INT, 0, at_least(0), Importance.MEDIUM,
                 "Spark partitions to generate in (0 = Spark's default parallelism).")
         .define("topic", ConfigType.STRING, "events", None, Importance.MEDIUM,
@@ -58,18 +59,17 @@ class GeneratorSource(Source):
         return events(indices, self.config)
 
     def _streaming_indices(self, spark, partitions: int):
-        from pyspark.sql import functions as F
+        from connectors._generator_stream import GeneratorNumbers
 
-        rate = self.config["rate"]
-        if rate:
-            reader = spark.readStream.format("rate").option("rowsPerSecond", str(rate))
-        else:
-            reader = spark.readStream.format("rate-micro-batch").option(
-                "rowsPerBatch", str(self.config["rows.per.batch"]))
-        indices = reader.option("numPartitions", str(partitions)).load().select(F.col("value").alias("i"))
-        if self.config["records"]:
-            indices = indices.where(F.col("i") < self.config["records"])
-        return indices
+        spark.dataSource.register(GeneratorNumbers)
+        return (
+            spark.readStream.format(GeneratorNumbers.name())
+            .option("records", str(self.config["records"]))
+            .option("rate", str(self.config["rate"]))
+            .option("rowsPerBatch", str(self.config["rows.per.batch"]))
+            .option("partitions", str(partitions))
+            .load()
+        )
 
 
 def events(indices, config):

@@ -64,6 +64,14 @@ def test_timeout_stops_a_processing_time_query(spark, tmp_path):
     assert sorted(v["event_id"] for v in values) == list(range(30))
 
 
+def test_available_now_generator_ends_after_the_last_record(spark, tmp_path):
+    spec = streaming_spec(tmp_path, source="generator", source__records="25", value__converter="bytearray")
+    result = run_pipeline(spec, spark=spark)
+    values = [json.loads(v) for v in jsonl_values(tmp_path / "out")]
+    assert sorted(v["event_id"] for v in values) == list(range(25))
+    assert result.counts.read == 25
+
+
 def test_a_checkpoint_of_another_pipeline_is_refused_naming_the_change(spark, tmp_path):
     write_input(tmp_path / "in", "a.txt", ["a1"])
     run_pipeline(streaming_spec(tmp_path), spark=spark)
