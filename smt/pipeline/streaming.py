@@ -24,7 +24,7 @@ import json
 from typing import Any, Callable, Mapping
 
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
-from smt.errors import SmtError
+from smt.errors import ConfigError, SmtError
 
 __all__ = ["STREAMING_CONFIG", "CheckpointMismatch", "FINGERPRINT_FILE", "run_streaming", "pipeline_fingerprint"]
 
@@ -61,6 +61,8 @@ def run_streaming(spec: Any, spark: Any, out: Any, write_outputs: Callable[[Any,
     :class:`CheckpointMismatch` when the checkpoint belongs to another pipeline.
     """
     settings = STREAMING_CONFIG.parse(spec.props)
+    if not getattr(spec.source, "supports_streaming", False):
+        raise ConfigError.for_key("mode", f"source '{spec.config['source']}' cannot run in streaming mode", "streaming")
     checkpoint = spec.config["checkpoint.location"]
     claim_checkpoint(spark, checkpoint, spec.props)
     writer = (
@@ -100,13 +102,18 @@ def pipeline_fingerprint(props: Mapping[str, Any]) -> dict[str, str]:
 
 
 def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any]) -> None:
-    """Store this pipeline's fingerprint in a new checkpoint, or check the stored one."""
+    """Store this pipeline's fingerprint in a new checkpoint, or check the stored one.
+
+    A checkpoint holding only a fingerprint (the query never started a batch)
+    is claimed anew.
+    """
     from connectors.file.hadoop import HadoopFiles
 
     files = HadoopFiles(spark)
     fingerprint = pipeline_fingerprint(props)
     marker = f"{checkpoint.rstrip('/')}/{FINGERPRINT_FILE}"
-    if files.exists(marker):
+    spark_state = [n for n in files.list_names(checkpoint) if FINGERPRINT_FILE not in n]
+    if files.exists(marker) and spark_state:
         stored = _load(files, marker)
         if stored != fingerprint:
             raise CheckpointMismatch(
@@ -115,7 +122,7 @@ def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any]) -> N
                 "or delete this one to start over"
             )
         return
-    if files.list_names(checkpoint):
+    if spark_state:
         raise CheckpointMismatch(
             f"checkpoint.location '{checkpoint}' is not empty and has no {FINGERPRINT_FILE}: it was not "
             "written by an smt pipeline; use a new checkpoint.location"

@@ -8,6 +8,9 @@ import pytest
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.pipeline.streaming import FINGERPRINT_FILE, CheckpointMismatch, describe_changes
+from smt.plugins import load_plugins
+
+from tests.connectors.test_registration import ThirdPartyPlugin
 
 pytestmark = pytest.mark.spark
 
@@ -96,6 +99,23 @@ def test_a_foreign_checkpoint_is_refused(spark, tmp_path):
     (tmp_path / "checkpoint" / "offsets").mkdir(parents=True)
     with pytest.raises(CheckpointMismatch, match=rf"is not empty and has no {FINGERPRINT_FILE}"):
         run_pipeline(streaming_spec(tmp_path), spark=spark)
+
+
+def test_a_checkpoint_that_never_ran_a_batch_is_claimed_anew(spark, tmp_path):
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "checkpoint" / FINGERPRINT_FILE).write_text('{"source": "somewhere-else"}')
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    run_pipeline(streaming_spec(tmp_path), spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1"]
+    assert json.loads((tmp_path / "checkpoint" / FINGERPRINT_FILE).read_text())["source"] == "file"
+
+
+def test_a_source_without_streaming_is_refused(spark, tmp_path):
+    plugins = load_plugins(entry_points=False, extra_plugins=[ThirdPartyPlugin()])
+    spec = PipelineSpec.from_properties({"mode": "streaming", "checkpoint.location": str(tmp_path / "checkpoint"),
+                                         "source": "countdown", "sink": "console"}, plugins=plugins)
+    with pytest.raises(ConfigError, match=r"mode: source 'countdown' cannot run in streaming mode"):
+        run_pipeline(spec, spark=spark)
 
 
 def test_bad_streaming_keys_are_named(spark, tmp_path):
