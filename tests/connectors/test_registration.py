@@ -2,10 +2,9 @@
 
 import pytest
 
-from connectors.base import Source
-from smt.config import ConfigDef, ConfigType
 from smt.pipeline import PipelineSpec, run_pipeline
-from smt.plugins import default_plugins, hookimpl, load_plugins
+from smt.plugins import default_plugins, load_plugins
+from tests.connectors.sample_connectors import ThirdPartyPlugin
 
 
 def test_built_in_connectors_are_registered_by_name_and_kafka_connect_alias():
@@ -14,29 +13,6 @@ def test_built_in_connectors_are_registered_by_name_and_kafka_connect_alias():
     assert plugins.get("source", "org.apache.kafka.connect.file.FileStreamSourceConnector").name == "file"
     assert plugins.get("sink", "FileStreamSink").name == "file"
     assert plugins.get("sink", "console").name == "console"
-
-
-class CountdownSource(Source):
-    """A third-party source: the values n, n-1, ..., 1."""
-
-    name = "countdown"
-    config_def = ConfigDef().define("from", ConfigType.INT, 3)
-
-    def read(self, spark, streaming=False):
-        from pyspark.sql import functions as F
-
-        numbers = spark.range(self.config["from"], 0, -1)
-        return numbers.select(
-            F.lit(None).cast("binary").alias("key"), F.encode(F.col("id").cast("string"), "UTF-8").alias("value"),
-            F.lit("countdown").alias("topic"), F.lit(0).alias("partition"), F.col("id").alias("offset"),
-            F.current_timestamp().alias("timestamp"), F.lit(0).alias("timestampType"),
-            F.array().cast("array<struct<key:string,value:binary>>").alias("headers"))
-
-
-class ThirdPartyPlugin:
-    @hookimpl
-    def smt_connectors(self):
-        return [CountdownSource]
 
 
 @pytest.mark.spark

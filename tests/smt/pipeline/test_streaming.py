@@ -9,8 +9,7 @@ from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.pipeline.streaming import FINGERPRINT_FILE, CheckpointMismatch, describe_changes
 from smt.plugins import load_plugins
-
-from tests.connectors.test_registration import ThirdPartyPlugin
+from tests.connectors.sample_connectors import ThirdPartyPlugin
 
 pytestmark = pytest.mark.spark
 
