@@ -1,13 +1,21 @@
-"""Converters: bytes at the boundary to and from the data transforms work on."""
+"""Converters: bytes at the boundary to and from the data transforms work on.
+
+Built in (names, then Kafka class aliases): ``bytearray``, ``string``,
+``json`` (JsonConverter), ``avro`` (Confluent's AvroConverter, with a schema
+registry client in :mod:`converters.schema_registry`) and ``simple``
+(SimpleHeaderConverter).  :func:`load` gives a configured one by name, alias
+or class; a failed record is a :class:`ConverterError` naming the converter,
+its stage and the topic.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from converters.base import Converter, HeaderConverter, OnError
+from converters.base import Converter, ConverterError, HeaderConverter, OnError, RetriableConverterError
 from smt.plugin import PluginContext
 
-__all__ = ["Converter", "HeaderConverter", "OnError", "load"]
+__all__ = ["Converter", "ConverterError", "HeaderConverter", "OnError", "RetriableConverterError", "load"]
 
 
 def load(

@@ -72,6 +72,15 @@ class Converter(Plugin):
         cls = RetriableConverterError if retriable else ConverterError
         return cls(type(self).__name__, self.stage, topic, reason)
 
+    def _as_converter_error(self, topic: str, exc: Exception) -> ConverterError:
+        # Name the converter, stage and topic even for an unexpected failure (a bug):
+        # the batch goes on, and the record fails with a message that says where.
+        if isinstance(exc, ConverterError):
+            return exc
+        error = self.error(topic, f"{type(exc).__name__}: {exc}", retriable=isinstance(exc, RetriableError))
+        error.__cause__ = exc
+        return error
+
     def configure(
         self,
         configs: Mapping[str, Any],
@@ -80,6 +89,14 @@ class Converter(Plugin):
     ) -> None:
         self.is_key = is_key
         super().configure(configs, context)
+
+    def __reduce__(self):
+        # Spark ships converters to executors: send the configuration, not the
+        # caches and compiled per-schema functions, and configure afresh there.
+        if not hasattr(self, "raw_config"):
+            return (type(self), ())
+        context = self.context
+        return (_reconfigured, (type(self), self.raw_config, self.is_key, context.alias, context.prefix))
 
     def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
         """Serialize ``value`` (described by ``schema``, or None) to bytes."""
@@ -132,6 +149,12 @@ class Converter(Plugin):
         if all(s is None for s in schemas):
             return None, values
         return schemas, values
+
+
+def _reconfigured(cls: type, raw_config: dict, is_key: bool, alias: str, prefix: str) -> "Converter":
+    converter = cls()
+    converter.configure(raw_config, is_key=is_key, context=PluginContext(alias=alias, prefix=prefix))
+    return converter
 
 
 class HeaderConverter(Plugin):

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 from converters.base import Converter, HeaderConverter, OnError, _raise
 from smt.config import ConfigDef, ConfigType, Importance
+from smt.data.values import format_double
 from smt.errors import DataError
 
 
@@ -44,7 +45,15 @@ class StringConverter(Converter, HeaderConverter):
             return None
         if isinstance(value, bool):
             value = "true" if value else "false"
-        return str(value).encode(self.encoding)
+        elif isinstance(value, float):
+            value = format_double(value)  # Kafka writes Double.toString: 1.0E7, not 10000000.0
+        text = str(value)
+        try:
+            return text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            raise self.error(
+                topic, f"cannot encode {text[exc.start:exc.end]!r} at character {exc.start} as {self.encoding}"
+            ) from exc
 
     def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:
         if data is None:
@@ -58,6 +67,10 @@ class StringConverter(Converter, HeaderConverter):
         self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
     ) -> tuple[None, list[Any]]:
         encoding = self.encoding
+        try:
+            return None, [None if item is None else item.decode(encoding) for item in data]
+        except UnicodeDecodeError:
+            pass  # find and report the bad rows one by one
         values: list[Any] = []
         for row, item in enumerate(data):
             if item is None:
@@ -69,6 +82,21 @@ class StringConverter(Converter, HeaderConverter):
                 on_error(row, self._decode_error(topics[row], exc))
                 values.append(None)
         return None, values
+
+    def from_connect_batch(
+        self,
+        topics: Sequence[str],
+        schemas: Sequence[Any] | None,
+        values: Sequence[Any],
+        on_error: OnError = _raise,
+    ) -> list[bytes | None]:
+        encoding = self.encoding
+        if all(type(v) is str or v is None for v in values):
+            try:
+                return [None if v is None else v.encode(encoding) for v in values]
+            except UnicodeEncodeError:
+                pass  # a character the encoding lacks: report it per row below
+        return super().from_connect_batch(topics, schemas, values, on_error)
 
     def _decode_error(self, topic: str, exc: UnicodeDecodeError) -> DataError:
         return self.error(

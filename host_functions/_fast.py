@@ -160,11 +160,16 @@ class FastInstance:
     def load(self, layout: Layout) -> None:
         """Copy the chunk's input into ``$in`` and reset the output cursors."""
         memory = self.memories["in"]
-        needed = layout.size + _SCRATCH_HEADROOM
+        needed = layout.size + min(_SCRATCH_HEADROOM, self.settings.memory_max_bytes // 4)
         have = memory.data_len(self.store)
         if needed > have:
-            if memory.grow(self.store, (needed - have + _PAGE - 1) // _PAGE) < 0:
-                raise Failure(f"the staged input ({layout.size} bytes) exceeds memory.max.bytes")
+            try:
+                memory.grow(self.store, (needed - have + _PAGE - 1) // _PAGE)
+            except wasmtime.WasmtimeError as exc:
+                raise Failure(
+                    f"the staged input ({layout.size} bytes) exceeds memory.max.bytes="
+                    f"{self.settings.memory_max_bytes}"
+                ) from exc
         base = self._address("in")
         ctypes.memset(base, 0, A.CONTROL_SIZE)
         for position, address, nbytes in layout.parts:

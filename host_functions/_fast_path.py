@@ -70,13 +70,19 @@ class FastPath:
 
         inputs = self._inputs(batch, fail)
         harvests: list[Harvest] = []
-        for start, end in self._chunks(inputs, n):
-            self._run_chunk(self._layout(inputs, start, end), start, end, failed, fail, harvests)
+        chunks = self._chunks(inputs, n)
+        while chunks:
+            start, end = chunks.pop(0)
+            if not self._run_chunk(self._layout(inputs, start, end), start, end, failed, fail, harvests):
+                # the chunk does not fit in memory.max.bytes: halve it, down to the one row too big
+                middle = (start + end) // 2
+                chunks[:0] = [(start, middle), (middle, end)]
         return self._assemble(batch, harvests, fail)
 
     def _chunks(self, inputs: dict[str, Any], n: int) -> list[tuple[int, int]]:
         total = sum(a.nbytes for a in inputs.values() if isinstance(a, pa.Array)) + 32 * n
-        budget = max(self.settings.memory_max_bytes // 4, 1 << 16)
+        # a quarter of the limit for the input leaves room for scratch and the control block
+        budget = max(self.settings.memory_max_bytes // 4, 4096)
         per_chunk = max(1, int(n * budget / max(total, 1)))
         return [(s, min(s + per_chunk, n)) for s in range(0, n, per_chunk)]
 
@@ -88,7 +94,7 @@ class FastPath:
         if self.stage_value:
             inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter", fail)
         if self.stage_topic:
-            inputs["topic"] = batch.arrow_column("topic", pa.string()).cast(pa.string())
+            inputs["topic"] = _single(batch.arrow_column("topic", pa.string())).cast(pa.string())
         if self.stage_headers:
             inputs["headers"] = self._headers_column(batch, fail)
         uses = self.guest.imports
@@ -102,8 +108,7 @@ class FastPath:
 
     def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
         if getattr(converter, "passthrough", False) and batch.is_arrow(name):
-            column = batch.arrow_column(name)
-            column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+            column = _single(batch.arrow_column(name))
             return column if column.type == pa.binary() else column.cast(pa.binary())
 
         def on_error(row: int, exc: BaseException) -> None:
@@ -115,8 +120,7 @@ class FastPath:
     def _headers_column(self, batch: RecordBatch, fail) -> pa.Array:
         header_type = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
         if getattr(self.converters.header, "passthrough", False) and batch.is_arrow("headers"):
-            column = batch.arrow_column("headers")
-            return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+            return _single(batch.arrow_column("headers"))
         rows = []
         convert = self.converters.header.from_connect_header
         for row, (topic, headers) in enumerate(zip(batch.topic, batch.headers)):
@@ -140,10 +144,9 @@ class FastPath:
         if "headers" in inputs:
             headers = inputs["headers"].slice(start, count)
             offsets = np.frombuffer(headers.buffers()[1], dtype=np.int32, count=count + 1, offset=headers.offset * 4)
-            flat = headers.flatten()
+            # ListArray.flatten and StructArray.flatten both honour slicing offsets
+            header_keys, header_values = headers.flatten().flatten()
             layout.set(A.D_HEADERS, layout.place_array(offsets - offsets[0]))
-            header_keys = flat.field("key") if len(flat) else pa.array([], pa.string())
-            header_values = flat.field("value") if len(flat) else pa.array([], pa.binary())
             layout.place_binary(header_keys, A.D_HEADERS + 4, validity=False)
             layout.place_binary(header_values, A.D_HEADERS + 12)
         if self.settings.guest_config:
@@ -162,7 +165,8 @@ class FastPath:
         self._instance.load(layout)
         return self._instance
 
-    def _run_chunk(self, layout: Layout, start: int, end: int, failed: set[int], fail, harvests: list[Harvest]) -> None:
+    def _run_chunk(self, layout: Layout, start: int, end: int, failed: set[int], fail, harvests: list[Harvest]) -> bool:
+        """Run rows [start, end); False (nothing run) when their input does not fit in memory."""
         count = end - start
         try:
             if self._instance is None:
@@ -171,9 +175,11 @@ class FastPath:
                 instance = self._instance
                 instance.load(layout)
         except Failure as failure:
-            for row in range(start, end):
-                fail(row, failure.cause)
-            return
+            self._instance = None
+            if count > 1:
+                return False
+            fail(start, failure.cause)
+            return True
         row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
         while row < count:
             if start + row in failed:
@@ -205,6 +211,7 @@ class FastPath:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
             row = resume
         harvests.append(instance.harvest(start, self.wanted, self.fields))
+        return True
 
     # --- output -------------------------------------------------------------
 
@@ -302,8 +309,12 @@ def _same_rows(batch: RecordBatch) -> RecordBatch:
     ``take`` of every row would copy Python-list columns row by row; the
     column objects are immutable once built, so sharing them is safe.
     """
-    columns = {name: batch._columns[name] for name in batch._columns}  # noqa: SLF001 - no public shallow copy yet
-    return RecordBatch(len(batch), **columns)
+    return batch.shallow_copy()
+
+
+def _single(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One contiguous array: staging copies buffers, which a chunked array does not have."""
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
 def _raw(batch: RecordBatch, name: str) -> Any:

@@ -109,6 +109,8 @@ class ReferenceInstance:
         """Copy ``data`` into a fresh guest buffer (guest's ``alloc``); the packed result."""
         if data is None:
             return 0
+        if len(data) > self.settings.memory_max_bytes:
+            raise Failure(f"{len(data)} bytes do not fit in guest memory: memory.max.bytes={self.settings.memory_max_bytes}")
         ptr = self._alloc(self.store, len(data)) & 0xFFFFFFFF
         size = self.memory.data_len(self.store)
         if ptr + len(data) > size:

@@ -158,7 +158,9 @@ class WasmTransform(Transform):
         """Instantiate once now, so linking problems and ABI versions fail at build time."""
         key = f"{self.context.prefix}module.path"
         try:
-            instance = ReferenceInstance(rt.engine, guest, settings, plugin_functions)
+            # a start function that never returns is cut off like a record would be
+            with rt.watchdog.watch(lambda: 0, settings.timeout_ms / 1000):
+                instance = ReferenceInstance(rt.engine, guest, settings, plugin_functions)
         except (wasmtime.WasmtimeError, wasmtime.Trap) as exc:
             raise ConfigError.for_key(
                 key, f"WebAssembly module '{guest.label}' cannot be instantiated: {str(exc).strip().splitlines()[0]}"

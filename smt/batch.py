@@ -161,6 +161,22 @@ class RecordBatch:
                 columns[name] = [col[i] for i in indices]
         return RecordBatch(len(indices), **columns)
 
+    def shallow_copy(self) -> "RecordBatch":
+        """A new batch sharing this one's column objects.
+
+        ``set_column`` on the copy leaves this batch alone; the column objects
+        themselves are shared, so neither batch may mutate a list in place.
+        """
+        return RecordBatch(self._length, **self._columns)
+
+    def with_columns(self, **columns: Any) -> "RecordBatch":
+        """A shallow copy (see :meth:`shallow_copy`) with ``columns`` replaced."""
+        return RecordBatch(self._length, **{**self._columns, **columns})
+
+    def has_column(self, name: str) -> bool:
+        """True when the column holds data (not only the implicit all-null default)."""
+        return self._columns.get(name) is not None
+
     def builder(self) -> "BatchBuilder":
         """A builder for an output batch derived from this one."""
         return BatchBuilder(self)

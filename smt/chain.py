@@ -160,16 +160,22 @@ class TransformChain:
         self, stage: ChainStage, batch: RecordBatch, errors: "ChainErrors"
     ) -> tuple[RecordBatch, int, tuple[int, int]]:
         # Run with origins set to row positions, so that outputs can be traced
-        # to the rows of this batch (for the counters), then restore them.
+        # to the rows of this batch (for the counters), then map them back.
         origins = batch.origin
-        batch.set_column("origin", list(range(len(batch))))
+        positions = list(range(len(batch)))
+        batch.set_column("origin", positions)
         try:
             out = stage.transform.apply_batch(batch, errors.for_stage(stage, batch, origins=origins))
         finally:
-            batch.set_column("origin", origins)
-        positions = out.origin
-        out.set_column("origin", [origins[p] for p in positions])
-        return out, len(batch), (len(out), _distinct_parents(positions))
+            if batch.origin is positions:
+                batch.set_column("origin", origins)
+        out_positions = out.origin
+        if out_positions is positions or out is batch:
+            # Row for row (the transform kept the origin column): nothing to remap.
+            out.set_column("origin", origins)
+            return out, len(batch), (len(out), len(out))
+        out.set_column("origin", [origins[p] for p in out_positions])
+        return out, len(batch), (len(out), _distinct_parents(out_positions))
 
     def _apply_to_selected(
         self, stage: ChainStage, batch: RecordBatch, mask: list[bool], errors: "ChainErrors"

@@ -63,6 +63,11 @@ class DateFormat:
         self._memo: dict[int, str] = {}
         self._parser: tuple[re.Pattern, list] | None = None
 
+    @property
+    def granularity(self) -> int:
+        """Milliseconds over which the printed text stays the same (a day for ``yyyyMMdd``)."""
+        return self._granularity
+
     def __reduce__(self):  # compiled state is rebuilt on executors
         return (DateFormat, (self.pattern,))
 

@@ -4,7 +4,7 @@ Avro → Connect: records are structs (named by their full name), ``int`` is
 INT32 (INT8/INT16 when the schema carries Confluent's ``connect.type``),
 ``long`` INT64, ``float``/``double`` FLOAT32/FLOAT64, ``bytes``/``fixed``
 BYTES, ``string``/``enum`` STRING, arrays and maps as such, ``[null, T]``
-unions an optional T.  Logical types: decimal → Decimal, date → Date,
+unions an optional T (other unions: see ``_unions``).  Logical types: decimal → Decimal, date → Date,
 time-millis/-micros → Time, timestamp-millis/-micros → Timestamp (``-micros``
 keep their microseconds in Python and are marked by the parameter
 ``connect.avro.logicalType``), uuid → STRING.
@@ -20,10 +20,15 @@ import uuid
 from typing import Any, Callable
 
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from smt.data.schema import SchemaMatch
+
+from converters.avro._unions import is_union, union_reader, union_to_avro, union_to_connect, union_writer
 from smt.errors import DataError
 
 LOGICAL_PARAMETER = "connect.avro.logicalType"
 PRECISION_PARAMETER = "connect.decimal.precision"
+ENUM_PARAMETER = "io.confluent.connect.avro.Enum"
+FIXED_SIZE_PARAMETER = "connect.avro.fixed.size"
 _PRIMITIVES = {
     "boolean": Type.BOOLEAN,
     "int": Type.INT32,
@@ -91,13 +96,22 @@ def _to_connect(avro: Any, names: _AvroNames, namespace: str | None, optional: b
     if type_name == "enum":
         full = _full_name(avro, namespace)
         names.named[full] = avro
-        return _finish(SchemaBuilder.string().name(full), optional)
+        # Confluent's parameters: the enum's name, then one per symbol, in order.
+        builder = SchemaBuilder.string().name(full).parameter(ENUM_PARAMETER, full)
+        for symbol in avro["symbols"]:
+            builder.parameter(f"{ENUM_PARAMETER}.{symbol}", symbol)
+        return _finish(builder, optional)
     if type_name == "fixed":
         full = _full_name(avro, namespace)
         names.named[full] = avro
-        builder = SchemaBuilder.bytes_().name(full).parameter("connect.avro.fixed.size", str(avro["size"]))
+        builder = SchemaBuilder.bytes_().name(full).parameter(FIXED_SIZE_PARAMETER, str(avro["size"]))
         return _finish(builder, optional)
     if type_name == "array":
+        entry = _map_entry(avro["items"])
+        if entry is not None:
+            key = _to_connect(entry["fields"][0]["type"], names, namespace, False)
+            value = _to_connect(entry["fields"][1]["type"], names, namespace, False)
+            return _finish(SchemaBuilder.map(key, value), optional)
         return _finish(SchemaBuilder.array(_to_connect(avro["items"], names, namespace, False)), optional)
     if type_name == "map":
         values = _to_connect(avro["values"], names, namespace, False)
@@ -105,6 +119,18 @@ def _to_connect(avro: Any, names: _AvroNames, namespace: str | None, optional: b
     if isinstance(type_name, str):
         return _reference_to_connect(type_name, names, namespace, optional)
     raise DataError(f"unsupported Avro type {type_name!r}")
+
+
+def _map_entry(items: Any) -> dict | None:
+    # Confluent writes a map with non-string keys as an array of MapEntry {key, value} records.
+    if (
+        isinstance(items, dict)
+        and items.get("type") == "record"
+        and str(items.get("name", "")).startswith("io.confluent.connect.avro.MapEntry")
+        and [f.get("name") for f in items.get("fields", [])] == ["key", "value"]
+    ):
+        return items
+    return None
 
 
 def _finish(builder: SchemaBuilder, optional: bool) -> Schema:
@@ -115,8 +141,8 @@ def _union_to_connect(branches: list, names: _AvroNames, namespace: str | None, 
     others = [b for b in branches if b != "null"]
     if len(others) == 1 and len(branches) == 2:
         return _to_connect(others[0], names, namespace, optional=True)
-    raise DataError(
-        f"Avro union {branches!r} is not supported: only unions of null and one other type map to Connect"
+    return union_to_connect(
+        branches, namespace, optional, lambda branch: _to_connect(branch, names, namespace, True), _full_name
     )
 
 
@@ -174,6 +200,8 @@ def compile_avro_reader(schema: Schema) -> Convert:
 
 def _reader(schema: Schema) -> Convert | None:
     # None means "the value is already right": most of a record needs no work.
+    if is_union(schema):
+        return union_reader(schema, lambda branch: _reader(branch) or _identity)
     if schema.type is Type.STRUCT:
         fields = [(f.name, _reader(f.schema) or _identity) for f in schema.fields]
 
@@ -189,10 +217,17 @@ def _reader(schema: Schema) -> Convert | None:
             return None
         return lambda value: None if value is None else [element(v) for v in value]
     if schema.type is Type.MAP:
-        item = _reader(schema.value_schema)
-        if item is None:
-            return None
-        return lambda value: None if value is None else {k: item(v) for k, v in value.items()}
+        read_key = _reader(schema.key_schema) or _identity
+        read_item = _reader(schema.value_schema) or _identity
+
+        def read_map(value: Any) -> Any:
+            if value is None:
+                return None
+            if isinstance(value, list):  # an array of MapEntry records
+                return {read_key(entry["key"]): read_item(entry["value"]) for entry in value}
+            return {k: read_item(v) for k, v in value.items()}
+
+        return read_map
     if schema.parameters.get(LOGICAL_PARAMETER) == "uuid":
         return lambda value: None if value is None else str(value)
     return None
@@ -203,10 +238,12 @@ def _reader(schema: Schema) -> Convert | None:
 
 def to_avro_schema(schema: Schema) -> Any:
     """The Avro schema (as JSON-ready Python data) for a Connect schema."""
-    return _to_avro(schema, {"count": 0})
+    return _to_avro(schema, {"count": 0, "defined": set()})
 
 
 def _to_avro(schema: Schema, state: dict) -> Any:
+    if is_union(schema):
+        return union_to_avro(schema, lambda branch: _to_avro_required(branch, state))
     avro = _to_avro_required(schema, state)
     if schema.optional:
         return ["null", avro]
@@ -231,6 +268,16 @@ def _to_avro_required(schema: Schema, state: dict) -> Any:
         return {"type": "int", "connect.type": type_.value}
     if type_ is Type.STRING and logical == "uuid":
         return {"type": "string", "logicalType": "uuid"}
+    if schema.name and schema.name in state["defined"]:
+        return schema.name  # an Avro named type is defined once, then referred to by name
+    if type_ is Type.STRING and ENUM_PARAMETER in schema.parameters:
+        state["defined"].add(schema.name)
+        prefix = ENUM_PARAMETER + "."
+        symbols = [v for k, v in schema.parameters.items() if k.startswith(prefix)]
+        return {"type": "enum", "name": schema.name, "symbols": symbols}
+    if type_ is Type.BYTES and FIXED_SIZE_PARAMETER in schema.parameters and schema.name:
+        state["defined"].add(schema.name)
+        return {"type": "fixed", "name": schema.name, "size": int(schema.parameters[FIXED_SIZE_PARAMETER])}
     simple = {
         Type.INT32: "int", Type.INT64: "long", Type.FLOAT32: "float", Type.FLOAT64: "double",
         Type.BOOLEAN: "boolean", Type.STRING: "string", Type.BYTES: "bytes",
@@ -252,6 +299,7 @@ def _to_avro_required(schema: Schema, state: dict) -> Any:
         }
         return {"type": "array", "items": entry}
     record: dict[str, Any] = {"type": "record", "name": _record_name(schema.name, state, "ConnectDefault")}
+    state["defined"].add(record["name"])
     if schema.doc:
         record["doc"] = schema.doc
     record["fields"] = [_avro_field(field.name, field.schema, state) for field in schema.fields]
@@ -282,16 +330,25 @@ def compile_avro_writer(schema: Schema | None) -> Convert:
 
 
 def _writer(schema: Schema) -> Convert | None:
+    if is_union(schema):
+        return union_writer(schema, lambda branch: _writer(branch) or _identity)
     if schema.type is Type.STRUCT:
-        fields = [(f, _writer(f.schema) or _identity) for f in schema.fields]
+        fields = [(f.name, f.index, f.schema.default, _writer(f.schema) or _identity) for f in schema.fields]
+        same_schema = SchemaMatch(schema)
 
         def write_record(value: Any) -> Any:
             if value is None:
                 return None
             if isinstance(value, Struct):
-                return {field.name: write(value.get(field)) for field, write in fields}
+                if same_schema(value.schema):
+                    raw = value._values  # a struct of this very schema: values in field order
+                    return {
+                        name: write(default if raw[index] is None else raw[index])
+                        for name, index, default, write in fields
+                    }
+                value = value.to_dict()  # another schema: match fields by name
             if isinstance(value, dict):
-                return {field.name: write(value.get(field.name)) for field, write in fields}
+                return {name: write(value.get(name)) for name, _, _, write in fields}
             raise DataError(f"expected a Struct for schema {schema!r}, found {type(value).__name__}")
 
         return write_record
@@ -309,6 +366,10 @@ def _writer(schema: Schema) -> Convert | None:
         ]
     if schema.parameters.get(LOGICAL_PARAMETER) == "uuid":
         return lambda value: value if value is None or isinstance(value, str) else str(uuid.UUID(str(value)))
+    if schema.name == Decimal.LOGICAL_NAME:
+        # Kafka's minimal two's-complement bytes (BigInteger.toByteArray), byte for byte
+        # what Confluent's Java converter writes; fastavro would pad -128 to two bytes.
+        return lambda value: value if value is None else Decimal.from_logical(schema, value)
     return None
 
 

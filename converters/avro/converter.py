@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import fastavro
+import fastavro.validation
+from fastavro.validation import ValidationError
 
 from converters.avro._mapping import (
     compile_avro_reader,
@@ -18,7 +20,8 @@ from converters.avro._mapping import (
 from converters.base import Converter, ConverterError, OnError, _raise
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
-from smt.data import Schema
+from smt.data import Schema, Struct
+from smt.data.schema import SchemaMatch
 from smt.errors import ConfigError, DataError
 from smt.plugin import PluginContext
 
@@ -29,7 +32,7 @@ _HEADER_SIZE = 5
 class _AvroSchema:
     """One Avro schema, parsed once: fastavro's form, its Connect schema and value converters."""
 
-    __slots__ = ("text", "parsed", "connect", "read", "write")
+    __slots__ = ("text", "parsed", "connect", "read", "write", "match")
 
     def __init__(self, avro: Any, connect: Schema | None = None) -> None:
         self.text = json.dumps(avro, separators=(",", ":"))
@@ -37,6 +40,7 @@ class _AvroSchema:
         self.connect = connect if connect is not None else to_connect_schema(avro)
         self.read = compile_avro_reader(self.connect)
         self.write = compile_avro_writer(self.connect)
+        self.match = SchemaMatch(self.connect)
 
 
 class AvroConverter(Converter):
@@ -114,8 +118,8 @@ class AvroConverter(Converter):
         for row, item in enumerate(data):
             try:
                 schema, value = convert(topics[row], item)
-            except DataError as exc:
-                on_error(row, exc)
+            except Exception as exc:
+                on_error(row, self._as_converter_error(topics[row], exc))
                 schema = value = None
             schemas.append(schema)
             values.append(value)
@@ -155,7 +159,12 @@ class AvroConverter(Converter):
         reader = self._fixed if self._fixed is not None else writer
         try:
             raw = fastavro.schemaless_reader(
-                buffer, writer.parsed, reader.parsed if reader is not writer else None
+                buffer,
+                writer.parsed,
+                reader.parsed if reader is not writer else None,
+                # Unions with several named branches come back as (name, value): see _unions.
+                return_named_type=True,
+                return_named_type_override=True,
             )
         except Exception as exc:  # fastavro raises EOFError, ValueError, IndexError, ... on bad bytes
             raise self.error(topic, _mismatch(writer, schema_id, f"{type(exc).__name__}: {exc}")) from exc
@@ -174,6 +183,10 @@ class AvroConverter(Converter):
         avro = self._schema_for_writing(topic, schema)
         try:
             record = avro.write(value)
+            if not (isinstance(value, Struct) and avro.match(value.schema)):
+                # A Struct was checked field by field as it was built; plain data was not,
+                # and fastavro would write an out-of-range int without a word.
+                fastavro.validation.validate(record, avro.parsed, raise_errors=True)
             buffer = io.BytesIO()
             if self.registry is not None:
                 buffer.write(bytes([MAGIC_BYTE]))
@@ -183,10 +196,9 @@ class AvroConverter(Converter):
             raise
         except DataError as exc:
             raise self.error(topic, f"cannot write value as Avro: {exc}") from exc
-        except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as exc:
-            raise self.error(
-                topic, f"value does not match Avro schema {_schema_label(avro)}: {type(exc).__name__}: {exc}"
-            ) from exc
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError, ValidationError) as exc:
+            detail = "; ".join(map(str, exc.errors)) if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
+            raise self.error(topic, f"value does not match Avro schema {_schema_label(avro)}: {detail}") from exc
         return buffer.getvalue()
 
     def _schema_for_writing(self, topic: str, schema: Schema | None) -> _AvroSchema:

@@ -13,7 +13,9 @@ from typing import Any
 from smt.data import Schema, SchemaBuilder, Type
 from smt.errors import DataError
 
-from converters.json._codec import CodecOptions, compile_reader, compile_writer
+from converters.json._codec import CodecOptions
+from converters.json._reader import compile_reader
+from converters.json._writer import compile_writer
 
 _TYPE_NAMES = {
     Type.BOOLEAN: "boolean",

@@ -9,13 +9,9 @@ from typing import Any, Mapping, Sequence
 import orjson
 
 from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
-from converters.json._codec import (
-    CodecOptions,
-    compile_reader,
-    compile_writer,
-    json_type_name,
-    needs_exact_numbers,
-)
+from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
+from converters.json._reader import compile_reader
+from converters.json._writer import compile_writer, has_non_finite_float
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
@@ -29,14 +25,6 @@ _ENVELOPE_ERROR = (
     "schemas.enable=false in your converter configuration."
 )
 _DUMPS_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-
-
-class _Unsupported(TypeError):
-    """orjson met a type the schemaless fast path leaves to the general writer."""
-
-
-def _reject(value: Any) -> Any:
-    raise _Unsupported
 
 
 class JsonConverter(Converter, HeaderConverter):
@@ -79,6 +67,8 @@ class JsonConverter(Converter, HeaderConverter):
         # Schema -> (schema JSON bytes, writer); schema JSON text -> (schema, reader, exact numbers).
         self._writers: dict[Schema, tuple[bytes, Any]] = {}
         self._readers: dict[bytes, tuple[Schema | None, Any, bool]] = {}
+        self._prefixes: list[tuple[bytes, tuple]] = []  # see _read_known_schema
+        self._last_written: tuple[Any, tuple[bytes, Any]] | None = None
         self._validator = load_validator(
             self.config["json.schema"], self.config["json.schema.file"], self.context.prefix
         )
@@ -101,20 +91,36 @@ class JsonConverter(Converter, HeaderConverter):
         values: Sequence[Any],
         on_error: OnError = _raise,
     ) -> list[bytes | None]:
-        if schemas is None and not self.schemas_enabled and self._validator is None:
+        schemaless = schemas is None or all(s is None for s in schemas)
+        if schemaless and not self.schemas_enabled and self._validator is None:
             return self._write_schemaless_batch(topics, values, on_error)
         return super().from_connect_batch(topics, schemas, values, on_error)
 
     def _write_schemaless_batch(self, topics, values, on_error) -> list[bytes | None]:
         dumps = orjson.dumps
-        out: list[bytes | None] = []
+        try:
+            # One C call per record; any value orjson will not write as Kafka does
+            # (bytes, non-string map keys, structs, datetimes) sends the batch the careful way.
+            out = [None if v is None else dumps(v, None, _DUMPS_OPTIONS) for v in values]
+        except TypeError:
+            pass
+        else:
+            # orjson writes NaN and infinities as null: look closer only where a null was written.
+            for row, data in enumerate(out):
+                if data is not None and b"null" in data and has_non_finite_float(values[row]):
+                    break
+            else:
+                return out
+        out = []
         for row, value in enumerate(values):
             if value is None:
                 out.append(None)
                 continue
             try:
-                out.append(dumps(value, default=_reject, option=_DUMPS_OPTIONS))
-            except (_Unsupported, TypeError):
+                if has_non_finite_float(value):
+                    raise TypeError("NaN or infinity")
+                out.append(dumps(value, None, _DUMPS_OPTIONS))
+            except TypeError:
                 # bytes, non-string map keys, structs...: the general writer knows Kafka's rules.
                 try:
                     out.append(self._write(None, value))
@@ -137,12 +143,17 @@ class JsonConverter(Converter, HeaderConverter):
         return b'{"schema":' + schema_bytes + b',"payload":' + payload_bytes + b"}"
 
     def _writer_for(self, schema: Schema | None) -> tuple[bytes, Any]:
+        last = self._last_written
+        if last is not None and last[0] is schema:
+            return last[1]  # the common case: one schema object for a run of records
         if schema is None:
-            return b"null", compile_writer(None, self.options)
-        cached = self._writers.get(schema)
-        if cached is None:
-            cached = (orjson.dumps(to_json_schema(schema, self.options)), compile_writer(schema, self.options))
-            self._remember(self._writers, schema, cached)
+            cached = (b"null", compile_writer(None, self.options))
+        else:
+            cached = self._writers.get(schema)
+            if cached is None:
+                cached = (orjson.dumps(to_json_schema(schema, self.options)), compile_writer(schema, self.options))
+                self._remember(self._writers, schema, cached)
+        self._last_written = (schema, cached)
         return cached
 
     def _remember(self, cache: dict, key: Any, value: Any) -> None:
@@ -156,7 +167,7 @@ class JsonConverter(Converter, HeaderConverter):
     def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:
         if data is None:
             return None, None
-        return self._read(topic, data, None)
+        return self._read(topic, data)
 
     def to_connect_batch(
         self,
@@ -168,14 +179,13 @@ class JsonConverter(Converter, HeaderConverter):
             return None, self._read_schemaless_batch(topics, data, on_error)
         schemas: list[Any] = []
         values: list[Any] = []
-        last: list = [None, None]  # the previous record's schema node and its cache entry
         for row, item in enumerate(data):
             schema = value = None
             if item is not None:
                 try:
-                    schema, value = self._read(topics[row], item, last)
-                except DataError as exc:
-                    on_error(row, exc)
+                    schema, value = self._read(topics[row], item)
+                except Exception as exc:
+                    on_error(row, self._as_converter_error(topics[row], exc))
             schemas.append(schema)
             values.append(value)
         if all(s is None for s in schemas):
@@ -185,6 +195,11 @@ class JsonConverter(Converter, HeaderConverter):
     def _read_schemaless_batch(self, topics, data, on_error) -> list[Any]:
         loads = orjson.loads
         validator = self._validator
+        if validator is None:
+            try:
+                return [None if d is None else loads(d) for d in data]
+            except orjson.JSONDecodeError:
+                pass  # find and report the bad rows one by one
         values: list[Any] = []
         for row, item in enumerate(data):
             if item is None:
@@ -205,7 +220,12 @@ class JsonConverter(Converter, HeaderConverter):
             values.append(value)
         return values
 
-    def _read(self, topic: str, data: bytes, last: list | None) -> tuple[Any, Any]:
+    def _read(self, topic: str, data: bytes) -> tuple[Any, Any]:
+        if self.schemas_enabled:
+            fast = self._read_known_schema(data)
+            if fast is not None:
+                entry, payload = fast
+                return self._read_payload(topic, data, entry, payload)
         try:
             document = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -217,13 +237,15 @@ class JsonConverter(Converter, HeaderConverter):
             raise self.error(topic, f"{_ENVELOPE_ERROR} Found: {_describe(document)}")
         schema_node = document["schema"]
         try:
-            if last is not None and last[0] is not None and schema_node == last[0]:
-                schema, reader, exact = last[1]
-            else:
-                schema, reader, exact = self._reader_for(schema_node)
-                if last is not None:
-                    last[0], last[1] = schema_node, (schema, reader, exact)
-            payload = document["payload"]
+            entry = self._reader_for(schema_node)
+        except DataError as exc:
+            raise self.error(topic, f"cannot read JSON schema: {exc}") from exc
+        self._learn_prefix(data, schema_node, entry)
+        return self._read_payload(topic, data, entry, document["payload"])
+
+    def _read_payload(self, topic: str, data: bytes, entry: tuple, payload: Any) -> tuple[Any, Any]:
+        schema, reader, exact = entry
+        try:
             if exact:
                 # Decimals must keep every digit: read the numbers again without floats.
                 payload = json.loads(data, parse_float=decimal.Decimal)["payload"]
@@ -233,6 +255,38 @@ class JsonConverter(Converter, HeaderConverter):
             raise
         except DataError as exc:
             raise self.error(topic, f"cannot read JSON payload: {exc}") from exc
+
+    # Most messages on a topic repeat the same schema text.  Once a message's
+    # bytes are known to start with '{"schema":<S>,"payload":' for a schema S
+    # already parsed, the next message with that exact prefix needs only its
+    # payload parsed: a whole-document parse is several times more work.
+    def _read_known_schema(self, data: bytes) -> tuple[tuple, Any] | None:
+        for prefix, entry in self._prefixes:
+            if data.startswith(prefix):
+                rest = data[len(prefix):].rstrip()
+                if not rest.endswith(b"}"):
+                    return None
+                try:
+                    return entry, orjson.loads(rest[:-1])
+                except orjson.JSONDecodeError:
+                    return None  # let the full parse report (or accept) it
+        return None
+
+    def _learn_prefix(self, data: bytes, schema_node: Any, entry: tuple) -> None:
+        head = b'{"schema":'
+        marker = b',"payload":'
+        if not data.startswith(head):
+            return
+        position = data.find(marker, len(head))
+        while position != -1:
+            try:
+                if orjson.loads(data[len(head):position]) == schema_node:
+                    prefix = data[: position + len(marker)]
+                    self._prefixes = [(prefix, entry)] + [p for p in self._prefixes if p[0] != prefix][:3]
+                    return
+            except orjson.JSONDecodeError:
+                pass
+            position = data.find(marker, position + 1)
 
     def _reader_for(self, schema_node: Any) -> tuple[Schema | None, Any, bool]:
         if schema_node is None:

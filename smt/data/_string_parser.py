@@ -5,10 +5,12 @@ the unescaped delimiters ``: , { } [ ] "``; arrays and maps hold quoted
 strings, numbers, booleans, ``null`` and ISO temporal literals; an embedded
 token that is none of these makes the whole text a plain string.
 
-Two deliberate differences, both so that no header text is silently cut
-short: a top-level value followed by more non-blank text (``1,2``) is the
-string ``"1,2"`` where Kafka keeps just ``1``; and ``\\"`` and ``\\\\`` inside a
-quoted string are unescaped, mirroring how the values are printed.
+Three deliberate differences, so that no header text is silently cut short
+and every parsed value fits its schema: a top-level value followed by more
+non-blank text (``1,2``) is the string ``"1,2"`` where Kafka keeps just
+``1``; ``\\"`` and ``\\\\`` inside a quoted string are unescaped, mirroring how
+values are printed; and an array or map holding ``null`` gets an optional
+element schema (Kafka's is required, which its own validation then rejects).
 """
 
 from __future__ import annotations
@@ -245,18 +247,28 @@ class _SchemaMerger:
     """
 
     def __init__(self) -> None:
-        self.common: Schema | None = None
+        self._common: Schema | None = None
         self.compatible = True
+        self.saw_null = False
+
+    @property
+    def common(self) -> Schema | None:
+        if self._common is not None and self.saw_null and not self._common.optional:
+            return SchemaBuilder.copy_of(self._common).optional().build()
+        return self._common
 
     def merge(self, parsed) -> None:
-        if parsed is None or parsed[0] is None or not self.compatible:
+        if parsed is None or parsed[1] is None:
+            self.saw_null = True
+            return
+        if parsed[0] is None or not self.compatible:
             return
         schema = parsed[0]
-        if self.common is None:
-            self.common = schema
+        if self._common is None:
+            self._common = schema
             return
-        self.common = _merge(self.common, schema)
-        self.compatible = self.common is not None
+        self._common = _merge(self._common, schema)
+        self.compatible = self._common is not None
 
 
 def _merge(previous: Schema, new: Schema) -> Schema | None:

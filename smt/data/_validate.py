@@ -16,32 +16,32 @@ _INT_RANGES = {
 }
 
 
-def _struct_class() -> type:
-    from smt.data.struct import Struct
-
-    return Struct
+_CLASSES_BY_TYPE: dict[Type, tuple[type, ...]] = {
+    Type.INT8: (int,),
+    Type.INT16: (int,),
+    Type.INT32: (int,),
+    Type.INT64: (int,),
+    Type.FLOAT32: (float,),
+    Type.FLOAT64: (float,),
+    Type.BOOLEAN: (bool,),
+    Type.STRING: (str,),
+    Type.BYTES: (bytes, bytearray, memoryview),
+    Type.ARRAY: (list, tuple),
+    Type.MAP: (dict,),
+}
 
 
 def _expected_classes(schema: Schema) -> tuple[type, ...]:
-    logical = LOGICAL_NAMES.get(schema.name) if schema.name else None
-    if logical is not None:
-        return logical
-    type_ = schema.type
-    if type_ in _INT_RANGES:
-        return (int,)
-    if type_ is Type.FLOAT32 or type_ is Type.FLOAT64:
-        return (float,)
-    if type_ is Type.BOOLEAN:
-        return (bool,)
-    if type_ is Type.STRING:
-        return (str,)
-    if type_ is Type.BYTES:
-        return (bytes, bytearray, memoryview)
-    if type_ is Type.ARRAY:
-        return (list, tuple)
-    if type_ is Type.MAP:
-        return (dict,)
-    return (_struct_class(),)
+    if schema.name:
+        logical = LOGICAL_NAMES.get(schema.name)
+        if logical is not None:
+            return logical
+    classes = _CLASSES_BY_TYPE.get(schema.type)
+    if classes is None:  # STRUCT: imported late, struct.py imports this module's users
+        from smt.data.struct import Struct
+
+        classes = (Struct,)
+    return classes
 
 
 def _location(field_name: str | None) -> str:
@@ -53,7 +53,13 @@ def validate_value(schema: Schema, value: Any, field_name: str | None) -> None:
     _validate(schema, value, _location(field_name))
 
 
+_SIMPLE = {Type.STRING: str, Type.BOOLEAN: bool, Type.FLOAT64: float, Type.FLOAT32: float}
+
+
 def _validate(schema: Schema, value: Any, location: str) -> None:
+    # The common case first: an unnamed primitive holding exactly its Python type.
+    if type(value) is _SIMPLE.get(schema.type) and not schema.name:
+        return
     if value is None:
         if not schema.optional:
             raise DataError(

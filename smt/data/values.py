@@ -116,7 +116,9 @@ def _append(out: list[str], value: Any, embedded: bool) -> None:
         out.append("null")
     elif isinstance(value, bool):
         out.append("true" if value else "false")
-    elif isinstance(value, (int, float, _decimal.Decimal)):
+    elif isinstance(value, float):
+        out.append(format_double(value))
+    elif isinstance(value, (int, _decimal.Decimal)):
         out.append(str(value))
     elif isinstance(value, str):
         out.append(f'"{_escape(value)}"' if embedded else value)
@@ -162,6 +164,25 @@ def _append_all(out: list[str], values: Any) -> None:
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def format_double(value: float) -> str:
+    """``value`` as Java's ``Double.toString`` writes it (``1.5``, ``1.0E7``, ``1.0E-5``, ``NaN``).
+
+    Both pick the shortest digits that read back to the same double; Java
+    switches to ``d.dddE±n`` outside [10⁻³, 10⁷) where Python switches elsewhere.
+    """
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    magnitude = abs(value)
+    if value == 0 or 1e-3 <= magnitude < 1e7:
+        return repr(value)  # Python writes this range in plain notation too, with ".0" when integral
+    sign, digits, exponent = _decimal.Decimal(repr(value)).as_tuple()
+    text = "".join(map(str, digits)).rstrip("0") or "0"
+    scientific = len(digits) - 1 + exponent
+    return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{scientific}"
 
 
 def format_temporal(value: _dt.date | _dt.time) -> str:

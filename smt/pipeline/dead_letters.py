@@ -14,6 +14,9 @@ class _FileDeadLetters:
     def __init__(self, path: str) -> None:
         self.path = path
 
+    def spark_conf(self) -> dict[str, str]:
+        return {}
+
     def write(self, df, batch_id=None) -> None:
         df.write.mode("append").format("json").save(self.path)
 
@@ -24,6 +27,12 @@ class _TopicDeadLetters:
     def __init__(self, sink: Any, topic: str) -> None:
         self.sink = sink
         self.topic = topic
+
+    def spark_conf(self) -> dict[str, str]:
+        return self.sink.spark_conf()
+
+    def check(self, spark) -> None:
+        self.sink.check(spark)
 
     def write(self, df, batch_id=None) -> None:
         from pyspark.sql import functions as F

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
+from smt._gc import gc_paused
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
 from smt.chain import ChainErrors, TransformChain
 from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
@@ -121,11 +122,12 @@ class BatchProcessor:
         Per-transform figures are added to ``metrics`` when given.
         """
         failures = _Failures(self.policy)
-        batch = RecordBatch.from_arrow(arrow_batch)
-        batch = self._source_failures(arrow_batch, batch, failures)
-        batch = self._decode(batch, failures)
-        batch = self.chain.apply_batch(batch, failures, metrics)
-        batch = self._encode(batch, failures)
+        with gc_paused():
+            batch = RecordBatch.from_arrow(arrow_batch)
+            batch = self._source_failures(arrow_batch, batch, failures)
+            batch = self._decode(batch, failures)
+            batch = self.chain.apply_batch(batch, failures, metrics)
+            batch = self._encode(batch, failures)
         counts = self._count(arrow_batch.num_rows, batch, failures)
         return self._output(arrow_batch, batch, failures), counts
 
@@ -195,7 +197,7 @@ class BatchProcessor:
 
     def _encode_headers(self, batch: RecordBatch, failures: _Failures) -> None:
         converter = self.header_converter
-        headers = batch.headers
+        headers = list(batch.headers)  # a new list: columns may be shared between batches
         topics = batch.topic
         for row, row_headers in enumerate(headers):
             if all(isinstance(value, (bytes, type(None))) for _, value in row_headers):
@@ -211,6 +213,7 @@ class BatchProcessor:
                     batch.origin[row],
                     StageError(Stage.HEADER_CONVERTER, type(converter).class_name(), exc, record=batch.record(row)),
                 )
+        batch.set_column("headers", headers)
 
     # --- accounting and output -------------------------------------------------
 

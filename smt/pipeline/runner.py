@@ -175,6 +175,10 @@ def _write_outputs(spec: PipelineSpec, out, batch_id: int | None) -> None:
     from pyspark.sql import functions as F
 
     dead_letter_sink = dead_letter_sink_for(spec)
+    if dead_letter_sink is not None and hasattr(dead_letter_sink, "check"):
+        # A dead-letter queue that cannot be written must fail the run before
+        # any output is written, not after.
+        dead_letter_sink.check(out.sparkSession)
     if dead_letter_sink is None:
         spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
         return

@@ -87,7 +87,13 @@ class PipelineSpec:
         return self.config["mode"] == "streaming"
 
     def spark_conf(self) -> dict[str, str]:
-        """Every ``spark.*`` key of the file, plus what the connectors need."""
+        """Every ``spark.*`` key of the file, plus what the connectors need.
+
+        ``spark.jars`` lists are joined (the connectors' jars and the user's),
+        not replaced.
+        """
+        from smt.pipeline.dead_letters import dead_letter_sink
+
         conf = {
             "spark.sql.session.timeZone": "UTC",
             # Local runs stay on loopback; a cluster's own settings override these.
@@ -95,12 +101,29 @@ class PipelineSpec:
             "spark.driver.bindAddress": "127.0.0.1",
             # `smt run` shows its own progress line.
             "spark.ui.showConsoleProgress": "false",
+            # Larger Arrow batches amortise each Python/Wasm crossing over more records.
+            "spark.sql.execution.arrow.maxRecordsPerBatch": "65536",
         }
-        for plugin in (self.source, self.sink):
-            conf.update(plugin.spark_conf())
-        conf.update({k: v for k, v in self.props.items() if k.startswith("spark.")})
+        jars: list[str] = []
+        user = {k: v for k, v in self.props.items() if k.startswith("spark.")}
+        for plugin in (self.source, self.sink, dead_letter_sink(self), _JarsOf(user)):
+            plugin_conf = dict(plugin.spark_conf()) if plugin is not None else {}
+            jars.extend(j for j in plugin_conf.pop("spark.jars", "").split(",") if j and j not in jars)
+            conf.update(plugin_conf)
+        if jars:
+            conf["spark.jars"] = ",".join(jars)
         conf["spark.master"] = self.config["spark.master"]
         return conf
+
+
+class _JarsOf:
+    """The user's own ``spark.*`` keys, shaped like a plugin's ``spark_conf``."""
+
+    def __init__(self, conf: dict[str, str]) -> None:
+        self._conf = conf
+
+    def spark_conf(self) -> dict[str, str]:
+        return self._conf
 
 
 def resolve_paths(props: Mapping[str, Any], base_dir: str) -> dict[str, Any]:

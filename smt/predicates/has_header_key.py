@@ -6,11 +6,12 @@ from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.transforms._validators import kafka_non_empty_string as non_empty_string
 from smt.record import Record
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transform import Predicate
 from smt.predicates.topic_name_matches import KAFKA_PACKAGE
 
 
-class HasHeaderKey(Predicate):
+class HasHeaderKey(Reconfigurable, Predicate):
     """True when the record has at least one header called ``name``."""
 
     name = "HasHeaderKey"
@@ -27,4 +28,22 @@ class HasHeaderKey(Predicate):
 
     def test_batch(self, batch: RecordBatch) -> list[bool]:
         wanted = self.header
+        if batch.is_arrow("headers"):
+            return _matches_in_arrow(batch.arrow_column("headers"), wanted, len(batch))
         return [any(h[0] == wanted for h in row) if row else False for row in batch.headers]
+
+
+def _matches_in_arrow(headers, wanted: str, rows: int) -> list[bool]:
+    """Rows with a header ``wanted``, computed on the Arrow list column (headers stay unconverted)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(headers, pa.ChunkedArray):
+        headers = headers.combine_chunks()
+    keys = pc.struct_field(pc.list_flatten(headers), "key")
+    parents = pc.list_parent_indices(headers)
+    hits = pc.filter(parents, pc.fill_null(pc.equal(keys, wanted), False)).to_pylist()
+    result = [False] * rows
+    for row in hits:
+        result[row] = True
+    return result

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from smt.batch import RecordBatch
 from smt.record import Record
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transform import Predicate
 from smt.predicates.topic_name_matches import KAFKA_PACKAGE
 
 
-class RecordIsTombstone(Predicate):
+class RecordIsTombstone(Reconfigurable, Predicate):
     """True when the record's value is null (a tombstone)."""
 
     name = "RecordIsTombstone"

@@ -6,6 +6,7 @@ from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.transforms._validators import kafka_non_empty_string as non_empty_string
 from smt.record import Record
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transform import Predicate
 from smt.transforms._java_regex import compile_java_regex
 
@@ -20,7 +21,7 @@ def _valid_regex(value: str) -> None:
         raise ValueError(f"entry must be a Java-compatible regular expression: {exc}") from None
 
 
-class TopicNameMatches(Predicate):
+class TopicNameMatches(Reconfigurable, Predicate):
     """True when the record's topic matches ``pattern`` in full (not just a prefix)."""
 
     name = "TopicNameMatches"

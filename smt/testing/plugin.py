@@ -7,7 +7,9 @@ Installed with the package (entry point ``pytest11``), so a user's tests get:
   properties text, closed at the end of the test;
 - ``spark``: one local SparkSession for the whole test session;
 - ``smt_spark_conf``: the extra Spark settings that session gets (override
-  it in a conftest to add jars or settings).
+  it in a conftest to add jars or settings);
+- ``kafka_broker``: a real single-node Kafka broker on loopback for the
+  session (needs Java, Maven and the ``test`` extra).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, Callable, Mapping
 
 import pytest
 
+from smt.testing.kafka import kafka_broker  # noqa: F401  (a fixture, offered to users too)
 from smt.testing.records import make_record as _make_record
 
 

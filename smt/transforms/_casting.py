@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import decimal
 import math
+import re
 import struct
 from typing import Any
 
@@ -69,21 +69,55 @@ def _java_double_string(value: float) -> str:
     return f"{digits}E{int(exponent)}"
 
 
-def _date_string(value: Any) -> str:
+_MS_PER_DAY = 86_400_000
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_EPOCH_DATE = _dt.date(1970, 1, 1)
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_CONNECT_TYPES = {bool: "BOOLEAN", int: "INT64", float: "FLOAT64", str: "STRING", bytes: "BYTES",
+                  bytearray: "BYTES", list: "ARRAY", dict: "MAP"}
+_SUPPORTED_INPUT = "[INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES]"
+
+
+def temporal_millis(value: Any) -> int:
+    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
     if isinstance(value, _dt.datetime):
         aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        utc = aware.astimezone(_dt.timezone.utc)
-        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+        delta = aware - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
     if isinstance(value, _dt.date):
-        return value.strftime("%Y-%m-%d")
-    return value.strftime("%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return (value - _EPOCH_DATE).days * _MS_PER_DAY
+    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
 
 
-def _as_string(value: Any) -> str:
+def _date_string(value: Any) -> str:
+    """Kafka's ``Values.dateFormatFor``: under a day a time, whole days a date, else a timestamp."""
+    millis = temporal_millis(value)
+    moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+    fraction = f"{moment.microsecond // 1000:03d}"
+    if millis < _MS_PER_DAY:
+        return moment.strftime("%H:%M:%S.") + fraction + "Z"
+    if millis % _MS_PER_DAY == 0:
+        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}" + moment.strftime("T%H:%M:%S.") + fraction + "Z"
+
+
+def _java_float_string(value: float) -> str:
+    """Java's ``Float.toString``: the shortest digits that identify the float32 value."""
+    if math.isnan(value) or math.isinf(value) or value == 0:
+        return _java_double_string(value)
+    packed = struct.pack("f", value)
+    for precision in range(1, 10):
+        candidate = float(f"{value:.{precision}g}")
+        if struct.pack("f", candidate) == packed:
+            return _java_double_string(candidate)
+    return _java_double_string(value)
+
+
+def _as_string(value: Any, float32: bool) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _java_double_string(value)
+        return _java_float_string(value) if float32 else _java_double_string(value)
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (_dt.date, _dt.time)):
@@ -91,24 +125,37 @@ def _as_string(value: Any) -> str:
     return str(value)
 
 
-def cast_value(value: Any, target: str, source_is_float32: bool = False) -> Any:
-    """``value`` cast to ``target``; raises DataError when it cannot be."""
+def check_schemaless_input(value: Any) -> None:
+    """Kafka infers a schemaless value's type from its class and accepts only primitives."""
+    kind = _CONNECT_TYPES.get(type(value))
+    if kind is None:
+        raise DataError(f"Cast transformation was passed a value of type {type(value).__name__} "
+                        "which is not supported by Connect's data API")
+    if kind in ("ARRAY", "MAP"):
+        raise DataError(f"Cast transformation does not support casting from {kind}; supported types are {_SUPPORTED_INPUT}")
+
+
+def cast_value(value: Any, target: str, float32: bool = False) -> Any:
+    """``value`` cast to ``target``; raises DataError when it cannot be.
+
+    ``float32`` says the value is a FLOAT32 (it prints with float precision).
+    Logical values (date, time, datetime) are cast through their encoded numbers,
+    except to string.
+    """
     if value is None:
         return None
     if target == "string":
-        if isinstance(value, float) and source_is_float32:
-            return _java_double_string(value)
-        return _as_string(value)
+        return _as_string(value, float32)
+    if isinstance(value, (_dt.date, _dt.time)):
+        value = temporal_millis(value) // (_MS_PER_DAY if type(value) is _dt.date else 1)
     if isinstance(value, (bytes, bytearray)):
-        raise DataError(f"Cast transformation does not support casting from bytes to {target}")
+        raise DataError(f"Unexpected type in Cast transformation: {type(value).__name__}")
     if isinstance(value, str):
         return _parse(value, target)
     if isinstance(value, bool):
         value = 1 if value else 0
     if target == "boolean":
-        return value != 0
-    if isinstance(value, decimal.Decimal):
-        value = float(value) if target.startswith("float") else int(value)
+        return _truncate_to_long(value) != 0
     if target in _BITS:
         if isinstance(value, float):
             return _float_to_int(value, _BITS[target])
@@ -120,15 +167,18 @@ def cast_value(value: Any, target: str, source_is_float32: bool = False) -> Any:
     raise DataError(f"{target} is not supported in the Cast transformation.")
 
 
+def _truncate_to_long(value: Any) -> int:
+    return _float_to_int(value, 64) if isinstance(value, float) else _wrap(int(value), 64)
+
+
 def _parse(text: str, target: str) -> Any:
+    if target == "boolean":
+        return text.lower() == "true"  # Java's Boolean.parseBoolean: anything else is false
     try:
-        if target == "boolean":
-            lowered = text.strip().lower()
-            if lowered in ("true", "false"):
-                return lowered == "true"
-            raise ValueError(text)
         if target in _BITS:
-            number = int(text.strip())
+            if not _INTEGER_TEXT.fullmatch(text):
+                raise ValueError(text)
+            number = int(text)
             limit = 1 << (_BITS[target] - 1)
             if not -limit <= number < limit:
                 raise ValueError(text)

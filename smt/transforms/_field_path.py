@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 from smt.transforms._requirements import require_map_or_none, require_struct_or_none
 
@@ -29,11 +29,15 @@ _SYNTAX_DOC = (
 )
 
 
+def _syntax_version(value: str) -> None:
+    if value.upper() not in ("V1", "V2"):
+        raise ValueError("String must be one of (case insensitive): V1, V2")
+
+
 def with_field_syntax(config_def: ConfigDef) -> ConfigDef:
-    """``config_def`` plus the ``field.syntax.version`` key."""
+    """``config_def`` plus the ``field.syntax.version`` key (V1 or V2, any case)."""
     return config_def.define(
-        FIELD_SYNTAX_VERSION, ConfigType.STRING, "V1",
-        one_of("V1", "V2", case_sensitive=False), Importance.HIGH, _SYNTAX_DOC,
+        FIELD_SYNTAX_VERSION, ConfigType.STRING, "V1", _syntax_version, Importance.HIGH, _SYNTAX_DOC,
     )
 
 

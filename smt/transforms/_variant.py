@@ -18,9 +18,11 @@ from typing import Any, Callable, ClassVar
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt._gc import gc_paused
+from smt.transforms._reconfigure import Reconfigurable
 
 __all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
-           "map_column", "KAFKA_PACKAGE"]
+           "map_column", "finish_column", "KAFKA_PACKAGE"]
 
 KAFKA_PACKAGE = "org.apache.kafka.connect.transforms."
 
@@ -56,7 +58,7 @@ def _part(name: str) -> Part:
     return KEY if name == "key" else VALUE
 
 
-class PartTransform(Transform):
+class PartTransform(Reconfigurable, Transform):
     """A transform of one part (key or value), with a schemaless and a schema'd path.
 
     Subclasses implement :meth:`apply_schemaless` and :meth:`apply_with_schema`,
@@ -92,26 +94,18 @@ class PartTransform(Transform):
 
     def schemaless_batch(self, batch: RecordBatch) -> bool:
         """True when no row of ``batch`` has a schema for this part (fast path possible)."""
-        if not batch.is_arrow(self.part.schema_name) and self.part.schema_name in _present(batch):
+        if not batch.is_arrow(self.part.schema_name) and batch.has_column(self.part.schema_name):
             schemas = batch.column(self.part.schema_name)
             return schemas.count(None) == len(schemas)
         return True
 
 
-def _present(batch: RecordBatch) -> dict:
-    return batch._columns  # noqa: SLF001 - see derive_batch
-
-
 def derive_batch(batch: RecordBatch, **columns: Any) -> RecordBatch:
     """A new batch sharing ``batch``'s columns except ``columns``.
 
-    The input batch is left as it was (the chain may still hold it).  This
-    reads the batch's column table directly because RecordBatch has no public
-    shallow copy.
+    The input batch is left as it was (the chain may still hold it).
     """
-    table = dict(_present(batch))
-    table.update(columns)
-    return RecordBatch(len(batch), **table)
+    return batch.with_columns(**columns)
 
 
 def map_column(
@@ -121,6 +115,11 @@ def map_column(
     function: Callable[[Any], Any],
 ) -> RecordBatch:
     """Apply ``function`` to every value of ``column``; failed rows are reported and dropped."""
+    with gc_paused():
+        return _map_column(batch, errors, column, function)
+
+
+def _map_column(batch: RecordBatch, errors: ErrorSink, column: str, function: Callable[[Any], Any]) -> RecordBatch:
     values = batch.column(column)
     out: list = []
     append = out.append
@@ -136,6 +135,15 @@ def map_column(
 
 
 _FAILED = object()
+
+
+def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int]) -> RecordBatch:
+    """The output batch of a hand-written column loop: ``out`` replaces ``column``, ``failed`` rows go."""
+    result = derive_batch(batch, **{column: out})
+    if not failed:
+        return result
+    drop = set(failed)
+    return result.take([row for row in range(len(out)) if row not in drop])
 
 
 def _map_with_failures(values: list, function, errors: ErrorSink) -> tuple[list, list[int]]:

@@ -7,15 +7,17 @@ from typing import Any
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError, DataError
 from smt.record import Record
-from smt.transforms._casting import TARGET_TYPES, cast_value
+from smt.transforms._casting import TARGET_TYPES, cast_value, check_schemaless_input
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
-from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
+from smt.transforms._struct_paths import StructRewriter
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
 from smt.transforms._variant import PartTransform, key_value_variants
 
 PURPOSE = "cast types"
 WHOLE_VALUE = None
+_NOT_CASTABLE_TO = ("bytes", "array", "map", "struct")
 
 
 def _parse_spec(entries: list[str], key: str) -> dict[str | None, str]:
@@ -27,16 +29,17 @@ def _parse_spec(entries: list[str], key: str) -> dict[str | None, str]:
         if len(parts) > 2:
             raise ConfigError.for_key(key, f"Invalid rename mapping: {entry}", entries)
         name, target = (WHOLE_VALUE, parts[0]) if len(parts) == 1 else (parts[0].strip(), parts[1])
-        target = target.strip().lower()
-        if target == "bytes":
+        written = target.strip()
+        target = written.lower()
+        if target in _NOT_CASTABLE_TO:
             raise ConfigError(
-                f"Cast transformation does not support casting to BYTES; supported types are "
+                f"Cast transformation does not support casting to {target.upper()}; supported types are "
                 f"[{', '.join(t.upper() for t in TARGET_TYPES)}]"
             )
         if target not in TARGET_TYPES:
-            raise ConfigError(f"Invalid type found in casting spec: {target}")
+            raise ConfigError(f"Invalid type found in casting spec: {written}")
         casts[name] = target
-    if WHOLE_VALUE in casts and len(casts) > 1:
+    if WHOLE_VALUE in casts and len(entries) > 1:
         raise ConfigError("Cast transformations that specify a type to cast the entire value to "
                           "may only specify a single cast in their spec")
     return casts
@@ -48,7 +51,7 @@ class Cast(PartTransform):
     Types: int8, int16, int32, int64, float32, float64, boolean, string. Numbers narrow as Java
     does, strings are parsed, numbers become booleans by ``!= 0``, bytes become base64 strings,
     dates, times and timestamps ISO strings (UTC). A tombstone passes through. With
-    ``field.syntax.version=V2`` field names are paths into nested maps.
+    ``field.syntax.version=V2`` field names are paths into nested maps and structs.
     """
 
     config_def = with_field_syntax(
@@ -70,9 +73,18 @@ class Cast(PartTransform):
         self.paths = {name: parse_path(name, version, key) for name in self.casts if name is not None}
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        targets = {path.steps: self.casts[name] for name, path in self.paths.items()}
+        self.rewriter = StructRewriter(
+            targets,
+            lambda steps, schema: self._target_schema(schema, targets[steps]),
+            lambda steps, schema, value: cast_value(value, targets[steps], _is_float32(schema)),
+            self.replace_null_with_default,
+            keep_optional=True,
+        )
 
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         if WHOLE_VALUE in self.casts:
+            check_schemaless_input(value)
             return cast_value(value, self.casts[WHOLE_VALUE])
         updated = dict(require_map(value, PURPOSE))
         for name, target in self.casts.items():
@@ -80,26 +92,22 @@ class Cast(PartTransform):
 
             def change(parent: dict, last=path.last, target=target) -> dict:
                 copy = dict(parent)
-                copy[last] = cast_value(parent.get(last), target)
+                item = parent.get(last)
+                if item is not None:
+                    check_schemaless_input(item)
+                copy[last] = cast_value(item, target)
                 return copy
 
             updated = path.update_map(updated, change)
         return updated
 
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
-        from smt.data import Struct
-
         if WHOLE_VALUE in self.casts:
             new_schema = self.schema_cache.get(schema, self._whole_schema)
-            return new_schema, cast_value(value, self.casts[WHOLE_VALUE])
+            return new_schema, cast_value(value, self.casts[WHOLE_VALUE], _is_float32(schema))
         struct = require_struct(value, PURPOSE)
-        new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
-        updated = Struct(new_schema)
-        for field in struct.schema.fields:
-            item = field_value(struct, field, self.replace_null_with_default)
-            target = self.casts.get(field.name)
-            updated.put(field.name, item if target is None else cast_value(item, target))
-        return new_schema, updated
+        new_schema = self.schema_cache.get(struct.schema, self.rewriter.schema)
+        return new_schema, self.rewriter.value(struct, new_schema)
 
     def _target_schema(self, source: Any, target: str) -> Any:
         from smt.data import SchemaBuilder, Type
@@ -109,20 +117,15 @@ class Cast(PartTransform):
         if source.optional:
             builder.optional()
         if source.default is not None:
-            builder.default_value(cast_value(source.default, target))
+            builder.default_value(cast_value(source.default, target, _is_float32(source)))
         return builder.build()
 
     def _whole_schema(self, schema: Any) -> Any:
         return self._target_schema(schema, self.casts[WHOLE_VALUE])
 
-    def _derive_schema(self, schema: Any) -> Any:
-        builder = copy_basics(schema)
-        for field in schema.fields:
-            target = self.casts.get(field.name)
-            builder.field(field.name, field.schema if target is None else self._target_schema(field.schema, target))
-        if schema.optional:
-            builder.optional()
-        return builder.build()
+
+def _is_float32(schema: Any) -> bool:
+    return schema.type.value == "float32"
 
 
 def _check_input(schema: Any) -> None:

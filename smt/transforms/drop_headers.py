@@ -6,10 +6,11 @@ from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 
 
-class DropHeaders(Transform):
+class DropHeaders(Reconfigurable, Transform):
     """Remove all headers whose name is in ``headers``; the others keep their order. Tombstones too."""
 
     name = "DropHeaders"

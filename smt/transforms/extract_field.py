@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance

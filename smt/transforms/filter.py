@@ -5,11 +5,15 @@ from __future__ import annotations
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._variant import KAFKA_PACKAGE
 
 
-class Filter(Transform):
-    """Drop every record it applies to; with ``predicate`` (and ``negate``) it drops only those that match."""
+class Filter(Reconfigurable, Transform):
+    """Drop every record it applies to; with ``predicate`` (and ``negate``) it drops only those that match.
+
+    Tombstones are dropped like any record (use the RecordIsTombstone predicate to choose them).
+    """
 
     name = "Filter"
     aliases = (KAFKA_PACKAGE + "Filter", "filter")

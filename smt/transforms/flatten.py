@@ -24,7 +24,7 @@ class Flatten(PartTransform):
     ``{"a": {"b": 1}}`` becomes ``{"a.b": 1}`` with the default ``delimiter``. Arrays are
     copied as they are, not descended into. With a schema, a MAP field is a data error, and a
     field under an optional struct becomes optional (taking the parent's default when it has
-    one). A tombstone passes through.
+    one). A tombstone passes through unchanged, schema included (as in Kafka).
     """
 
     config_def = ConfigDef().define(
@@ -85,11 +85,6 @@ class Flatten(PartTransform):
         updated = Struct(new_schema)
         self._flatten_struct(struct, "", updated)
         return new_schema, updated
-
-    def apply_null(self, record: Record, schema: Any):
-        if schema is None:
-            return None
-        return self.schema_cache.get(schema, self._derive_schema), None
 
     def _derive_schema(self, schema: Any) -> Any:
         builder = copy_basics(schema)

@@ -8,6 +8,7 @@ from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_li
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
+from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
@@ -20,7 +21,7 @@ class HeaderFrom(PartTransform):
     also removes the fields, ``copy`` keeps them.
 
     A tombstone passes through without headers added. With ``field.syntax.version=V2`` fields
-    are dotted paths (read from nested maps and structs; ``move`` removes top-level fields only).
+    are dotted paths into nested maps and structs (``move`` removes the nested field).
     """
 
     config_def = with_field_syntax(
@@ -48,6 +49,9 @@ class HeaderFrom(PartTransform):
         self.moved = frozenset(p.last for p in self.paths if not p.nested)
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        # Moving nested fields removes them where they sit, with ReplaceField's exclude rules.
+        nested = [p.steps for p in self.paths if p.nested]
+        self.nested_remover = NestedReplacer(nested + [(name,) for name in self.moved], [], {}) if nested else None
 
     def apply(self, record: Record) -> Record:
         value, schema = self.part.value(record), self.part.schema(record)
@@ -57,7 +61,8 @@ class HeaderFrom(PartTransform):
             value = require_map(value, self.purpose)
             added = tuple((h, p.get_from_map(value)) for p, h in zip(self.paths, self.header_names))
             if self.move:
-                value = {k: v for k, v in value.items() if k not in self.moved}
+                value = (self.nested_remover.map(value) if self.nested_remover
+                         else {k: v for k, v in value.items() if k not in self.moved})
         else:
             struct = require_struct(value, self.purpose)
             rnd = self.replace_null_with_default
@@ -70,6 +75,9 @@ class HeaderFrom(PartTransform):
     def _without_moved(self, struct: Any) -> tuple[Any, Any]:
         from smt.data import Struct
 
+        if self.nested_remover is not None:
+            schema = self.schema_cache.get(struct.schema, self.nested_remover.schema)
+            return schema, self.nested_remover.struct(struct, schema, self.replace_null_with_default)
         schema = self.schema_cache.get(struct.schema, self._derive_schema)
         updated = Struct(schema)
         for field in schema.fields:

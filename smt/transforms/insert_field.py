@@ -9,20 +9,15 @@ from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._codegen import compile_map_loop, literal
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
-from smt.data import Schema, Struct
+from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
-from smt.errors import DataError
-from smt.transforms._structs import (
-    REPLACE_NULL_WITH_DEFAULT,
-    copy_basics,
-    define_replace_null,
-    field_value,
-    optional_schema,
-)
-from smt.transforms._variant import PartTransform, derive_batch, key_value_variants
+from smt.transforms._struct_paths import StructRewriter
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, optional_schema
+from smt.transforms._variant import PartTransform, finish_column, key_value_variants
 
 PURPOSE = "field insertion"
 _METADATA = ("topic", "partition", "offset", "timestamp")
@@ -52,7 +47,7 @@ class InsertField(PartTransform):
     A field name ending in ``!`` makes the field required in the derived schema, ``?`` (the
     default) optional. The partition, offset and timestamp are inserted only when the record
     has them. A tombstone (null key/value) passes through unchanged. With
-    ``field.syntax.version=V2`` field names are paths and fields are inserted into nested maps.
+    ``field.syntax.version=V2`` field names are paths: fields are inserted into nested maps or structs.
     """
 
     config_def = with_field_syntax(
@@ -92,6 +87,15 @@ class InsertField(PartTransform):
             )
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        additions: dict[tuple[str, ...], list[tuple[str, Any]]] = {}
+        for kind, insertion in self.insertions.items():
+            field_schema = _FIELD_SCHEMAS[kind]
+            if insertion.optional:
+                field_schema = optional_schema(field_schema)
+            additions.setdefault(insertion.path.steps[:-1], []).append((insertion.path.last, field_schema))
+        self.rewriter = StructRewriter((), None, None, self.replace_null_with_default, additions=additions)
+        nested = any(i.path.nested for i in self.insertions.values())
+        self._batch_loop = None if nested else self._flat_loop()
 
     # --- per record ---------------------------------------------------------------
 
@@ -116,26 +120,13 @@ class InsertField(PartTransform):
 
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
         struct = require_struct(value, PURPOSE)
-        if any(i.path.nested for i in self.insertions.values()):
-            raise DataError("InsertField inserts nested fields into schemaless values only")
-        new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
-        updated = Struct(new_schema)
-        for field in struct.schema.fields:
-            updated.put(field.name, field_value(struct, field, self.replace_null_with_default))
-        for insertion, field_value_, _present in self._values_for(record):
-            if insertion is self.insertions.get("timestamp") and field_value_ is not None:
-                field_value_ = millis_to_datetime(field_value_)
-            updated.put(insertion.path.last, field_value_)
-        return new_schema, updated
-
-    def _derive_schema(self, schema: Any) -> Any:
-        builder = copy_basics(schema)
-        for field in schema.fields:
-            builder.field(field.name, field.schema)
-        for kind, insertion in self.insertions.items():
-            field_schema = _FIELD_SCHEMAS[kind]
-            builder.field(insertion.path.last, optional_schema(field_schema) if insertion.optional else field_schema)
-        return builder.build()
+        new_schema = self.schema_cache.get(struct.schema, self.rewriter.schema)
+        added: dict[tuple[str, ...], list[tuple[str, Any]]] = {}
+        for insertion, item, _present in self._values_for(record):
+            if insertion is self.insertions.get("timestamp") and item is not None:
+                item = millis_to_datetime(item)
+            added.setdefault(insertion.path.steps[:-1], []).append((insertion.path.last, item))
+        return new_schema, self.rewriter.value(struct, new_schema, added)
 
     # --- per batch ------------------------------------------------------------------
 
@@ -143,43 +134,26 @@ class InsertField(PartTransform):
         if not self.schemaless_batch(batch) or any(i.path.nested for i in self.insertions.values()):
             return super().apply_batch(batch, errors)
         column = self.part.name
-        values = batch.column(column)
-        sources = []
-        for kind, insertion in self.insertions.items():
-            if kind == "static":
-                sources.append((insertion.path.last, None))
-            else:
-                sources.append((insertion.path.last, batch.column(kind)))
-        static = self.static_value
-        out: list = []
-        append = out.append
-        failed: list[int] = []
-        for row, value in enumerate(values):
-            if value is None:
-                append(None)
-                continue
-            if type(value) is not dict:
-                try:
-                    require_map(value, PURPOSE)
-                except Exception as exc:  # attributed to its row
-                    errors.fail(row, exc)
-                    failed.append(row)
-                    append(None)
-                    continue
-            updated = value.copy()
-            for name, source in sources:
-                if source is None:
-                    updated[name] = static
-                else:
-                    item = source[row]
-                    if item is not None:
-                        updated[name] = item
-            append(updated)
-        if not failed:
-            return derive_batch(batch, **{column: out})
-        drop = set(failed)
-        return derive_batch(batch, **{column: out}).take([i for i in range(len(out)) if i not in drop])
+        metadata = [kind for kind in self.insertions if kind != "static"]
+        columns = [batch.column(kind) for kind in metadata]
 
+        def fallback(value: Any, row: int) -> Any:  # a non-dict value: the per-record path raises
+            return self.apply_schemaless(batch.record(row), value)
+
+        out, failed = self._batch_loop(batch.column(column), *columns, errors.fail, fallback)
+        return finish_column(batch, column, out, failed)
+
+    def _flat_loop(self):
+        """The compiled batch loop: one unrolled assignment per inserted field."""
+        body = []
+        for kind, insertion in self.insertions.items():
+            name = literal(insertion.path.last)
+            if kind == "static":
+                body.append(f"u[{name}] = STATIC")
+            else:
+                body.append(f"if {kind} is not None: u[{name}] = {kind}")
+        metadata = [kind for kind in self.insertions if kind != "static"]
+        return compile_map_loop("insert_fields", body, {"STATIC": self.static_value}, metadata)
 
 def _put(value: dict, path: FieldPath, field_value: Any) -> dict:
     if not path.nested:

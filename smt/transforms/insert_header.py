@@ -6,10 +6,11 @@ from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 
 
-class InsertHeader(Transform):
+class InsertHeader(Reconfigurable, Transform):
     """Append the header ``header`` with ``value.literal``, parsed once as the header converter infers types.
 
     ``value.literal=42`` gives the integer 42, ``true`` a boolean, ``[1,2]`` a list; other text

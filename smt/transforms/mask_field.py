@@ -12,10 +12,12 @@ from smt.transforms._validators import kafka_non_empty_string as non_empty_strin
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._codegen import compile_map_loop, literal
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
-from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, field_value
-from smt.transforms._variant import PartTransform, map_column, key_value_variants
+from smt.transforms._struct_paths import StructRewriter
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
+from smt.transforms._variant import PartTransform, finish_column, key_value_variants, map_column
 
 PURPOSE = "mask fields"
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -60,7 +62,7 @@ class MaskField(PartTransform):
     With ``replacement``, numeric and string fields take the replacement (parsed as a number for
     numeric fields); masking a boolean, date, list or map with a replacement is a data error.
     A schemaless field that is absent is set to null, as Kafka does. A tombstone passes
-    through. With ``field.syntax.version=V2`` field names are paths into nested maps.
+    through. With ``field.syntax.version=V2`` field names are paths into nested maps and structs.
     """
 
     config_def = with_field_syntax(
@@ -77,11 +79,16 @@ class MaskField(PartTransform):
         super().configure(configs, context)
         self.paths = parse_paths(self.config["fields"], self.config[FIELD_SYNTAX_VERSION],
                                  self.context.prefix + "fields")
-        self.field_names = frozenset(p.last for p in self.paths if not p.nested)
-        self.replacement: str | None = self.config["replacement"]
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
+        self.rewriter = StructRewriter(
+            [p.steps for p in self.paths], lambda steps, schema: schema,
+            lambda steps, schema, value: self._mask_with_schema(schema, value),
+            self.replace_null_with_default,
+        )
+        self.replacement: str | None = self.config["replacement"]
         self._masks: dict[type, Any] = {}
         self.mask = self._build_masker()
+        self._batch_loop = None if any(p.nested for p in self.paths) else self._flat_loop()
 
     def _build_masker(self) -> Callable[[Any], Any]:
         """A function value -> masked value, with per-type results computed once."""
@@ -106,6 +113,18 @@ class MaskField(PartTransform):
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         return self._mask_map(require_map(value, PURPOSE))
 
+    def _flat_loop(self):
+        """The compiled batch loop for top-level fields, one unrolled step per field."""
+        body = []
+        for path in self.paths:
+            name = literal(path.last)
+            body += [f"x = value.get({name})", "m = masked_for(x.__class__, MISSING)",
+                     f"u[{name}] = mask(x) if m is MISSING else m"]
+        # Immutable masked values by type, looked up without a call; other types go through mask().
+        masks_by_type = {kind: self.mask(sample) for kind, sample in _SAMPLES.items() if _safe(self.mask, sample)}
+        namespace = {"MISSING": _MISSING, "mask": self.mask, "masked_for": masks_by_type.get}
+        return compile_map_loop("mask_fields", body, namespace)
+
     def _mask_map(self, value: dict) -> dict:
         mask = self.mask
         updated = dict(value)
@@ -121,16 +140,9 @@ class MaskField(PartTransform):
         return updated
 
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
-        from smt.data import Struct
-
         struct = require_struct(value, PURPOSE)
-        updated = Struct(struct.schema)
-        for field in struct.schema.fields:
-            original = field_value(struct, field, self.replace_null_with_default)
-            if field.name in self.field_names:
-                original = self._mask_with_schema(field.schema, original)
-            updated.put(field, original)
-        return schema, updated
+        # Masking keeps every schema: the struct is rebuilt on its own schema.
+        return schema, self.rewriter.value(struct, struct.schema)
 
     def _mask_with_schema(self, schema: Any, value: Any) -> Any:
         if value is None:
@@ -147,21 +159,25 @@ class MaskField(PartTransform):
             def transform(value):
                 return None if value is None else mask_map(require_map(value, PURPOSE))
             return map_column(batch, errors, self.part.name, transform)
-        names = [p.last for p in self.paths]
-        mask = self.mask
+        out, failed = self._batch_loop(
+            batch.column(self.part.name), errors.fail,
+            lambda value, row: self._mask_map(require_map(value, PURPOSE)),
+        )
+        return finish_column(batch, self.part.name, out, failed)
 
-        def transform_flat(value):
-            if type(value) is not dict:
-                if value is None:
-                    return None
-                require_map(value, PURPOSE)
-            updated = value.copy()
-            get = value.get
-            for name in names:
-                updated[name] = mask(get(name))
-            return updated
 
-        return map_column(batch, errors, self.part.name, transform_flat)
+_MISSING = object()
+#: One value of each immutable type, to precompute its masked value for the batch path.
+_SAMPLES = {type(None): None, bool: True, int: 1, float: 1.0, str: "x", decimal.Decimal: decimal.Decimal(1)}
+
+
+def _safe(mask: Callable[[Any], Any], sample: Any) -> bool:
+    """True when masking ``sample`` succeeds (types that fail keep failing per row, with context)."""
+    try:
+        mask(sample)
+    except DataError:
+        return False
+    return True
 
 
 def _mask_for(kind: type, replacement: str | None) -> Any:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import re
 
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._java_regex import compile_java_regex, java_replacement
 from smt.transforms._topics import map_topics
 from smt.transforms._variant import KAFKA_PACKAGE
 
 
-class RegexRouter(Transform):
+class RegexRouter(Reconfigurable, Transform):
     """When the whole topic matches ``regex``, replace it with ``replacement`` (``$1`` = group 1).
 
     Topics that do not match are left as they are; a tombstone is routed like any record.
@@ -38,8 +38,9 @@ class RegexRouter(Transform):
     def route(self, topic: str) -> str:
         found = self._memo.get(topic)
         if found is None:
-            match = self.regex.fullmatch(topic)
-            found = match.expand(self.replacement) if match else topic
+            # Kafka checks matches() (whole topic) and then calls replaceFirst(), which replaces
+            # the first match found by a search: for "a|ab" on "ab" that is "a", not "ab".
+            found = self.regex.sub(self.replacement, topic, count=1) if self.regex.fullmatch(topic) else topic
             if len(self._memo) > 4096:
                 self._memo.clear()
             self._memo[topic] = found

@@ -1,18 +1,21 @@
-"""ReplaceField: keep, drop and rename top-level fields."""
+"""ReplaceField: keep, drop and rename fields (nested ones with V2 paths)."""
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance
-from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, parse_paths, with_field_syntax
+from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
-from smt.transforms._variant import PartTransform, key_value_variants, map_column
+from smt.transforms._variant import PartTransform, finish_column, key_value_variants
 
 PURPOSE = "field replacement"
 
@@ -26,10 +29,12 @@ def _rename_mappings(value: list[str]) -> None:
 class ReplaceField(PartTransform):
     """Filter or rename fields: ``exclude`` wins over ``include``; ``renames`` maps ``old:new``.
 
-    A tombstone (null key/value) passes through unchanged, as in Kafka.
+    A tombstone (null key/value) passes through unchanged, as in Kafka. With
+    ``field.syntax.version=V2`` the names are dotted paths: ``exclude=a.b`` drops ``b`` inside
+    ``a``, ``include=a.b`` keeps only ``a.b`` of ``a``, ``renames=a.b:c`` renames it in place.
     """
 
-    config_def = define_replace_null(
+    config_def = with_field_syntax(define_replace_null(
         ConfigDef()
         .define("exclude", ConfigType.LIST, [], None, Importance.MEDIUM,
                 "Fields to exclude. This takes precedence over the fields to include.")
@@ -37,7 +42,7 @@ class ReplaceField(PartTransform):
                 "Fields to include. If specified, only these fields will be used.")
         .define("renames", ConfigType.LIST, [], _rename_mappings, Importance.MEDIUM,
                 "Field rename mappings, as old:new pairs separated by commas.")
-    )
+    ))
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
@@ -47,12 +52,32 @@ class ReplaceField(PartTransform):
         self.reverse_renames = {new: old for old, new in self.renames.items()}
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        self.nested = self._nested_replacer()
+        self._batch_loop = self._exclude_loop()
+
+    def _nested_replacer(self) -> NestedReplacer | None:
+        """The nested rules when V2 paths reach below the top level, else None (top-level fast path)."""
+        version, prefix = self.config[FIELD_SYNTAX_VERSION], self.context.prefix
+        if version.upper() != "V2":
+            return None
+        exclude = parse_paths(self.config["exclude"], version, prefix + "exclude")
+        include = parse_paths(self.config["include"], version, prefix + "include")
+        renames = {parse_path(old, version, prefix + "renames").steps: new for old, new in self.renames.items()}
+        if not any(p.nested for p in exclude + include) and all(len(s) == 1 for s in renames):
+            self.exclude = frozenset(p.last for p in exclude)
+            self.include = frozenset(p.last for p in include)
+            self.renames = {steps[0]: new for steps, new in renames.items()}
+            self.reverse_renames = {new: old for old, new in self.renames.items()}
+            return None
+        return NestedReplacer([p.steps for p in exclude], [p.steps for p in include], renames)
 
     def keeps(self, name: str) -> bool:
         return name not in self.exclude and (not self.include or name in self.include)
 
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         value = require_map(value, PURPOSE)
+        if self.nested is not None:
+            return self.nested.map(value)
         renames = self.renames
         return {renames.get(name, name): item for name, item in value.items() if self.keeps(name)}
 
@@ -60,6 +85,9 @@ class ReplaceField(PartTransform):
         from smt.data import Struct
 
         struct = require_struct(value, PURPOSE)
+        if self.nested is not None:
+            new_schema = self.schema_cache.get(struct.schema, self.nested.schema)
+            return new_schema, self.nested.struct(struct, new_schema, self.replace_null_with_default)
         new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
         updated = Struct(new_schema)
         for field in new_schema.fields:
@@ -74,33 +102,66 @@ class ReplaceField(PartTransform):
                 builder.field(self.renames.get(field.name, field.name), field.schema)
         return builder.build()
 
-    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        if not self.schemaless_batch(batch):
-            return super().apply_batch(batch, errors)
-        exclude, include, renames = self.exclude, self.include, self.renames
-        # Decide once per distinct key set; records of a topic share a handful of shapes.
-        plans: dict[tuple, list[tuple[str, str]]] = {}
+    def _exclude_loop(self):
+        """The compiled batch loop for exclude/renames: a C-level copy, then pops.
 
-        def plan_for(names: tuple) -> list[tuple[str, str]]:
-            plan = [(n, renames.get(n, n)) for n in names
-                    if n not in exclude and (not include or n in include)]
+        Renamed keys move to the end; Kafka builds a HashMap, whose order is arbitrary anyway.
+        """
+        body = [f"u.pop({literal(name)}, None)" for name in sorted(self.exclude)]
+        renames = list(self.renames.items())
+        body += [f"m{i} = u.pop({literal(old)}, MISSING)" for i, (old, _new) in enumerate(renames)]
+        body += [f"if m{i} is not MISSING: u[{literal(new)}] = m{i}" for i, (_old, new) in enumerate(renames)]
+        return compile_map_loop("replace_fields", body, {"MISSING": object()})
+
+    def _include_reshaper(self):
+        """Map -> map with includes: one plan per distinct key set (records of a topic share few)."""
+        exclude, include, renames = self.exclude, self.include, self.renames
+        plans: dict[tuple, tuple] = {}
+
+        def plan_for(names: tuple) -> tuple:
+            kept = [n for n in names if n not in exclude and n in include]
+            plan = (tuple(renames.get(n, n) for n in kept), itemgetter(*kept) if len(kept) > 1 else None, kept)
             if len(plans) > 1024:
                 plans.clear()
             plans[names] = plan
             return plan
 
-        def transform(value):
-            if type(value) is not dict:
-                if value is None:
-                    return None
-                require_map(value, PURPOSE)
+        def reshape(value: dict) -> dict:
             names = tuple(value)
             plan = plans.get(names)
             if plan is None:
                 plan = plan_for(names)
-            return {new: value[old] for old, new in plan}
+            new_names, getter, kept = plan
+            if getter is not None:
+                return dict(zip(new_names, getter(value)))
+            return {new_names[0]: value[kept[0]]} if kept else {}
 
-        return map_column(batch, errors, self.part.name, transform)
+        return reshape
 
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        if not self.schemaless_batch(batch) or self.nested is not None:
+            return super().apply_batch(batch, errors)
+        column = self.part.name
+        fallback = lambda value, row: self.apply_schemaless(None, value)  # noqa: E731 - non-dict rows
+        if not self.include:
+            out, failed = self._batch_loop(batch.column(column), errors.fail, fallback)
+            return finish_column(batch, column, out, failed)
+        reshape = self._include_reshaper()
+        out: list = []
+        append = out.append
+        failed: list[int] = []
+        for row, value in enumerate(batch.column(column)):
+            if value.__class__ is dict:
+                append(reshape(value))
+            elif value is None:
+                append(None)
+            else:
+                try:
+                    append(fallback(value, row))
+                except Exception as exc:  # attributed to its row
+                    errors.fail(row, exc)
+                    failed.append(row)
+                    append(None)
+        return finish_column(batch, column, out, failed)
 
 ReplaceFieldKey, ReplaceFieldValue = key_value_variants(ReplaceField, "ReplaceField", __name__)

@@ -12,7 +12,8 @@ from smt.transforms import _timestamps as ts
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct_or_none
 from smt.transforms._schema_cache import SchemaCache
-from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
+from smt.transforms._struct_paths import StructRewriter
+from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
 from smt.transforms._variant import PartTransform, key_value_variants
 
 PURPOSE = "converting timestamp formats"
@@ -68,6 +69,13 @@ class TimestampConverter(PartTransform):
         self.path = parse_path(field, self.config[FIELD_SYNTAX_VERSION], prefix + "field") if field else None
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
+        self.rewriter = StructRewriter(
+            [self.path.steps] if self.path else [],
+            lambda steps, schema: ts.schema_for(self.target, schema.optional),
+            lambda steps, schema, value: self.convert(value, ts.type_from_schema(schema)),
+            self.replace_null_with_default,
+            keep_optional=True,
+        )
 
     def convert(self, value: Any, source: str | None = None) -> Any:
         if value is None:
@@ -81,7 +89,7 @@ class TimestampConverter(PartTransform):
             return None
         if self.path is None:
             return ts.schema_for(self.target, schema.optional), None
-        return self.schema_cache.get(schema, self._derive_schema), None
+        return self.schema_cache.get(schema, self.rewriter.schema), None
 
     def apply_schemaless(self, record: Record, value: Any) -> Any:
         if self.path is None:
@@ -99,29 +107,9 @@ class TimestampConverter(PartTransform):
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
         if self.path is None:
             return ts.schema_for(self.target, schema.optional), self.convert(value, ts.type_from_schema(schema))
-        from smt.data import Struct
-
         struct = require_struct_or_none(value, PURPOSE)
-        new_schema = self.schema_cache.get(schema, self._derive_schema)
-        updated = Struct(new_schema)
-        for field in struct.schema.fields:
-            item = field_value(struct, field, self.replace_null_with_default)
-            if field.name == self.path.last:
-                item = self.convert(item, ts.type_from_schema(field.schema))
-            updated.put(field.name, item)
-        return new_schema, updated
-
-    def _derive_schema(self, schema: Any) -> Any:
-        builder = copy_basics(schema)
-        for field in schema.fields:
-            if field.name == self.path.last:
-                builder.field(field.name, ts.schema_for(self.target, field.schema.optional))
-            else:
-                builder.field(field.name, field.schema)
-        if schema.optional:
-            builder.optional()
-        return builder.build()
-
+        new_schema = self.schema_cache.get(schema, self.rewriter.schema)
+        return new_schema, self.rewriter.value(struct, new_schema)
 
 TimestampConverterKey, TimestampConverterValue = key_value_variants(
     TimestampConverter, "TimestampConverter", __name__

@@ -8,11 +8,11 @@ from smt.errors import ConfigError, DataError
 from smt.record import Record
 from smt.timeformat import DateFormatError, compile_pattern
 from smt.transform import ErrorSink, Transform
-from smt.transforms._topics import map_topics
-from smt.transforms._variant import KAFKA_PACKAGE
+from smt.transforms._reconfigure import Reconfigurable
+from smt.transforms._variant import KAFKA_PACKAGE, finish_column
 
 
-class TimestampRouter(Transform):
+class TimestampRouter(Reconfigurable, Transform):
     """Rename the topic to ``topic.format`` with ``${topic}`` and ``${timestamp}`` filled in.
 
     The timestamp is the record's, formatted with the Java SimpleDateFormat pattern
@@ -46,16 +46,31 @@ class TimestampRouter(Transform):
         return record.replace(topic=self._route(record.topic, record.timestamp))
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        route = self._route
-        missing = "Timestamp missing on record: {}"
-
-        def route_row(topic: str, stamp: int | None) -> str:
+        # Topics are memoised per (topic, time bucket): a day for yyyyMMdd, so one format call a day.
+        granularity = self.date_format.granularity
+        fmt = self.date_format.format
+        topic_format = self.topic_format
+        memo: dict[tuple[str, int], str] = {}
+        out: list[str] = []
+        append = out.append
+        failed: list[int] = []
+        for row, (topic, stamp) in enumerate(zip(batch.topic, batch.timestamp)):
             if stamp is None:
-                raise DataError(missing.format(f"topic={topic!r}"))
-            return route(topic, stamp)
-
-        return map_topics(batch, errors, route_row, needs_timestamp=True)
-
+                errors.fail(row, DataError(f"Timestamp missing on record: topic={topic!r} row={row}"))
+                failed.append(row)
+                append(topic)
+                continue
+            key = (topic, stamp // granularity)
+            routed = memo.get(key)
+            if routed is None:
+                try:
+                    routed = memo[key] = topic_format.replace("${topic}", topic).replace("${timestamp}", fmt(stamp))
+                except Exception as exc:  # attributed to its row (a record without a topic)
+                    errors.fail(row, exc)
+                    failed.append(row)
+                    routed = topic
+            append(routed)
+        return finish_column(batch, "topic", out, failed)
 
 def _router(topic_format: str, date_format):
     """A function (topic, millis) -> new topic, memoised on (topic, formatted timestamp)."""

@@ -9,6 +9,7 @@ from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_li
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
+from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
@@ -18,12 +19,12 @@ from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 PURPOSE = "copying fields from value to key"
 
 
-class ValueToKey(Transform):
+class ValueToKey(Reconfigurable, Transform):
     """The key becomes a map (schemaless) or struct of the value's ``fields``.
 
     A missing schemaless field gives null; a missing field with a schema is a data error.
     A tombstone (null value) passes through unchanged. With ``field.syntax.version=V2`` a
-    dotted path ``a.b`` puts the value's ``a.b`` at ``a.b`` in a nested key map (schemaless).
+    dotted path ``a.b`` puts the value's ``a.b`` at ``a.b`` in the key (nested maps or structs).
     """
 
     name = "ValueToKey"
@@ -49,12 +50,20 @@ class ValueToKey(Transform):
             return record.replace(key=self._key_from_map(record.value), key_schema=None)
         struct = require_struct(record.value, PURPOSE)
         key_schema = self.schema_cache.get(struct.schema, self._derive_schema)
+        return record.replace(key=self._key_struct(struct, key_schema), key_schema=key_schema)
+
+    def _key_struct(self, struct: Any, key_schema: Any) -> Any:
         from smt.data import Struct
 
-        key = Struct(key_schema)
+        if not any(p.nested for p in self.paths):
+            key = Struct(key_schema)
+            for path in self.paths:
+                key.put(path.last, field_value(struct, path.last, self.replace_null_with_default))
+            return key
+        values: dict = {}
         for path in self.paths:
-            key.put(path.last, field_value(struct, path.last, self.replace_null_with_default))
-        return record.replace(key=key, key_schema=key_schema)
+            _put_nested(values, path, path.get_from_struct(struct, self.replace_null_with_default))
+        return _struct_from_tree(key_schema, values)
 
     def _key_from_map(self, value: Any) -> dict:
         value = require_map(value, PURPOSE)
@@ -67,15 +76,14 @@ class ValueToKey(Transform):
         return key
 
     def _derive_schema(self, schema: Any) -> Any:
-        from smt.data import SchemaBuilder
-
-        builder = SchemaBuilder.struct()
+        """The key schema: the paths' fields, nested as in the value (intermediate structs optional)."""
+        tree: dict = {}
         for path in self.paths:
-            field = schema.field(path.last)
-            if path.nested or field is None:
+            field = path.field_from(schema)
+            if field is None:
                 raise DataError(f"Field does not exist: {path.text}")
-            builder.field(path.last, field.schema)
-        return builder.build()
+            _put_nested(tree, path, field.schema)
+        return _schema_from_tree(tree, optional=False)
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         schemas = batch.value_schema
@@ -105,6 +113,28 @@ class ValueToKey(Transform):
             drop = set(failed)
             result = result.take([row for row in range(len(keys)) if row not in drop])
         return result
+
+
+def _schema_from_tree(tree: dict, optional: bool) -> Any:
+    from smt.data import SchemaBuilder
+
+    builder = SchemaBuilder.struct()
+    if optional:
+        builder.optional()
+    for name, node in tree.items():
+        builder.field(name, _schema_from_tree(node, optional=True) if isinstance(node, dict) else node)
+    return builder.build()
+
+
+def _struct_from_tree(schema: Any, tree: dict) -> Any:
+    from smt.data import Struct
+
+    struct = Struct(schema)
+    for name, node in tree.items():
+        if isinstance(node, dict):
+            node = _struct_from_tree(schema.field(name).schema, node)
+        struct.put(name, node)
+    return struct
 
 
 def _put_nested(key: dict, path: FieldPath, value: Any) -> None:

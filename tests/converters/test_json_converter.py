@@ -343,6 +343,9 @@ WRITE_ERRORS = [
     (Schema.INT8_SCHEMA, True, "Invalid type for INT8: bool"),
     (None, dt.datetime(2020, 1, 1), "Python type datetime does not have corresponding schema type."),
     (Decimal.schema(2), decimal.Decimal("1.5"), "Schema has scale 2, value has scale 1."),
+    (Schema.FLOAT64_SCHEMA, float("nan"), "Invalid value for FLOAT64: nan cannot be written as JSON"),
+    (SchemaBuilder.array(Schema.FLOAT32_SCHEMA).build(), [1.0, float("inf")], "inf cannot be written as JSON"),
+    (None, {"x": [float("-inf")]}, "-inf cannot be written as JSON"),
 ]
 
 
@@ -358,6 +361,15 @@ def test_schemaless_batch_write_errors_are_per_row():
         ["t"] * 3, None, [1, dt.date(2020, 1, 1), 2], lambda row, exc: errors.append(row)
     )
     assert out == [b"1", None, b"2"] and errors == [1]
+
+
+def test_schemaless_batch_never_writes_nan_as_null():
+    errors = []
+    out = json_converter(schemas__enable="false").from_connect_batch(
+        ["t"] * 3, None, [{"a": None}, {"a": float("nan")}, {"a": "null"}], lambda row, exc: errors.append((row, str(exc)))
+    )
+    assert out == [b'{"a":null}', None, b'{"a":"null"}']
+    assert errors == [(1, "JsonConverter (VALUE_CONVERTER) failed on topic 't': cannot write value as JSON: nan cannot be written as JSON")]
 
 
 @pytest.mark.parametrize(
@@ -415,3 +427,35 @@ def test_header_methods_use_the_same_format():
     converter = json_converter()
     data = converter.from_connect_header("t", "h", Schema.INT32_SCHEMA, 5)
     assert converter.to_connect_header("t", "h", data) == (Schema.INT32_SCHEMA, 5)
+
+
+class TestKnownSchemaPrefix:
+    """After one message, later ones with the same schema text only have their payload parsed."""
+
+    SCHEMA_JSON = '{"type":"int8","optional":false}'
+
+    def converter_that_has_seen_the_schema(self):
+        converter = json_converter()
+        assert converter.to_connect_data("t", envelope(self.SCHEMA_JSON, "1")) == (Schema.INT8_SCHEMA, 1)
+        return converter
+
+    def test_same_schema_reads_the_payload(self):
+        converter = self.converter_that_has_seen_the_schema()
+        assert converter.to_connect_data("t", envelope(self.SCHEMA_JSON, "2") + b"  \n") == (Schema.INT8_SCHEMA, 2)
+
+    @pytest.mark.parametrize(
+        "data, message",
+        [
+            (b'{"schema":' + SCHEMA_JSON.encode() + b',"payload":1,"extra":2}', 'requires "schema" and "payload"'),
+            (b'{"schema":' + SCHEMA_JSON.encode() + b',"payload":{"a":1}', "malformed JSON"),
+            (b'{"schema":' + SCHEMA_JSON.encode() + b',"payload":"x"}', "expected an integer but found STRING"),
+        ],
+    )
+    def test_bad_messages_with_a_known_prefix_are_still_rejected(self, data, message):
+        with pytest.raises(ConverterError, match=message):
+            self.converter_that_has_seen_the_schema().to_connect_data("t", data)
+
+    def test_a_later_duplicate_schema_key_wins_as_in_a_full_parse(self):
+        converter = self.converter_that_has_seen_the_schema()
+        data = b'{"schema":' + self.SCHEMA_JSON.encode() + b',"payload":1,"schema":{"type":"int64"}}'
+        assert converter.to_connect_data("t", data) == (Schema.INT64_SCHEMA, 1)

@@ -116,3 +116,9 @@ def test_registered_under_short_name_and_java_class_name():
 def test_fast_path_is_the_default(make_transform):
     assert make_transform(g.TO_UPPER, "to_upper").path == "fast"
     assert make_transform(g.TO_UPPER, "to_upper", "reference").path == "reference"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_empty_batch(make_transform, path):
+    out, origins, errors = run(make_transform(g.FILTER_FAN_OUT, "filter_fan_out", path), [])
+    assert out == [] and origins == [] and errors.failures == []

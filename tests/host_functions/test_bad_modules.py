@@ -76,3 +76,9 @@ def test_start_function_trap_fails_at_build_time(make_transform):
     trapping = g.guest('(func (export "f")) (func $boom (unreachable)) (start $boom)')
     with pytest.raises(ConfigError, match=r"module '[0-9a-f]+\.wasm' cannot be instantiated"):
         make_transform(trapping, "f")
+
+
+def test_start_function_that_never_returns_is_cut_off(make_transform):
+    spinning = g.guest('(func (export "f")) (func $spin (loop $l (br $l))) (start $spin)')
+    with pytest.raises(ConfigError, match=r"module '[0-9a-f]+\.wasm' cannot be instantiated"):
+        make_transform(spinning, "f", timeout_ms=100)

@@ -89,3 +89,28 @@ def test_paths_agree_on_arrow_input(transform_pairs, batch):
         assert fast_out.records() == reference_out.records()
         assert fast_out.origin == reference_out.origin
         assert fast_errors.rows == reference_errors.rows
+
+
+def test_paths_agree_when_a_batch_is_staged_in_several_chunks(tmp_path):
+    """A small memory limit splits the batch into chunks: sliced Arrow columns, several runs."""
+    path = tmp_path / "headers.wasm"
+    path.write_bytes(wasmtime.wat2wasm(g.HEADERS))
+    records = [
+        Record(topic=f"t{i % 3}", key=b"k%d" % i, value=bytes([65 + i % 26]) * 2000,
+               headers=(("h", b"%d" % i * 2000), ("x", None)) if i % 4 else ())
+        for i in range(60)
+    ]
+    arrow = RecordBatch.from_records(records).to_arrow()
+    outcomes = []
+    for which in ("fast", "reference"):
+        transform = WasmTransform()
+        transform.configure({"module.path": str(path), "function.name": "headers", "path": which,
+                             "memory.max.bytes": str(128 * 1024)}, PluginContext("chunks", "transforms.chunks."))
+        if which == "fast":
+            assert len(transform._path._chunks(transform._path._inputs(RecordBatch.from_arrow(arrow), None), 60)) > 1
+        errors = CollectErrors()
+        out = transform.apply_batch(RecordBatch.from_arrow(arrow), errors)
+        outcomes.append((out.records(), out.origin, errors.failures))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0][5].headers == (("h", b"5" * 2000), ("x", None), ("copy", b"5" * 2000), ("topic", b"t2"))
+    assert outcomes[0][0][4].headers == (("copy", b""), ("topic", b"t1"))

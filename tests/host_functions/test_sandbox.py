@@ -109,3 +109,51 @@ def test_outputs_larger_than_the_memory_limit_are_split_across_instances(make_tr
     out, origins = results[0]
     assert origins == [i for i in range(10) for _ in range(3)]
     assert [len(r.value) for r in out[:3]] == [2001, 30_000, 30_000]
+
+
+BUSY = g.guest(
+    """(func (export "busy") (local $i i32) (local $v i64)
+        (call $reset)
+        (block $done (loop $spin
+          (br_if $done (i32.ge_u (local.get $i) (i32.const 30000000)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $spin)))
+        (local.set $v (call $get_value))
+        (call $set_value (call $ptr (local.get $v)) (call $len (local.get $v))))""",
+    imports=("get_value", "set_value"),
+)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_timeout_elsewhere_does_not_fail_a_busy_record(make_transform, path):
+    """The watchdog interrupts every store through the shared engine epoch;
+    a record interrupted for another transform's timeout is retried, not failed."""
+    import threading
+
+    looping = make_transform(g.INFINITE_LOOP, "spin", path, timeout_ms=150)
+    busy = make_transform(BUSY, "busy", path, alias="busy", timeout_ms=10_000)
+    results = {}
+
+    def run_busy():
+        results["busy"] = run(busy, [make_record(b"v%d" % i) for i in range(12)])
+
+    worker = threading.Thread(target=run_busy)
+    worker.start()
+    loop_out, _, loop_errors = run(looping, [make_record(b"bad"), make_record(b"ok")])
+    worker.join()
+    busy_out, _, busy_errors = results["busy"]
+    assert [r.value for r in busy_out] == [b"v%d" % i for i in range(12)]
+    assert busy_errors.failures == []
+    assert loop_errors.rows == [0] and "timed out after 150 ms" in loop_errors.message(0)
+    assert [r.value for r in loop_out] == [b"OK"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_record_too_big_for_the_memory_limit_fails_alone(make_transform, path):
+    transform = make_transform(g.TO_UPPER, "to_upper", path, memory_max_bytes=256 * 1024)
+    records = [make_record(b"small %d" % i) for i in range(6)]
+    records[3] = make_record(b"x" * 300_000)
+    out, origins, errors = run(transform, records)
+    assert origins == [0, 1, 2, 4, 5] and out[0].value == b"SMALL 0"
+    assert errors.rows == [3]
+    assert "memory.max.bytes=262144" in errors.message(3)

@@ -58,6 +58,8 @@ PARSE_GOLDEN = [
     ("2020-02-29T12:34:56.789Z", Timestamp.SCHEMA, dt.datetime(2020, 2, 29, 12, 34, 56, 789000, tzinfo=UTC)),
     ('["2020-02-29"]', SchemaBuilder.array(Date.SCHEMA).build(), [dt.date(2020, 2, 29)]),
     ("2020-02-30", Schema.STRING_SCHEMA, "2020-02-30"),
+    ("[1, null]", SchemaBuilder.array(Schema.OPTIONAL_INT8_SCHEMA).build(), [1, None]),
+    ('{"a": null, "b": 1}', SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_INT8_SCHEMA).build(), {"a": None, "b": 1}),
 ]
 
 
@@ -146,6 +148,18 @@ def test_convert_to_string(value, text):
     assert convert_to_string(None, value) == text
 
 
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (1.5, "1.5"), (100.0, "100.0"), (0.001, "0.001"), (9999999.0, "9999999.0"), (1e7, "1.0E7"),
+        (1.25e-5, "1.25E-5"), (-3.4e38, "-3.4E38"), (0.0, "0.0"), (-0.0, "-0.0"), (123456789.125, "1.23456789125E8"),
+        (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
+    ],
+)
+def test_doubles_print_as_java_does(value, text):
+    assert convert_to_string(None, value) == text
+
+
 def test_convert_struct_to_string():
     schema = SchemaBuilder.struct().field("a", Schema.STRING_SCHEMA).field("b", Schema.OPTIONAL_INT8_SCHEMA).build()
     assert convert_to_string(schema, Struct(schema).put("a", "x")) == '{"a":"x","b":null}'
@@ -158,3 +172,24 @@ def test_convert_struct_to_string():
 def test_string_form_parses_back(value):
     text = convert_to_string(None, value)
     assert parse_string(text)[1] == (value if value != "true" else True)
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+LITERAL_PIECES = st.sampled_from(['[', ']', '{', '}', ',', ':', '"', '\\', 'true', 'null', '1', '-2.5', ' ',
+                                  '2020-01-01', '12:00:00.000Z', 'x'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=40), st.lists(LITERAL_PIECES, max_size=12).map("".join)))
+def test_parse_string_never_raises_and_its_value_fits_its_schema(text):
+    schema, value = parse_string(text)
+    if schema is None:
+        assert value is None
+    elif schema.type in (Type.ARRAY, Type.MAP) and (
+        schema.value_schema is None or (schema.type is Type.MAP and schema.key_schema is None)
+    ):
+        assert isinstance(value, (list, dict))  # no common element type: nothing to validate against
+    else:
+        schema.validate_value(value)

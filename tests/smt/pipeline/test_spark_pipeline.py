@@ -115,3 +115,15 @@ def test_metrics_json_holds_the_summary_figures(spark, tmp_path):
     assert figures["records"]["read"] == 2 and figures["records"]["output_rows"] == 3
     assert figures["transforms"]["split"]["records_out"] == 3
     assert figures["pipeline"] == "smt-pipeline"
+
+
+def test_spark_jars_from_connectors_and_user_are_joined(tmp_path):
+    spec = PipelineSpec.from_properties({
+        "source": "kafka", "source.topics": "in", "source.kafka.bootstrap.servers": "127.0.0.1:1",
+        "sink.path": str(tmp_path / "out"), "spark.jars": "/opt/extra.jar",
+        "errors.tolerance": "all", "errors.deadletterqueue.topic.name": "dlq",
+        "errors.deadletterqueue.kafka.bootstrap.servers": "127.0.0.1:1"})
+    jars = spec.spark_conf()["spark.jars"].split(",")
+    assert "/opt/extra.jar" in jars
+    assert any("spark-sql-kafka" in jar for jar in jars)
+    assert len(jars) == len(set(jars))

@@ -97,3 +97,28 @@ def test_tombstone_batch_on_arrow_values():
 ])
 def test_registered_by_short_and_kafka_names(name):
     assert default_plugins().get("predicate", name) is not None
+
+
+def test_has_header_key_on_arrow_headers():
+    import pyarrow as pa
+
+    from smt.batch import KAFKA_ARROW_SCHEMA
+
+    header_type = KAFKA_ARROW_SCHEMA.field("headers").type
+    rows = [[{"key": "foo", "value": b"1"}], [], None, [{"key": "bar", "value": None}, {"key": "foo", "value": None}],
+            [{"key": "bar", "value": b"x"}]]
+    arrow = pa.RecordBatch.from_pydict({"headers": pa.array(rows, header_type)})
+    batch = RecordBatch.from_arrow(arrow)
+    assert configured(HasHeaderKey, {"name": "foo"}).test_batch(batch) == [True, False, False, True, False]
+    assert batch.is_arrow("headers")  # the predicate did not convert the column
+
+
+@pytest.mark.parametrize("cls, props", [(HasHeaderKey, {"name": "foo"}), (TopicNameMatches, {"pattern": "a.*"}),
+                                        (RecordIsTombstone, {})])
+def test_predicates_pickle_by_configuration(cls, props):
+    import pickle
+
+    predicate = pickle.loads(pickle.dumps(configured(cls, props)))
+    assert predicate.context.prefix == "predicates.p."
+    record = Record(topic="abc", headers=(("foo", 1),))
+    assert predicate.test(record) is True

@@ -103,7 +103,7 @@ def test_unset_optional_field(replace_null_with_default, expected):
         ({"static.field": "s"}, r"transforms.t.static.value: No value specified for static field: s"),
         ({"topic.field": "a.`b", "field.syntax.version": "v2"},
          r"transforms.t.topic.field: Incomplete backtick pair in path: \[a.`b\]"),
-        ({"topic.field": "t", "field.syntax.version": "V3"}, r"transforms.t.field.syntax.version: must be one of V1, V2"),
+        ({"topic.field": "t", "field.syntax.version": "V3"}, r"transforms.t.field.syntax.version: String must be one of \(case insensitive\): V1, V2"),
     ],
 )
 def test_config_errors(props, message):

@@ -1,0 +1,109 @@
+"""Checks made before Spark touches Kafka: is the cluster reachable, do the topics exist?
+
+Without them an unreachable broker makes Spark wait out the client's default
+timeouts (a minute or more) and then fail with a stack trace, and a missing
+output topic fails a write half-way.  The checks use Kafka's own Java
+``Admin`` client inside the Spark driver (the connector's jars are on its
+classpath), with exactly the ``kafka.*`` settings the user gave, so security
+settings apply to them as they do to Spark's reads and writes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+from smt.errors import SmtError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import SparkSession
+
+__all__ = ["KafkaUnavailableError", "MissingTopicError", "list_topics", "require_topics", "kafka_error_summary"]
+
+
+class KafkaUnavailableError(SmtError):
+    """The Kafka cluster could not be reached; the message names the servers."""
+
+
+class MissingTopicError(SmtError):
+    """A topic the pipeline needs does not exist; the message names it and the cluster."""
+
+
+def list_topics(
+    spark: "SparkSession", kafka_params: Mapping[str, str], timeout_ms: int, where: str
+) -> set[str] | None:
+    """The topic names the cluster shows to this client.
+
+    ``kafka_params`` are Kafka client settings (``bootstrap.servers``, security
+    settings), ``where`` the config key naming the servers in errors.  Returns
+    ``None`` when the session has no JVM to check with (Spark Connect).
+    Raises :class:`KafkaUnavailableError` when the cluster does not answer
+    within ``timeout_ms``.
+    """
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:
+        return None
+    servers = kafka_params.get("bootstrap.servers", "")
+    properties = jvm.java.util.Properties()
+    for name, value in kafka_params.items():
+        properties.setProperty(name, str(value))
+    try:
+        admin = jvm.org.apache.kafka.clients.admin.Admin.create(properties)
+    except Exception as exc:
+        raise KafkaUnavailableError(
+            f"{where}={servers}: cannot create a Kafka client: {kafka_error_summary(exc)}"
+        ) from exc
+    try:
+        future = admin.listTopics().names()
+        names = future.get(timeout_ms, jvm.java.util.concurrent.TimeUnit.MILLISECONDS)
+        return {str(name) for name in names}
+    except Exception as exc:
+        summary = kafka_error_summary(exc)
+        cause = "" if summary == "TimeoutException" else f"; {summary}"
+        raise KafkaUnavailableError(
+            f"{where}={servers}: cannot reach the Kafka cluster within {timeout_ms} ms "
+            f"(is a broker listening there, with these security settings?{cause})"
+        ) from exc
+    finally:
+        admin.close(jvm.java.time.Duration.ZERO)  # nothing worth waiting for
+
+
+def require_topics(
+    wanted: Iterable[str], existing: set[str], servers: str, key: str
+) -> None:
+    """Raise :class:`MissingTopicError` naming every topic of ``wanted`` not in ``existing``."""
+    missing = sorted(set(wanted) - existing)
+    if not missing:
+        return
+    listed = ", ".join(repr(t) for t in missing)
+    noun = "topic" if len(missing) == 1 else "topics"
+    verb = "does" if len(missing) == 1 else "do"
+    raise MissingTopicError(
+        f"{key}: {noun} {listed} {verb} not exist on the Kafka cluster at {servers} "
+        "(or this client may not describe it)"
+    )
+
+
+_KAFKA_EXCEPTION = re.compile(r"(org\.apache\.kafka\.[\w.]+(?:Exception|Error))\b: ([^\n]*)")
+_JAVA_EXCEPTION = re.compile(r"((?:java|org)\.[\w.]+(?:Exception|Error))\b(?:: ([^\n]*))?")
+
+
+def kafka_error_summary(exc: BaseException) -> str:
+    """One line naming the Kafka (or Java) exception behind a py4j or Spark error.
+
+    The outermost Kafka exception usually says what failed (it names the
+    topic), the innermost why; both are kept when they differ.
+    """
+    text = str(exc)
+    for pattern in (_KAFKA_EXCEPTION, _JAVA_EXCEPTION):
+        found = [_exception_line(name, message) for name, message in pattern.findall(text)]
+        if found:
+            outer, inner = found[0], found[-1]
+            return outer if outer == inner else f"{outer} (caused by {inner})"
+    first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first_line[:500]
+
+
+def _exception_line(name: str, message: str) -> str:
+    short = name.rsplit(".", 1)[-1]
+    return f"{short}: {message.strip()}" if message and message.strip() else short

@@ -1,0 +1,148 @@
+"""The Kafka source: topics read through Spark's own Kafka connector."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Mapping
+
+from connectors.base import Source
+from connectors.kafka._jars import spark_jars
+from connectors.kafka._options import kafka_params, offsets_spec, spark_kafka_options
+from connectors.kafka._preflight import (
+    MissingTopicError,
+    kafka_error_summary,
+    list_topics,
+    require_topics,
+)
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
+from smt.errors import ConfigError, SmtError
+from smt.plugin import PluginContext
+from smt.record import KAFKA_ROW_FIELDS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["KafkaSource"]
+
+_HEADERS_TYPE = "array<struct<key:string,value:binary>>"
+
+
+class KafkaSource(Source):
+    """Reads Kafka topics (by name or pattern) with Spark's Kafka connector, headers included.
+
+    Every ``kafka.*`` key goes to the Kafka consumer with the prefix removed
+    (``kafka.bootstrap.servers``, ``kafka.security.protocol``,
+    ``kafka.sasl.jaas.config``, ...), as Spark's ``kafka.`` options do.  In
+    batch mode it reads from ``starting.offsets`` to ``ending.offsets``; as a
+    stream it resumes from the query's checkpoint, using ``starting.offsets``
+    only on the first run.  Offsets are never committed to Kafka consumer
+    groups: Spark tracks them itself.  Before reading, it checks that the
+    cluster answers and that the topics exist, and fails naming them if not.
+    """
+
+    name = "kafka"
+    aliases = ("KafkaSource",)
+    supports_streaming = True
+    config_def = (
+        ConfigDef()
+        .define("kafka.bootstrap.servers", ConfigType.STRING, REQUIRED, non_empty_string, Importance.HIGH,
+                "Kafka brokers to connect to, host:port[,host:port...]. Every other kafka.* key "
+                "(security settings, client tuning) goes to the Kafka consumer with the prefix removed.")
+        .define("topics", ConfigType.LIST, [], None, Importance.HIGH,
+                "Topics to read, comma-separated. Set this or topic.pattern.")
+        .define("topic.pattern", ConfigType.STRING, None, None, Importance.HIGH,
+                "A Java regular expression; every topic matching it is read. Set this or topics.")
+        .define("starting.offsets", ConfigType.STRING, "earliest", offsets_spec("earliest", "latest"),
+                Importance.MEDIUM,
+                "Where reading starts: earliest, latest, or JSON such as "
+                '{"events":{"0":23,"1":-2}} (-2 = earliest, -1 = latest).')
+        .define("ending.offsets", ConfigType.STRING, "latest", offsets_spec("latest"), Importance.MEDIUM,
+                "Batch mode only: where reading stops, latest or JSON as for starting.offsets.")
+        .define("include.headers", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
+                "Read record headers. When false, every record has no headers.")
+        .define("fail.on.data.loss", ConfigType.BOOLEAN, True, None, Importance.LOW,
+                "Fail when offsets are gone (deleted by retention) or topics were deleted.")
+        .define("max.offsets.per.trigger", ConfigType.LONG, None, at_least(1), Importance.LOW,
+                "Streaming only: at most this many records per micro-batch.")
+        .define("check.timeout.ms", ConfigType.INT, 10000, at_least(1), Importance.LOW,
+                "How long the up-front check of the cluster and topics waits for an answer.")
+    )  # fmt: skip
+
+    def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
+        super().configure(configs, context)
+        prefix = self.context.prefix
+        topics, pattern = self.config["topics"], self.config["topic.pattern"]
+        if bool(topics) == bool(pattern):
+            raise ConfigError.for_key(
+                f"{prefix}topics", f"set exactly one of {prefix}topics and {prefix}topic.pattern"
+            )
+        if any(not topic for topic in topics):
+            raise ConfigError.for_key(f"{prefix}topics", "must not contain an empty topic name", topics)
+        if pattern:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ConfigError.for_key(
+                    f"{prefix}topic.pattern", f"is not a valid regular expression: {exc}", pattern
+                ) from exc
+        self.kafka_params = kafka_params(self.raw_config)
+
+    def spark_conf(self) -> dict[str, str]:
+        return {"spark.jars": ",".join(spark_jars())}
+
+    def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
+        self._check_topics(spark, streaming)
+        reader = (spark.readStream if streaming else spark.read).format("kafka")
+        reader = reader.options(**self._spark_options(streaming))
+        try:
+            df = reader.load()
+        except Exception as exc:
+            raise SmtError(
+                f"{self.context.prefix.rstrip('.') or 'source'}: Spark's Kafka source rejected the configuration: "
+                f"{kafka_error_summary(exc)}"
+            ) from exc
+        return _in_row_layout(df)
+
+    def _spark_options(self, streaming: bool) -> dict[str, str]:
+        config = self.config
+        options = spark_kafka_options(self.raw_config)
+        if config["topics"]:
+            options["subscribe"] = ",".join(config["topics"])
+        else:
+            options["subscribePattern"] = config["topic.pattern"]
+        options["startingOffsets"] = config["starting.offsets"]
+        if not streaming:
+            options["endingOffsets"] = config["ending.offsets"]
+        elif config["max.offsets.per.trigger"] is not None:
+            options["maxOffsetsPerTrigger"] = str(config["max.offsets.per.trigger"])
+        options["includeHeaders"] = str(config["include.headers"]).lower()
+        options["failOnDataLoss"] = str(config["fail.on.data.loss"]).lower()
+        return options
+
+    def _check_topics(self, spark: "SparkSession", streaming: bool) -> None:
+        prefix = self.context.prefix
+        servers = self.kafka_params["bootstrap.servers"]
+        existing = list_topics(
+            spark, self.kafka_params, self.config["check.timeout.ms"], f"{prefix}kafka.bootstrap.servers"
+        )
+        if existing is None:
+            return
+        if self.config["topics"]:
+            require_topics(self.config["topics"], existing, servers, f"{prefix}topics")
+            return
+        # A stream may subscribe to a pattern before its topics exist; a batch would read nothing.
+        pattern = re.compile(self.config["topic.pattern"])
+        if not streaming and not any(pattern.fullmatch(topic) for topic in existing):
+            raise MissingTopicError(
+                f"{prefix}topic.pattern: no topic on the Kafka cluster at {servers} "
+                f"matches '{self.config['topic.pattern']}'"
+            )
+
+
+def _in_row_layout(df: "DataFrame") -> "DataFrame":
+    """``df`` with exactly the Kafka row columns, in order (headers null if not read)."""
+    from pyspark.sql import functions as F
+
+    if "headers" not in df.columns:
+        df = df.withColumn("headers", F.lit(None).cast(_HEADERS_TYPE))
+    return df.select(*KAFKA_ROW_FIELDS)

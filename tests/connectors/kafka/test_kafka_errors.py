@@ -1,0 +1,42 @@
+"""Kafka and Java errors, as Spark and py4j report them, summed up in one line."""
+
+import pytest
+
+from connectors.kafka._preflight import MissingTopicError, kafka_error_summary, require_topics
+
+SPARK_WRITE_FAILURE = """An error occurred while calling o123.save.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 times, most recent failure: Lost task 0.0 in stage 3.0 (TID 4) (127.0.0.1 executor driver): org.apache.kafka.common.errors.TimeoutException: Topic out not present in metadata after 1500 ms.
+Caused by: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not host this topic-partition.
+\tat org.apache.spark.sql.kafka010.KafkaWriteTask.checkForErrors(KafkaWriteTask.scala:92)
+"""
+
+ADMIN_TIMEOUT = """An error occurred while calling o77.get.
+: java.util.concurrent.TimeoutException
+\tat org.apache.kafka.common.internals.KafkaFutureImpl.get(KafkaFutureImpl.java:180)
+"""
+
+BAD_OPTION = """An error occurred while calling o50.load.
+: java.lang.IllegalArgumentException: Kafka option 'key.deserializer' is not supported as keys are deserialized as byte arrays
+\tat org.apache.spark.sql.kafka010.KafkaSourceProvider.validateGeneralOptions(KafkaSourceProvider.scala:160)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        (SPARK_WRITE_FAILURE, "TimeoutException: Topic out not present in metadata after 1500 ms. "
+                              "(caused by UnknownTopicOrPartitionException: This server does not host this topic-partition.)"),
+        (ADMIN_TIMEOUT, "TimeoutException"),
+        (BAD_OPTION, "IllegalArgumentException: Kafka option 'key.deserializer' is not supported as keys are "
+                     "deserialized as byte arrays"),
+        ("something else entirely\nsecond line", "something else entirely"),
+    ],
+)  # fmt: skip
+def test_summary_names_the_kafka_exception(text, summary):
+    assert kafka_error_summary(RuntimeError(text)) == summary
+
+
+def test_missing_topics_are_all_named():
+    with pytest.raises(MissingTopicError, match=r"^sink: topics 'a', 'c' do not exist on the Kafka cluster at h:1 "):
+        require_topics({"a", "b", "c"}, {"b"}, "h:1", "sink")
+    require_topics({"b"}, {"b"}, "h:1", "sink")  # nothing missing: no error

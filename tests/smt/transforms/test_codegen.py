@@ -1,0 +1,53 @@
+"""The compiled column loops: configured names are embedded as literals, never as code."""
+
+import pytest
+
+from smt.batch import RecordBatch
+from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms.mask_field import MaskFieldValue
+from smt.transforms.replace_field import ReplaceFieldValue
+from tests.smt.transforms._helpers import RaisingErrors, conf, make_record
+
+
+def test_literal_accepts_plain_data_only():
+    assert literal("a'b\"c\n") == repr("a'b\"c\n")
+    with pytest.raises(TypeError, match="cannot embed list"):
+        literal(["x"])
+
+
+def test_loop_reports_failing_rows_and_keeps_none():
+    loop = compile_map_loop("demo", ["u['n'] = 1 / value['d']"], {})
+    failures = []
+
+    def fallback(value, row):
+        raise ValueError(f"not a map: {value!r}")
+
+    out, failed = loop([{"d": 1}, None, {"d": 0}, "x"], lambda row, exc: failures.append((row, type(exc))), fallback)
+    assert out == [{"d": 1, "n": 1.0}, None, None, None]
+    assert failed == [2, 3] and failures == [(2, ZeroDivisionError), (3, ValueError)]
+
+
+@pytest.mark.parametrize("name", ["x'); import os; os.system('true'); ('", "a\nb", "`q`", "\\"])
+def test_hostile_field_names_are_just_names(name):
+    value = {name: "secret", "other": 1}
+    out = conf(MaskFieldValue, {"fields": name}).apply_batch(RecordBatch.from_records([make_record(value)]), RaisingErrors())
+    assert out.value == [{name: "", "other": 1}]
+    out = conf(ReplaceFieldValue, {"exclude": name}).apply(make_record(value))
+    assert out.value == {"other": 1}
+
+
+def test_loops_pause_the_collector_and_restore_it():
+    import gc
+
+    from smt.transforms._codegen import gc_paused
+
+    seen = []
+    loop = compile_map_loop("probe", ["u['gc'] = isenabled()"], {"isenabled": gc.isenabled})
+    assert gc.isenabled()
+    out, _ = loop([{}], lambda row, exc: None, None)
+    assert out == [{"gc": False}] and gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            seen.append(gc.isenabled())
+            raise RuntimeError("boom")
+    assert seen == [False] and gc.isenabled()
