@@ -101,7 +101,12 @@ def _run_ours(spark, plugins, transform: dict[str, str], source: str, work: str,
         "sink": "file", "sink.path": os.path.join(work, "ours"), "sink.format": "text", "sink.write.mode": "overwrite",
         "transforms": "upper", **{f"transforms.upper.{k}": v for k, v in transform.items()},
     }
-    result = run_pipeline(PipelineSpec.from_properties(props, plugins=plugins), spark=spark)
+    spec = PipelineSpec.from_properties(props, plugins=plugins)
+    # The SQL settings `smt run` would give its own session (Arrow batch size, ...).
+    for key, value in spec.spark_conf().items():
+        if key.startswith("spark.sql."):
+            spark.conf.set(key, value)
+    result = run_pipeline(spec, spark=spark)
     if result.counts.written != records:
         raise RuntimeError(f"pipeline wrote {result.counts.written} of {records} records")
 
