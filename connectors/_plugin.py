@@ -1,10 +1,12 @@
 """Registers the built-in connectors."""
 
+from connectors.console import ConsoleSink
 from connectors.file import FileSink, FileSource
+from connectors.generator import GeneratorSource
 from connectors.kafka import KafkaSink, KafkaSource
 from smt.plugins import hookimpl
 
 
 @hookimpl
 def smt_connectors():
-    return [FileSource, FileSink, KafkaSource, KafkaSink]
+    return [FileSource, FileSink, GeneratorSource, ConsoleSink, KafkaSource, KafkaSink]

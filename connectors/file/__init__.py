@@ -1,7 +1,7 @@
-"""File sources and sinks through Spark's file data sources."""
+"""File sources and sinks: text, jsonl, parquet and avro; batch and streaming (see connectors/README.md)."""
 
-from connectors.file.formats import FORMATS, FileFormat
+from connectors.file.formats import FORMATS, FileFormat, ReadOptions
 from connectors.file.sink import FileSink
 from connectors.file.source import FileSource
 
-__all__ = ["FORMATS", "FileFormat", "FileSink", "FileSource"]
+__all__ = ["FORMATS", "FileFormat", "FileSink", "FileSource", "ReadOptions"]

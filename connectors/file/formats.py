@@ -1,18 +1,44 @@
-"""How each file format maps to and from Spark's Kafka row layout.
+"""The file formats, by name: how each maps files to and from Kafka row layout.
 
-A format knows how to read files into Kafka-layout rows and how to write
-Kafka-layout rows out.  ``text`` is Kafka Connect's FileStreamSource/Sink:
-one line is one record value.
+A format knows how to read files into Kafka-layout rows (a batch or a
+streaming DataFrame) and how to write Kafka-layout rows out as a directory of
+part files.  The formats themselves live one per module:
+
+- ``text``: one line = one record value (Kafka Connect's FileStreamSource/Sink);
+- ``jsonl``: one JSON object per line holding the whole record;
+- ``parquet``: Spark's Parquet files, one row per record in Kafka row layout;
+- ``avro``: Avro container files of ``kafka_record.avsc``, through fastavro.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from smt.record import KAFKA_ROW_FIELDS
-
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["FORMATS", "FileFormat", "ReadOptions", "known_formats"]
+
+
+class ReadOptions:
+    """What a format needs to know to read: where, the default topic, streaming knobs."""
+
+    def __init__(self, path: str, topic: str, streaming: bool = False, max_files_per_trigger: int = 0,
+                 where: str = "source.path") -> None:
+        self.path = path
+        self.topic = topic
+        self.streaming = streaming
+        self.max_files_per_trigger = max_files_per_trigger
+        self.where = where
+
+    def reader(self, spark: "SparkSession"):
+        """Spark's batch or streaming reader, with the streaming options set."""
+        if not self.streaming:
+            return spark.read
+        reader = spark.readStream
+        if self.max_files_per_trigger:
+            reader = reader.option("maxFilesPerTrigger", str(self.max_files_per_trigger))
+        return reader
 
 
 class FileFormat:
@@ -20,59 +46,24 @@ class FileFormat:
 
     name: str = ""
 
-    def read(self, spark: "SparkSession", path: str, topic: str, streaming: bool) -> "DataFrame":
+    def read(self, spark: "SparkSession", options: ReadOptions) -> "DataFrame":
         raise NotImplementedError
 
     def write(self, df: "DataFrame", path: str, mode: str) -> None:
+        """Write ``df`` to the directory ``path`` with Spark's save ``mode``."""
         raise NotImplementedError
 
-    def write_stream_batch(self, df: "DataFrame", path: str) -> None:
-        """Append one streaming micro-batch."""
-        self.write(df, path, "append")
+
+def _all_formats() -> dict[str, FileFormat]:
+    from connectors.file._avro import AvroFormat
+    from connectors.file._jsonl import JsonLinesFormat
+    from connectors.file._parquet import ParquetFormat
+    from connectors.file._text import TextFormat
+
+    return {fmt.name: fmt for fmt in (TextFormat(), JsonLinesFormat(), ParquetFormat(), AvroFormat())}
 
 
-class TextFormat(FileFormat):
-    """One line = one record value (UTF-8); keys, headers and metadata are not kept."""
-
-    name = "text"
-
-    def read(self, spark, path, topic, streaming):
-        from pyspark.sql import functions as F
-
-        reader = spark.readStream if streaming else spark.read
-        lines = reader.format("text").load(path)
-        return lines.select(
-            F.lit(None).cast("binary").alias("key"),
-            F.encode(F.col("value"), "UTF-8").alias("value"),
-            F.lit(topic).alias("topic"),
-            F.lit(0).alias("partition"),
-            F.monotonically_increasing_id().alias("offset"),
-            F.current_timestamp().alias("timestamp"),
-            F.lit(0).alias("timestampType"),
-            F.lit(None).cast("array<struct<key:string,value:binary>>").alias("headers"),
-        )
-
-    def write(self, df, path, mode):
-        from pyspark.sql import functions as F
-
-        lines = df.select(F.coalesce(F.col("value").cast("string"), F.lit("")).alias("value"))
-        lines.write.mode(mode).format("text").save(path)
-
-
-FORMATS: dict[str, FileFormat] = {fmt.name: fmt for fmt in (TextFormat(),)}
-
-
-def kafka_columns() -> tuple[str, ...]:
-    return KAFKA_ROW_FIELDS
-
-
-def format_named(name: str, key: str) -> FileFormat:
-    from smt.errors import ConfigError
-
-    fmt = FORMATS.get(name)
-    if fmt is None:
-        raise ConfigError.for_key(key, f"unknown file format '{name}'; known: {', '.join(sorted(FORMATS))}", name)
-    return fmt
+FORMATS: dict[str, FileFormat] = _all_formats()
 
 
 def known_formats(value: Any) -> None:

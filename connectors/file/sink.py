@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from connectors.base import Sink
+from connectors.file._micro_batch import write_micro_batch
 from connectors.file.formats import FORMATS, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
 
 
 class FileSink(Sink):
-    """Writes records as files with Spark's file sinks: a directory of part files."""
+    """Writes records as a directory of part files (text, jsonl, parquet or avro).
+
+    In batch mode the directory is written with Spark's save modes.  In
+    streaming mode each micro-batch is committed exactly once, even when the
+    job is killed and restarted: see :mod:`connectors.file._micro_batch`.
+    """
 
     name = "file"
+    aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
     config_def = (
         ConfigDef()
         .define("path", ConfigType.STRING, REQUIRED, None, Importance.HIGH,
@@ -19,7 +26,8 @@ class FileSink(Sink):
                 "File format: " + ", ".join(sorted(FORMATS)) + ".")
         .define("write.mode", ConfigType.STRING, "errorifexists",
                 one_of("errorifexists", "overwrite", "append", "ignore"), Importance.MEDIUM,
-                "What to do when the output exists (Spark's save modes), in batch mode.")
+                "What to do when the output exists (Spark's save modes), in batch mode. "
+                "Streaming always adds to the directory.")
     )
 
     def write(self, df, batch_id=None):
@@ -27,4 +35,4 @@ class FileSink(Sink):
         if batch_id is None:
             fmt.write(df, self.config["path"], self.config["write.mode"])
         else:
-            fmt.write_stream_batch(df, self.config["path"])
+            write_micro_batch(fmt, df, self.config["path"], batch_id)

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from smt.errors import SmtError
 from smt.metrics import ChainMetrics, MetricsParam
+from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.spec import PipelineSpec
 from smt.record import KAFKA_ROW_SCHEMA_DDL
@@ -52,14 +53,19 @@ def build_spark_session(spec: PipelineSpec):
     from pyspark.sql import SparkSession
 
     conf = spec.spark_conf()
+    use_executor_python(conf)
     if conf["spark.master"].startswith("local"):
         # Local workers must run the same interpreter (and packages) as the driver.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(spec.config["name"]).master(conf.pop("spark.master"))
+    master = conf.pop("spark.master")
+    builder = SparkSession.builder.appName(spec.config["name"]).master(master)
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
+    if not is_local_master(master):
+        # Executors in other processes may not have this package installed.
+        ship_project_code(session)
     return session
 
 
@@ -127,7 +133,9 @@ def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Ac
         df = spec.source.read(spark, streaming=spec.streaming)
         out = transform_dataframe(df, processor, accumulators)
         if spec.streaming:
-            _run_streaming(spec, out)
+            from smt.pipeline.streaming import run_streaming
+
+            run_streaming(spec, spark, out, _write_outputs)
         else:
             _write_outputs(spec, out, None)
     except SmtError:
@@ -183,15 +191,6 @@ def _write_outputs(spec: PipelineSpec, out, batch_id: int | None) -> None:
         out.unpersist()
 
 
-def _run_streaming(spec: PipelineSpec, out) -> None:
-    query = (
-        out.writeStream.foreachBatch(lambda batch_df, batch_id: _write_outputs(spec, batch_df, batch_id))
-        .option("checkpointLocation", spec.config["checkpoint.location"])
-        .start()
-    )
-    query.awaitTermination()
-
-
 def dead_letter_sink_for(spec: PipelineSpec) -> Any:
     """The sink for dead letters, or None when no dead-letter queue is configured."""
     from smt.pipeline.dead_letters import dead_letter_sink
@@ -208,7 +207,8 @@ def _first_cause_line(exc: BaseException) -> str:
     text = str(exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
-        name, sep, message = line.partition(": ")
+        # Py4J puts the Java exception on a line of its own that starts with ": ".
+        name, sep, message = line.removeprefix(": ").partition(": ")
         if sep and name.replace(".", "").isidentifier() and name.split(".")[-1].endswith(("Error", "Exception")):
             return f"{name.split('.')[-1]}: {message}"
     return lines[0] if lines else type(exc).__name__

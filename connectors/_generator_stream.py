@@ -1,0 +1,87 @@
+"""The generator's streaming input: event numbers 0, 1, 2, ... as a Python streaming data source.
+
+Offsets are event numbers, so a micro-batch covers a fixed range and a replay
+after a crash regenerates the same events.  Each micro-batch takes at most
+``rows.per.batch`` numbers (Spark's admission control); with
+``streaming.trigger=availableNow`` the query takes every number available at
+start and stops: all ``records`` when ``rate=0``, or what the rate has
+allowed so far.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterator
+
+from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
+
+#: Numbers per Arrow batch handed to Spark.
+_ARROW_ROWS = 65_536
+
+#: The end of an unbounded stream (``records=0``).
+_UNBOUNDED = 2**62
+
+
+class GeneratorNumbers(DataSource):
+    """``spark.readStream.format("smt-generator-numbers")``: one ``i long`` column."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "smt-generator-numbers"
+
+    def schema(self) -> str:
+        return "i long"
+
+    def streamReader(self, schema: Any) -> "_NumberStreamReader":
+        return _NumberStreamReader(self.options)
+
+
+class _Range(InputPartition):
+    def __init__(self, start: int, end: int) -> None:
+        self.start = start
+        self.end = end
+
+
+class _NumberStreamReader(DataSourceStreamReader):
+    def __init__(self, options: Any) -> None:
+        self.records = int(options.get("records", "0")) or _UNBOUNDED
+        self.rate = int(options.get("rate", "0"))
+        self.rows_per_batch = int(options.get("rowsPerBatch", "100000"))
+        self.partitions_per_batch = max(1, int(options.get("partitions", "1")))
+        self._allowed = 0.0
+        self._last_call = time.monotonic()
+
+    def initialOffset(self) -> dict:
+        return {"next": 0}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return ReadMaxRows(self.rows_per_batch)
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        begin = int(start["next"])
+        available = self.records
+        if self.rate:
+            now = time.monotonic()
+            self._allowed += (now - self._last_call) * self.rate
+            self._last_call = now
+            available = min(self.records, begin + int(self._allowed))
+        end = available if isinstance(limit, ReadAllAvailable) else min(available, begin + limit.max_rows)
+        if self.rate:
+            self._allowed -= max(0, end - begin)
+        return {"next": max(begin, end)}
+
+    def partitions(self, start: dict, end: dict) -> list[_Range]:
+        begin, finish = int(start["next"]), int(end["next"])
+        step = max(1, -(-(finish - begin) // self.partitions_per_batch))
+        return [_Range(low, min(low + step, finish)) for low in range(begin, finish, step)]
+
+    def read(self, partition: _Range) -> Iterator[Any]:
+        import pyarrow as pa
+
+        for low in range(partition.start, partition.end, _ARROW_ROWS):
+            high = min(low + _ARROW_ROWS, partition.end)
+            yield pa.RecordBatch.from_arrays([pa.array(range(low, high), pa.int64())], names=["i"])
+
+    def commit(self, end: dict) -> None:
+        pass

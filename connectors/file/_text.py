@@ -1,0 +1,41 @@
+"""``text``: one line = one record value, like Kafka Connect's FileStreamSource/Sink.
+
+Reading, a line becomes a value (its UTF-8 bytes) with no key and no headers;
+the offset is a unique increasing id in batch mode (null when streaming: Spark
+has no row ids in streams) and the timestamp the read time.
+Writing, each value is one line (a null value is an empty line); keys,
+headers and metadata are not kept.
+"""
+
+from __future__ import annotations
+
+from connectors.file.formats import FileFormat, ReadOptions
+
+
+class TextFormat(FileFormat):
+    """One line = one record value (UTF-8); keys, headers and metadata are not kept."""
+
+    name = "text"
+
+    def read(self, spark, options: ReadOptions):
+        from pyspark.sql import functions as F
+
+        lines = options.reader(spark).format("text").load(options.path)
+        offset = F.lit(None).cast("long") if options.streaming else F.monotonically_increasing_id()
+        return lines.select(
+            F.lit(None).cast("binary").alias("key"),
+            F.encode(F.col("value"), "UTF-8").alias("value"),
+            F.lit(options.topic).alias("topic"),
+            F.lit(0).alias("partition"),
+            offset.alias("offset"),
+            F.current_timestamp().alias("timestamp"),
+            F.lit(0).alias("timestampType"),
+            # An empty array, not null: Spark hands a null array<struct> to Arrow many times slower.
+            F.array().cast("array<struct<key:string,value:binary>>").alias("headers"),
+        )
+
+    def write(self, df, path, mode):
+        from pyspark.sql import functions as F
+
+        lines = df.select(F.coalesce(F.col("value").cast("string"), F.lit("")).alias("value"))
+        lines.write.mode(mode).format("text").save(path)

@@ -1,0 +1,154 @@
+"""Streaming mode: one Structured Streaming query, its checkpoint, and when it ends.
+
+``mode=streaming`` runs ``source → processor → sink`` as a streaming query
+whose micro-batches go through ``foreachBatch`` to the sink (and the
+dead-letter queue).  Spark's checkpoint (``checkpoint.location``) records
+which input each micro-batch covered and which batches finished; a batch that
+was running when the job died is replayed with the same id and input on
+restart.  No input is lost; sinks that are idempotent per batch id (the file
+sink) end with every record exactly once, others (Kafka) at least once.
+
+The checkpoint belongs to one pipeline: the first run stores the pipeline's
+fingerprint (its settings, minus tuning keys) in
+``<checkpoint.location>/smt-pipeline.json``; a later run with other source,
+sink, converter or transform settings is refused, naming the keys that
+differ, before Spark touches the checkpoint.
+
+The query ends by itself with ``streaming.trigger=availableNow`` (once the
+input present at start is processed) or after ``streaming.timeout.ms``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Mapping
+
+from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
+from smt.errors import ConfigError, SmtError
+
+__all__ = ["STREAMING_CONFIG", "CheckpointMismatch", "FINGERPRINT_FILE", "run_streaming", "pipeline_fingerprint"]
+
+STREAMING_CONFIG = (
+    ConfigDef()
+    .define("streaming.trigger", ConfigType.STRING, "processingTime", one_of("processingTime", "availableNow"),
+            Importance.MEDIUM,
+            "'processingTime': a micro-batch every streaming.trigger.interval.ms, until stopped; "
+            "'availableNow': process the input present at start (in several micro-batches if the "
+            "source limits them), then stop.")
+    .define("streaming.trigger.interval.ms", ConfigType.LONG, 0, at_least(0), Importance.LOW,
+            "With trigger processingTime: the micro-batch interval (0 = start the next batch as soon as "
+            "the previous one ends).")
+    .define("streaming.timeout.ms", ConfigType.LONG, 0, at_least(0), Importance.MEDIUM,
+            "Stop the query after this long (0 = no limit). A micro-batch cut short is replayed on restart.")
+)
+
+FINGERPRINT_FILE = "smt-pipeline.json"
+
+#: Keys that tune a run without changing what it computes; they may change between restarts.
+_TUNING_PREFIXES = ("spark.", "streaming.", "errors.log.", "errors.retry.")
+_TUNING_KEYS = ("checkpoint.location", "name", "source.max.files.per.trigger")
+
+
+class CheckpointMismatch(SmtError):
+    """The checkpoint was written by another pipeline, or not by this tool."""
+
+
+def run_streaming(spec: Any, spark: Any, out: Any, write_outputs: Callable[[Any, Any, int], None]) -> None:
+    """Run the streaming query until it stops (trigger, timeout) or fails.
+
+    ``write_outputs(spec, batch_df, batch_id)`` writes one micro-batch.
+    Raises :class:`smt.errors.ConfigError` for bad ``streaming.*`` keys and
+    :class:`CheckpointMismatch` when the checkpoint belongs to another pipeline.
+    """
+    settings = STREAMING_CONFIG.parse(spec.props)
+    if not getattr(spec.source, "supports_streaming", False):
+        raise ConfigError.for_key("mode", f"source '{spec.config['source']}' cannot run in streaming mode", "streaming")
+    checkpoint = spec.config["checkpoint.location"]
+    claim_checkpoint(spark, checkpoint, spec.props)
+    writer = (
+        out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
+        .option("checkpointLocation", checkpoint)
+        .queryName(spec.config["name"])
+    )
+    if settings["streaming.trigger"] == "availableNow":
+        writer = writer.trigger(availableNow=True)
+    elif settings["streaming.trigger.interval.ms"]:
+        writer = writer.trigger(processingTime=f"{settings['streaming.trigger.interval.ms']} milliseconds")
+    query = writer.start()
+    timeout_ms = settings["streaming.timeout.ms"]
+    try:
+        if timeout_ms:
+            query.awaitTermination(timeout_ms / 1000)
+        else:
+            query.awaitTermination()
+    finally:
+        if query.isActive:
+            query.stop()
+    error = query.exception()
+    if error is not None:
+        raise error
+
+
+# --- the checkpoint's owner -------------------------------------------------------
+
+
+def pipeline_fingerprint(props: Mapping[str, Any]) -> dict[str, str]:
+    """The settings that define what a pipeline computes (tuning keys left out)."""
+    return {
+        key: str(value)
+        for key, value in sorted(props.items())
+        if not key.startswith(_TUNING_PREFIXES) and key not in _TUNING_KEYS
+    }
+
+
+def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any]) -> None:
+    """Store this pipeline's fingerprint in a new checkpoint, or check the stored one.
+
+    A checkpoint holding only a fingerprint (the query never started a batch)
+    is claimed anew.
+    """
+    from connectors.file.hadoop import HadoopFiles
+
+    files = HadoopFiles(spark)
+    fingerprint = pipeline_fingerprint(props)
+    marker = f"{checkpoint.rstrip('/')}/{FINGERPRINT_FILE}"
+    spark_state = [n for n in files.list_names(checkpoint) if FINGERPRINT_FILE not in n]
+    if files.exists(marker) and spark_state:
+        stored = _load(files, marker)
+        if stored != fingerprint:
+            raise CheckpointMismatch(
+                f"checkpoint.location '{checkpoint}' belongs to a different pipeline "
+                f"({describe_changes(stored, fingerprint)}); use a new checkpoint.location, "
+                "or delete this one to start over"
+            )
+        return
+    if spark_state:
+        raise CheckpointMismatch(
+            f"checkpoint.location '{checkpoint}' is not empty and has no {FINGERPRINT_FILE}: it was not "
+            "written by an smt pipeline; use a new checkpoint.location"
+        )
+    files.write_text(marker, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
+
+
+def _load(files: Any, marker: str) -> dict[str, str]:
+    try:
+        stored = json.loads(files.read_text(marker))
+    except ValueError as exc:
+        raise CheckpointMismatch(f"cannot read the pipeline fingerprint '{marker}': {exc}") from exc
+    if not isinstance(stored, dict):
+        raise CheckpointMismatch(f"cannot read the pipeline fingerprint '{marker}': not a JSON object")
+    return stored
+
+
+def describe_changes(stored: Mapping[str, str], current: Mapping[str, str], limit: int = 5) -> str:
+    """``key changed 'a' → 'b'; key added; key removed``, at most ``limit`` keys."""
+    changes = []
+    for key in sorted(set(stored) | set(current)):
+        if key not in current:
+            changes.append(f"{key} removed")
+        elif key not in stored:
+            changes.append(f"{key} added")
+        elif stored[key] != current[key]:
+            changes.append(f"{key} changed '{stored[key]}' → '{current[key]}'")
+    more = f"; and {len(changes) - limit} more" if len(changes) > limit else ""
+    return "; ".join(changes[:limit]) + more

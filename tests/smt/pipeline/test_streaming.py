@@ -1,0 +1,128 @@
+"""mode=streaming on the shared local Spark: triggers, timeout, exactly-once files, checkpoint ownership."""
+
+import json
+import os
+
+import pytest
+
+from smt.errors import ConfigError
+from smt.pipeline import PipelineSpec, run_pipeline
+from smt.pipeline.streaming import FINGERPRINT_FILE, CheckpointMismatch, describe_changes
+from smt.plugins import load_plugins
+from tests.connectors.sample_connectors import ThirdPartyPlugin
+
+pytestmark = pytest.mark.spark
+
+
+def jsonl_values(directory):
+    values = []
+    for name in sorted(os.listdir(directory)):
+        if not name.startswith(("_", ".")):
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                values.extend(json.loads(line).get("value") for line in handle)
+    return sorted(values)
+
+
+def write_input(directory, name, lines):
+    directory.mkdir(exist_ok=True)
+    (directory / name).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def streaming_spec(tmp_path, **extra):
+    props = {
+        "mode": "streaming", "checkpoint.location": str(tmp_path / "checkpoint"),
+        "streaming.trigger": "availableNow",
+        "source": "file", "source.path": str(tmp_path / "in"), "source.format": "text",
+        "source.max.files.per.trigger": "1",
+        "sink": "file", "sink.path": str(tmp_path / "out"), "sink.format": "jsonl",
+        "value.converter": "string", "header.converter": "string",
+        "transforms": "tag", "transforms.tag.type": "InsertHeader",
+        "transforms.tag.header": "via", "transforms.tag.value.literal": "smt",
+    }
+    props.update({k.replace("__", "."): v for k, v in extra.items()})
+    return PipelineSpec.from_properties(props)
+
+
+def test_available_now_processes_every_file_once_across_restarts(spark, tmp_path):
+    write_input(tmp_path / "in", "a.txt", ["a1", "a2"])
+    write_input(tmp_path / "in", "b.txt", ["b1"])
+    result = run_pipeline(streaming_spec(tmp_path), spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1", "a2", "b1"]
+    assert result.counts.read == 3
+    # One micro-batch per file, each committed once.
+    assert sorted(n for n in os.listdir(tmp_path / "out" / "_smt_commits") if not n.startswith(".")) == ["0", "1"]
+
+    write_input(tmp_path / "in", "c.txt", ["c1", "c2"])
+    run_pipeline(streaming_spec(tmp_path), spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1", "a2", "b1", "c1", "c2"]
+
+
+def test_timeout_stops_a_processing_time_query(spark, tmp_path):
+    spec = streaming_spec(tmp_path, source="generator", source__records="30", source__rows__per__batch="10",
+                          streaming__trigger="processingTime", streaming__timeout__ms="20000",
+                          value__converter="bytearray")
+    run_pipeline(spec, spark=spark)
+    values = [json.loads(v) for v in jsonl_values(tmp_path / "out")]
+    assert sorted(v["event_id"] for v in values) == list(range(30))
+
+
+def test_available_now_generator_ends_after_the_last_record(spark, tmp_path):
+    spec = streaming_spec(tmp_path, source="generator", source__records="25", value__converter="bytearray")
+    result = run_pipeline(spec, spark=spark)
+    values = [json.loads(v) for v in jsonl_values(tmp_path / "out")]
+    assert sorted(v["event_id"] for v in values) == list(range(25))
+    assert result.counts.read == 25
+
+
+def test_a_checkpoint_of_another_pipeline_is_refused_naming_the_change(spark, tmp_path):
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    run_pipeline(streaming_spec(tmp_path), spark=spark)
+    changed = streaming_spec(tmp_path, transforms__tag__header="other")
+    with pytest.raises(CheckpointMismatch, match=r"checkpoint\.location '.*checkpoint' belongs to a different "
+                                                 r"pipeline \(transforms\.tag\.header changed 'via' → 'other'\)"):
+        run_pipeline(changed, spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1"]
+
+
+def test_tuning_keys_may_change_between_runs(spark, tmp_path):
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    run_pipeline(streaming_spec(tmp_path), spark=spark)
+    write_input(tmp_path / "in", "b.txt", ["b1"])
+    run_pipeline(streaming_spec(tmp_path, source__max__files__per__trigger="5", spark__sql__shuffle__partitions="3"),
+                 spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1", "b1"]
+
+
+def test_a_foreign_checkpoint_is_refused(spark, tmp_path):
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    (tmp_path / "checkpoint" / "offsets").mkdir(parents=True)
+    with pytest.raises(CheckpointMismatch, match=rf"is not empty and has no {FINGERPRINT_FILE}"):
+        run_pipeline(streaming_spec(tmp_path), spark=spark)
+
+
+def test_a_checkpoint_that_never_ran_a_batch_is_claimed_anew(spark, tmp_path):
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "checkpoint" / FINGERPRINT_FILE).write_text('{"source": "somewhere-else"}')
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    run_pipeline(streaming_spec(tmp_path), spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1"]
+    assert json.loads((tmp_path / "checkpoint" / FINGERPRINT_FILE).read_text())["source"] == "file"
+
+
+def test_a_source_without_streaming_is_refused(spark, tmp_path):
+    plugins = load_plugins(entry_points=False, extra_plugins=[ThirdPartyPlugin()])
+    spec = PipelineSpec.from_properties({"mode": "streaming", "checkpoint.location": str(tmp_path / "checkpoint"),
+                                         "source": "countdown", "sink": "console"}, plugins=plugins)
+    with pytest.raises(ConfigError, match=r"mode: source 'countdown' cannot run in streaming mode"):
+        run_pipeline(spec, spark=spark)
+
+
+def test_bad_streaming_keys_are_named(spark, tmp_path):
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    with pytest.raises(ConfigError, match=r"streaming\.trigger: .*processingTime"):
+        run_pipeline(streaming_spec(tmp_path, streaming__trigger="sometimes"), spark=spark)
+
+
+def test_changes_are_described_key_by_key():
+    assert describe_changes({"a": "1", "b": "2"}, {"a": "1", "b": "3", "c": "4"}) == "b changed '2' → '3'; c added"
+    assert describe_changes({"x": "1"}, {}) == "x removed"
