@@ -9,7 +9,8 @@ from smt.plugin import PluginContext
 
 
 class _FileDeadLetters:
-    """Dead letters as JSON lines of whole records; binary fields are base64."""
+    """Dead letters as whole records in the ``jsonl`` file format (readable back with
+    ``source.format=jsonl``); each streaming micro-batch is written exactly once."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -18,7 +19,14 @@ class _FileDeadLetters:
         return {}
 
     def write(self, df, batch_id=None) -> None:
-        df.write.mode("append").format("json").save(self.path)
+        from connectors.file._micro_batch import write_micro_batch
+        from connectors.file.formats import FORMATS
+
+        jsonl = FORMATS["jsonl"]
+        if batch_id is None:
+            jsonl.write(df, self.path, "append")
+        else:
+            write_micro_batch(jsonl, df, self.path, batch_id)
 
 
 class _TopicDeadLetters:

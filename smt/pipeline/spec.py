@@ -17,6 +17,7 @@ from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
+from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
 
@@ -44,7 +45,7 @@ PIPELINE_CONFIG = (
             "Converter for header values written out (headers are read as bytes).")
     .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
-).merge(ERRORS_CONFIG)
+).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
 
 _PATH_SUFFIXES = (".path", ".location")
 
