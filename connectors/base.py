@@ -40,6 +40,13 @@ class Source(Plugin):
 class Sink(Plugin):
     """Writes records from Spark."""
 
+    def output_fields(self) -> frozenset[str] | None:
+        """The Kafka row fields the sink writes, or ``None`` for all of them.
+
+        ``write`` then receives a DataFrame with at least these columns.
+        """
+        return None
+
     def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
         """Write ``df`` (Kafka row layout).
 

@@ -126,6 +126,15 @@ class WasmTransform(Transform):
             self._path = ReferencePath(rt, guest, settings, conv, plugin_functions)
         self.guest = guest
 
+    def input_fields(self) -> frozenset[str] | None:
+        """The record fields the guest can read, from the host functions it imports."""
+        if self.guest.plugin_imports:
+            return None  # a Python host function may read anything
+        fields: set[str] = set()
+        for name in self.guest.imports:
+            fields |= _FIELDS_READ_BY.get(name, frozenset())
+        return frozenset(fields)
+
     @property
     def path(self) -> str:
         """``"fast"`` or ``"reference"``: the path this transform runs on."""
@@ -202,6 +211,19 @@ class WasmTransform(Transform):
         self.raw_config = dict(state["raw_config"])
         self.config = self.config_def.parse(self.raw_config, prefix=self.context.prefix)
         self._build(state["module_bytes"])
+
+
+#: Host function → the Kafka row fields it reads.
+_FIELDS_READ_BY = {
+    "get_key": frozenset({"key"}),
+    "get_value": frozenset({"value"}),
+    "get_topic": frozenset({"topic"}),
+    "get_header": frozenset({"headers"}),
+    "get_timestamp": frozenset({"timestamp"}),
+    "get_partition": frozenset({"partition"}),
+    "get_offset": frozenset({"offset"}),
+    "get_record": frozenset({"topic", "key", "value", "headers"}),
+}
 
 
 def _abi_version(instance: ReferenceInstance) -> int | None:

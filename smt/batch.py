@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from smt.record import Record, TimestampType
 
-__all__ = ["RecordBatch", "BatchBuilder", "KAFKA_ARROW_SCHEMA"]
+__all__ = ["RecordBatch", "BatchBuilder", "KAFKA_ARROW_SCHEMA", "kafka_arrow_schema"]
 
 KAFKA_ARROW_SCHEMA = pa.schema(
     [
@@ -40,6 +40,15 @@ KAFKA_ARROW_SCHEMA = pa.schema(
         ),
     ]
 )
+
+def kafka_arrow_schema(fields: Iterable[str]) -> pa.Schema:
+    """The Kafka row layout restricted to ``fields`` (kept in the layout's order)."""
+    wanted = set(fields)
+    unknown = wanted - set(KAFKA_ARROW_SCHEMA.names)
+    if unknown:
+        raise KeyError(f"not Kafka row fields: {sorted(unknown)}")
+    return pa.schema([field for field in KAFKA_ARROW_SCHEMA if field.name in wanted])
+
 
 #: Record attribute names, in the order batches store them.
 COLUMNS = (
@@ -194,19 +203,24 @@ class RecordBatch:
 
     # --- Arrow out ----------------------------------------------------------
 
-    def to_arrow(self) -> pa.RecordBatch:
-        """This batch in Spark's Kafka row layout (keys/values must be bytes or None)."""
-        arrays = [
-            self._arrow_or_build("key", pa.binary()),
-            self._arrow_or_build("value", pa.binary()),
-            self._arrow_or_build("topic", pa.string()),
-            self._arrow_or_build("partition", pa.int32()),
-            self._arrow_or_build("offset", pa.int64()),
-            self.arrow_column("timestamp"),
-            self._arrow_or_build("timestamp_type", pa.int32()),
-            self._headers_to_arrow(),
-        ]
-        return pa.RecordBatch.from_arrays(arrays, schema=KAFKA_ARROW_SCHEMA)
+    def to_arrow(self, fields: Sequence[str] | None = None) -> pa.RecordBatch:
+        """This batch in Spark's Kafka row layout (keys/values must be bytes or None).
+
+        ``fields`` (Kafka row field names, e.g. ``("value",)``) keeps only
+        those columns, in the layout's order.
+        """
+        builders = {
+            "key": lambda: self._arrow_or_build("key", pa.binary()),
+            "value": lambda: self._arrow_or_build("value", pa.binary()),
+            "topic": lambda: self._arrow_or_build("topic", pa.string()),
+            "partition": lambda: self._arrow_or_build("partition", pa.int32()),
+            "offset": lambda: self._arrow_or_build("offset", pa.int64()),
+            "timestamp": lambda: self.arrow_column("timestamp"),
+            "timestampType": lambda: self._arrow_or_build("timestamp_type", pa.int32()),
+            "headers": self._headers_to_arrow,
+        }
+        schema = KAFKA_ARROW_SCHEMA if fields is None else kafka_arrow_schema(fields)
+        return pa.RecordBatch.from_arrays([builders[name]() for name in schema.names], schema=schema)
 
     def _arrow_or_build(self, name: str, type: pa.DataType) -> pa.Array:
         value = self._columns.get(name)

@@ -17,6 +17,7 @@ __all__ = [
     "TimestampType",
     "KAFKA_ROW_SCHEMA_DDL",
     "KAFKA_ROW_FIELDS",
+    "KAFKA_ROW_TYPES",
 ]
 
 KAFKA_ROW_FIELDS = (
@@ -30,12 +31,20 @@ KAFKA_ROW_FIELDS = (
     "headers",
 )
 
+#: Spark SQL type of each field of the Kafka row layout.
+KAFKA_ROW_TYPES = {
+    "key": "binary",
+    "value": "binary",
+    "topic": "string",
+    "partition": "int",
+    "offset": "long",
+    "timestamp": "timestamp",
+    "timestampType": "int",
+    "headers": "array<struct<key:string,value:binary>>",
+}
+
 #: Spark's Kafka source schema, the row layout of a record everywhere in Spark.
-KAFKA_ROW_SCHEMA_DDL = (
-    "key binary, value binary, topic string, partition int, offset long, "
-    "timestamp timestamp, timestampType int, "
-    "headers array<struct<key:string,value:binary>>"
-)
+KAFKA_ROW_SCHEMA_DDL = ", ".join(f"{name} {KAFKA_ROW_TYPES[name]}" for name in KAFKA_ROW_FIELDS)
 
 
 class TimestampType:

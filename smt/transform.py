@@ -35,6 +35,15 @@ class Transform(Plugin):
     def apply(self, record: Record) -> Record | None | list[Record]:
         raise NotImplementedError(f"{type(self).__name__} does not implement apply()")
 
+    def input_fields(self) -> frozenset[str] | None:
+        """The Kafka row fields (``key``, ``value``, ``topic``, ``headers``, ...) this
+        transform reads, or ``None`` for all of them (the safe default).
+
+        The pipeline moves only the fields someone reads or writes out between
+        Spark and Python; a transform that declares them makes that possible.
+        """
+        return None
+
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         """Transform every row of ``batch``.
 
@@ -59,6 +68,10 @@ class Predicate(Plugin):
 
     def test(self, record: Record) -> bool:
         raise NotImplementedError(f"{type(self).__name__} does not implement test()")
+
+    def input_fields(self) -> frozenset[str] | None:
+        """The Kafka row fields this predicate reads; ``None`` for all (see Transform)."""
+        return None
 
     def test_batch(self, batch: RecordBatch) -> list[bool]:
         """One boolean per row; the default calls :meth:`test` per record."""

@@ -30,6 +30,10 @@ class FileSink(Sink):
                 "Streaming always adds to the directory.")
     )
 
+    def output_fields(self):
+        # One line per value: nothing else of the record reaches a text file.
+        return frozenset({"value"}) if self.config["format"] == "text" else None
+
     def write(self, df, batch_id=None):
         fmt = FORMATS[self.config["format"]]
         if batch_id is None:

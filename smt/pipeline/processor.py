@@ -24,6 +24,7 @@ from smt.chain import ChainErrors, TransformChain
 from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
+from smt.record import KAFKA_ROW_FIELDS
 
 __all__ = [
     "BatchProcessor",
@@ -98,8 +99,11 @@ class BatchProcessor:
         policy: ErrorPolicy,
         task_id: int = 0,
         source_class: str = "source",
+        output_fields: tuple[str, ...] | None = None,
     ) -> None:
         self.source_class = source_class
+        #: Kafka row fields of the output batches (all when None).
+        self.output_fields = output_fields
         self.chain = chain
         self.key_converter = key_converter
         self.value_converter = value_converter
@@ -109,8 +113,10 @@ class BatchProcessor:
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
+        from smt.pipeline.fields import plan_fields
+
         return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy,
-                   source_class=type(spec.source).class_name())
+                   source_class=type(spec.source).class_name(), output_fields=plan_fields(spec).outputs)
 
     # --- one batch ------------------------------------------------------------
 
@@ -149,7 +155,7 @@ class BatchProcessor:
             ("key", self.key_converter, Stage.KEY_CONVERTER),
             ("value", self.value_converter, Stage.VALUE_CONVERTER),
         ):
-            if converter.passthrough:
+            if converter.passthrough or not batch.has_column(column):
                 continue
             errors: list[tuple[int, BaseException]] = []
             schemas, values = converter.to_connect_batch(
@@ -185,13 +191,13 @@ class BatchProcessor:
             ("key", self.key_converter, Stage.KEY_CONVERTER),
             ("value", self.value_converter, Stage.VALUE_CONVERTER),
         ):
-            if converter.passthrough and batch.is_arrow(column):
+            if (converter.passthrough and batch.is_arrow(column)) or column not in self._written:
                 continue
             on_error = failures.converter_sink(stage, converter, batch)
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
             encoded = converter.from_connect_column(batch.topic, schemas, batch.column(column), on_error)
             batch.set_column(column, encoded)
-        if not batch.is_arrow("headers"):
+        if not batch.is_arrow("headers") and "headers" in self._written:
             self._encode_headers(batch, failures)
         return _without_failed(batch, failures)
 
@@ -229,8 +235,12 @@ class BatchProcessor:
             dead_lettered=failed if self.policy.dead_letters else 0,
         )
 
+    @property
+    def _written(self) -> tuple[str, ...]:
+        return self.output_fields or KAFKA_ROW_FIELDS
+
     def _output(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> pa.RecordBatch:
-        records = batch.to_arrow()
+        records = batch.to_arrow(self.output_fields)
         records = records.append_column(DEAD_LETTER_COLUMN, pa.array([False] * len(batch), pa.bool_()))
         if not failures.records or not self.policy.dead_letters:
             return records

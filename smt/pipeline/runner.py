@@ -22,7 +22,8 @@ from smt.metrics import ChainMetrics, MetricsParam
 from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.spec import PipelineSpec
-from smt.record import KAFKA_ROW_SCHEMA_DDL
+from smt.pipeline.fields import FieldPlan, plan_fields
+from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL, KAFKA_ROW_TYPES
 
 __all__ = ["PipelineResult", "build_spark_session", "run_pipeline", "transform_dataframe"]
 
@@ -92,8 +93,23 @@ class _Accumulators:
         return self._stages.value
 
 
-def transform_dataframe(df, processor: BatchProcessor, accumulators: _Accumulators | None = None):
-    """``df`` (Kafka row layout) through the processor: records and dead letters, flagged."""
+def transform_dataframe(
+    df,
+    processor: BatchProcessor,
+    accumulators: _Accumulators | None = None,
+    plan: FieldPlan | None = None,
+):
+    """``df`` (Kafka row layout) through the processor: records and dead letters, flagged.
+
+    With a ``plan``, only its input fields go into Python and only its output
+    fields come back (see :mod:`smt.pipeline.fields`).
+    """
+    extra = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # e.g. a source's error column
+    if plan is not None:
+        df = df.select(*plan.inputs, *extra)
+        schema = f"{_ddl(plan.outputs)}, {DEAD_LETTER_COLUMN} boolean"
+    else:
+        schema = OUTPUT_SCHEMA_DDL
 
     def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for arrow_batch in batches:
@@ -103,7 +119,12 @@ def transform_dataframe(df, processor: BatchProcessor, accumulators: _Accumulato
                 accumulators.add(counts, stages)
             yield out
 
-    return df.mapInArrow(process_partition, OUTPUT_SCHEMA_DDL)
+    return df.mapInArrow(process_partition, schema)
+
+
+def _ddl(fields: tuple[str, ...]) -> str:
+    """Spark DDL of the Kafka row layout restricted to ``fields``."""
+    return ", ".join(f"{name} {KAFKA_ROW_TYPES[name]}" for name in fields)
 
 
 def run_pipeline(
@@ -131,7 +152,7 @@ def run_pipeline(
 def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Accumulators) -> None:
     try:
         df = spec.source.read(spark, streaming=spec.streaming)
-        out = transform_dataframe(df, processor, accumulators)
+        out = transform_dataframe(df, processor, accumulators, plan_fields(spec))
         if spec.streaming:
             from smt.pipeline.streaming import run_streaming
 
