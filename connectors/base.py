@@ -27,6 +27,10 @@ class Source(Plugin):
     def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
         """A DataFrame in Kafka row layout (a streaming one when ``streaming``).
 
+        A source may add the string column ``_smt_source_error``
+        (:data:`smt.pipeline.processor.SOURCE_ERROR_COLUMN`): a non-null message
+        marks a row it could not read, which then fails at the TASK_POLL stage.
+
         Raises :class:`smt.errors.ConfigError` or :class:`smt.errors.SmtError`
         naming the path, topic or server when the source cannot be read.
         """

@@ -15,12 +15,20 @@ One line looks like::
   ``topic`` setting.
 
 Both directions are Spark's own JSON source and sink with a fixed schema: no
-Python on the hot path, and a malformed line fails the read naming the file.
+Python on the hot path.  A malformed line does not stop the read: it becomes a
+record whose value is the line as read, marked with a source error naming the
+file, so the pipeline fails it at the TASK_POLL stage like any other failed
+record (``errors.tolerance=none`` stops the run; ``all`` skips it or sends it
+to the dead-letter queue).
 """
 
 from __future__ import annotations
 
 from connectors.file.formats import FileFormat, ReadOptions
+from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+
+#: Spark's column for a line it could not parse (PERMISSIVE mode).
+_CORRUPT = "_corrupt_record"
 
 #: The schema of one line; ``*_base64`` carry bytes that are not valid UTF-8.
 JSONL_SCHEMA_DDL = (
@@ -39,11 +47,18 @@ class JsonLinesFormat(FileFormat):
         from pyspark.sql import functions as F
 
         lines = (
-            options.reader(spark).schema(JSONL_SCHEMA_DDL).option("mode", "FAILFAST").format("json").load(options.path)
+            options.reader(spark)
+            .schema(f"{JSONL_SCHEMA_DDL}, {_CORRUPT} string")
+            .option("mode", "PERMISSIVE")
+            .option("columnNameOfCorruptRecord", _CORRUPT)
+            .format("json")
+            .load(options.path)
         )
+        corrupt = F.col(_CORRUPT)
         return lines.select(
             _bytes_from(F.col("key"), F.col("key_base64")).alias("key"),
-            _bytes_from(F.col("value"), F.col("value_base64")).alias("value"),
+            F.when(corrupt.isNotNull(), F.encode(corrupt, "UTF-8"))
+            .otherwise(_bytes_from(F.col("value"), F.col("value_base64"))).alias("value"),
             F.coalesce(F.col("topic"), F.lit(options.topic)).alias("topic"),
             F.col("partition"),
             F.col("offset"),
@@ -56,6 +71,8 @@ class JsonLinesFormat(FileFormat):
                 ),
                 F.array().cast("array<struct<key:string,value:binary>>"),
             ).alias("headers"),
+            F.when(corrupt.isNotNull(), F.concat(F.lit("malformed JSON line in "), F.input_file_name()))
+            .alias(SOURCE_ERROR_COLUMN),
         )
 
     def write(self, df, path, mode):

@@ -74,12 +74,36 @@ def test_parquet_without_a_value_column_is_refused(spark, tmp_path, capsys):
     assert "are not in Kafka row layout: no 'value' column (columns: id)" in err, err
 
 
-def test_a_malformed_jsonl_line_fails_the_run(spark, tmp_path, capsys):
+def test_a_malformed_jsonl_line_fails_the_run_at_task_poll(spark, tmp_path, capsys):
     code, err, committed = run(spark, tmp_path, capsys, "jsonl",
                                {"a.jsonl": b'{"value": "ok"}\n{"value": "cut\n'})
     assert code != 0
-    assert re.search(r"error: SparkException: .*Encountered error while reading file .*a\.jsonl", err), err
+    assert re.search(r"error: StageError: Error in TASK_POLL stage with connectors\.file\.source\.FileSource "
+                     r"on record .*SourceRecordError: malformed JSON line in file:.*a\.jsonl", err), err
     assert committed == []
+
+
+def test_a_malformed_jsonl_line_goes_to_the_dead_letter_queue_as_read(spark, tmp_path):
+    import json
+
+    from smt.pipeline import PipelineSpec, run_pipeline
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b'{"value": "ok"}\n{"value": "cut\n{"value": "fine"}\n')
+    spec = PipelineSpec.from_properties({
+        "source.path": str(tmp_path / "in"), "source.format": "jsonl",
+        "sink.path": str(tmp_path / "out"), "sink.format": "text",
+        "errors.tolerance": "all", "errors.deadletterqueue.path": str(tmp_path / "dlq"),
+        "errors.deadletterqueue.context.headers.enable": "true"})
+    result = run_pipeline(spec, spark=spark)
+    written = sorted(l for f in (tmp_path / "out").glob("part-*") for l in f.read_text().splitlines())
+    assert written == ["fine", "ok"]
+    dead = [json.loads(l) for f in (tmp_path / "dlq").glob("part-*") for l in f.read_text().splitlines()]
+    assert [d["value"] for d in dead] == ['{"value": "cut']
+    headers = {h["key"]: h["value"] for h in dead[0]["headers"]}
+    assert headers["__connect.errors.stage"] == "TASK_POLL"
+    assert headers["__connect.errors.exception.message"].startswith("malformed JSON line in file:")
+    assert (result.counts.read, result.counts.written, result.counts.dead_lettered) == (3, 2, 1)
 
 
 def test_an_unreadable_path_is_named(spark, tmp_path, capsys):
