@@ -48,8 +48,9 @@ def read_lines(directory):
 
 
 def dead_letter_headers(dead_letter):
-    # The file dead-letter queue stores header values base64-encoded.
-    return {h["key"]: base64.b64decode(h["value"]).decode() for h in dead_letter["headers"]}
+    # The file dead-letter queue is jsonl: UTF-8 header values as text, others base64.
+    return {h["key"]: h["value"] if "value" in h else base64.b64decode(h["value_base64"]).decode()
+            for h in dead_letter["headers"]}
 
 
 def json_envelope(order):
