@@ -269,16 +269,3 @@ def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:
     if len(keep) == len(batch):
         return batch
     return batch.take(keep)
-
-
-def empty_output() -> pa.RecordBatch:
-    return pa.RecordBatch.from_pylist([], schema=OUTPUT_ARROW_SCHEMA)
-
-
-def process_all(processor: BatchProcessor, batches: Sequence[pa.RecordBatch]) -> BatchCounts:
-    """Process several batches locally (tests, benchmarks); returns the summed counts."""
-    total = BatchCounts()
-    for arrow_batch in batches:
-        _, counts = processor.process(arrow_batch)
-        total.add(counts)
-    return total
