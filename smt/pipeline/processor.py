@@ -14,7 +14,7 @@ rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 
