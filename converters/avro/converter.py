@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import fastavro
@@ -17,6 +16,7 @@ from converters.avro._mapping import (
     to_avro_schema,
     to_connect_schema,
 )
+from converters._schema_setting import load_schema_setting
 from converters.base import Converter, ConverterError, OnError, _raise
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
@@ -251,22 +251,12 @@ class AvroConverter(Converter):
 
 
 def _load_fixed_schema(inline: str | None, file: str | None, prefix: str) -> _AvroSchema | None:
-    if inline and file:
-        raise ConfigError.for_key(prefix + "avro.schema", "give either avro.schema or avro.schema.file, not both")
-    if file:
-        key = prefix + "avro.schema.file"
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError.for_key(key, f"cannot read Avro schema file '{file}': {exc.strerror}") from exc
-    elif inline:
-        key, text = prefix + "avro.schema", inline
-    else:
+    loaded = load_schema_setting(inline, file, prefix + "avro.schema", "Avro schema")
+    if loaded is None:
         return None
+    key, schema = loaded
     try:
-        return _AvroSchema(json.loads(text))
-    except ValueError as exc:
-        raise ConfigError.for_key(key, f"is not valid JSON: {exc}") from exc
+        return _AvroSchema(schema)
     except (DataError, fastavro.schema.SchemaParseException, KeyError, TypeError) as exc:
         raise ConfigError.for_key(key, f"is not a usable Avro schema: {exc}") from exc
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
+from converters._schema_setting import load_schema_setting
 from smt.errors import ConfigError, DataError
 
 
@@ -36,22 +35,10 @@ class PayloadValidator:
 
 def load_validator(inline: str | None, file: str | None, prefix: str) -> PayloadValidator | None:
     """The validator for the ``json.schema`` (inline) or ``json.schema.file`` setting, if any."""
-    if inline and file:
-        raise ConfigError.for_key(prefix + "json.schema", "give either json.schema or json.schema.file, not both")
-    if file:
-        key = prefix + "json.schema.file"
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError.for_key(key, f"cannot read JSON Schema file '{file}': {exc.strerror}") from exc
-    elif inline:
-        key, text = prefix + "json.schema", inline
-    else:
+    loaded = load_schema_setting(inline, file, prefix + "json.schema", "JSON Schema")
+    if loaded is None:
         return None
-    try:
-        schema = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError.for_key(key, f"is not valid JSON: {exc}") from exc
+    key, schema = loaded
     if not isinstance(schema, (dict, bool)):
         raise ConfigError.for_key(key, "a JSON Schema must be an object or a boolean")
     return PayloadValidator(schema, key)
