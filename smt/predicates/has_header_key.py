@@ -19,6 +19,9 @@ class HasHeaderKey(Reconfigurable, Predicate):
     config_def = ConfigDef().define("name", ConfigType.STRING, REQUIRED, non_empty_string,
                                     Importance.MEDIUM, "The header name.")
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset({"headers"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.header = self.config["name"]

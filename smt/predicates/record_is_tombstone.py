@@ -15,6 +15,9 @@ class RecordIsTombstone(Reconfigurable, Predicate):
     name = "RecordIsTombstone"
     aliases = (KAFKA_PACKAGE + "RecordIsTombstone", "recordistombstone")
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset({"value"})
+
     def test(self, record: Record) -> bool:
         return record.value is None
 

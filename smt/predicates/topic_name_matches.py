@@ -31,6 +31,9 @@ class TopicNameMatches(Reconfigurable, Predicate):
         "A Java regular expression for matching against the name of a record's topic.",
     )
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset({"topic"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.pattern = compile_java_regex(self.config["pattern"])

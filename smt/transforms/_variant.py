@@ -68,6 +68,10 @@ class PartTransform(Reconfigurable, Transform):
 
     part: ClassVar[Part] = VALUE
 
+    def input_fields(self) -> frozenset[str]:
+        """The part (key or value) it transforms; subclasses add what else they read."""
+        return frozenset({self.part.name})
+
     def apply(self, record: Record) -> Record | None:
         part = self.part
         value, schema = part.value(record), part.schema(record)

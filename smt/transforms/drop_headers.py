@@ -18,6 +18,9 @@ class DropHeaders(Reconfigurable, Transform):
     config_def = ConfigDef().define("headers", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH,
                                     "The name of the headers to be removed.")
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset({"headers"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.names = frozenset(self.config["headers"])

@@ -18,6 +18,9 @@ class Filter(Reconfigurable, Transform):
     name = "Filter"
     aliases = (KAFKA_PACKAGE + "Filter", "filter")
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset(set())
+
     def apply(self, record: Record) -> None:
         return None
 

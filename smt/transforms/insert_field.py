@@ -68,6 +68,12 @@ class InsertField(PartTransform):
         )
     )
 
+    def input_fields(self) -> frozenset[str]:
+        metadata = {"topic.field": "topic", "partition.field": "partition",
+                    "offset.field": "offset", "timestamp.field": "timestamp"}
+        read = {field for key, field in metadata.items() if self.config.get(key)}
+        return super().input_fields() | read
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         version = self.config[FIELD_SYNTAX_VERSION]

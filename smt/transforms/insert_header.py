@@ -26,6 +26,9 @@ class InsertHeader(Reconfigurable, Transform):
                 "The literal value that is to be set as the header value on all records.")
     )
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset({"headers"})
+
     def configure(self, configs, context=None) -> None:
         from smt.data import parse_string
 

@@ -31,6 +31,9 @@ class TimestampRouter(Reconfigurable, Transform):
                 "Format string for the timestamp that is compatible with java.text.SimpleDateFormat.")
     )
 
+    def input_fields(self) -> frozenset[str]:
+        return frozenset({"topic", "timestamp"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.topic_format = self.config["topic.format"]

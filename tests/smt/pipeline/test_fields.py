@@ -49,3 +49,16 @@ def test_a_transform_that_does_not_declare_its_fields_gets_everything(tmp_path):
              "transforms": "s", "transforms.s.type": "Split"}
     plan = plan_fields(PipelineSpec.from_properties(props, plugins=sample_plugins()))
     assert plan.inputs == KAFKA_ROW_FIELDS and plan.outputs == ("value",)
+
+
+def test_built_in_transforms_and_predicates_declare_what_they_read(tmp_path):
+    props = {"source.path": str(tmp_path / "in.txt"), "sink.path": str(tmp_path / "out"),
+             "value.converter": "json", "value.converter.schemas.enable": "false", "errors.tolerance": "all",
+             "transforms": "mask,stamp,route", "transforms.mask.type": "MaskField$Value",
+             "transforms.mask.fields": "card", "transforms.stamp.type": "InsertField$Value",
+             "transforms.stamp.offset.field": "at", "transforms.route.type": "TimestampRouter",
+             "transforms.route.predicate": "headed", "predicates": "headed",
+             "predicates.headed.type": "HasHeaderKey", "predicates.headed.name": "h"}
+    plan = plan_fields(PipelineSpec.from_properties(props))
+    assert plan.inputs == ("value", "topic", "offset", "timestamp", "headers")
+    assert plan.outputs == ("value",)

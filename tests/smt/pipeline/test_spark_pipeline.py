@@ -127,3 +127,18 @@ def test_spark_jars_from_connectors_and_user_are_joined(tmp_path):
     assert "/opt/extra.jar" in jars
     assert any("spark-sql-kafka" in jar for jar in jars)
     assert len(jars) == len(set(jars))
+
+
+def test_pruned_fields_still_give_the_right_records(spark, tmp_path):
+    from smt.pipeline.fields import plan_fields
+
+    (tmp_path / "in.txt").write_text('{"card": "4111", "n": 1}\n{"card": "5500", "n": 2}\n', encoding="utf-8")
+    spec = PipelineSpec.from_properties({
+        "source.path": str(tmp_path / "in.txt"), "sink.path": str(tmp_path / "out"),
+        "value.converter": "json", "value.converter.schemas.enable": "false", "errors.tolerance": "all",
+        "transforms": "mask,route", "transforms.mask.type": "MaskField$Value", "transforms.mask.fields": "card",
+        "transforms.route.type": "TimestampRouter"})
+    assert plan_fields(spec).inputs == ("value", "topic", "timestamp")
+    result = run_pipeline(spec, spark=spark)
+    assert sorted(read_lines(tmp_path / "out")) == ['{"card":"","n":1}', '{"card":"","n":2}']
+    assert result.counts.written == 2
