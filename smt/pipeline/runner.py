@@ -9,6 +9,7 @@ Counts come back from the executors through Spark accumulators.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import threading
@@ -22,6 +23,7 @@ from smt.metrics import ChainMetrics, MetricsParam
 from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.spec import PipelineSpec
+from smt.pipeline.dead_letters import dead_letter_sink
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL, KAFKA_ROW_TYPES
 
@@ -151,14 +153,20 @@ def run_pipeline(
 
 def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Accumulators) -> None:
     try:
+        dead_letters = dead_letter_sink(spec)
+        if dead_letters is not None and hasattr(dead_letters, "check"):
+            # A dead-letter queue that cannot be written must fail the run
+            # before any output is written, not after.
+            dead_letters.check(spark)
+        write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters)
         df = spec.source.read(spark, streaming=spec.streaming)
         out = transform_dataframe(df, processor, accumulators, plan_fields(spec))
         if spec.streaming:
             from smt.pipeline.streaming import run_streaming
 
-            run_streaming(spec, spark, out, _write_outputs)
+            run_streaming(spec, spark, out, write_outputs)
         else:
-            _write_outputs(spec, out, None)
+            write_outputs(spec, out, None)
     except SmtError:
         raise
     except Exception as exc:
@@ -192,31 +200,20 @@ class _ProgressThread:
             self._thread.join()
 
 
-def _write_outputs(spec: PipelineSpec, out, batch_id: int | None) -> None:
+def _write_outputs(spec: PipelineSpec, out, batch_id: int | None, dead_letters: Any = None) -> None:
+    """Write one run's (or micro-batch's) records to the sink and dead letters to their queue."""
     from pyspark.sql import functions as F
 
-    dead_letter_sink = dead_letter_sink_for(spec)
-    if dead_letter_sink is not None and hasattr(dead_letter_sink, "check"):
-        # A dead-letter queue that cannot be written must fail the run before
-        # any output is written, not after.
-        dead_letter_sink.check(out.sparkSession)
-    if dead_letter_sink is None:
+    if dead_letters is None:
         spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
         return
     out = out.persist()
     try:
         spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
         dead = out.where(F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN)
-        dead_letter_sink.write(dead, batch_id)
+        dead_letters.write(dead, batch_id)
     finally:
         out.unpersist()
-
-
-def dead_letter_sink_for(spec: PipelineSpec) -> Any:
-    """The sink for dead letters, or None when no dead-letter queue is configured."""
-    from smt.pipeline.dead_letters import dead_letter_sink
-
-    return dead_letter_sink(spec)
 
 
 def _first_cause_line(exc: BaseException) -> str:
