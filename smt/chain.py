@@ -50,11 +50,6 @@ class ChainStage:
         return type(self.transform).class_name()
 
 
-class _RaisingSink(ErrorSink):
-    def fail(self, row: int, exc: BaseException) -> None:
-        raise exc
-
-
 class TransformChain:
     """An ordered list of :class:`ChainStage` objects."""
 

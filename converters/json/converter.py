@@ -124,8 +124,9 @@ class JsonConverter(Converter, HeaderConverter):
             pass
         else:
             # orjson writes NaN and infinities as null: look closer only where a null was written.
-            if not any(v is not None and has_non_finite_float(v) for v in _rows_with_null(column, values)):
-                return column.finish()
+            written = column.finish()
+            if not any(v is not None and has_non_finite_float(v) for v in _rows_with_null(written, values)):
+                return written
         out = []
         for row, value in enumerate(values):
             if value is None:
@@ -352,8 +353,7 @@ def _plain_json(payload: Any) -> Any:
     return orjson.loads(orjson.dumps(payload))
 
 
-def _rows_with_null(column: BinaryColumnBuilder, values: Sequence[Any]) -> list[Any]:
+def _rows_with_null(written: pa.Array, values: Sequence[Any]) -> list[Any]:
     """The values whose JSON contains the text ``null`` (candidates for NaN written as null)."""
-    written = column.finish()
     hits = pc.match_substring(written, "null")
     return [values[row] for row in np.flatnonzero(hits.fill_null(False).to_numpy(zero_copy_only=False))]
