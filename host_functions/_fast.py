@@ -14,6 +14,8 @@ failed, a fresh instance is built and the chunk resumes at the next row.
 from __future__ import annotations
 
 import ctypes
+import functools
+import operator
 import struct
 from typing import Any, Callable
 
@@ -29,20 +31,6 @@ from host_functions._sandbox import Failure, Settings, describe_trap, guest_memo
 
 __all__ = ["FastInstance", "Layout", "Harvest"]
 
-_OUT_DTYPE = np.dtype(
-    [
-        ("parent", "<i4"),
-        ("key_len", "<i4"),
-        ("value_len", "<i4"),
-        ("topic_len", "<i4"),
-        ("timestamp", "<i8"),
-        ("timestamp_null", "<i4"),
-        ("header_count", "<i4"),
-        ("mask", "<i4"),
-        ("pad", "<i4"),
-    ]
-)
-assert _OUT_DTYPE.itemsize == A.OUT_RECORD_SIZE
 _HEADER_DTYPE = np.dtype([("key_len", "<i4"), ("value_len", "<i4")])
 
 #: Room left after the staged input for per-record scratch (grows on demand).
@@ -96,13 +84,59 @@ class Layout:
 
 
 class Harvest:
-    """The outputs one instance committed: the record table and data regions."""
+    """The outputs an instance committed, copied out of its memories.
 
-    def __init__(self, row_base: int, count: int, table: dict[str, np.ndarray], data: dict[str, bytes]) -> None:
-        self.row_base = row_base
+    ``parents`` are absolute input rows; ``offsets[c]``/``data[c]`` are the
+    Arrow offsets (count + 1 entries, from 0) and bytes of each changed byte
+    column (``ok``, ``ov``, ``otp``); headers come as list offsets
+    (``header_offsets``), per-header lengths (``header_table``) and bytes.
+    """
+
+    def __init__(self, count: int, parents: np.ndarray, flags: np.ndarray, flags_seen: int, irregular: bool) -> None:
         self.count = count
-        self.table = table
-        self.data = data
+        self.parents = parents
+        self.flags = flags
+        #: OR of every record's flags: which SET_* and *_NULL bits occur at all
+        self.flags_seen = flags_seen
+        #: a record was dropped or emitted (output rows may not be the input rows)
+        self.irregular = irregular
+        self.offsets: dict[str, np.ndarray] = {}
+        self.data: dict[str, np.ndarray] = {}
+        self.timestamps: np.ndarray | None = None
+        self.header_offsets: np.ndarray | None = None
+        self.header_table: np.ndarray | None = None
+
+    @classmethod
+    def merge(cls, harvests: list["Harvest"]) -> "Harvest":
+        """One harvest of all, in order (offsets rebased)."""
+        if len(harvests) == 1:
+            return harvests[0]
+        first = harvests[0]
+        merged = cls(
+            sum(h.count for h in harvests),
+            np.concatenate([h.parents for h in harvests]),
+            np.concatenate([h.flags for h in harvests]),
+            functools.reduce(operator.or_, (h.flags_seen for h in harvests)),
+            any(h.irregular for h in harvests),
+        )
+        for name in first.offsets:
+            merged.offsets[name] = _concat_offsets([h.offsets[name] for h in harvests])
+        for name in first.data:
+            merged.data[name] = np.concatenate([h.data[name] for h in harvests])
+        if first.timestamps is not None:
+            merged.timestamps = np.concatenate([h.timestamps for h in harvests])
+        if first.header_offsets is not None:
+            merged.header_offsets = _concat_offsets([h.header_offsets for h in harvests])
+            merged.header_table = np.concatenate([h.header_table for h in harvests])
+        return merged
+
+
+def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    out, base = [parts[0]], int(parts[0][-1])
+    for part in parts[1:]:
+        out.append(part[1:] + base)
+        base += int(part[-1])
+    return np.concatenate(out)
 
 
 class FastInstance:
@@ -134,8 +168,9 @@ class FastInstance:
         adapter = rt.adapter(guest.adapter_shape())
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
         self._run = exports["run"]
-        self.memories = {name: exports[name] for name in ("in", "ot") + A.OUTPUT_MEMORIES}
-        self._control_address = 0
+        self.shape = guest.adapter_shape()
+        self.memories = {name: exports[name] for name in ("in",) + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)}
+        self._control_address = self._address("in")
 
     # --- memory access ------------------------------------------------------
 
@@ -152,13 +187,13 @@ class FastInstance:
         return ctypes.c_int32.from_address(self._control_address + offset).value
 
     def progress(self) -> int:
-        """The per-row sequence counter (read by the watchdog thread)."""
-        return ctypes.c_int32.from_address(self._control_address + A.C_SEQ).value
+        """The row being run: it moves with every record (read by the watchdog thread)."""
+        return ctypes.c_int32.from_address(self._control_address + A.C_ROW).value
 
     # --- staging and running -----------------------------------------------
 
     def load(self, layout: Layout) -> None:
-        """Copy the chunk's input into ``$in`` and reset the output cursors."""
+        """Copy the chunk's input into ``$in``; committed outputs stay until harvested."""
         memory = self.memories["in"]
         needed = layout.size + min(_SCRATCH_HEADROOM, self.settings.memory_max_bytes // 4)
         have = memory.data_len(self.store)
@@ -170,15 +205,14 @@ class FastInstance:
                     f"the staged input ({layout.size} bytes) exceeds memory.max.bytes="
                     f"{self.settings.memory_max_bytes}"
                 ) from exc
-        base = self._address("in")
-        ctypes.memset(base, 0, A.CONTROL_SIZE)
+        base = self._control_address = self._address("in")
+        ctypes.memset(base + A.DESCRIPTORS, 0, A.CONTROL_SIZE - A.DESCRIPTORS)
         for position, address, nbytes in layout.parts:
             ctypes.memmove(base + position, address, nbytes)
         control = (ctypes.c_char * A.CONTROL_SIZE).from_address(base)
         for offset, value in layout.words.items():
             struct.pack_into("<i", control, offset, _signed(value))
         struct.pack_into("<i", control, A.D_SCRATCH, (layout.size + 7) & ~7)
-        self._control_address = base
 
     def run(self, start: int, end: int) -> int:
         self.store.set_epoch_deadline(1)
@@ -209,20 +243,50 @@ class FastInstance:
         memory_full = guest_memory_at_limit(self.guest_memory, self.store, self.settings)
         return describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
 
-    def harvest(self, row_base: int, wanted: tuple[str, ...], fields: tuple[str, ...]) -> Harvest:
-        """Copy out what was committed so far (only ``fields`` of the record table) and reset."""
+    def harvest(self) -> Harvest:
+        """Copy out the committed outputs and forget them (the memories are reused)."""
         count = self.word(A.C_OUT)
-        # a view of the table in linear memory, valid until the next call: copy the fields out now
-        raw = (ctypes.c_char * (count * A.OUT_RECORD_SIZE)).from_address(self._address("ot"))
-        view = np.frombuffer(raw, dtype=_OUT_DTYPE, count=count)
-        table = {name: view[name].copy() for name in fields}
-        data = {}
-        for index, name in enumerate(A.OUTPUT_MEMORIES):
-            if name in wanted:
-                length = self.word(A.C_CURSORS + 4 * index)
-                data[name] = ctypes.string_at(self._address(name), length) if length else b""
+        shape = self.shape
+        harvest = Harvest(
+            count,
+            self._copy("op", 4 * count, np.int32),
+            self._copy("of", count, np.uint8),
+            self.word(A.C_FLAGS),
+            bool(self.word(A.C_IRREGULAR)),
+        )
+        for column, data, offsets in (("key", "ok", "oko"), ("value", "ov", "ovo"), ("topic", "otp", "otpo")):
+            if shape.modifies(column):
+                harvest.offsets[data] = self._copy(offsets, 4 * (count + 1), np.int32)
+                harvest.data[data] = self._copy(data, self._cursor(data), np.uint8)
+        if shape.modifies_timestamp:
+            harvest.timestamps = self._copy("ots", 8 * count, np.int64)
+        if shape.modifies_headers:
+            harvest.header_offsets = self._copy("ohc", 4 * (count + 1), np.int32)
+            harvest.header_table = self._copy("oht", self._cursor("oht"), np.uint8).view(_HEADER_DTYPE)
+            for name in ("ohk", "ohv"):
+                harvest.data[name] = self._copy(name, self._cursor(name), np.uint8)
+        self.forget_outputs()
+        return harvest
+
+    def forget_outputs(self) -> None:
         ctypes.memset(self._control_address + A.C_OUT, 0, 4 + 4 * len(A.OUTPUT_MEMORIES))
-        return Harvest(row_base, count, table, data)
+        ctypes.memset(self._control_address + A.C_FLAGS, 0, 8)
+
+    def _cursor(self, memory: str) -> int:
+        return self.word(A.C_CURSORS + 4 * A.OUTPUT_MEMORIES.index(memory))
+
+    def _copy(self, memory: str, nbytes: int, dtype) -> np.ndarray:
+        """``nbytes`` from the start of an output memory, as a fresh array (the memory is reused).
+
+        The copy lands in Arrow's memory pool, which recycles freed batches'
+        pages instead of faulting fresh ones in for every batch.
+        """
+        buffer = pa.allocate_buffer(nbytes)
+        if nbytes and self.memories[memory].data_len(self.store) >= nbytes:
+            ctypes.memmove(buffer.address, self._address(memory), nbytes)
+        elif nbytes:  # an offsets table with no records (memory never grown) is [0]
+            ctypes.memset(buffer.address, 0, nbytes)
+        return np.frombuffer(buffer, dtype=dtype)
 
 
 def _signed(value: int) -> int:
@@ -244,18 +308,23 @@ def binary_column(lengths: np.ndarray, data: bytes, type: pa.DataType) -> pa.Arr
     return pa.Array.from_buffers(type, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], null_count)
 
 
+def offsets_column(offsets: np.ndarray, data: np.ndarray, null: np.ndarray | None, type: pa.DataType) -> pa.Array:
+    """An Arrow binary/string array straight from the adapter's offsets and bytes (no per-row work)."""
+    n = len(offsets) - 1
+    null_count = int(null.sum()) if null is not None else 0
+    bitmap = pa.py_buffer(np.packbits(~null, bitorder="little")) if null_count else None
+    return pa.Array.from_buffers(type, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], null_count)
+
+
 def timestamp_column(millis: np.ndarray, null: np.ndarray) -> pa.Array:
-    mask = null.astype(bool)
-    micros = pa.array(millis * 1000, type=pa.int64(), mask=mask if mask.any() else None)
+    micros = pa.array(millis * 1000, type=pa.int64(), mask=null if null.any() else None)
     return micros.cast(pa.timestamp("us"))
 
 
-def headers_column(counts: np.ndarray, key_array: pa.Array, table: np.ndarray, values: bytes) -> pa.Array:
-    offsets = np.zeros(len(counts) + 1, dtype=np.int32)
-    np.cumsum(counts, out=offsets[1:])
+def headers_column(list_offsets: np.ndarray, key_array: pa.Array, table: np.ndarray, values: np.ndarray) -> pa.Array:
     value_array = binary_column(table["value_len"], values, pa.binary())
     structs = pa.StructArray.from_arrays([key_array, value_array], names=["key", "value"])
-    return pa.ListArray.from_arrays(pa.array(offsets), structs)
+    return pa.ListArray.from_arrays(pa.array(list_offsets), structs)
 
 
 def arrow_millis(column: Any, length: int, dtype: str) -> tuple[np.ndarray, np.ndarray | None]:

@@ -14,7 +14,9 @@ import pyarrow as pa
 import wasmtime
 
 from host_functions import _adapter as A
-from host_functions._fast import _HEADER_DTYPE, FastInstance, Harvest, Layout, arrow_millis, binary_column, headers_column, timestamp_column
+from host_functions._fast import (
+    FastInstance, Harvest, Layout, arrow_millis, binary_column, headers_column, offsets_column, timestamp_column,
+)
 from host_functions._guest import GuestModule
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
@@ -31,30 +33,6 @@ class FastPath:
     def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.shape = guest.adapter_shape()
-        uses = guest.imports
-        self.stage_key = bool(uses & {"get_key", "set_key"})
-        self.stage_value = bool(uses & {"get_value", "set_value"})
-        self.stage_topic = bool(uses & {"get_topic", "set_topic"})
-        self.stage_headers = bool(uses & {"get_header", "set_header"})
-        shape = self.shape
-        self.wanted = tuple(
-            name
-            for name, on in (
-                ("ok", shape.modifies_key), ("ov", shape.modifies_value), ("otp", shape.modifies_topic),
-                ("ohk", shape.modifies_headers), ("ohv", shape.modifies_headers), ("oht", shape.modifies_headers),
-            )
-            if on
-        )
-        #: record-table fields the output needs
-        self.fields = ("parent", "mask") + tuple(
-            field
-            for field, on in (
-                ("key_len", shape.modifies_key), ("value_len", shape.modifies_value), ("topic_len", shape.modifies_topic),
-                ("timestamp", shape.modifies_timestamp), ("timestamp_null", shape.modifies_timestamp),
-                ("header_count", shape.modifies_headers),
-            )
-            if on
-        )
         self._instance: FastInstance | None = None
 
     # --- the batch --------------------------------------------------------
@@ -68,6 +46,8 @@ class FastPath:
                 failed.add(row)
                 errors.fail(row, self.settings.error(cause, row))
 
+        if self._instance is not None:
+            self._instance.forget_outputs()  # a batch that raised part way left its outputs
         inputs = self._inputs(batch, fail)
         harvests: list[Harvest] = []
         chunks = self._chunks(inputs, n)
@@ -77,32 +57,33 @@ class FastPath:
                 # the chunk does not fit in memory.max.bytes: halve it, down to the one row too big
                 middle = (start + end) // 2
                 chunks[:0] = [(start, middle), (middle, end)]
-        return self._assemble(batch, harvests, fail)
+        if self._instance is not None:
+            harvests.append(self._instance.harvest())
+        return self._assemble(batch, harvests, failed, fail)
 
     def _chunks(self, inputs: dict[str, Any], n: int) -> list[tuple[int, int]]:
-        total = sum(a.nbytes for a in inputs.values() if isinstance(a, pa.Array)) + 32 * n
+        total = sum(_nbytes(a) for a in inputs.values()) + 8 * n
         # a quarter of the limit for the input leaves room for scratch and the control block
         budget = max(self.settings.memory_max_bytes // 4, 4096)
         per_chunk = max(1, int(n * budget / max(total, 1)))
         return [(s, min(s + per_chunk, n)) for s in range(0, n, per_chunk)]
 
     def _inputs(self, batch: RecordBatch, fail) -> dict[str, Any]:
-        n, c = len(batch), self.converters
+        n, c, staged = len(batch), self.converters, self.shape.staged
         inputs: dict[str, Any] = {}
-        if self.stage_key:
+        if "key" in staged:
             inputs["key"] = self._bytes_column(batch, "key", "key_schema", c.key, "key.converter", fail)
-        if self.stage_value:
+        if "value" in staged:
             inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter", fail)
-        if self.stage_topic:
+        if "topic" in staged:
             inputs["topic"] = _single(batch.arrow_column("topic", pa.string())).cast(pa.string())
-        if self.stage_headers:
+        if "headers" in staged:
             inputs["headers"] = self._headers_column(batch, fail)
-        uses = self.guest.imports
-        if uses & {"get_timestamp", "set_timestamp"}:
+        if "timestamp" in staged:
             inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
-        if "get_partition" in uses:
+        if "partition" in staged:
             inputs["partition"] = arrow_millis(_raw(batch, "partition"), n, "<i4")
-        if "get_offset" in uses:
+        if "offset" in staged:
             inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
         return inputs
 
@@ -133,6 +114,7 @@ class FastPath:
 
     def _layout(self, inputs: dict[str, Any], start: int, end: int) -> Layout:
         layout, count = Layout(), end - start
+        layout.set(A.D_ROW_BASE, start)
         for name, descriptor in (("key", A.D_KEY), ("value", A.D_VALUE), ("topic", A.D_TOPIC)):
             if name in inputs:
                 layout.place_binary(inputs[name].slice(start, count), descriptor)
@@ -174,8 +156,7 @@ class FastPath:
             else:
                 instance = self._instance
                 instance.load(layout)
-        except Failure as failure:
-            self._instance = None
+        except Failure as failure:  # nothing was written: the instance and its outputs stay good
             if count > 1:
                 return False
             fail(start, failure.cause)
@@ -191,7 +172,7 @@ class FastPath:
                     resume = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
                     at = instance.word(A.C_ROW)
-                    harvest = instance.harvest(start, self.wanted, self.fields)
+                    harvest = instance.harvest()
                     harvests.append(harvest)
                     interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                     timed_out = interrupted and watch.fired_at is not None
@@ -210,44 +191,47 @@ class FastPath:
             if instance.status() == 1:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
             row = resume
-        harvests.append(instance.harvest(start, self.wanted, self.fields))
         return True
 
     # --- output -------------------------------------------------------------
 
-    def _assemble(self, batch: RecordBatch, harvests: list[Harvest], fail) -> RecordBatch:
+    def _assemble(self, batch: RecordBatch, harvests: list[Harvest], failed: set[int], fail) -> RecordBatch:
         harvests = [h for h in harvests if h.count]
         if not harvests:
             return batch.take([])
-        table = {name: np.concatenate([h.table[name] for h in harvests]) for name in self.fields}
-        parents = np.concatenate([h.table["parent"].astype(np.int64) + h.row_base for h in harvests])
-        data = {name: b"".join(h.data.get(name, b"") for h in harvests) for name in self.wanted}
-        out = _same_rows(batch) if _is_identity(parents, len(batch)) else batch.take(parents)
+        h = Harvest.merge(harvests)
+        n = len(batch)
+        # without failures, drops or emits every row gave exactly one output, in order
+        regular = h.count == n and not failed and not h.irregular
+        parents = h.parents.astype(np.int64)
+        out = _same_rows(batch) if regular or _is_identity(parents, n) else batch.take(parents)
         shape, c = self.shape, self.converters
         bad: set[int] = set()
         columns: dict[str, Any] = {}
-        mask = table["mask"]
+        flags = h.flags
         topics = None
         if shape.modifies_topic:
-            topic = binary_column(table["topic_len"], data["otp"], pa.binary())
+            topic = offsets_column(h.offsets["otp"], h.data["otp"], None, pa.binary())
             columns["topic"] = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
             topics = columns["topic"]
-        if shape.modifies_key:
-            self._bytes_output(out, columns, "key", "key_schema", binary_column(table["key_len"], data["ok"], pa.binary()),
-                               mask & A.SET_KEY, c.key, "key.converter", parents, bad, fail, topics)
-        if shape.modifies_value:
-            self._bytes_output(out, columns, "value", "value_schema", binary_column(table["value_len"], data["ov"], pa.binary()),
-                               mask & A.SET_VALUE, c.value, "value.converter", parents, bad, fail, topics)
+        for name, memory, set_bit, null_bit, converter in (
+            ("key", "ok", A.SET_KEY, A.KEY_NULL, c.key), ("value", "ov", A.SET_VALUE, A.VALUE_NULL, c.value),
+        ):
+            if shape.modifies(name):
+                null = (flags & null_bit).astype(bool) if h.flags_seen & null_bit else None
+                column = offsets_column(h.offsets[memory], h.data[memory], null, pa.binary())
+                self._bytes_output(out, columns, name, f"{name}_schema", column, h, set_bit, converter,
+                                   f"{name}.converter", parents, bad, fail, topics)
         if shape.modifies_timestamp:
-            columns["timestamp"] = timestamp_column(table["timestamp"], table["timestamp_null"])
+            columns["timestamp"] = timestamp_column(h.timestamps, (flags & A.TIMESTAMP_NULL).astype(bool))
         if shape.modifies_headers:
-            header_table = np.frombuffer(data["oht"], dtype=_HEADER_DTYPE)
-            counts = table["header_count"]
-            header_keys = binary_column(header_table["key_len"], data["ohk"], pa.binary())
+            header_table = h.header_table
+            counts = np.diff(h.header_offsets)
+            header_keys = binary_column(header_table["key_len"], h.data["ohk"], pa.binary())
             header_parents = parents[np.repeat(np.arange(len(counts)), counts)]
             header_keys = _as_utf8(header_keys, header_parents, bad, "set_header: the header name", fail)
-            headers = headers_column(counts, header_keys, header_table, data["ohv"])
-            columns["headers"] = self._headers_output(out, headers, mask & A.SET_HEADERS, parents, bad, fail, topics)
+            headers = headers_column(h.header_offsets, header_keys, header_table, h.data["ohv"])
+            columns["headers"] = self._headers_output(out, headers, flags & A.SET_HEADERS, parents, bad, fail, topics)
         keep = None
         if bad:
             keep = ~np.isin(parents, list(bad))
@@ -258,14 +242,19 @@ class FastPath:
             out.set_column(name, column)
         return out
 
-    def _bytes_output(self, out, columns, name, schema_name, column, set_mask, converter, converter_key,
+    def _bytes_output(self, out, columns, name, schema_name, column, h: Harvest, set_bit, converter, converter_key,
                       parents, bad, fail, topics) -> None:
+        changed = bool(h.flags_seen & set_bit)
+        set_mask = h.flags & set_bit if changed else None
         if getattr(converter, "passthrough", False):
             columns[name] = column
-            if set_mask.any():
+            # a set key/value has no schema; skip the column when it holds no schemas at all
+            if changed and out.has_column(schema_name):
                 schemas = out.column(schema_name)
                 if schemas.count(None) != len(schemas):
                     columns[schema_name] = [None if m else s for s, m in zip(schemas, set_mask)]
+            return
+        if not changed:  # every row keeps its input key/value
             return
         values, schemas = list(out.column(name)), list(out.column(schema_name))
         data = column.to_pylist()
@@ -297,6 +286,13 @@ class FastPath:
 def _next_failed(failed: set[int], row: int, end: int) -> int:
     """The first already-failed row at or after ``row`` (``end`` if none): runs stop before it."""
     return min((r for r in failed if row <= r < end), default=end)
+
+
+def _nbytes(staged: Any) -> int:
+    if isinstance(staged, pa.Array):
+        return staged.nbytes
+    values, valid = staged  # a fixed-width column: (values, validity or None)
+    return values.nbytes + (0 if valid is None else len(valid))
 
 
 def _is_identity(parents: np.ndarray, n: int) -> bool:

@@ -53,7 +53,20 @@ class GuestModule:
             modifies_topic=uses("set_topic"),
             modifies_headers=uses("set_header"),
             modifies_timestamp=uses("set_timestamp"),
+            staged=frozenset(column for column, readers in _STAGED_FOR.items() if self.imports & readers),
         )
+
+
+#: Input column -> the host functions that need it staged (a setter too: unchanged rows keep the input's).
+_STAGED_FOR = {
+    "key": frozenset({"get_key", "set_key"}),
+    "value": frozenset({"get_value", "set_value"}),
+    "topic": frozenset({"get_topic", "set_topic"}),
+    "headers": frozenset({"get_header", "set_header"}),
+    "timestamp": frozenset({"get_timestamp", "set_timestamp"}),
+    "partition": frozenset({"get_partition"}),
+    "offset": frozenset({"get_offset"}),
+}
 
 
 def _types(vals) -> tuple[str, ...]:
