@@ -95,7 +95,8 @@ class RecordBatch:
         for arrow_name, name in _ARROW_TO_COLUMN.items():
             if arrow_name in names:
                 columns[name] = batch.column(arrow_name)
-        columns["origin"] = list(range(batch.num_rows))
+        # each row is its own origin; a range costs nothing until someone asks for the list
+        columns["origin"] = range(batch.num_rows)
         return cls(batch.num_rows, **columns)
 
     # --- columns ------------------------------------------------------------
@@ -288,6 +289,8 @@ _ARROW_TO_COLUMN = {
 
 
 def _to_pylist(name: str, value: Any, length: int) -> list:
+    if isinstance(value, range):
+        return list(value)
     if value is None:
         if name == "headers":
             return [() for _ in range(length)]
