@@ -57,7 +57,6 @@ def adapter(shape: AdapterShape, elem: str) -> str:
         _grow_tables(shape),
         _GIVE_TAKE,
         _give("in"),
-        *(_give(b.data) for b in _BINARY if shape.modifies(b.column)),
         _begin(shape),
         _load_headers() if "headers" in staged else "",
         _output(shape),
@@ -298,8 +297,11 @@ _OUTPUT_HEADERS = """(local.set $x (i32.const 0))
     (i32.store $ohc offset=4 (i32.shl (local.get $k) (i32.const 2)) (i32.shr_u (global.get $woht) (i32.const 3)))"""
 
 
-def _output(shape: AdapterShape) -> str:
-    """``$output``: append the current record (parent, flags, changed columns) to the output memories."""
+_OUTPUT_LOCALS = "(local $k i32) (local $f i32) (local $e i32) (local $x i32) (local $h i32) (local $kl i32) (local $vl i32)"
+
+
+def _output_body(shape: AdapterShape) -> str:
+    """Append the current record (parent, flags, changed columns) to the output memories."""
     body = [_output_binary(b) for b in _BINARY if shape.modifies(b.column)]
     if shape.modifies_timestamp:
         body.append(f"""(i64.store $ots (i32.shl (local.get $k) (i32.const 3)) (global.get $ts))
@@ -307,16 +309,21 @@ def _output(shape: AdapterShape) -> str:
     if shape.modifies_headers:
         body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, **{f"ensure_{m}": _ensure(m, "(local.get $e)")
                                                                       for m in ("ohk", "ohv", "oht")}))
-    return f"""  (func $output
-    (local $k i32) (local $f i32) (local $e i32) (local $x i32) (local $h i32) (local $kl i32) (local $vl i32)
-    (local.set $k (global.get $wo))
+    return f"""(local.set $k (global.get $wo))
     (if (i32.ge_u (local.get $k) (global.get $cap)) (then (call $grow_tables)))
     (i32.store $op (i32.shl (local.get $k) (i32.const 2)) (i32.add (global.get $row) (global.get $base)))
     (local.set $f (global.get $mask))
     {chr(10).join("    " + part for part in body).strip()}
     (i32.store8 $of (local.get $k) (local.get $f))
     (global.set $flags (i32.or (global.get $flags) (local.get $f)))
-    (global.set $wo (i32.add (local.get $k) (i32.const 1))))"""
+    (global.set $wo (i32.add (local.get $k) (i32.const 1)))"""
+
+
+def _output(shape: AdapterShape) -> str:
+    """``$output`` for emit_record; run has the same code inline."""
+    return f"""  (func $output
+    {_OUTPUT_LOCALS}
+    {_output_body(shape)})"""
 
 
 def _call_entry(shape: AdapterShape) -> str:
@@ -358,7 +365,7 @@ def _run(shape: AdapterShape) -> str:
     return f"""  ;; run rows [start, end); returns the row to resume at (end when all ran)
   (func (export "run") (param $start i32) (param $end i32) (result i32)
     (local $r i32) (local $res i64) (local $ptr i32) (local $len i32) (local $mlen i32)
-    (local $a i32) (local $s i32) (local $e i32)
+    (local $a i32) (local $s i32) {_OUTPUT_LOCALS}
     (i32.store $in (i32.const {C_STATUS}) (i32.const 0))
     (call $begin)
     (local.set $r (local.get $start))
@@ -371,7 +378,7 @@ def _run(shape: AdapterShape) -> str:
       {mask}
       {_load_row(shape)}
       {_call_entry(shape)}
-      (if (i32.eqz (global.get $drop)) (then (call $output)))
+      (if (i32.eqz (global.get $drop)) (then {_output_body(shape)}))
       {_commit(shape)}
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $next)))
@@ -382,12 +389,21 @@ def _binary_functions(b: _Binary, shape: AdapterShape) -> str:
     if b.column not in shape.staged:
         get = f"  (func $get_{b.column} (result i64) (i64.const 0))"
     else:
-        give = f"(call $give_in (global.get ${b.g}p) (global.get ${b.g}l))"
+        copy = f"(memory.copy $g $in (local.get $dst) (local.get $p) (local.get $l))"
         if shape.modifies(b.column):
-            give = (f"(if (result i64) (global.get ${b.g}w) (then (call $give_{b.data} (global.get ${b.g}p) "
-                    f"(global.get ${b.g}l))) (else {give}))")
+            copy = (f"(if (local.get $w) (then (memory.copy $g ${b.data} (local.get $dst) (local.get $p) (local.get $l)))"
+                    f" (else {copy}))")
+        # $give inlined: the getter is the hottest host function
         get = f"""  (func $get_{b.column} (result i64)
-    (if (result i64) (i32.lt_s (global.get ${b.g}l) (i32.const 0)) (then (i64.const 0)) (else {give})))"""
+    (local $p i32) (local $l i32) (local $w i32) (local $dst i32)
+    (local.set $l (global.get ${b.g}l))
+    (if (i32.lt_s (local.get $l) (i32.const 0)) (then (return (i64.const 0))))
+    (local.set $p (global.get ${b.g}p))
+    (local.set $w (global.get ${b.g}w))
+    (local.set $dst (call $alloc (local.get $l)))
+    {_check_guest("(local.get $dst)", "(local.get $l)", status=4)}
+    {copy}
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $dst)) (i64.const 32)) (i64.extend_i32_u (local.get $l))))"""
     if not shape.modifies(b.column):
         return get + f"\n  (func $set_{b.column} (param i32 i32))"
     cursor = _CURSOR[b.data]
