@@ -46,7 +46,7 @@ class FastPath:
                 failed.add(row)
                 errors.fail(row, self.settings.error(cause, row))
 
-        if self._instance is not None:
+        if self._instance is not None and self._instance.has_outputs():
             self._instance.forget_outputs()  # a batch that raised part way left its outputs
         inputs = self._inputs(batch, fail)
         harvests: list[Harvest] = []
@@ -285,12 +285,14 @@ class FastPath:
 
 def _next_failed(failed: set[int], row: int, end: int) -> int:
     """The first already-failed row at or after ``row`` (``end`` if none): runs stop before it."""
+    if not failed:
+        return end
     return min((r for r in failed if row <= r < end), default=end)
 
 
 def _nbytes(staged: Any) -> int:
     if isinstance(staged, pa.Array):
-        return staged.nbytes
+        return staged.get_total_buffer_size()  # nbytes walks a sliced array; an upper bound will do
     values, valid = staged  # a fixed-width column: (values, validity or None)
     return values.nbytes + (0 if valid is None else len(valid))
 
