@@ -15,7 +15,7 @@ __all__ = [
     "ABI_VERSION_EXPORT",
     "AbiFunction",
     "ABI_FUNCTIONS",
-    "REFERENCE_ONLY",
+    "RECORD_JSON",
     "pack",
     "unpack",
 ]
@@ -71,9 +71,9 @@ ABI_FUNCTIONS: tuple[AbiFunction, ...] = (
 
 BY_NAME = {f.name: f for f in ABI_FUNCTIONS}
 
-#: Functions only the reference path implements: a guest importing any of
-#: them runs on the reference path (JSON parsing is not worth hand-written Wasm).
-REFERENCE_ONLY = frozenset({"get_record", "set_record"})
+#: The record as JSON: on the fast path the adapter serves them by handing
+#: the record's state to Python (JSON and base64 are not worth hand-written Wasm).
+RECORD_JSON = frozenset({"get_record", "set_record"})
 
 #: Functions served by Python on both paths (rare calls, not per-record work).
 PYTHON_SERVED = frozenset({"log"})

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED, REFERENCE_ONLY
+from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
 
 # --- control block (in $in) -------------------------------------------------
 C_ROW = 0  # the row being run (chunk-relative); the watchdog watches it move
@@ -53,6 +53,12 @@ D_HEADERS = 120  # list offsets ptr, then key offsets/origin, value offsets/orig
 D_CONFIG = 144  # entry count, table ptr (entries: name ptr, name len, value ptr, value len)
 D_SCRATCH = 152  # where per-record scratch starts
 D_ROW_BASE = 156  # added to the chunk-relative row to give an output record's parent
+#: The current record's state, spilled by the adapter around a call to Python
+#: (get_record/set_record): key ptr/len/where, value ptr/len/where, topic
+#: ptr/len/where (where: 1 = in the column's output memory, 0 = in $in; len -1 =
+#: null), header count (entries in $ch), scratch cursor, set mask.
+S_STATE = 192
+STATE_FIELDS = ("kp", "kl", "kw", "vp", "vl", "vw", "tp", "tl", "tw", "hn", "sc", "mask")
 CONTROL_SIZE = 256
 
 #: One output header in ``$oht``: key len, value len (-1 = null).
@@ -70,7 +76,7 @@ TABLE_MEMORIES = {"op": (4, 0), "of": (1, 0), "oko": (4, 1), "ovo": (4, 1), "otp
 
 #: Host functions the adapter implements, in table order.
 FAST_FUNCTIONS = tuple(
-    f for f in ABI_FUNCTIONS if f.name not in REFERENCE_ONLY and f.name not in PYTHON_SERVED
+    f for f in ABI_FUNCTIONS if f.name not in PYTHON_SERVED
 )
 
 
@@ -87,6 +93,9 @@ class AdapterShape:
     modifies_timestamp: bool
     #: input columns staged in ``$in`` (key, value, topic, headers, timestamp, partition, offset)
     staged: frozenset[str] = frozenset()
+    #: get_record/set_record are imported: the adapter hands the record state to Python for them
+    get_record: bool = False
+    set_record: bool = False
 
     def modifies(self, column: str) -> bool:
         return getattr(self, f"modifies_{column}")

@@ -14,7 +14,8 @@ import dataclasses
 from host_functions._adapter import (
     C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_IRREGULAR, C_OUT, C_ROW, C_STATUS, D_CONFIG, D_HEADERS, D_KEY,
     D_OFFSET, D_PART, D_ROW_BASE, D_SCRATCH, D_TOPIC, D_TS, D_VALUE, KEY_NULL, OUT_HEADER_SIZE, OUTPUT_MEMORIES,
-    SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, TABLE_MEMORIES, TIMESTAMP_NULL, VALUE_NULL,
+    S_STATE, SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, STATE_FIELDS, TABLE_MEMORIES,
+    TIMESTAMP_NULL, VALUE_NULL,
     AdapterShape,
 )
 
@@ -48,7 +49,7 @@ def adapter(shape: AdapterShape, elem: str) -> str:
     parts = [
         _HEADER.format(
             entry_type="(result i64)" if shape.entry_returns_i64 else "",
-            dealloc='(import "guest" "dealloc" (func $dealloc (param i32 i32)))' if shape.has_dealloc else "",
+            dealloc=_extra_imports(shape),
             elem=elem,
             memories=_memories(),
             globals=_globals(),
@@ -62,6 +63,7 @@ def adapter(shape: AdapterShape, elem: str) -> str:
         _output(shape),
         _run(shape),
         *(_binary_functions(b, shape) for b in _BINARY),
+        _record_json(shape),
         _other_functions(shape),
         ")",
     ]
@@ -89,7 +91,7 @@ def _ensure(mem: str, end: str) -> str:
 
 
 def _memories() -> str:
-    lines = ['(memory $in (export "in") 1)', "(memory $ch 1)"]
+    lines = ['(memory $in (export "in") 1)', '(memory $ch (export "ch") 1)']
     lines += [f'(memory ${m} (export "{m}") 0)' for m in OUTPUT_MEMORIES + tuple(TABLE_MEMORIES)]
     return "\n  ".join(lines)
 
@@ -419,6 +421,32 @@ def _binary_functions(b: _Binary, shape: AdapterShape) -> str:
     (global.set ${b.g}l (local.get $l))
     (global.set ${b.g}w (i32.const 1))
     (global.set $mask (i32.or (global.get $mask) (i32.const {b.set_bit}))))"""
+
+
+def _extra_imports(shape: AdapterShape) -> str:
+    lines = ['(import "guest" "dealloc" (func $dealloc (param i32 i32)))'] if shape.has_dealloc else []
+    if shape.get_record:
+        lines.append('(import "host" "get_record" (func $py_get_record (result i32)))')
+    if shape.set_record:
+        lines.append('(import "host" "set_record" (func $py_set_record (param i32 i32)))')
+    return "\n  ".join(lines)
+
+
+def _record_json(shape: AdapterShape) -> str:
+    """get_record/set_record: spill the record state to $in, let Python work on it, reload it."""
+    spill = " ".join(f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))"
+                     for i, name in enumerate(STATE_FIELDS))
+    reload = " ".join(f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))"
+                      for i, name in enumerate(STATE_FIELDS))
+    get = ("(call $spill) (call $give_in (global.get $sc) (call $py_get_record))" if shape.get_record
+           else "(i64.const 0)")
+    set_ = ("(call $spill) (call $py_set_record (local.get $p) (local.get $l)) (call $reload)" if shape.set_record
+            else "")
+    return f"""  (func $spill {spill})
+  (func $reload {reload})
+  ;; Python writes the document at the scratch cursor and returns its length
+  (func $get_record (result i64) {get})
+  (func $set_record (param $p i32) (param $l i32) {set_})"""
 
 
 def _other_functions(shape: AdapterShape) -> str:

@@ -26,6 +26,7 @@ import wasmtime
 
 from host_functions import _adapter as A
 from host_functions._guest import GuestModule
+from host_functions._record_json import RecordJson
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
 
@@ -165,17 +166,34 @@ class FastInstance:
         }
         if guest.has_dealloc:
             provided[("guest", "dealloc")] = guest_exports["dealloc"]
+        self.memories: dict[str, Any] = {}
+        record_json = RecordJson(self._address, self._ensure, self._read_guest)
+        i32 = wasmtime.ValType.i32()
+        provided[("host", "get_record")] = wasmtime.Func(store, wasmtime.FuncType([], [i32]), record_json.get_record)
+        provided[("host", "set_record")] = wasmtime.Func(store, wasmtime.FuncType([i32, i32], []), record_json.set_record)
         adapter = rt.adapter(guest.adapter_shape())
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
         self._call_run = _direct_call(store, exports["run"])
         self.shape = guest.adapter_shape()
-        self.memories = {name: exports[name] for name in ("in",) + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)}
+        self.memories.update(
+            (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
+        )
         self._control_address = self._address("in")
 
     # --- memory access ------------------------------------------------------
 
     def _address(self, name: str) -> int:
         return ctypes.addressof(self.memories[name].data_ptr(self.store).contents)
+
+    def _ensure(self, name: str, size: int) -> None:
+        """Grow a memory to hold ``size`` bytes (from Python, inside a host call)."""
+        memory = self.memories[name]
+        have = memory.data_len(self.store)
+        if size > have:
+            try:
+                memory.grow(self.store, (size - have + _PAGE - 1) // _PAGE)
+            except wasmtime.WasmtimeError as exc:
+                raise Failure(f"the record's output exceeds memory.max.bytes={self.settings.memory_max_bytes}") from exc
 
     def _read_guest(self, ptr: int, length: int) -> bytes:
         size = self.guest_memory.data_len(self.store)

@@ -13,7 +13,7 @@ from typing import Mapping
 
 import wasmtime
 
-from host_functions._abi import ABI_MODULE, BY_NAME, REFERENCE_ONLY
+from host_functions._abi import ABI_MODULE, BY_NAME
 from host_functions._adapter import AdapterShape
 from host_functions._host_function import HostFunction
 from smt.errors import ConfigError
@@ -40,29 +40,32 @@ class GuestModule:
 
     @property
     def fast_path_possible(self) -> bool:
-        """False when the guest imports something only Python implements."""
-        return not (self.plugin_imports or self.imports & REFERENCE_ONLY)
+        """False when the guest imports a plugin's Python host function."""
+        return not self.plugin_imports
 
     def adapter_shape(self) -> AdapterShape:
         uses = self.imports.__contains__
+        sets_record = uses("set_record")
         return AdapterShape(
             entry_returns_i64=self.entry_returns_i64,
             has_dealloc=self.has_dealloc,
-            modifies_key=uses("set_key"),
-            modifies_value=uses("set_value"),
-            modifies_topic=uses("set_topic"),
-            modifies_headers=uses("set_header"),
+            modifies_key=uses("set_key") or sets_record,
+            modifies_value=uses("set_value") or sets_record,
+            modifies_topic=uses("set_topic") or sets_record,
+            modifies_headers=uses("set_header") or sets_record,
             modifies_timestamp=uses("set_timestamp"),
+            get_record=uses("get_record"),
+            set_record=sets_record,
             staged=frozenset(column for column, readers in _STAGED_FOR.items() if self.imports & readers),
         )
 
 
 #: Input column -> the host functions that need it staged (a setter too: unchanged rows keep the input's).
 _STAGED_FOR = {
-    "key": frozenset({"get_key", "set_key"}),
-    "value": frozenset({"get_value", "set_value"}),
-    "topic": frozenset({"get_topic", "set_topic"}),
-    "headers": frozenset({"get_header", "set_header"}),
+    "key": frozenset({"get_key", "set_key", "get_record", "set_record"}),
+    "value": frozenset({"get_value", "set_value", "get_record", "set_record"}),
+    "topic": frozenset({"get_topic", "set_topic", "get_record", "set_record"}),
+    "headers": frozenset({"get_header", "set_header", "get_record", "set_record"}),
     "timestamp": frozenset({"get_timestamp", "set_timestamp"}),
     "partition": frozenset({"get_partition"}),
     "offset": frozenset({"get_offset"}),

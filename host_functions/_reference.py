@@ -1,15 +1,13 @@
 """The reference path: every host function is a Python call.
 
 Slow (several Python<->Wasm crossings per record) but simple: it is the
-oracle the fast path is tested against, it serves plugin host functions and
-``get_record``/``set_record``, and it is the one to read when debugging.
+oracle the fast path is tested against, it serves plugin host functions,
+and it is the one to read when debugging.
 """
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import json
 from typing import Any, Callable, Mapping
 
 import wasmtime
@@ -18,6 +16,7 @@ from host_functions._abi import BY_NAME, ERROR_BIT, pack, unpack
 from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE
 from host_functions._guest import GuestModule
 from host_functions._host_function import HostCall, HostFunction
+from host_functions._record_json import parse_record_json, record_json, utf8
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, GuestReported, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
 from smt.batch import RecordBatch
@@ -173,7 +172,7 @@ class ReferenceInstance:
         return self.give(self.state.topic.encode("utf-8"))
 
     def _set_topic(self, ptr: int, length: int) -> None:
-        self.state.topic = _utf8(self.read(ptr, length), "set_topic: the topic")
+        self.state.topic = utf8(self.read(ptr, length), "set_topic: the topic")
         self.state.mask |= SET_TOPIC
 
     def _get_header(self, ptr: int, length: int) -> int:
@@ -184,35 +183,20 @@ class ReferenceInstance:
         return 0
 
     def _set_header(self, name_ptr: int, name_len: int, data_ptr: int, data_len: int) -> None:
-        name = _utf8(self.read(name_ptr, name_len), "set_header: the header name")
+        name = utf8(self.read(name_ptr, name_len), "set_header: the header name")
         self.state.headers.append((name, self.read(data_ptr, data_len)))
         self.state.mask |= SET_HEADERS
 
     def _get_record(self) -> int:
         state = self.state
-        document: dict[str, Any] = {
-            "headers": {name: _b64(data) for name, data in state.headers},
-            "topic": state.topic,
-        }
-        if state.key is not None:
-            document["key"] = _b64(state.key)
-        if state.value is not None:
-            document["value"] = _b64(state.value)
-        return self.give(json.dumps(document, separators=(",", ":")).encode("utf-8"))
+        return self.give(record_json(state.topic, state.key, state.value, state.headers))
 
     def _set_record(self, ptr: int, length: int) -> None:
-        raw = self.read(ptr, length)
-        try:
-            document = json.loads(raw)
-            headers = [(str(k), _unb64(v)) for k, v in (document.get("headers") or {}).items()]
-            key, value = _unb64(document.get("key")), _unb64(document.get("value"))
-            topic = document.get("topic")
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise Failure(f"set_record: not a record JSON object: {exc}") from exc
+        topic, key, value, headers = parse_record_json(self.read(ptr, length))
         state = self.state
         state.headers, state.key, state.value = headers, key, value
         if topic is not None:
-            state.topic = str(topic)
+            state.topic = topic
         state.mask |= SET_KEY | SET_VALUE | SET_TOPIC | SET_HEADERS
 
     def _get_timestamp(self) -> int:
@@ -247,23 +231,6 @@ def _bind(call: Callable[..., Any], host_call: HostCall) -> Callable[..., Any]:
         return call(host_call, *args)
 
     return bound
-
-
-def _utf8(data: bytes, what: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Failure(f"{what} is not valid UTF-8: {exc}") from exc
-
-
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
-
-
-def _unb64(text: Any) -> bytes | None:
-    if text is None:
-        return None
-    return base64.b64decode(text, validate=True)
 
 
 class ReferencePath:

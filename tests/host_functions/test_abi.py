@@ -87,12 +87,13 @@ class TestCoreAbi:
         assert make_transform(g.TO_UPPER, "to_upper", path).apply(make_record(b"x")).value == b"X"
 
 
+@pytest.mark.parametrize("path", PATHS)
 class TestRecordJson:
-    """get_record/set_record: JSON with base64 bytes; served by the reference path."""
+    """get_record/set_record: JSON with base64 bytes, on both paths."""
 
-    def test_get_record(self, make_transform):
-        transform = make_transform(g.RECORD_TO_VALUE, "to_json", "fast")
-        assert transform.path == "reference"
+    def test_get_record(self, make_transform, path):
+        transform = make_transform(g.RECORD_TO_VALUE, "to_json", path)
+        assert transform.path == path
         out, _, _ = run(transform, [make_record(b"v", key=None, topic="t", headers=(("a", b"1"), ("a", b"2")))])
         assert json.loads(out[0].value) == {
             "headers": {"a": base64.b64encode(b"2").decode()},
@@ -100,8 +101,9 @@ class TestRecordJson:
             "value": base64.b64encode(b"v").decode(),
         }
 
-    def test_set_record_replaces_headers_keeps_partition_and_timestamp(self, make_transform):
-        transform = make_transform(g.SET_RECORD, "replace")
+    def test_set_record_replaces_headers_keeps_partition_and_timestamp(self, make_transform, path):
+        transform = make_transform(g.SET_RECORD, "replace", path)
+        assert transform.path == path
         record = make_record(b"v", partition=7, offset=9, timestamp=123, headers=(("old", b"o"),))
         out, _, _ = run(transform, [record])
         assert out[0] == record.replace(topic="routed", key=b"key", value=None, headers=(("x", b"y"),))

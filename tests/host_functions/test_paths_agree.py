@@ -28,6 +28,10 @@ GUESTS = {
     "to_upper": (g.TO_UPPER, {}),
     "missing": (g.MISSING_CONFIG, {"config.missing.not": "x"}),
     "log_it": (g.LOGGER, {}),
+    "to_json": (g.RECORD_TO_VALUE, {}),
+    "replace": (g.SET_RECORD, {}),
+    "value_as_record": (g.VALUE_AS_RECORD, {}),
+    "round_trip": (g.RECORD_ROUND_TRIP, {}),
 }
 
 
@@ -51,15 +55,21 @@ def transform_pairs(tmp_path_factory):
 
 
 small_bytes = st.binary(max_size=24)
+#: set_record documents, good and bad (value_as_record reads the value as one)
+record_documents = st.sampled_from([
+    b'{"topic":"x","key":"AA==","headers":{"h":"aGk=","n":null}}', b'{"headers":{"a":null},"value":"dg=="}',
+    b'{}', b'{"topic":5}', b'{"headers":[]}', b"[]", b'{"key":"!!"}', b'{"key":5}', b"not json", b'{"headers":"x"}',
+])
 records = st.builds(
     Record,
-    topic=st.text(alphabet="abcxyz-._", min_size=1, max_size=12),
+    topic=st.text(alphabet="abcxyz-._\u00e9\"\\\n\U0001f600", min_size=1, max_size=12),
     partition=st.none() | st.integers(0, 1000),
     offset=st.none() | st.integers(0, 10**12),
     timestamp=st.none() | st.integers(0, 10**12),
     key=st.none() | small_bytes,
-    value=st.none() | small_bytes | st.sampled_from([b"b", b"abc", b"topic-a", b"\xff\xfe"]),
-    headers=st.lists(st.tuples(st.sampled_from(["h", "x", "copy"]), st.none() | small_bytes), max_size=4).map(tuple),
+    value=st.none() | small_bytes | st.sampled_from([b"b", b"abc", b"topic-a", b"\xff\xfe"]) | record_documents,
+    headers=st.lists(st.tuples(st.sampled_from(["h", "x", "copy", "\u00e9\"/"]), st.none() | small_bytes),
+                     max_size=4).map(tuple),
 )
 
 
@@ -69,7 +79,7 @@ def _outcome(transform, batch_records):
     return out.records(), list(out.origin), [(row, str(exc)) for row, exc in errors.failures]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(function=st.sampled_from(sorted(GUESTS)), batch=st.lists(records, max_size=12))
 def test_fast_and_reference_paths_agree(transform_pairs, function, batch):
     fast, reference = transform_pairs[function]
@@ -81,7 +91,7 @@ def test_fast_and_reference_paths_agree(transform_pairs, function, batch):
 def test_paths_agree_on_arrow_input(transform_pairs, batch):
     """Batches straight from Arrow (as Spark hands them over) take the zero-copy staging."""
     arrow = RecordBatch.from_records(batch).to_arrow()
-    for function in ("headers", "route", "filter_fan_out"):
+    for function in ("headers", "route", "filter_fan_out", "round_trip", "to_json"):
         fast, reference = transform_pairs[function]
         fast_errors, reference_errors = CollectErrors(), CollectErrors()
         fast_out = fast.apply_batch(RecordBatch.from_arrow(arrow), fast_errors)

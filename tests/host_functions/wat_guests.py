@@ -155,6 +155,36 @@ SET_RECORD = guest(
     extra=_STRINGS,
 )
 
+#: set_record with the value as the document (most values are not one: the record fails).
+VALUE_AS_RECORD = guest(
+    _entry("value_as_record", """(local.set $v (call $get_value))
+    (call $set_record (call $ptr (local.get $v)) (call $len (local.get $v)))"""),
+    imports=("get_value", "set_record"),
+    extra=_STRINGS,
+)
+
+#: changes the record (key, header h and topic = value), reads it as JSON, sets
+#: it back, emits it, then appends header "copy" = last "h", routes to the key
+#: and sets the value to the JSON: get/set_record must see and leave the state
+#: the other host functions see.
+RECORD_ROUND_TRIP = guest(
+    _entry("round_trip", """(local.set $v (call $get_value))
+    (call $set_key (call $ptr (local.get $v)) (call $len (local.get $v)))
+    (call $set_header (i32.const 16) (i32.const 1) (call $ptr (local.get $v)) (call $len (local.get $v)))
+    (call $set_topic (call $ptr (local.get $v)) (call $len (local.get $v)))
+    (local.set $t (call $get_record))
+    (call $set_record (call $ptr (local.get $t)) (call $len (local.get $t)))
+    (call $emit_record)
+    (local.set $k (call $get_header (i32.const 16) (i32.const 1)))
+    (call $set_header (i32.const 32) (i32.const 4) (call $ptr (local.get $k)) (call $len (local.get $k)))
+    (local.set $k (call $get_key))
+    (call $set_topic (call $ptr (local.get $k)) (call $len (local.get $k)))
+    (call $set_value (call $ptr (local.get $t)) (call $len (local.get $t)))"""),
+    imports=("get_value", "set_value", "set_key", "get_key", "set_header", "get_header", "get_record", "set_record",
+             "emit_record", "set_topic"),
+    extra=_STRINGS,
+)
+
 #: value = config "missing" (absent: reads as 0, set back as empty bytes).
 MISSING_CONFIG = guest(
     _entry("missing", """(local.set $v (call $get_config (i32.const 80) (i32.const 7)))

@@ -1,0 +1,153 @@
+"""``get_record``/``set_record``: the record as a JSON document, on both paths.
+
+The document is ``{"headers": {name: base64}, "topic": str, "key": base64,
+"value": base64}``; a null key or value is left out, for repeated header
+names the last wins.  Both paths build and parse it with the functions here,
+so they agree byte for byte and error for error.
+
+On the fast path the adapter spills the current record's state (where its
+bytes are, in ``$in`` or in an output memory) into a block of ``$in``
+(:data:`host_functions._adapter.S_STATE`) and calls :class:`RecordJson`;
+``get_record`` writes the document at the scratch cursor for the adapter to
+hand to the guest, ``set_record`` writes the new bytes to scratch and points
+the state at them, and the adapter reloads the state.
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import json
+import struct
+from typing import Any, Callable
+
+from host_functions import _adapter as A
+from host_functions._sandbox import Failure
+
+__all__ = ["record_json", "parse_record_json", "RecordJson", "utf8"]
+
+Headers = list[tuple[str, "bytes | None"]]
+
+_STATE = struct.Struct(f"<{len(A.STATE_FIELDS)}i")
+_ENTRY = struct.Struct("<4i")  # a $ch entry: name ptr, name len, value ptr, value len (-1: null)
+
+
+def record_json(topic: str, key: bytes | None, value: bytes | None, headers: Headers) -> bytes:
+    document: dict[str, Any] = {"headers": {name: _b64(data) for name, data in headers}, "topic": topic}
+    if key is not None:
+        document["key"] = _b64(key)
+    if value is not None:
+        document["value"] = _b64(value)
+    return json.dumps(document, separators=(",", ":")).encode("utf-8")
+
+
+def parse_record_json(raw: bytes) -> tuple[str | None, bytes | None, bytes | None, Headers]:
+    """(topic or None when absent, key, value, headers); :class:`Failure` when it is not such a document."""
+    try:
+        document = json.loads(raw)
+        headers = [(str(k), _unb64(v)) for k, v in (document.get("headers") or {}).items()]
+        key, value = _unb64(document.get("key")), _unb64(document.get("value"))
+        topic = document.get("topic")
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise Failure(f"set_record: not a record JSON object: {exc}") from exc
+    return (None if topic is None else str(topic)), key, value, headers
+
+
+def utf8(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Failure(f"{what} is not valid UTF-8: {exc}") from exc
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: Any) -> bytes | None:
+    if text is None:
+        return None
+    return base64.b64decode(text, validate=True)
+
+
+class RecordJson:
+    """The fast path's ``get_record``/``set_record``, working on the adapter's spilled state.
+
+    ``address(memory)`` gives a memory's base address, ``ensure(memory,
+    size)`` grows it to ``size`` bytes (raising :class:`Failure`), and
+    ``read_guest(ptr, len)`` copies guest bytes with the reference path's
+    bounds check.
+    """
+
+    def __init__(self, address: Callable[[str], int], ensure: Callable[[str, int], None],
+                 read_guest: Callable[[int, int], bytes]) -> None:
+        self._address, self._ensure, self._read_guest = address, ensure, read_guest
+
+    # --- the host functions ---------------------------------------------------
+
+    def get_record(self) -> int:
+        state = self._state()
+        key = self._bytes(state, "k", "ok")
+        value = self._bytes(state, "v", "ov")
+        # set_topic/set_header bytes are checked when the record is output; the JSON needs them now
+        topic = utf8(self._bytes(state, "t", "otp") or b"", "set_topic: the topic")
+        headers = [(utf8(name, "set_header: the header name"), data) for name, data in self._headers(state)]
+        document = record_json(topic, key, value, headers)
+        self._write(state["sc"], document)
+        return len(document)
+
+    def set_record(self, ptr: int, length: int) -> None:
+        topic, key, value, headers = parse_record_json(self._read_guest(ptr, length))
+        state = self._state()
+        cursor = state["sc"]
+        for prefix, data in (("k", key), ("v", value), ("t", None if topic is None else topic.encode("utf-8"))):
+            if prefix == "t" and data is None:
+                continue  # no topic in the document: the record keeps its topic
+            state[f"{prefix}p"], state[f"{prefix}l"], state[f"{prefix}w"] = cursor, -1 if data is None else len(data), 0
+            cursor = self._write(cursor, data or b"")
+        entries = []
+        for name, data in headers:
+            name_bytes = name.encode("utf-8")
+            name_at, cursor = cursor, self._write(cursor, name_bytes)
+            entries.append((name_at, len(name_bytes), cursor, -1 if data is None else len(data)))
+            cursor = self._write(cursor, data or b"")
+        self._ensure("ch", _ENTRY.size * len(entries))
+        base = self._address("ch")
+        for index, entry in enumerate(entries):
+            _ENTRY.pack_into((ctypes.c_char * _ENTRY.size).from_address(base + _ENTRY.size * index), 0, *entry)
+        state["hn"], state["sc"] = len(entries), cursor
+        state["mask"] |= A.SET_KEY | A.SET_VALUE | A.SET_TOPIC | A.SET_HEADERS
+        self._store_state(state)
+
+    # --- the spilled state ----------------------------------------------------
+
+    def _state(self) -> dict[str, int]:
+        raw = ctypes.string_at(self._address("in") + A.S_STATE, _STATE.size)
+        return dict(zip(A.STATE_FIELDS, _STATE.unpack(raw)))
+
+    def _store_state(self, state: dict[str, int]) -> None:
+        block = (ctypes.c_char * _STATE.size).from_address(self._address("in") + A.S_STATE)
+        _STATE.pack_into(block, 0, *(state[name] for name in A.STATE_FIELDS))
+
+    def _bytes(self, state: dict[str, int], prefix: str, output_memory: str) -> bytes | None:
+        length = state[f"{prefix}l"]
+        if length < 0:
+            return None
+        memory = output_memory if state[f"{prefix}w"] else "in"
+        return ctypes.string_at(self._address(memory) + state[f"{prefix}p"], length)
+
+    def _headers(self, state: dict[str, int]) -> list[tuple[bytes, bytes | None]]:
+        table = ctypes.string_at(self._address("ch"), _ENTRY.size * state["hn"])
+        base = self._address("in")
+        headers = []
+        for name_ptr, name_len, value_ptr, value_len in _ENTRY.iter_unpack(table):
+            value = None if value_len < 0 else ctypes.string_at(base + value_ptr, value_len)
+            headers.append((ctypes.string_at(base + name_ptr, name_len), value))
+        return headers
+
+    def _write(self, at: int, data: bytes) -> int:
+        """Copy ``data`` into ``$in`` at ``at``; the position after it."""
+        end = at + len(data)
+        self._ensure("in", end)
+        ctypes.memmove(self._address("in") + at, data, len(data))
+        return end
