@@ -60,6 +60,10 @@ def utf8(data: bytes, what: str) -> str:
         raise Failure(f"{what} is not valid UTF-8: {exc}") from exc
 
 
+def _length(data: bytes | None) -> int:
+    return -1 if data is None else len(data)
+
+
 def _b64(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode("ascii")
 
@@ -86,59 +90,58 @@ class RecordJson:
     # --- the host functions ---------------------------------------------------
 
     def get_record(self) -> int:
-        state = self._state()
-        key = self._bytes(state, "k", "ok")
-        value = self._bytes(state, "v", "ov")
+        base = self._address("in")
+        state = self._state(base)
+        key = self._bytes(state, "k", "ok", base)
+        value = self._bytes(state, "v", "ov", base)
         # set_topic/set_header bytes are checked when the record is output; the JSON needs them now
-        topic = utf8(self._bytes(state, "t", "otp") or b"", "set_topic: the topic")
-        headers = [(utf8(name, "set_header: the header name"), data) for name, data in self._headers(state)]
+        topic = utf8(self._bytes(state, "t", "otp", base) or b"", "set_topic: the topic")
+        headers = [(utf8(name, "set_header: the header name"), data) for name, data in self._headers(state, base)]
         document = record_json(topic, key, value, headers)
         self._write(state["sc"], document)
         return len(document)
 
     def set_record(self, ptr: int, length: int) -> None:
         topic, key, value, headers = parse_record_json(self._read_guest(ptr, length))
-        state = self._state()
-        cursor = state["sc"]
+        state = self._state(self._address("in"))
+        start = state["sc"]
+        blob = bytearray()
+
+        def put(data: bytes) -> int:
+            at = start + len(blob)
+            blob.extend(data)
+            return at
+
         for prefix, data in (("k", key), ("v", value), ("t", None if topic is None else topic.encode("utf-8"))):
             if prefix == "t" and data is None:
                 continue  # no topic in the document: the record keeps its topic
-            state[f"{prefix}p"], state[f"{prefix}l"], state[f"{prefix}w"] = cursor, -1 if data is None else len(data), 0
-            cursor = self._write(cursor, data or b"")
-        entries = []
+            state[f"{prefix}p"], state[f"{prefix}l"], state[f"{prefix}w"] = put(data or b""), _length(data), 0
+        entries = bytearray()
         for name, data in headers:
             name_bytes = name.encode("utf-8")
-            name_at, cursor = cursor, self._write(cursor, name_bytes)
-            entries.append((name_at, len(name_bytes), cursor, -1 if data is None else len(data)))
-            cursor = self._write(cursor, data or b"")
-        self._ensure("ch", _ENTRY.size * len(entries))
-        base = self._address("ch")
-        for index, entry in enumerate(entries):
-            _ENTRY.pack_into((ctypes.c_char * _ENTRY.size).from_address(base + _ENTRY.size * index), 0, *entry)
-        state["hn"], state["sc"] = len(entries), cursor
+            entries += _ENTRY.pack(put(name_bytes), len(name_bytes), put(data or b""), _length(data))
+        self._write(start, bytes(blob))
+        self._ensure("ch", len(entries))
+        ctypes.memmove(self._address("ch"), bytes(entries), len(entries))
+        state["hn"], state["sc"] = len(headers), start + len(blob)
         state["mask"] |= A.SET_KEY | A.SET_VALUE | A.SET_TOPIC | A.SET_HEADERS
-        self._store_state(state)
-
-    # --- the spilled state ----------------------------------------------------
-
-    def _state(self) -> dict[str, int]:
-        raw = ctypes.string_at(self._address("in") + A.S_STATE, _STATE.size)
-        return dict(zip(A.STATE_FIELDS, _STATE.unpack(raw)))
-
-    def _store_state(self, state: dict[str, int]) -> None:
         block = (ctypes.c_char * _STATE.size).from_address(self._address("in") + A.S_STATE)
         _STATE.pack_into(block, 0, *(state[name] for name in A.STATE_FIELDS))
 
-    def _bytes(self, state: dict[str, int], prefix: str, output_memory: str) -> bytes | None:
+    # --- the spilled state ----------------------------------------------------
+
+    def _state(self, base: int) -> dict[str, int]:
+        return dict(zip(A.STATE_FIELDS, _STATE.unpack(ctypes.string_at(base + A.S_STATE, _STATE.size))))
+
+    def _bytes(self, state: dict[str, int], prefix: str, output_memory: str, base: int) -> bytes | None:
         length = state[f"{prefix}l"]
         if length < 0:
             return None
-        memory = output_memory if state[f"{prefix}w"] else "in"
-        return ctypes.string_at(self._address(memory) + state[f"{prefix}p"], length)
+        at = self._address(output_memory) if state[f"{prefix}w"] else base
+        return ctypes.string_at(at + state[f"{prefix}p"], length)
 
-    def _headers(self, state: dict[str, int]) -> list[tuple[bytes, bytes | None]]:
+    def _headers(self, state: dict[str, int], base: int) -> list[tuple[bytes, bytes | None]]:
         table = ctypes.string_at(self._address("ch"), _ENTRY.size * state["hn"])
-        base = self._address("in")
         headers = []
         for name_ptr, name_len, value_ptr, value_len in _ENTRY.iter_unpack(table):
             value = None if value_len < 0 else ctypes.string_at(base + value_ptr, value_len)
