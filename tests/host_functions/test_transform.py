@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from host_functions import HostFunction, WasmTransform
+from smt.batch import RecordBatch
 from smt.plugin import PluginContext
 from smt.plugins import hookimpl, load_plugins
 from tests.host_functions import wat_guests as g
@@ -87,3 +88,20 @@ def test_bad_config_values(make_transform):
         make_transform(g.TO_UPPER, "to_upper", timeout_ms=0)
     with pytest.raises(ConfigError, match=r"^transforms\.mask\.value\.converter: unknown converter 'nope'"):
         make_transform(g.TO_UPPER, "to_upper", value_converter="nope")
+
+
+@pytest.mark.parametrize("path", ["fast", "reference"])
+def test_a_batch_abandoned_by_its_error_sink_leaves_nothing_behind(make_transform, path):
+    """An error sink that raises stops the batch part way (as ``apply`` does); the next batch starts clean."""
+    class Abort(Exception):
+        pass
+
+    class RaisingSink:
+        def fail(self, row, exc):
+            raise Abort(str(exc))
+
+    transform = make_transform(g.ERROR_ON_ODD, "check", path)
+    with pytest.raises(Abort, match="the guest reported an error: abc on record 1"):
+        transform.apply_batch(RecordBatch.from_records([make_record(b"ab"), make_record(b"abc")]), RaisingSink())
+    out, origins, errors = run(transform, [make_record(b"xy")])
+    assert [r.value for r in out] == [b"xy"] and origins == [0] and errors.failures == []
