@@ -9,39 +9,16 @@ for the layout.
 
 from __future__ import annotations
 
-import dataclasses
-
 from host_functions._adapter import (
-    C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_IRREGULAR, C_OUT, C_ROW, C_STATUS, D_CONFIG, D_HEADERS, D_KEY,
-    D_OFFSET, D_PART, D_ROW_BASE, D_SCRATCH, D_TOPIC, D_TS, D_VALUE, KEY_NULL, OUT_HEADER_SIZE, OUTPUT_MEMORIES,
-    S_STATE, SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, STATE_FIELDS, TABLE_MEMORIES,
-    TIMESTAMP_NULL, VALUE_NULL,
-    AdapterShape,
+    C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_OFFSET, D_PART, D_ROW_BASE,
+    D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, TABLE_MEMORIES, TIMESTAMP_NULL, AdapterShape,
+)
+from host_functions._adapter_calls import (
+    BINARY, CURSOR, Binary, check_guest, ensure, extra_imports, helpers, host_functions,
 )
 
 #: Records the per-record tables grow by at a time.
 TABLE_STEP = 8192
-
-
-@dataclasses.dataclass(frozen=True)
-class _Binary:
-    """A byte column the guest can read and replace."""
-
-    column: str
-    g: str  # prefix of its globals: $Xp $Xl (current bytes), $Xw (1: they sit in the output memory)
-    data: str  # output bytes memory
-    offsets: str  # output end-offsets memory
-    set_bit: int
-    null_bit: int | None  # None: never null (the topic)
-    descriptor: int
-
-
-_BINARY = (
-    _Binary("key", "k", "ok", "oko", SET_KEY, KEY_NULL, D_KEY),
-    _Binary("value", "v", "ov", "ovo", SET_VALUE, VALUE_NULL, D_VALUE),
-    _Binary("topic", "t", "otp", "otpo", SET_TOPIC, None, D_TOPIC),
-)
-_CURSOR = {name: f"$w{name}" for name in OUTPUT_MEMORIES}
 
 
 def adapter(shape: AdapterShape, elem: str) -> str:
@@ -49,45 +26,25 @@ def adapter(shape: AdapterShape, elem: str) -> str:
     parts = [
         _HEADER.format(
             entry_type="(result i64)" if shape.entry_returns_i64 else "",
-            dealloc=_extra_imports(shape),
+            dealloc=extra_imports(shape),
             elem=elem,
             memories=_memories(),
             globals=_globals(),
         ),
         *(_grow(mem) for mem in ("in", "ch") + OUTPUT_MEMORIES + tuple(TABLE_MEMORIES)),
         _grow_tables(shape),
-        _GIVE_TAKE,
-        _give("in"),
+        helpers(),
         _begin(shape),
         _load_headers() if "headers" in staged else "",
         _output(shape),
         _run(shape),
-        *(_binary_functions(b, shape) for b in _BINARY),
-        _record_json(shape),
-        _other_functions(shape),
+        host_functions(shape),
         ")",
     ]
     return "\n".join(part for part in parts if part)
 
 
-# --- building blocks -----------------------------------------------------------
-
-
-def _fail(status: int, ptr: str, length: str) -> str:
-    return (f"(i32.store $in (i32.const {C_ERR_PTR}) {ptr}) (i32.store $in (i32.const {C_ERR_LEN}) {length}) "
-            f"(i32.store $in (i32.const {C_STATUS}) (i32.const {status})) (unreachable)")
-
-
-def _check_guest(ptr: str, length: str, status: int = 3) -> str:
-    """Fail the record (status 3) unless [ptr, ptr + len) lies inside guest memory."""
-    return (f"(if (i64.gt_u (i64.add (i64.extend_i32_u {ptr}) (i64.extend_i32_u {length}))\n"
-            f"                  (i64.shl (i64.extend_i32_u (memory.size $g)) (i64.const 16)))\n"
-            f"      (then {_fail(status, ptr, length)}))")
-
-
-def _ensure(mem: str, end: str) -> str:
-    """Grow ``mem`` to hold ``end`` bytes (``end`` must be a plain local/global get)."""
-    return f"(if (i32.gt_u {end} (i32.shl (memory.size ${mem}) (i32.const 16))) (then (call $grow_{mem} {end})))"
+# --- the module's parts ---------------------------------------------------------
 
 
 def _memories() -> str:
@@ -99,8 +56,8 @@ def _memories() -> str:
 def _globals() -> str:
     i32 = ["row", "base", "sc0", "sc", "drop", "mask", "flags", "wo", "cap", "tsn", "part", "hn",
            "tsa", "tsv", "pa", "pv", "oa", "oav", "hlo", "hko", "hkorg", "hvo", "hvorg", "hvval"]
-    i32 += [f"{b.g}{suffix}" for b in _BINARY for suffix in ("p", "l", "w", "off", "org", "val")]
-    i32 += [c[1:] for c in _CURSOR.values()]
+    i32 += [f"{b.g}{suffix}" for b in BINARY for suffix in ("p", "l", "w", "off", "org", "val")]
+    i32 += [c[1:] for c in CURSOR.values()]
     lines = [f"(global ${name} (mut i32) (i32.const 0))" for name in i32]
     lines += ["(global $ts (mut i64) (i64.const 0))", "(global $offs (mut i64) (i64.const 0))"]
     return "\n  ".join(lines)
@@ -135,45 +92,13 @@ def _grow_tables(shape: AdapterShape) -> str:
     (global.set $cap (local.get $cap)))"""
 
 
-_GIVE_TAKE = f"""  ;; copy guest (ptr, len) into $in scratch; return where it landed
-  (func $take (param $p i32) (param $l i32) (result i32)
-    (local $at i32) (local $end i32)
-    {_check_guest("(local.get $p)", "(local.get $l)")}
-    (local.set $at (global.get $sc))
-    (local.set $end (i32.add (local.get $at) (local.get $l)))
-    {_ensure("in", "(local.get $end)")}
-    (memory.copy $in $g (local.get $at) (local.get $p) (local.get $l))
-    (global.set $sc (local.get $end))
-    (local.get $at))
-
-  (func $eq_in_guest (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32)
-    (block $no (loop $next
-      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 1))))
-      (br_if $no (i32.ne (i32.load8_u $in (i32.add (local.get $a) (local.get $i)))
-                         (i32.load8_u $g (i32.add (local.get $b) (local.get $i)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (i32.const 0))"""
-
-
-def _give(mem: str) -> str:
-    """``$give_M(p, l)``: copy (p, l) of ``mem`` into a fresh guest buffer from alloc; packed result."""
-    return f"""  (func $give_{mem} (param $p i32) (param $l i32) (result i64)
-    (local $dst i32)
-    (local.set $dst (call $alloc (local.get $l)))
-    {_check_guest("(local.get $dst)", "(local.get $l)", status=4)}
-    (memory.copy $g ${mem} (local.get $dst) (local.get $p) (local.get $l))
-    (i64.or (i64.shl (i64.extend_i32_u (local.get $dst)) (i64.const 32)) (i64.extend_i32_u (local.get $l))))"""
-
-
 def _begin(shape: AdapterShape) -> str:
     """Read the descriptors and the committed cursors into globals, once per run."""
     load = lambda at: f"(i32.load $in (i32.const {at}))"  # noqa: E731
     sets = [f"(global.set $wo {load(C_OUT)})", f"(global.set $flags {load(C_FLAGS)})",
             f"(global.set $sc0 {load(D_SCRATCH)})", f"(global.set $base {load(D_ROW_BASE)})"]
-    sets += [f"(global.set {cursor} {load(C_CURSORS + 4 * i)})" for i, cursor in enumerate(_CURSOR.values())]
-    for b in _BINARY:
+    sets += [f"(global.set {cursor} {load(C_CURSORS + 4 * i)})" for i, cursor in enumerate(CURSOR.values())]
+    for b in BINARY:
         if b.column in shape.staged:
             sets += [f"(global.set ${b.g}off {load(b.descriptor)})", f"(global.set ${b.g}org {load(b.descriptor + 4)})"]
             if b.null_bit is not None:
@@ -191,7 +116,7 @@ def _begin(shape: AdapterShape) -> str:
 def _load_row(shape: AdapterShape) -> str:
     """The row's staged columns into globals (locals $a, $s of run)."""
     code = []
-    for b in _BINARY:
+    for b in BINARY:
         if b.column not in shape.staged:
             continue
         code.append(f"""(local.set $a (i32.add (global.get ${b.g}off) (i32.shl (local.get $r) (i32.const 2))))
@@ -241,7 +166,7 @@ def _load_headers() -> str:
       (br_if $done (i32.ge_u (local.get $j) (local.get $end)))
       (local.set $h (i32.shl (global.get $hn) (i32.const 4)))
       (local.set $e (i32.add (local.get $h) (i32.const 16)))
-      {_ensure("ch", "(local.get $e)")}
+      {ensure("ch", "(local.get $e)")}
       {slice_.format(off="hko", org="hkorg")}
       (i32.store $ch (local.get $h) (local.get $p))
       (i32.store $ch offset=4 (local.get $h) (local.get $l))
@@ -256,8 +181,8 @@ def _load_headers() -> str:
       (br $next))))"""
 
 
-def _output_binary(b: _Binary) -> str:
-    cursor = _CURSOR[b.data]
+def _output_binary(b: Binary) -> str:
+    cursor = CURSOR[b.data]
     null = f"(then (local.set $f (i32.or (local.get $f) (i32.const {b.null_bit}))))" if b.null_bit else "(then)"
     return f"""(if (i32.lt_s (global.get ${b.g}l) (i32.const 0))
       {null}
@@ -265,9 +190,9 @@ def _output_binary(b: _Binary) -> str:
         (local.set $e (i32.add (global.get {cursor}) (global.get ${b.g}l)))
         (if (global.get ${b.g}w)
           (then (if (i32.ne (global.get ${b.g}p) (global.get {cursor}))
-            (then {_ensure(b.data, "(local.get $e)")}
+            (then {ensure(b.data, "(local.get $e)")}
                   (memory.copy ${b.data} ${b.data} (global.get {cursor}) (global.get ${b.g}p) (global.get ${b.g}l)))))
-          (else {_ensure(b.data, "(local.get $e)")}
+          (else {ensure(b.data, "(local.get $e)")}
                 (memory.copy ${b.data} $in (global.get {cursor}) (global.get ${b.g}p) (global.get ${b.g}l))))
         (global.set {cursor} (local.get $e))))
     (i32.store ${b.offsets} offset=4 (i32.shl (local.get $k) (i32.const 2)) (global.get {cursor}))"""
@@ -304,12 +229,12 @@ _OUTPUT_LOCALS = "(local $k i32) (local $f i32) (local $e i32) (local $x i32) (l
 
 def _output_body(shape: AdapterShape) -> str:
     """Append the current record (parent, flags, changed columns) to the output memories."""
-    body = [_output_binary(b) for b in _BINARY if shape.modifies(b.column)]
+    body = [_output_binary(b) for b in BINARY if shape.modifies(b.column)]
     if shape.modifies_timestamp:
         body.append(f"""(i64.store $ots (i32.shl (local.get $k) (i32.const 3)) (global.get $ts))
     (if (global.get $tsn) (then (local.set $f (i32.or (local.get $f) (i32.const {TIMESTAMP_NULL})))))""")
     if shape.modifies_headers:
-        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, **{f"ensure_{m}": _ensure(m, "(local.get $e)")
+        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, **{f"ensure_{m}": ensure(m, "(local.get $e)")
                                                                       for m in ("ohk", "ohv", "oht")}))
     return f"""(local.set $k (global.get $wo))
     (if (i32.ge_u (local.get $k) (global.get $cap)) (then (call $grow_tables)))
@@ -338,9 +263,9 @@ def _call_entry(shape: AdapterShape) -> str:
       (if (i32.lt_s (local.get $len) (i32.const 0))
         (then
           (local.set $mlen (i32.and (local.get $len) (i32.const 0x7fffffff)))
-          {_check_guest("(local.get $ptr)", "(local.get $mlen)")}
+          {check_guest("(local.get $ptr)", "(local.get $mlen)")}
           (local.set $e (i32.add (global.get $sc) (local.get $mlen)))
-          {_ensure("in", "(local.get $e)")}
+          {ensure("in", "(local.get $e)")}
           (memory.copy $in $g (global.get $sc) (local.get $ptr) (local.get $mlen))
           (i32.store $in (i32.const {C_ERR_PTR}) (global.get $sc))
           (i32.store $in (i32.const {C_ERR_LEN}) (local.get $mlen))
@@ -351,12 +276,12 @@ def _call_entry(shape: AdapterShape) -> str:
 
 
 def _commit(shape: AdapterShape) -> str:
-    used = {b.data for b in _BINARY if shape.modifies(b.column)}
+    used = {b.data for b in BINARY if shape.modifies(b.column)}
     if shape.modifies_headers:
         used |= {"ohk", "ohv", "oht"}
     stores = [f"(i32.store $in (i32.const {C_OUT}) (global.get $wo))",
               f"(i32.store $in (i32.const {C_FLAGS}) (global.get $flags))"]
-    stores += [f"(i32.store $in (i32.const {C_CURSORS + 4 * i}) (global.get {_CURSOR[name]}))"
+    stores += [f"(i32.store $in (i32.const {C_CURSORS + 4 * i}) (global.get {CURSOR[name]}))"
                for i, name in enumerate(OUTPUT_MEMORIES) if name in used]
     return "\n      ".join(stores)
 
@@ -385,130 +310,6 @@ def _run(shape: AdapterShape) -> str:
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $next)))
     (local.get $end))"""
-
-
-def _binary_functions(b: _Binary, shape: AdapterShape) -> str:
-    if b.column not in shape.staged:
-        get = f"  (func $get_{b.column} (result i64) (i64.const 0))"
-    else:
-        copy = f"(memory.copy $g $in (local.get $dst) (local.get $p) (local.get $l))"
-        if shape.modifies(b.column):
-            copy = (f"(if (local.get $w) (then (memory.copy $g ${b.data} (local.get $dst) (local.get $p) (local.get $l)))"
-                    f" (else {copy}))")
-        # $give inlined: the getter is the hottest host function
-        get = f"""  (func $get_{b.column} (result i64)
-    (local $p i32) (local $l i32) (local $w i32) (local $dst i32)
-    (local.set $l (global.get ${b.g}l))
-    (if (i32.lt_s (local.get $l) (i32.const 0)) (then (return (i64.const 0))))
-    (local.set $p (global.get ${b.g}p))
-    (local.set $w (global.get ${b.g}w))
-    (local.set $dst (call $alloc (local.get $l)))
-    {_check_guest("(local.get $dst)", "(local.get $l)", status=4)}
-    {copy}
-    (i64.or (i64.shl (i64.extend_i32_u (local.get $dst)) (i64.const 32)) (i64.extend_i32_u (local.get $l))))"""
-    if not shape.modifies(b.column):
-        return get + f"\n  (func $set_{b.column} (param i32 i32))"
-    cursor = _CURSOR[b.data]
-    return get + f"""
-  ;; the bytes go straight to the end of the output memory: $output then only moves the cursor
-  (func $set_{b.column} (param $p i32) (param $l i32)
-    (local $e i32)
-    {_check_guest("(local.get $p)", "(local.get $l)")}
-    (local.set $e (i32.add (global.get {cursor}) (local.get $l)))
-    {_ensure(b.data, "(local.get $e)")}
-    (memory.copy ${b.data} $g (global.get {cursor}) (local.get $p) (local.get $l))
-    (global.set ${b.g}p (global.get {cursor}))
-    (global.set ${b.g}l (local.get $l))
-    (global.set ${b.g}w (i32.const 1))
-    (global.set $mask (i32.or (global.get $mask) (i32.const {b.set_bit}))))"""
-
-
-def _extra_imports(shape: AdapterShape) -> str:
-    lines = ['(import "guest" "dealloc" (func $dealloc (param i32 i32)))'] if shape.has_dealloc else []
-    if shape.get_record:
-        lines.append('(import "host" "get_record" (func $py_get_record (result i32)))')
-    if shape.set_record:
-        lines.append('(import "host" "set_record" (func $py_set_record (param i32 i32)))')
-    return "\n  ".join(lines)
-
-
-def _record_json(shape: AdapterShape) -> str:
-    """get_record/set_record: spill the record state to $in, let Python work on it, reload it."""
-    spill = " ".join(f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))"
-                     for i, name in enumerate(STATE_FIELDS))
-    reload = " ".join(f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))"
-                      for i, name in enumerate(STATE_FIELDS))
-    get = ("(call $spill) (call $give_in (global.get $sc) (call $py_get_record))" if shape.get_record
-           else "(i64.const 0)")
-    set_ = ("(call $spill) (call $py_set_record (local.get $p) (local.get $l)) (call $reload)" if shape.set_record
-            else "")
-    return f"""  (func $spill {spill})
-  (func $reload {reload})
-  ;; Python writes the document at the scratch cursor and returns its length
-  (func $get_record (result i64) {get})
-  (func $set_record (param $p i32) (param $l i32) {set_})"""
-
-
-def _other_functions(shape: AdapterShape) -> str:
-    return f"""  (func $get_header (param $np i32) (param $nl i32) (result i64)
-    (local $e i32) (local $h i32)
-    {_check_guest("(local.get $np)", "(local.get $nl)")}
-    (local.set $e (global.get $hn))
-    (block $none (loop $next
-      (br_if $none (i32.eqz (local.get $e)))
-      (local.set $e (i32.sub (local.get $e) (i32.const 1)))
-      (local.set $h (i32.shl (local.get $e) (i32.const 4)))
-      (if (i32.and
-            (i32.eq (i32.load $ch offset=4 (local.get $h)) (local.get $nl))
-            (call $eq_in_guest (i32.load $ch (local.get $h)) (local.get $np) (local.get $nl)))
-        (then
-          (if (i32.lt_s (i32.load $ch offset=12 (local.get $h)) (i32.const 0))
-            (then (return (i64.const 0))))
-          (return (call $give_in (i32.load $ch offset=8 (local.get $h)) (i32.load $ch offset=12 (local.get $h))))))
-      (br $next)))
-    (i64.const 0))
-  (func $set_header (param $np i32) (param $nl i32) (param $dp i32) (param $dl i32)
-    (local $h i32) (local $k i32) (local $v i32) (local $e i32)
-    (local.set $k (call $take (local.get $np) (local.get $nl)))
-    (local.set $v (call $take (local.get $dp) (local.get $dl)))
-    (local.set $h (i32.shl (global.get $hn) (i32.const 4)))
-    (local.set $e (i32.add (local.get $h) (i32.const 16)))
-    {_ensure("ch", "(local.get $e)")}
-    (i32.store $ch (local.get $h) (local.get $k))
-    (i32.store $ch offset=4 (local.get $h) (local.get $nl))
-    (i32.store $ch offset=8 (local.get $h) (local.get $v))
-    (i32.store $ch offset=12 (local.get $h) (local.get $dl))
-    (global.set $hn (i32.add (global.get $hn) (i32.const 1)))
-    (global.set $mask (i32.or (global.get $mask) (i32.const {SET_HEADERS}))))
-  (func $get_timestamp (result i64)
-    (if (result i64) (global.get $tsn) (then (i64.const -1)) (else (global.get $ts))))
-  (func $set_timestamp (param $t i64)
-    (global.set $ts (local.get $t))
-    (global.set $tsn (i64.eq (local.get $t) (i64.const -1)))
-    (global.set $mask (i32.or (global.get $mask) (i32.const {SET_TIMESTAMP}))))
-  (func $get_partition (result i32) {"(global.get $part)" if "partition" in shape.staged else "(i32.const -1)"})
-  (func $get_offset (result i64) {"(global.get $offs)" if "offset" in shape.staged else "(i64.const -1)"})
-  (func $get_config (param $np i32) (param $nl i32) (result i64)
-    (local $e i32) (local $n i32) (local $t i32)
-    {_check_guest("(local.get $np)", "(local.get $nl)")}
-    (local.set $n (i32.load $in (i32.const {D_CONFIG})))
-    (local.set $t (i32.load $in offset=4 (i32.const {D_CONFIG})))
-    (block $none (loop $next
-      (br_if $none (i32.ge_u (local.get $e) (local.get $n)))
-      (if (i32.and
-            (i32.eq (i32.load $in offset=4 (local.get $t)) (local.get $nl))
-            (call $eq_in_guest (i32.load $in (local.get $t)) (local.get $np) (local.get $nl)))
-        (then (return (call $give_in (i32.load $in offset=8 (local.get $t)) (i32.load $in offset=12 (local.get $t))))))
-      (local.set $t (i32.add (local.get $t) (i32.const 16)))
-      (local.set $e (i32.add (local.get $e) (i32.const 1)))
-      (br $next)))
-    (i64.const 0))
-  (func $drop_record
-    (global.set $drop (i32.const 1))
-    (i32.store $in (i32.const {C_IRREGULAR}) (i32.const 1)))
-  (func $emit_record
-    (i32.store $in (i32.const {C_IRREGULAR}) (i32.const 1))
-    (call $output))"""
 
 
 _HEADER = """(module

@@ -14,9 +14,8 @@ import pyarrow as pa
 import wasmtime
 
 from host_functions import _adapter as A
-from host_functions._fast import (
-    FastInstance, Harvest, Layout, arrow_millis, binary_column, headers_column, offsets_column, timestamp_column,
-)
+from host_functions._columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
+from host_functions._fast import FastInstance, Harvest, Layout
 from host_functions._guest import GuestModule
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime

@@ -1,0 +1,223 @@
+"""The adapter's host functions, as WAT, for one guest shape.
+
+Getters hand the guest a fresh copy (through its ``alloc``), setters copy the
+guest's bytes before returning (straight to the output memory for key, value
+and topic), as the ABI's ownership rules say; a bad pointer fails the record
+through the control block's status.  Shared building blocks live here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from host_functions._adapter import (
+    C_ERR_LEN, C_ERR_PTR, C_IRREGULAR, C_STATUS, D_CONFIG, D_KEY, D_TOPIC, D_VALUE, KEY_NULL, OUTPUT_MEMORIES,
+    S_STATE, SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, STATE_FIELDS, VALUE_NULL, AdapterShape,
+)
+
+__all__ = ["BINARY", "CURSOR", "Binary", "check_guest", "ensure", "extra_imports", "helpers", "host_functions"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Binary:
+    """A byte column the guest can read and replace."""
+
+    column: str
+    g: str  # prefix of its globals: $Xp $Xl (current bytes), $Xw (1: they sit in the output memory)
+    data: str  # output bytes memory
+    offsets: str  # output end-offsets memory
+    set_bit: int
+    null_bit: int | None  # None: never null (the topic)
+    descriptor: int
+
+
+BINARY = (
+    Binary("key", "k", "ok", "oko", SET_KEY, KEY_NULL, D_KEY),
+    Binary("value", "v", "ov", "ovo", SET_VALUE, VALUE_NULL, D_VALUE),
+    Binary("topic", "t", "otp", "otpo", SET_TOPIC, None, D_TOPIC),
+)
+CURSOR = {name: f"$w{name}" for name in OUTPUT_MEMORIES}
+
+
+def fail_record(status: int, ptr: str, length: str) -> str:
+    return (f"(i32.store $in (i32.const {C_ERR_PTR}) {ptr}) (i32.store $in (i32.const {C_ERR_LEN}) {length}) "
+            f"(i32.store $in (i32.const {C_STATUS}) (i32.const {status})) (unreachable)")
+
+
+def check_guest(ptr: str, length: str, status: int = 3) -> str:
+    """Fail the record (status 3) unless [ptr, ptr + len) lies inside guest memory."""
+    return (f"(if (i64.gt_u (i64.add (i64.extend_i32_u {ptr}) (i64.extend_i32_u {length}))\n"
+            f"                  (i64.shl (i64.extend_i32_u (memory.size $g)) (i64.const 16)))\n"
+            f"      (then {fail_record(status, ptr, length)}))")
+
+
+def ensure(mem: str, end: str) -> str:
+    """Grow ``mem`` to hold ``end`` bytes (``end`` must be a plain local/global get)."""
+    return f"(if (i32.gt_u {end} (i32.shl (memory.size ${mem}) (i32.const 16))) (then (call $grow_{mem} {end})))"
+
+
+def helpers() -> str:
+    """Functions the host functions and the run loop share."""
+    return "\n".join([_GIVE_TAKE, _give("in")])
+
+
+def host_functions(shape: AdapterShape) -> str:
+    """Every fast host function the shim's table names (stubs for what the guest does not import)."""
+    return "\n".join([*(_binary_functions(b, shape) for b in BINARY), _record_json(shape), _other_functions(shape)])
+
+
+_GIVE_TAKE = f"""  ;; copy guest (ptr, len) into $in scratch; return where it landed
+  (func $take (param $p i32) (param $l i32) (result i32)
+    (local $at i32) (local $end i32)
+    {check_guest("(local.get $p)", "(local.get $l)")}
+    (local.set $at (global.get $sc))
+    (local.set $end (i32.add (local.get $at) (local.get $l)))
+    {ensure("in", "(local.get $end)")}
+    (memory.copy $in $g (local.get $at) (local.get $p) (local.get $l))
+    (global.set $sc (local.get $end))
+    (local.get $at))
+
+  (func $eq_in_guest (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $no (loop $next
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 1))))
+      (br_if $no (i32.ne (i32.load8_u $in (i32.add (local.get $a) (local.get $i)))
+                         (i32.load8_u $g (i32.add (local.get $b) (local.get $i)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (i32.const 0))"""
+
+
+def _give(mem: str) -> str:
+    """``$give_M(p, l)``: copy (p, l) of ``mem`` into a fresh guest buffer from alloc; packed result."""
+    return f"""  (func $give_{mem} (param $p i32) (param $l i32) (result i64)
+    (local $dst i32)
+    (local.set $dst (call $alloc (local.get $l)))
+    {check_guest("(local.get $dst)", "(local.get $l)", status=4)}
+    (memory.copy $g ${mem} (local.get $dst) (local.get $p) (local.get $l))
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $dst)) (i64.const 32)) (i64.extend_i32_u (local.get $l))))"""
+
+
+def _binary_functions(b: Binary, shape: AdapterShape) -> str:
+    if b.column not in shape.staged:
+        get = f"  (func $get_{b.column} (result i64) (i64.const 0))"
+    else:
+        copy = f"(memory.copy $g $in (local.get $dst) (local.get $p) (local.get $l))"
+        if shape.modifies(b.column):
+            copy = (f"(if (local.get $w) (then (memory.copy $g ${b.data} (local.get $dst) (local.get $p) (local.get $l)))"
+                    f" (else {copy}))")
+        # $give inlined: the getter is the hottest host function
+        get = f"""  (func $get_{b.column} (result i64)
+    (local $p i32) (local $l i32) (local $w i32) (local $dst i32)
+    (local.set $l (global.get ${b.g}l))
+    (if (i32.lt_s (local.get $l) (i32.const 0)) (then (return (i64.const 0))))
+    (local.set $p (global.get ${b.g}p))
+    (local.set $w (global.get ${b.g}w))
+    (local.set $dst (call $alloc (local.get $l)))
+    {check_guest("(local.get $dst)", "(local.get $l)", status=4)}
+    {copy}
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $dst)) (i64.const 32)) (i64.extend_i32_u (local.get $l))))"""
+    if not shape.modifies(b.column):
+        return get + f"\n  (func $set_{b.column} (param i32 i32))"
+    cursor = CURSOR[b.data]
+    return get + f"""
+  ;; the bytes go straight to the end of the output memory: $output then only moves the cursor
+  (func $set_{b.column} (param $p i32) (param $l i32)
+    (local $e i32)
+    {check_guest("(local.get $p)", "(local.get $l)")}
+    (local.set $e (i32.add (global.get {cursor}) (local.get $l)))
+    {ensure(b.data, "(local.get $e)")}
+    (memory.copy ${b.data} $g (global.get {cursor}) (local.get $p) (local.get $l))
+    (global.set ${b.g}p (global.get {cursor}))
+    (global.set ${b.g}l (local.get $l))
+    (global.set ${b.g}w (i32.const 1))
+    (global.set $mask (i32.or (global.get $mask) (i32.const {b.set_bit}))))"""
+
+
+def extra_imports(shape: AdapterShape) -> str:
+    """Imports beyond the guest's memory, alloc and entry: its dealloc, Python's get/set_record."""
+    lines = ['(import "guest" "dealloc" (func $dealloc (param i32 i32)))'] if shape.has_dealloc else []
+    if shape.get_record:
+        lines.append('(import "host" "get_record" (func $py_get_record (result i32)))')
+    if shape.set_record:
+        lines.append('(import "host" "set_record" (func $py_set_record (param i32 i32)))')
+    return "\n  ".join(lines)
+
+
+def _record_json(shape: AdapterShape) -> str:
+    """get_record/set_record: spill the record state to $in, let Python work on it, reload it."""
+    spill = " ".join(f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))"
+                     for i, name in enumerate(STATE_FIELDS))
+    reload = " ".join(f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))"
+                      for i, name in enumerate(STATE_FIELDS))
+    get = ("(call $spill) (call $give_in (global.get $sc) (call $py_get_record))" if shape.get_record
+           else "(i64.const 0)")
+    set_ = ("(call $spill) (call $py_set_record (local.get $p) (local.get $l)) (call $reload)" if shape.set_record
+            else "")
+    return f"""  (func $spill {spill})
+  (func $reload {reload})
+  ;; Python writes the document at the scratch cursor and returns its length
+  (func $get_record (result i64) {get})
+  (func $set_record (param $p i32) (param $l i32) {set_})"""
+
+
+def _other_functions(shape: AdapterShape) -> str:
+    return f"""  (func $get_header (param $np i32) (param $nl i32) (result i64)
+    (local $e i32) (local $h i32)
+    {check_guest("(local.get $np)", "(local.get $nl)")}
+    (local.set $e (global.get $hn))
+    (block $none (loop $next
+      (br_if $none (i32.eqz (local.get $e)))
+      (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+      (local.set $h (i32.shl (local.get $e) (i32.const 4)))
+      (if (i32.and
+            (i32.eq (i32.load $ch offset=4 (local.get $h)) (local.get $nl))
+            (call $eq_in_guest (i32.load $ch (local.get $h)) (local.get $np) (local.get $nl)))
+        (then
+          (if (i32.lt_s (i32.load $ch offset=12 (local.get $h)) (i32.const 0))
+            (then (return (i64.const 0))))
+          (return (call $give_in (i32.load $ch offset=8 (local.get $h)) (i32.load $ch offset=12 (local.get $h))))))
+      (br $next)))
+    (i64.const 0))
+  (func $set_header (param $np i32) (param $nl i32) (param $dp i32) (param $dl i32)
+    (local $h i32) (local $k i32) (local $v i32) (local $e i32)
+    (local.set $k (call $take (local.get $np) (local.get $nl)))
+    (local.set $v (call $take (local.get $dp) (local.get $dl)))
+    (local.set $h (i32.shl (global.get $hn) (i32.const 4)))
+    (local.set $e (i32.add (local.get $h) (i32.const 16)))
+    {ensure("ch", "(local.get $e)")}
+    (i32.store $ch (local.get $h) (local.get $k))
+    (i32.store $ch offset=4 (local.get $h) (local.get $nl))
+    (i32.store $ch offset=8 (local.get $h) (local.get $v))
+    (i32.store $ch offset=12 (local.get $h) (local.get $dl))
+    (global.set $hn (i32.add (global.get $hn) (i32.const 1)))
+    (global.set $mask (i32.or (global.get $mask) (i32.const {SET_HEADERS}))))
+  (func $get_timestamp (result i64)
+    (if (result i64) (global.get $tsn) (then (i64.const -1)) (else (global.get $ts))))
+  (func $set_timestamp (param $t i64)
+    (global.set $ts (local.get $t))
+    (global.set $tsn (i64.eq (local.get $t) (i64.const -1)))
+    (global.set $mask (i32.or (global.get $mask) (i32.const {SET_TIMESTAMP}))))
+  (func $get_partition (result i32) {"(global.get $part)" if "partition" in shape.staged else "(i32.const -1)"})
+  (func $get_offset (result i64) {"(global.get $offs)" if "offset" in shape.staged else "(i64.const -1)"})
+  (func $get_config (param $np i32) (param $nl i32) (result i64)
+    (local $e i32) (local $n i32) (local $t i32)
+    {check_guest("(local.get $np)", "(local.get $nl)")}
+    (local.set $n (i32.load $in (i32.const {D_CONFIG})))
+    (local.set $t (i32.load $in offset=4 (i32.const {D_CONFIG})))
+    (block $none (loop $next
+      (br_if $none (i32.ge_u (local.get $e) (local.get $n)))
+      (if (i32.and
+            (i32.eq (i32.load $in offset=4 (local.get $t)) (local.get $nl))
+            (call $eq_in_guest (i32.load $in (local.get $t)) (local.get $np) (local.get $nl)))
+        (then (return (call $give_in (i32.load $in offset=8 (local.get $t)) (i32.load $in offset=12 (local.get $t))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (local.set $e (i32.add (local.get $e) (i32.const 1)))
+      (br $next)))
+    (i64.const 0))
+  (func $drop_record
+    (global.set $drop (i32.const 1))
+    (i32.store $in (i32.const {C_IRREGULAR}) (i32.const 1)))
+  (func $emit_record
+    (i32.store $in (i32.const {C_IRREGULAR}) (i32.const 1))
+    (call $output))"""
