@@ -29,14 +29,28 @@ __all__ = ["FastPath"]
 class FastPath:
     """The batch staged in linear memory; one Wasm call per chunk of rows."""
 
-    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters) -> None:
+    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
+                 guest_digest: str) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.shape = guest.adapter_shape()
+        #: instances are interchangeable between transforms with the same guest and settings
+        self._instance_key = ("fast", guest_digest, settings.key())
         self._instance: FastInstance | None = None
 
     # --- the batch --------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        # the instance goes back to the runtime after every batch: the next task's copy of this
+        # transform (Spark unpickles one per task) then starts warm
+        self._instance = self.rt.take_idle(self._instance_key)
+        try:
+            return self._apply_batch(batch, errors)
+        finally:
+            if self._instance is not None:
+                self.rt.put_idle(self._instance_key, self._instance)
+                self._instance = None
+
+    def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         n = len(batch)
         failed: set[int] = set()
 

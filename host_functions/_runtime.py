@@ -18,7 +18,7 @@ import os
 import tempfile
 import threading
 import time
-from typing import Callable, Iterator
+from typing import Any, Callable, Hashable, Iterator
 
 import wasmtime
 
@@ -34,6 +34,9 @@ try:
     _WASMTIME_VERSION = _version("wasmtime")
 except Exception:  # pragma: no cover - metadata missing in odd installs
     _WASMTIME_VERSION = "unknown"
+
+#: Idle instances kept per guest and settings (see WasmRuntime.put_idle).
+_IDLE_PER_KEY = 2
 
 #: Set to a directory to cache compiled modules there; "off" disables it.
 CACHE_DIR_ENV = "SMT_WASM_CACHE_DIR"
@@ -115,6 +118,7 @@ class WasmRuntime:
         self.engine = wasmtime.Engine(config)
         self.watchdog = _Watchdog(self.engine)
         self._modules: dict[str, wasmtime.Module] = {}
+        self._idle: dict[Hashable, list[Any]] = {}
         self._lock = threading.Lock()
         self.shim = self.compile(_adapter.shim_wat().encode())
 
@@ -131,6 +135,25 @@ class WasmRuntime:
             with self._lock:
                 self._modules.setdefault(digest, module)
         return module
+
+    def take_idle(self, key: Hashable) -> Any | None:
+        """An idle instance left by :meth:`put_idle` under ``key``, or None."""
+        with self._lock:
+            idle = self._idle.get(key)
+            return idle.pop() if idle else None
+
+    def put_idle(self, key: Hashable, instance: Any) -> None:
+        """Keep a warm instance for the next batch of a transform with the same guest and settings.
+
+        Spark unpickles a transform for every task, and a Python worker runs
+        many tasks: a warm instance (memories grown, pages faulted in) spares
+        each task's first batch tens of milliseconds.  A few per key are kept
+        (one per concurrent user); the rest are dropped.
+        """
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            if len(idle) < _IDLE_PER_KEY:
+                idle.append(instance)
 
     def adapter(self, shape: _adapter.AdapterShape) -> wasmtime.Module:
         return self.compile(_adapter.adapter_wat(shape).encode())

@@ -39,6 +39,12 @@ class Settings:
     guest_config: Mapping[str, str]
     logger_name: str
 
+    def key(self) -> tuple:
+        """A hashable identity of these settings."""
+        return tuple(sorted(self.guest_config.items())), *(
+            getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "guest_config"
+        )
+
     @property
     def logger(self) -> logging.Logger:
         return logging.getLogger(self.logger_name)

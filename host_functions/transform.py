@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any, Mapping
 
@@ -88,7 +89,7 @@ class WasmTransform(Transform):
             ) from exc
         self._build(module_bytes)
 
-    def _build(self, module_bytes: bytes) -> None:
+    def _build(self, module_bytes: bytes, check: bool = True) -> None:
         self._module_bytes = module_bytes
         config, prefix = self.config, self.context.prefix
         label = os.path.basename(config["module.path"])
@@ -119,9 +120,10 @@ class WasmTransform(Transform):
             value=self._converter("value.converter", is_key=False),
             header=self._converter("header.converter", is_key=False),
         )
-        self._check_instance(rt, guest, settings, plugin_functions)
+        if check:  # an unpickled copy was checked where it was configured
+            self._check_instance(rt, guest, settings, plugin_functions)
         if config["path"] == "fast" and guest.fast_path_possible:
-            self._path = FastPath(rt, guest, settings, conv)
+            self._path = FastPath(rt, guest, settings, conv, hashlib.sha256(module_bytes).hexdigest())
         else:
             self._path = ReferencePath(rt, guest, settings, conv, plugin_functions)
         self.guest = guest
@@ -210,7 +212,7 @@ class WasmTransform(Transform):
         self.context = PluginContext(state["alias"], state["prefix"])
         self.raw_config = dict(state["raw_config"])
         self.config = self.config_def.parse(self.raw_config, prefix=self.context.prefix)
-        self._build(state["module_bytes"])
+        self._build(state["module_bytes"], check=False)
 
 
 #: Host function → the Kafka row fields it reads.

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from host_functions import HostFunction, WasmTransform
+from host_functions import HostFunction, WasmTransform, _fast_path
 from smt.batch import RecordBatch
 from smt.plugin import PluginContext
 from smt.plugins import hookimpl, load_plugins
@@ -105,3 +105,14 @@ def test_a_batch_abandoned_by_its_error_sink_leaves_nothing_behind(make_transfor
         transform.apply_batch(RecordBatch.from_records([make_record(b"ab"), make_record(b"abc")]), RaisingSink())
     out, origins, errors = run(transform, [make_record(b"xy")])
     assert [r.value for r in out] == [b"xy"] and origins == [0] and errors.failures == []
+
+
+def test_an_unpickled_copy_starts_on_the_warm_instance(make_transform, monkeypatch):
+    """Spark unpickles a transform per task: the copy reuses the instance the last task warmed up."""
+    transform = make_transform(g.TO_UPPER, "to_upper")
+    run(transform, [make_record(b"warm")])
+    built = []
+    monkeypatch.setattr(_fast_path, "FastInstance", lambda *args: built.append(args))
+    copy = pickle.loads(pickle.dumps(transform))
+    out, _, errors = run(copy, [make_record(b"up")])
+    assert [r.value for r in out] == [b"UP"] and errors.failures == [] and built == []
