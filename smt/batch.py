@@ -161,15 +161,22 @@ class RecordBatch:
 
     def take(self, indices: Sequence[int]) -> "RecordBatch":
         """A new batch of the given rows, in the given order."""
+        rows = indices.tolist() if hasattr(indices, "tolist") else list(indices)  # numpy ints index lists slowly
+        arrow_rows = None
         columns = {}
         for name in COLUMNS:
             values = self._columns.get(name)
+            if values is None:
+                continue  # not held: every row has the default, the taken rows too
             if isinstance(values, (pa.Array, pa.ChunkedArray)):
-                columns[name] = values.take(pa.array(indices, type=pa.int64()))
+                if arrow_rows is None:
+                    arrow_rows = pa.array(rows, type=pa.int64())
+                columns[name] = values.take(arrow_rows)
+            elif isinstance(values, range) and values == range(self._length):
+                columns[name] = list(rows)  # the origins of a batch read from Arrow: row i's is i
             else:
-                col = self.column(name)
-                columns[name] = [col[i] for i in indices]
-        return RecordBatch(len(indices), **columns)
+                columns[name] = [values[i] for i in rows]
+        return RecordBatch(len(rows), **columns)
 
     def shallow_copy(self) -> "RecordBatch":
         """A new batch sharing this one's column objects.
