@@ -13,6 +13,7 @@ from host_functions._adapter import (
     C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_OFFSET, D_PART, D_ROW_BASE,
     D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, TABLE_MEMORIES, TIMESTAMP_NULL, AdapterShape,
 )
+from host_functions._adapter_json import json_functions, json_memory
 from host_functions._adapter_calls import (
     BINARY, CURSOR, Binary, check_guest, ensure, extra_imports, helpers, host_functions,
 )
@@ -39,6 +40,7 @@ def adapter(shape: AdapterShape, elem: str) -> str:
         _output(shape),
         _run(shape),
         host_functions(shape),
+        *((json_memory(), json_functions()) if shape.get_record else ()),
         ")",
     ]
     return "\n".join(part for part in parts if part)

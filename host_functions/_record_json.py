@@ -5,12 +5,14 @@ The document is ``{"headers": {name: base64}, "topic": str, "key": base64,
 names the last wins.  Both paths build and parse it with the functions here,
 so they agree byte for byte and error for error.
 
-On the fast path the adapter spills the current record's state (where its
-bytes are, in ``$in`` or in an output memory) into a block of ``$in``
-(:data:`host_functions._adapter.S_STATE`) and calls :class:`RecordJson`;
-``get_record`` writes the document at the scratch cursor for the adapter to
-hand to the guest, ``set_record`` writes the new bytes to scratch and points
-the state at them, and the adapter reloads the state.
+On the fast path the adapter builds ``get_record``'s document itself
+(:mod:`host_functions._adapter_json`) unless a topic or header name is not
+ASCII; then, and for every ``set_record``, it spills the current record's
+state (where its bytes are, in ``$in`` or in an output memory) into a block
+of ``$in`` (:data:`host_functions._adapter.S_STATE`) and calls
+:class:`RecordJson`: ``get_record`` writes the document at the scratch cursor
+for the adapter to hand to the guest, ``set_record`` writes the new bytes to
+scratch and points the state at them, and the adapter reloads the state.
 """
 
 from __future__ import annotations

@@ -62,13 +62,14 @@ record_documents = st.sampled_from([
 ])
 records = st.builds(
     Record,
-    topic=st.text(alphabet="abcxyz-._\u00e9\"\\\n\U0001f600", min_size=1, max_size=12),
+    # JSON escapes quotes, backslashes and control characters; non-ASCII goes through Python
+    topic=st.text(alphabet="abcxyz-._/\"\\\n\t\r\x08\x0c\x01\x7f\u00e9\U0001f600", min_size=1, max_size=12),
     partition=st.none() | st.integers(0, 1000),
     offset=st.none() | st.integers(0, 10**12),
     timestamp=st.none() | st.integers(0, 10**12),
     key=st.none() | small_bytes,
     value=st.none() | small_bytes | st.sampled_from([b"b", b"abc", b"topic-a", b"\xff\xfe"]) | record_documents,
-    headers=st.lists(st.tuples(st.sampled_from(["h", "x", "copy", "\u00e9\"/"]), st.none() | small_bytes),
+    headers=st.lists(st.tuples(st.sampled_from(["h", "x", "copy", "q\"\\\x1f", "\u00e9\"/"]), st.none() | small_bytes),
                      max_size=4).map(tuple),
 )
 
