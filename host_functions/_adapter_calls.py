@@ -150,13 +150,11 @@ def _record_json(shape: AdapterShape) -> str:
                      for i, name in enumerate(STATE_FIELDS))
     reload = " ".join(f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))"
                       for i, name in enumerate(STATE_FIELDS))
-    set_ = ("(call $spill) (call $py_set_record (local.get $p) (local.get $l)) (call $reload)" if shape.set_record
-            else "")
-    # a guest importing get_record gets the Wasm one (host_functions._adapter_json)
+    # a guest importing them gets the Wasm ones (_adapter_json, _adapter_set_record), which call Python when stuck
     get = "" if shape.get_record else "\n  (func $get_record (result i64) (i64.const 0))"
+    set_ = "" if shape.set_record else "\n  (func $set_record (param i32 i32))"
     return f"""  (func $spill {spill})
-  (func $reload {reload}){get}
-  (func $set_record (param $p i32) (param $l i32) {set_})"""
+  (func $reload {reload}){get}{set_}"""
 
 
 def _other_functions(shape: AdapterShape) -> str:

@@ -14,6 +14,7 @@ from host_functions._adapter import (
     D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, TABLE_MEMORIES, TIMESTAMP_NULL, AdapterShape,
 )
 from host_functions._adapter_json import json_functions, json_memory
+from host_functions._adapter_set_record import set_record_functions
 from host_functions._adapter_calls import (
     BINARY, CURSOR, Binary, check_guest, ensure, extra_imports, helpers, host_functions,
 )
@@ -41,6 +42,7 @@ def adapter(shape: AdapterShape, elem: str) -> str:
         _run(shape),
         host_functions(shape),
         *((json_memory(), json_functions()) if shape.get_record else ()),
+        set_record_functions() if shape.set_record else "",
         ")",
     ]
     return "\n".join(part for part in parts if part)

@@ -20,6 +20,7 @@ import ctypes
 import functools
 import operator
 import struct
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -157,7 +158,7 @@ class FastInstance:
         linker.define_instance(store, "env", shim)
         if "log" in guest.imports:
             ty = wasmtime.FuncType([wasmtime.ValType.i32()] * 3, [])
-            linker.define_func("env", "log", ty, log_function(settings, self._read_guest))
+            linker.define_func("env", "log", ty, log_function(settings, _weak(self._read_guest)))
         guest_exports = linker.instantiate(store, guest.module).exports(store)
         self.guest_memory = guest_exports["memory"]
         provided = {
@@ -169,14 +170,17 @@ class FastInstance:
         if guest.has_dealloc:
             provided[("guest", "dealloc")] = guest_exports["dealloc"]
         self.memories: dict[str, Any] = {}
-        record_json = RecordJson(self._address, self._ensure, self._read_guest)
-        i32 = wasmtime.ValType.i32()
-        provided[("host", "get_record")] = wasmtime.Func(store, wasmtime.FuncType([], [i32]), record_json.get_record)
-        provided[("host", "set_record")] = wasmtime.Func(store, wasmtime.FuncType([i32, i32], []), record_json.set_record)
+        shape = guest.adapter_shape()
+        if shape.get_record or shape.set_record:
+            record_json = RecordJson(_weak(self._address), _weak(self._ensure), _weak(self._read_guest))
+            i32 = wasmtime.ValType.i32()
+            provided[("host", "get_record")] = wasmtime.Func(store, wasmtime.FuncType([], [i32]), record_json.get_record)
+            provided[("host", "set_record")] = wasmtime.Func(store, wasmtime.FuncType([i32, i32], []),
+                                                             record_json.set_record)
         adapter = rt.adapter(guest.adapter_shape())
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
         self._call_run = _direct_call(store, exports["run"])
-        self.shape = guest.adapter_shape()
+        self.shape = shape
         self.memories.update(
             (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
         )
@@ -310,6 +314,25 @@ class FastInstance:
         elif nbytes:  # the offsets table of no records, in a memory never grown: [0]
             ctypes.memset(buffer.address, 0, nbytes)
         return np.frombuffer(buffer, dtype=dtype)
+
+
+def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` without a strong reference to its instance.
+
+    wasmtime-py keeps host-function callbacks in a process-wide table until
+    the store is freed; a callback holding the instance (which holds the
+    store) would keep every replaced instance, and its memories' address
+    space reservations, alive forever.
+    """
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any) -> Any:
+        bound = ref()
+        if bound is None:
+            raise Failure("the Wasm instance is gone")
+        return bound(*args)
+
+    return call
 
 
 def _direct_call(store: wasmtime.Store, func: wasmtime.Func) -> Callable[[int, int], int]:

@@ -7,7 +7,8 @@ so they agree byte for byte and error for error.
 
 On the fast path the adapter builds ``get_record``'s document itself
 (:mod:`host_functions._adapter_json`) unless a topic or header name is not
-ASCII; then, and for every ``set_record``, it spills the current record's
+ASCII, and parses plain ``set_record`` documents itself
+(:mod:`host_functions._adapter_set_record`); otherwise it spills the current record's
 state (where its bytes are, in ``$in`` or in an output memory) into a block
 of ``$in`` (:data:`host_functions._adapter.S_STATE`) and calls
 :class:`RecordJson`: ``get_record`` writes the document at the scratch cursor
