@@ -140,7 +140,7 @@ def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
     for part in parts[1:]:
         out.append(part[1:] + base)
         base += int(part[-1])
-    return np.concatenate(out)
+    return np.concatenate(out).astype(np.int32, copy=False)  # Arrow's binary offsets are int32
 
 
 class FastInstance:

@@ -40,13 +40,16 @@ class FastPath:
     # --- the batch --------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        # the instance goes back to the runtime after every batch: the next task's copy of this
-        # transform (Spark unpickles one per task) then starts warm
-        self._instance = self.rt.take_idle(self._instance_key)
+        # The instance goes back to the runtime after every batch: the next task's copy of this
+        # transform (Spark unpickles one per task) then starts warm.  WASI stores run threads that
+        # must not outlive the interpreter: they stay with their transform.
+        pooled = not self.settings.wasi
+        if pooled:
+            self._instance = self.rt.take_idle(self._instance_key)
         try:
             return self._apply_batch(batch, errors)
         finally:
-            if self._instance is not None:
+            if pooled and self._instance is not None:
                 self.rt.put_idle(self._instance_key, self._instance)
                 self._instance = None
 

@@ -10,6 +10,7 @@ epoch.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -120,6 +121,7 @@ class WasmRuntime:
         self._modules: dict[str, wasmtime.Module] = {}
         self._idle: dict[Hashable, list[Any]] = {}
         self._lock = threading.Lock()
+        atexit.register(self._idle.clear)  # free the stores while the interpreter still runs
         self.shim = self.compile(_adapter.shim_wat().encode())
 
     def compile(self, wasm: bytes) -> wasmtime.Module:
