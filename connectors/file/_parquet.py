@@ -112,11 +112,12 @@ class _ParquetReadTask(ReadTask):
         for path, indexes in by_file.items():
             handle = pq.ParquetFile(path)
             columns = [name for name in KAFKA_ROW_FIELDS if name in handle.schema_arrow.names]
-            for batch in handle.iter_batches(batch_size=max_rows, row_groups=sorted(indexes), columns=columns):
-                try:
-                    yield self._records(batch)
-                except pa.ArrowException as exc:
-                    raise SmtError(f"Parquet file '{path}': cannot read its rows as records: {exc}") from exc
+            try:
+                for batch in handle.iter_batches(batch_size=max_rows, row_groups=sorted(indexes), columns=columns):
+                    records = self._records(batch)
+                    yield records
+            except (OSError, pa.ArrowException) as exc:
+                raise SmtError(f"Parquet file '{path}': cannot read its rows as records: {exc}") from exc
 
     def _records(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         columns = {name: _cast(batch.column(name), KAFKA_ARROW_SCHEMA.field(name).type)
