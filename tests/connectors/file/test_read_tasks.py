@@ -85,5 +85,5 @@ def test_streaming_reads_use_spark(tmp_path):
 def test_a_parquet_value_that_does_not_fit_its_field_names_the_file(tmp_path):
     pq.write_table(pa.table({"value": [b"a"], "partition": pa.array([2**40], pa.int64())}), tmp_path / "big.parquet")
     (task,) = FORMATS["parquet"].read_tasks(ReadOptions(str(tmp_path), "t"), 2, 128 << 20)
-    with pytest.raises(SmtError, match=r"Parquet file '.*big\.parquet': cannot read its rows as records: .*overflow"):
+    with pytest.raises(SmtError, match=r"Parquet file '.*big\.parquet': cannot read its rows as records: Integer value 1099511627776 not in range"):
         list(task.batches(10))
