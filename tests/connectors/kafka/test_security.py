@@ -53,17 +53,27 @@ def java_settings(status, role: str, protocol: str, user: str | None = None, pas
     return {f"{role}.kafka.{key}": value for key, value in settings.items()}
 
 
-def pipeline(source_topic: str, sink_topic: str, **settings: str) -> PipelineSpec:
+def topics(broker: KafkaTestBroker, stem: str, *names: str) -> list[str]:
+    """Create ``<unique stem>-<name>`` for each name; the pipeline reads ``-in`` and writes ``-out``."""
+    stem = broker.unique_topic(stem)
+    return [broker.create_topic(f"{stem}-{name}") for name in names]
+
+
+def pipeline(source_topic: str, **settings: str) -> PipelineSpec:
+    """Reads ``source_topic`` (``...-in``), stamps a header and routes every record to ``...-out``."""
     return PipelineSpec.from_properties({
         "name": "secured",
         "source": "kafka",
         "source.topics": source_topic,
         "sink": "kafka",
-        "sink.topic": sink_topic,
-        "transforms": "via",
+        "header.converter": "string",
+        "transforms": "via,route",
         "transforms.via.type": "InsertHeader",
         "transforms.via.header": "via",
         "transforms.via.value.literal": "secured",
+        "transforms.route.type": "RegexRouter",
+        "transforms.route.regex": "(.*)-in",
+        "transforms.route.replacement": "$1-out",
         **settings,
     })  # fmt: skip
 
@@ -81,9 +91,9 @@ def test_the_sasl_broker_refuses_clients_without_credentials(secured_broker, ali
 
 
 def test_sasl_plain_source_and_sink_round_trip_every_record(kafka_spark, secured_broker, alice):
-    source, sink = alice.create_topic(alice.unique_topic("sasl-in")), alice.create_topic(alice.unique_topic("sasl-out"))
+    source, sink = topics(alice, "sasl", "in", "out")
     alice.produce(source, RECORDS)
-    spec = pipeline(source, sink,
+    spec = pipeline(source,
                     **java_settings(secured_broker, "source", "SASL_PLAINTEXT", "alice", USERS["alice"]),
                     **java_settings(secured_broker, "sink", "SASL_PLAINTEXT", "bob", USERS["bob"]))  # fmt: skip
     assert spec.source.kafka_params["sasl.mechanism"] == "PLAIN"
@@ -95,10 +105,9 @@ def test_sasl_plain_source_and_sink_round_trip_every_record(kafka_spark, secured
 
 
 def test_tls_source_and_sink_round_trip_with_dead_letters_over_sasl(kafka_spark, secured_broker, alice):
-    stem = alice.unique_topic("tls")
-    source, sink, dlq = (alice.create_topic(f"{stem}-{name}") for name in ("in", "out", "dlq"))
+    source, sink, dlq = topics(alice, "tls", "in", "out", "dlq")
     alice.produce(source, RECORDS)
-    spec = pipeline(source, sink,
+    spec = pipeline(source,
                     **java_settings(secured_broker, "source", "SSL"),
                     **java_settings(secured_broker, "sink", "SSL"),
                     **java_settings(secured_broker, "errors.deadletterqueue", "SASL_PLAINTEXT", "bob", USERS["bob"]),
@@ -119,10 +128,10 @@ def test_tls_source_and_sink_round_trip_with_dead_letters_over_sasl(kafka_spark,
 
 
 def test_a_wrong_source_password_fails_before_reading(kafka_spark, secured_broker, alice):
-    source, sink = alice.create_topic(alice.unique_topic("bad-in")), alice.create_topic(alice.unique_topic("bad-out"))
+    source, sink = topics(alice, "bad", "in", "out")
     alice.produce(source, RECORDS[:1])
     servers = secured_broker.listeners["SASL_PLAINTEXT"]
-    spec = pipeline(source, sink,
+    spec = pipeline(source,
                     **java_settings(secured_broker, "source", "SASL_PLAINTEXT", "alice", "not-alices-password"),
                     **java_settings(secured_broker, "sink", "SASL_PLAINTEXT", "bob", USERS["bob"]))  # fmt: skip
 
@@ -134,10 +143,10 @@ def test_a_wrong_source_password_fails_before_reading(kafka_spark, secured_broke
 
 
 def test_a_wrong_sink_password_fails_before_writing(kafka_spark, secured_broker, alice):
-    source, sink = alice.create_topic(alice.unique_topic("bad-in")), alice.create_topic(alice.unique_topic("bad-out"))
+    source, sink = topics(alice, "bad", "in", "out")
     alice.produce(source, RECORDS)
     servers = secured_broker.listeners["SASL_PLAINTEXT"]
-    spec = pipeline(source, sink,
+    spec = pipeline(source,
                     **java_settings(secured_broker, "source", "SASL_PLAINTEXT", "alice", USERS["alice"]),
                     **java_settings(secured_broker, "sink", "SASL_PLAINTEXT", "bob", "alice-secret"))  # fmt: skip
 
@@ -148,10 +157,10 @@ def test_a_wrong_sink_password_fails_before_writing(kafka_spark, secured_broker,
 
 
 def test_a_broker_certificate_not_trusted_fails_before_reading(kafka_spark, secured_broker, alice):
-    source, sink = alice.create_topic(alice.unique_topic("tls-in")), alice.create_topic(alice.unique_topic("tls-out"))
+    source, sink = topics(alice, "untrusted", "in", "out")
     servers = secured_broker.listeners["SSL"]
     # TLS without the throwaway CA's truststore: Java's default trust store does not know it.
-    spec = pipeline(source, sink,
+    spec = pipeline(source,
                     **{"source.kafka.bootstrap.servers": servers, "source.kafka.security.protocol": "SSL"},
                     **java_settings(secured_broker, "sink", "SSL"))  # fmt: skip
 
@@ -160,3 +169,19 @@ def test_a_broker_certificate_not_trusted_fails_before_reading(kafka_spark, secu
                              r"SslAuthenticationException"):  # fmt: skip
         run_pipeline(spec, spark=kafka_spark)
     assert alice.consume(sink) == []
+
+
+def test_a_wrong_dead_letter_queue_password_fails_before_writing(kafka_spark, secured_broker, alice):
+    source, sink, dlq = topics(alice, "bad-dlq", "in", "out", "dlq")
+    alice.produce(source, RECORDS)
+    servers = secured_broker.listeners["SASL_PLAINTEXT"]
+    spec = pipeline(source,
+                    **java_settings(secured_broker, "source", "SSL"),
+                    **java_settings(secured_broker, "sink", "SSL"),
+                    **java_settings(secured_broker, "errors.deadletterqueue", "SASL_PLAINTEXT", "bob", "wrong"),
+                    **{"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq})  # fmt: skip
+
+    with pytest.raises(KafkaAuthenticationError,
+                       match=rf"^errors\.deadletterqueue\.kafka\.bootstrap\.servers={servers}: authentication failed; "):  # fmt: skip
+        run_pipeline(spec, spark=kafka_spark)
+    assert (alice.consume(sink), alice.consume(dlq)) == ([], [])
