@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from connectors.file._lines import read_lines
-from connectors.file._splits import FileSplit, list_files, max_split_bytes, pack_splits, split_files
+from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
 from connectors.file.formats import FileFormat, ReadOptions
 from connectors.read_tasks import ReadTask, constant_strings, kafka_batch
 
@@ -53,12 +53,7 @@ class TextFormat(FileFormat):
             F.array().cast("array<struct<key:string,value:binary>>").alias("headers"),
         )
 
-    def read_tasks(self, options, parallelism, max_partition_bytes):
-        if options.streaming:
-            return None
-        files = list_files(options.path)
-        if files is None:
-            return None
+    def read_tasks(self, options, files, parallelism, max_partition_bytes):
         size = max_split_bytes(sum(n for _, n in files), len(files), parallelism, max_partition_bytes)
         read_at = int(time.time() * 1_000_000)
         pieces = pack_splits(split_files(files, size), size)
