@@ -25,7 +25,14 @@ import pyarrow as pa
 from smt._gc import gc_paused
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
 from smt.chain import ChainErrors, TransformChain
-from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
+from smt.error_handling import (
+    ErrorPolicy,
+    FailedRecord,
+    context_headers,
+    log_failure,
+    log_undeliverable,
+    with_retries,
+)
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
 from smt.record import KAFKA_ROW_FIELDS
@@ -72,6 +79,8 @@ class _Failures(ChainErrors):
     def __init__(self, policy: ErrorPolicy) -> None:
         self.policy = policy
         self.records: dict[int, FailedRecord] = {}
+        #: Failed records the dead-letter queue itself could not take.
+        self.undeliverable = 0
 
     def failed(self, origin: int, error: StageError) -> None:
         if not self.policy.tolerates_all:
@@ -105,10 +114,13 @@ class BatchProcessor:
         source_class: str = "source",
         output_fields: tuple[str, ...] | None = None,
         sink: Any = None,
+        dead_letters: Any = None,
     ) -> None:
         self.source_class = source_class
         #: The sink, asked for the records it cannot write (TASK_PUT); pickled to executors.
         self.sink = sink
+        #: Where dead letters go (see smt.pipeline.dead_letters), asked which it cannot take.
+        self.dead_letters = dead_letters
         #: Kafka row fields of the output batches (all when None).
         self.output_fields = output_fields
         self.chain = chain
@@ -120,11 +132,12 @@ class BatchProcessor:
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
+        from smt.pipeline.dead_letters import dead_letter_sink
         from smt.pipeline.fields import plan_fields
 
         return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy,
                    source_class=type(spec.source).class_name(), output_fields=plan_fields(spec).outputs,
-                   sink=spec.sink)
+                   sink=spec.sink, dead_letters=dead_letter_sink(spec))
 
     # --- one batch ------------------------------------------------------------
 
@@ -143,8 +156,8 @@ class BatchProcessor:
             batch = self.chain.apply_batch(batch, failures, metrics)
             batch = self._encode(batch, failures)
             batch, records = self._put_failures(batch, failures)
-        counts = self._count(arrow_batch.num_rows, batch, failures)
-        return self._output(arrow_batch, records, failures), counts
+        output = self._output(arrow_batch, records, failures)
+        return output, self._count(arrow_batch.num_rows, batch, failures)
 
     def _source_failures(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> RecordBatch:
         # A source marks a row it could not read (a malformed line, say) with
@@ -258,7 +271,7 @@ class BatchProcessor:
             output_rows=len(batch),
             filtered=read - written - failed,
             failed=failed,
-            dead_lettered=failed if self.policy.dead_letters else 0,
+            dead_lettered=failed - failures.undeliverable if self.policy.dead_letters else 0,
         )
 
     @property
@@ -282,8 +295,22 @@ class BatchProcessor:
                 headers[row] = tuple(headers[row]) + tuple(
                     context_headers(failure.error, originals.record(row), self.policy, self.task_id)
                 )
-        dead = originals.to_arrow()
-        return dead.append_column(DEAD_LETTER_COLUMN, pa.array([True] * len(origins), pa.bool_()))
+        dead = self._deliverable(originals.to_arrow(), origins, failures)
+        return dead.append_column(DEAD_LETTER_COLUMN, pa.array([True] * dead.num_rows, pa.bool_()))
+
+    def _deliverable(self, dead: pa.RecordBatch, origins: list[int], failures: _Failures) -> pa.RecordBatch:
+        # A dead letter the queue cannot take (larger than its producer allows)
+        # would fail the whole dead-letter write: it is logged and dropped
+        # instead, as Kafka Connect's dead-letter reporter does.
+        if self.dead_letters is None:
+            return dead
+        refused = dict(self.dead_letters.record_errors(dead))
+        if not refused:
+            return dead
+        for row, exc in sorted(refused.items()):
+            log_undeliverable(failures.records[origins[row]].error, exc)
+        failures.undeliverable = len(refused)
+        return dead.take(pa.array([row for row in range(dead.num_rows) if row not in refused], pa.int64()))
 
 
 def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:

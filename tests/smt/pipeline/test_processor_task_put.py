@@ -107,3 +107,37 @@ def test_the_processor_gets_the_sink_from_the_spec_and_ships_it_to_executors():
     out, counts = shipped.process(input_batch([b"v" * 100]))
     assert [r["value"] for r in out.to_pylist() if r[DEAD_LETTER_COLUMN]] == [b"v" * 100]
     assert (counts.failed, counts.dead_lettered) == (1, 1)
+
+
+def kafka_pipeline(**extra):
+    return PipelineSpec.from_properties({
+        "source": "file", "source.path": "/unused", "sink": "kafka",
+        "sink.kafka.bootstrap.servers": "127.0.0.1:9092", "sink.topic": "out",
+        "value.converter": "string", **CHAIN,
+        "errors.tolerance": "all", "errors.deadletterqueue.topic.name": "dlq",
+        **{k.replace("__", "."): v for k, v in extra.items()},
+    }, plugins=sample_plugins())  # fmt: skip
+
+
+def test_a_dead_letter_the_queue_cannot_take_is_logged_and_dropped(caplog):
+    # The dead-letter queue reuses the sink's Kafka settings, limit included.
+    spec = kafka_pipeline(sink__kafka__max__request__size="200")
+    out, counts = BatchProcessor.from_spec(spec).process(input_batch([b"x" * 150, b"boom", b"ok"]))
+    rows = out.to_pylist()
+    assert [r["value"] for r in rows if not r[DEAD_LETTER_COLUMN]] == [b"ok!"]
+    assert [r["value"] for r in rows if r[DEAD_LETTER_COLUMN]] == [b"boom"]
+    assert (counts.read, counts.written, counts.failed, counts.dead_lettered) == (3, 1, 2, 1)
+    [logged] = [r.getMessage() for r in caplog.records if r.name == "smt.errors"]
+    # The dead letter is the input record: 82 + key (1 + 2) + value (2 + 150) + 1 + header h=x (2 + 2).
+    assert logged.startswith("Could not write a failed record to the dead-letter queue, so it is dropped (the "
+                             "record is 242 bytes when serialized")
+    assert "larger than 200, the value of errors.deadletterqueue.kafka.max.request.size). Error in TASK_PUT " \
+           "stage with connectors.kafka.sink.KafkaSink on record topic='in' partition=0 offset=0" in logged
+
+
+def test_the_dead_letter_queue_may_have_its_own_limit():
+    spec = kafka_pipeline(sink__kafka__max__request__size="200",
+                          errors__deadletterqueue__kafka__bootstrap__servers="127.0.0.1:9092")
+    out, counts = BatchProcessor.from_spec(spec).process(input_batch([b"x" * 150]))
+    assert [r["value"] for r in out.to_pylist() if r[DEAD_LETTER_COLUMN]] == [b"x" * 150]
+    assert (counts.failed, counts.dead_lettered) == (1, 1)
