@@ -5,11 +5,14 @@ from __future__ import annotations
 import pickle
 import re
 
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from connectors.base import SinkRecordError
 from connectors.kafka import KafkaSink, RecordTooLargeError
-from connectors.kafka._record_checks import serialized_sizes
+from connectors.kafka._record_checks import KafkaRecordChecks, serialized_sizes
 from smt import RecordBatch
 from smt.errors import ConfigError
 from smt.testing.records import make_record
@@ -154,3 +157,39 @@ def test_an_illegal_default_topic_is_a_config_error():
 def test_the_sink_pickles_with_its_checks():
     copy = pickle.loads(pickle.dumps(sink(kafka_max_request_size="1000")))
     assert [row for row, _ in copy.record_errors(arrow(make_record(value=b"v" * 2000)))] == [0]
+
+
+def headers_batch(rows, headers):
+    """A Kafka-layout batch whose headers column is ``headers`` as given (null lists allowed)."""
+    from smt.batch import KAFKA_ARROW_SCHEMA
+
+    arrow = RecordBatch.from_records([make_record(key=None, value=None) for _ in range(rows)]).to_arrow()
+    column = pa.array([None if h is None else [{"key": k, "value": v} for k, v in h] for h in headers],
+                      KAFKA_ARROW_SCHEMA.field("headers").type)
+    return arrow.set_column(arrow.schema.get_field_index("headers"), "headers", column)
+
+
+def test_a_null_header_list_counts_as_no_headers():
+    records = headers_batch(3, [[("a", b"1")], None, [(None, b"2")]])
+    assert serialized_sizes(records).tolist() == [82 + 2 + 1 + 4, 82 + 2 + 1, 82 + 2 + 1 + 3]
+    assert [row for row, _ in sink().record_errors(records)] == [2]
+
+
+header = st.tuples(st.text(max_size=70), st.one_of(st.none(), st.binary(max_size=200)))
+record = st.builds(lambda key, value, headers: (key, value, headers),
+                   st.one_of(st.none(), st.binary(max_size=9000)), st.one_of(st.none(), st.binary(max_size=300)),
+                   st.one_of(st.none(), st.lists(header, max_size=4)))
+
+
+@given(st.lists(record, min_size=1, max_size=8), st.integers(min_value=0, max_value=3))
+@settings(max_examples=60, deadline=None)
+def test_a_record_is_refused_exactly_when_its_size_passes_the_limit(rows, start):
+    """Whatever the batch (sliced, null lists, null values), the quick bound never hides a record."""
+    records = headers_batch(len(rows), [h for _, _, h in rows])
+    records = records.set_column(0, "key", pa.array([k for k, _, _ in rows], pa.binary()))
+    records = records.set_column(1, "value", pa.array([v for _, v, _ in rows], pa.binary())).slice(min(start, len(rows) - 1))
+    sizes = serialized_sizes(records)
+    limit = int(sizes.max()) - 1
+    checks = KafkaRecordChecks(prefix="sink.", default_topic="out", keep_partition=False, max_request_size=limit)
+    too_large = {row for row, exc in checks.record_errors(records) if isinstance(exc, RecordTooLargeError)}
+    assert too_large == {row for row, size in enumerate(sizes) if size > limit}
