@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
+    from connectors.read_tasks import ReadTask
+
 __all__ = ["Source", "Sink", "SinkRecordError"]
 
 
@@ -46,6 +48,17 @@ class Source(Plugin):
         naming the path, topic or server when the source cannot be read.
         """
         raise NotImplementedError
+
+    def read_tasks(self, spark: "SparkSession") -> "list[ReadTask] | None":
+        """The batch input cut into pieces that Python tasks read themselves, or ``None``.
+
+        A source that can read its input with Arrow in Python returns one
+        :class:`connectors.read_tasks.ReadTask` per Spark task; the pipeline
+        then transforms each piece's batches where they were read, and the
+        records never pass through the JVM on the way in.  ``None`` (the
+        default) means: use :meth:`read`.  Only batch runs ask.
+        """
+        return None
 
     def spark_conf(self) -> dict[str, str]:
         """Spark settings the source needs (for example connector jars)."""
