@@ -1,8 +1,8 @@
 """Records the ``avro`` format cannot write, found per batch before the write.
 
-``kafka_record.avsc`` makes a header's ``key`` and the record's
-``timestampType`` non-null; fastavro stops the whole partition's file at the
-first record that breaks that.  These records fail on their own instead, at
+``kafka_record.avsc`` makes a header's ``key`` non-null; fastavro stops the
+whole partition's file at the first record that breaks that.  (A null
+``timestampType`` is written as 0 by the writer, so it needs no check.)  These records fail on their own instead, at
 the TASK_PUT stage (see :meth:`connectors.base.Sink.record_errors`).
 """
 
@@ -21,10 +21,6 @@ def avro_record_errors(records: pa.RecordBatch) -> list[tuple[int, BaseException
     """``(row, error)`` for each record the Avro schema refuses; the first reason per row."""
     found: dict[int, BaseException] = {}
     names = records.schema.names
-    if "timestampType" in names:
-        for row in np.flatnonzero(_mask(pc.is_null(records.column("timestampType")))):
-            found.setdefault(int(row), SinkRecordError(
-                "the record has no timestampType; the avro format (kafka_record.avsc) requires one"))
     if "headers" in names:
         headers = records.column("headers")
         header_names = pc.list_flatten(headers).flatten()[0]

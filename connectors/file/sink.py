@@ -20,7 +20,7 @@ class FileSink(Sink):
     A record the format cannot hold fails on its own at the TASK_PUT stage
     (through ``errors.tolerance`` and the dead-letter queue) before the write:
     with ``text``, a value with a line break; with ``avro``, a header without
-    a name or a record without a timestampType (the schema requires both).
+    a name (the schema requires header names).
     """
 
     name = "file"

@@ -54,8 +54,6 @@ AVRO_CASES = [
     (make_record(headers=(("trace", b"1"), (None, b"2"))),
      "a header has a null name; the avro format (kafka_record.avsc) requires header names"),
     (make_record(topic=None, partition=None, offset=None, timestamp=None, key=None, value=None), None),
-    (make_record(timestamp_type=None),
-     "the record has no timestampType; the avro format (kafka_record.avsc) requires one"),
 ]
 
 
@@ -73,6 +71,16 @@ def test_avro_refuses_exactly_what_its_schema_refuses(record, reason):
     else:
         with pytest.raises((TypeError, ValueError)):
             fastavro.writer(io.BytesIO(), schema, [row])
+
+
+def test_avro_writes_a_record_without_timestamp_type_as_create_time():
+    from connectors.file._avro import _records
+
+    arrow = RecordBatch.from_records([make_record(timestamp_type=None)]).to_arrow()
+    assert errors(file_sink("avro"), [make_record(timestamp_type=None)]) == []
+    (row,) = _records(iter([arrow]))
+    assert row["timestampType"] == 0
+    fastavro.writer(io.BytesIO(), fastavro.parse_schema(kafka_record_schema()), [row])
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
