@@ -21,7 +21,7 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.file._splits import list_files, max_split_bytes, pack_splits
+from connectors.file._splits import max_split_bytes, pack_splits
 from connectors.file.formats import FileFormat, ReadOptions
 from connectors.read_tasks import ReadTask, constant_strings, empty_headers, kafka_batch
 from smt.batch import KAFKA_ARROW_SCHEMA
@@ -50,12 +50,7 @@ class ParquetFormat(FileFormat):
                            f"no 'value' column (columns: {', '.join(files.columns)})")
         return to_kafka_layout(files, options.topic)
 
-    def read_tasks(self, options, parallelism, max_partition_bytes):
-        if options.streaming:
-            return None
-        files = list_files(options.path)
-        if files is None:
-            return None
+    def read_tasks(self, options, files, parallelism, max_partition_bytes):
         groups = [group for name, _ in files for group in _row_groups(name, options)]
         total = sum(group.size for group in groups)
         size = max_split_bytes(total, len(files), parallelism, max_partition_bytes)

@@ -51,8 +51,10 @@ class FileFormat:
     def read(self, spark: "SparkSession", options: ReadOptions) -> "DataFrame":
         raise NotImplementedError
 
-    def read_tasks(self, options: ReadOptions, parallelism: int, max_partition_bytes: int) -> "list[ReadTask] | None":
-        """The files cut into read tasks for Python workers, or ``None`` to read with Spark.
+    def read_tasks(self, options: ReadOptions, files: list[tuple[str, int]], parallelism: int,
+                   max_partition_bytes: int) -> "list[ReadTask] | None":
+        """``files`` (path, size) of a batch read cut into read tasks for Python workers, or ``None``
+        to read with Spark.
 
         ``parallelism`` is the number of cores to keep busy and
         ``max_partition_bytes`` the largest piece of a file one task reads

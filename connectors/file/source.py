@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import glob
 import os
 
 from connectors.base import Source
+from connectors.file._splits import list_files
 from connectors.file.formats import FORMATS, ReadOptions, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import SmtError
@@ -44,10 +46,13 @@ class FileSource(Source):
     def read_tasks(self, spark):
         if self.config["reader"] == "spark":
             return None
-        conf = spark.conf
-        max_partition_bytes = _bytes(conf.get("spark.sql.files.maxPartitionBytes", "128m"))
+        options = self._options(False)
+        files = list_files(options.path)
+        if files is None:
+            return None
+        max_partition_bytes = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m"))
         parallelism = spark.sparkContext.defaultParallelism
-        return FORMATS[self.config["format"]].read_tasks(self._options(False), parallelism, max_partition_bytes)
+        return FORMATS[self.config["format"]].read_tasks(options, files, parallelism, max_partition_bytes)
 
     def _options(self, streaming: bool) -> ReadOptions:
         path = self.config["path"]
@@ -60,6 +65,12 @@ class FileSource(Source):
         if "://" in path:
             return  # Spark's file system reports remote paths itself.
         where = f"{self.context.prefix}path"
+        if "{" in path:
+            return  # a Hadoop glob with alternatives: Spark reports a pattern that matches nothing
+        if glob.has_magic(path):
+            if not glob.glob(path):
+                raise SmtError(f"{where}: cannot read '{path}': no file matches the pattern")
+            return
         if not os.path.exists(path):
             raise SmtError(f"{where}: cannot read '{path}': no such file or directory")
         if not os.access(path, os.R_OK):

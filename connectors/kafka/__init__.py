@@ -2,6 +2,7 @@
 
 from connectors.kafka._jars import SPARK_KAFKA_BUNDLE, spark_jars
 from connectors.kafka._preflight import KafkaAuthenticationError, KafkaUnavailableError, MissingTopicError
+from connectors.kafka._record_checks import RecordTooLargeError
 from connectors.kafka.sink import KafkaSink, KafkaWriteError
 from connectors.kafka.source import KafkaSource
 
@@ -13,5 +14,6 @@ __all__ = [
     "KafkaUnavailableError",
     "KafkaWriteError",
     "MissingTopicError",
+    "RecordTooLargeError",
     "spark_jars",
 ]

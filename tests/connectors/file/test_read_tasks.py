@@ -4,6 +4,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from connectors.file._splits import list_files
 from connectors.file.formats import FORMATS, ReadOptions
 from smt.batch import KAFKA_ARROW_SCHEMA
 from smt.errors import SmtError
@@ -12,8 +13,13 @@ from tests.connectors.file.test_formats import RECORDS, as_tuples, records_df
 pytestmark = pytest.mark.spark
 
 
+def plan(fmt: str, path, topic="t", parallelism=2, max_partition_bytes=128 << 20):
+    return FORMATS[fmt].read_tasks(ReadOptions(str(path), topic), list_files(str(path)), parallelism,
+                                   max_partition_bytes)
+
+
 def read_in_python(fmt: str, path, topic="events", parallelism=2, max_partition_bytes=128 << 20):
-    tasks = FORMATS[fmt].read_tasks(ReadOptions(str(path), topic), parallelism, max_partition_bytes)
+    tasks = plan(fmt, path, topic, parallelism, max_partition_bytes)
     batches = [batch for task in tasks for batch in task.batches(max_rows=2)]
     assert all(batch.schema == KAFKA_ARROW_SCHEMA and batch.num_rows <= 2 for batch in batches)
     return tasks, pa.Table.from_batches(batches, KAFKA_ARROW_SCHEMA).to_pylist()
@@ -60,30 +66,50 @@ def test_a_corrupt_parquet_file_is_named_when_planning(tmp_path):
     pq.write_table(pa.table({"value": [b"a"]}), tmp_path / "good.parquet")
     (tmp_path / "bad.parquet").write_bytes(b"not parquet" * 20)
     with pytest.raises(SmtError, match=r"source\.path: cannot read Parquet files at '.*': .*bad\.parquet: "):
-        FORMATS["parquet"].read_tasks(ReadOptions(str(tmp_path), "t"), 2, 128 << 20)
+        plan("parquet", tmp_path)
 
 
 def test_a_parquet_column_of_an_unusable_type_is_named_when_planning(tmp_path):
     pq.write_table(pa.table({"value": [b"a"], "partition": [[1, 2]]}), tmp_path / "odd.parquet")
     with pytest.raises(SmtError, match=r"Parquet file '.*odd\.parquet': column 'partition' of type "
                                        r"list<element: int64> cannot be read as int32"):
-        FORMATS["parquet"].read_tasks(ReadOptions(str(tmp_path), "t"), 2, 128 << 20)
+        plan("parquet", tmp_path)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "avro"])
 def test_formats_without_a_python_reader_use_spark(tmp_path, fmt):
     (tmp_path / "x").write_text("{}")
-    assert FORMATS[fmt].read_tasks(ReadOptions(str(tmp_path), "t"), 2, 128 << 20) is None
-
-
-def test_streaming_reads_use_spark(tmp_path):
-    (tmp_path / "x.txt").write_text("a\n")
-    options = ReadOptions(str(tmp_path), "t", streaming=True)
-    assert FORMATS["text"].read_tasks(options, 2, 128 << 20) is None
+    assert plan(fmt, tmp_path) is None
 
 
 def test_a_parquet_value_that_does_not_fit_its_field_names_the_file(tmp_path):
     pq.write_table(pa.table({"value": [b"a"], "partition": pa.array([2**40], pa.int64())}), tmp_path / "big.parquet")
-    (task,) = FORMATS["parquet"].read_tasks(ReadOptions(str(tmp_path), "t"), 2, 128 << 20)
+    (task,) = plan("parquet", tmp_path)
     with pytest.raises(SmtError, match=r"Parquet file '.*big\.parquet': cannot read its rows as records: Integer value 1099511627776 not in range"):
         list(task.batches(10))
+
+
+@pytest.mark.parametrize("settings, reads_in_python", [
+    ({"format": "text"}, True),
+    ({"format": "parquet"}, True),
+    ({"format": "text", "reader": "spark"}, False),
+    ({"format": "jsonl"}, False),
+    ({"format": "text", "path": "GLOB"}, False),
+])
+def test_the_file_source_reads_in_python_where_it_can(spark, tmp_path, settings, reads_in_python):
+    from connectors.file import FileSource
+
+    pq.write_table(pa.table({"value": [b"a"]}), tmp_path / "a.parquet")
+    source = FileSource()
+    path = str(tmp_path / "*.parquet") if settings.get("path") == "GLOB" else str(tmp_path)
+    source.configure({**settings, "path": path})
+    assert (source.read_tasks(spark) is not None) == reads_in_python
+
+
+def test_a_pattern_that_matches_nothing_is_named(tmp_path):
+    from connectors.file import FileSource
+
+    source = FileSource()
+    source.configure({"path": str(tmp_path / "*.txt")})
+    with pytest.raises(SmtError, match=r"path: cannot read '.*\*\.txt': no file matches the pattern"):
+        source.read_tasks(None)
