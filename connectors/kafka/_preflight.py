@@ -52,7 +52,8 @@ def list_topics(
     settings), ``where`` the config key naming the servers in errors.  Returns
     ``None`` when the session has no JVM to check with (Spark Connect).
     Raises :class:`KafkaUnavailableError` when the cluster does not answer
-    within ``timeout_ms``.
+    within ``timeout_ms``, :class:`KafkaAuthenticationError` (a subclass) when
+    it refuses the client's credentials or the TLS handshake fails.
     """
     jvm = getattr(spark, "_jvm", None)
     if jvm is None:

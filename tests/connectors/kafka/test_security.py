@@ -8,6 +8,7 @@ each get their own ``kafka.*`` security settings.
 from __future__ import annotations
 
 import pytest
+from confluent_kafka import KafkaException
 
 from connectors.kafka import KafkaAuthenticationError
 from smt.local.kafka import BrokerSecurity
@@ -85,7 +86,7 @@ def read_back(broker: KafkaTestBroker, topic: str, n: int) -> list[tuple]:
 def test_the_sasl_broker_refuses_clients_without_credentials(secured_broker, alice):
     """The broker really requires SASL: a wrong password gets no metadata (so passing tests mean something)."""
     intruder = KafkaTestBroker.connected_to(secured_broker, "SASL_PLAINTEXT", "alice", "wrong")
-    with pytest.raises(Exception, match="Failed to get metadata"):
+    with pytest.raises(KafkaException, match="Failed to get metadata"):
         intruder.topics()
     assert alice.create_topic(alice.unique_topic("reachable")) in alice.topics()
 
@@ -123,9 +124,22 @@ def test_tls_source_and_sink_round_trip_with_dead_letters_over_sasl(kafka_spark,
         (b"k3", None, EXPECTED[2][2]),
         (b"k4", b'{"n":4}', EXPECTED[3][2]),
     ]
-    dead = alice.consume(dlq, 1)
-    assert [(r.key, r.value, r.headers) for r in dead] == [(None, b"plain text", (("trace", b"t-2"), ("trace", b"again")))]
+    assert read_back(alice, dlq, 1) == [(None, b"plain text", (("trace", b"t-2"), ("trace", b"again")))]
 
+
+
+def test_a_stream_reads_over_tls_and_writes_over_sasl(kafka_spark, secured_broker, alice, tmp_path):
+    source, sink = topics(alice, "stream", "in", "out")
+    alice.produce(source, RECORDS)
+    spec = pipeline(source,
+                    **java_settings(secured_broker, "source", "SSL"),
+                    **java_settings(secured_broker, "sink", "SASL_PLAINTEXT", "alice", USERS["alice"]),
+                    **{"mode": "streaming", "streaming.trigger": "availableNow",
+                       "checkpoint.location": str(tmp_path / "checkpoint")})  # fmt: skip
+
+    run_pipeline(spec, spark=kafka_spark)
+
+    assert read_back(alice, sink, 4) == EXPECTED
 
 def test_a_wrong_source_password_fails_before_reading(kafka_spark, secured_broker, alice):
     source, sink = topics(alice, "bad", "in", "out")
