@@ -151,7 +151,7 @@ def test_a_wrong_source_password_fails_before_reading(kafka_spark, secured_broke
 
     with pytest.raises(KafkaAuthenticationError,
                        match=rf"^source\.kafka\.bootstrap\.servers={servers}: authentication failed; .*"
-                             r"SaslAuthenticationException: Authentication failed: Invalid username or password"):  # fmt: skip
+                             r"SaslAuthenticationException: Authentication failed: Invalid username or password"):
         run_pipeline(spec, spark=kafka_spark)
     assert alice.consume(sink) == []
 
@@ -195,7 +195,7 @@ def test_a_wrong_dead_letter_queue_password_fails_before_writing(kafka_spark, se
                     **java_settings(secured_broker, "errors.deadletterqueue", "SASL_PLAINTEXT", "bob", "wrong"),
                     **{"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq})  # fmt: skip
 
-    with pytest.raises(KafkaAuthenticationError,
-                       match=rf"^errors\.deadletterqueue\.kafka\.bootstrap\.servers={servers}: authentication failed; "):  # fmt: skip
+    where = r"errors\.deadletterqueue\.kafka\.bootstrap\.servers"
+    with pytest.raises(KafkaAuthenticationError, match=rf"^{where}={servers}: authentication failed; "):
         run_pipeline(spec, spark=kafka_spark)
     assert (alice.consume(sink), alice.consume(dlq)) == ([], [])

@@ -104,7 +104,8 @@ def test_a_sasl_ssl_broker_from_the_cli_authenticates_its_users(capsys, tmp_path
         with pytest.raises(SaslAuthenticationFailed, match="as 'alice' failed: Authentication failed"):
             fetch_metadata("127.0.0.1", port, ssl_context=trusted, sasl_plain=("alice", "wrong"))
         with pytest.raises(ssl.SSLCertVerificationError):
-            fetch_metadata("127.0.0.1", port, ssl_context=ssl.create_default_context(), sasl_plain=("alice", "a-secret"))
+            untrusted = ssl.create_default_context()
+            fetch_metadata("127.0.0.1", port, ssl_context=untrusted, sasl_plain=("alice", "a-secret"))
 
         # Stopped and started without flags, it keeps its listeners, users and port.
         LocalKafka(state).stop()
