@@ -42,6 +42,7 @@ class JsonConverter(Converter, HeaderConverter):
     """
 
     name = "json"
+    null_is_null = True  # null bytes <-> None, as in Kafka
     aliases = ("org.apache.kafka.connect.json.JsonConverter", "JsonConverter")
     config_def = (
         ConfigDef()
@@ -63,6 +64,9 @@ class JsonConverter(Converter, HeaderConverter):
     def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
         super().configure(configs, is_key, context)
         self.schemas_enabled: bool = self.config["schemas.enable"]
+        # Schemaless reads are one orjson.loads per row: every value is new.
+        # (With schemas, a reader may hand out a schema's default object.)
+        self.fresh_values = not self.schemas_enabled
         self.options = CodecOptions(
             decimal_numeric=self.config["decimal.format"].upper() == "NUMERIC",
             replace_null_with_default=self.config["replace.null.with.default"],

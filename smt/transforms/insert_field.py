@@ -9,7 +9,7 @@ from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms._codegen import compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
@@ -17,7 +17,7 @@ from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
 from smt.transforms._struct_paths import StructRewriter
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, optional_schema
-from smt.transforms._variant import PartTransform, finish_column, key_value_variants
+from smt.transforms._variant import PartTransform, key_value_variants
 
 PURPOSE = "field insertion"
 _METADATA = ("topic", "partition", "offset", "timestamp")
@@ -146,11 +146,10 @@ class InsertField(PartTransform):
         def fallback(value: Any, row: int) -> Any:  # a non-dict value: the per-record path raises
             return self.apply_schemaless(batch.record(row), value)
 
-        out, failed = self._batch_loop(batch.column(column), *columns, errors.fail, fallback)
-        return finish_column(batch, column, out, failed)
+        return run_map_loop(self._batch_loop, batch, column, columns, errors, fallback)
 
     def _flat_loop(self):
-        """The compiled batch loop: one unrolled assignment per inserted field."""
+        """The compiled batch loop: one unrolled assignment per inserted field (none can raise)."""
         body = []
         for kind, insertion in self.insertions.items():
             name = literal(insertion.path.last)

@@ -9,7 +9,7 @@ from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms._codegen import compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, parse_paths, with_field_syntax
 from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
@@ -103,12 +103,13 @@ class ReplaceField(PartTransform):
         return builder.build()
 
     def _exclude_loop(self):
-        """The compiled batch loop for exclude/renames: a C-level copy, then pops.
+        """The compiled batch loop for exclude/renames: deletes, then moves (none can raise).
 
         Renamed keys move to the end; Kafka builds a HashMap, whose order is arbitrary anyway.
         """
-        body = [f"u.pop({literal(name)}, None)" for name in sorted(self.exclude)]
+        body = [f"if {literal(name)} in u: del u[{literal(name)}]" for name in sorted(self.exclude)]
         renames = list(self.renames.items())
+        # Every renamed field is taken out before any is put back: renames may swap names.
         body += [f"m{i} = u.pop({literal(old)}, MISSING)" for i, (old, _new) in enumerate(renames)]
         body += [f"if m{i} is not MISSING: u[{literal(new)}] = m{i}" for i, (_old, new) in enumerate(renames)]
         return compile_map_loop("replace_fields", body, {"MISSING": object()})
@@ -144,8 +145,7 @@ class ReplaceField(PartTransform):
         column = self.part.name
         fallback = lambda value, row: self.apply_schemaless(None, value)  # noqa: E731 - non-dict rows
         if not self.include:
-            out, failed = self._batch_loop(batch.column(column), errors.fail, fallback)
-            return finish_column(batch, column, out, failed)
+            return run_map_loop(self._batch_loop, batch, column, (), errors, fallback)
         reshape = self._include_reshaper()
         out: list = []
         append = out.append
@@ -162,6 +162,6 @@ class ReplaceField(PartTransform):
                     errors.fail(row, exc)
                     failed.append(row)
                     append(None)
-        return finish_column(batch, column, out, failed)
+        return finish_column(batch, column, out, failed, owned=True)  # reshape builds new maps
 
 ReplaceFieldKey, ReplaceFieldValue = key_value_variants(ReplaceField, "ReplaceField", __name__)
