@@ -83,12 +83,14 @@ COLUMNS = (
     "origin",
 )
 _RECORD_FIELDS = COLUMNS[:-1]
+#: Columns whose Arrow array is kept when converted to a list (see RecordBatch.column).
+_METADATA_COLUMNS = frozenset({"topic", "partition", "offset", "timestamp", "timestamp_type"})
 
 
 class RecordBatch:
     """Columns of equal length; see the module docstring."""
 
-    __slots__ = ("_columns", "_length", "_owned")
+    __slots__ = ("_columns", "_length", "_owned", "_arrow_sources")
 
     def __init__(self, length: int, **columns: Any) -> None:
         unknown = set(columns) - set(COLUMNS)
@@ -98,6 +100,8 @@ class RecordBatch:
         self._columns: dict[str, Any] = columns
         #: column name -> the list object this batch owns (see the module docstring).
         self._owned: dict[str, list] = {}
+        #: metadata column name -> (its list, the Arrow array it was converted from).
+        self._arrow_sources: dict[str, tuple[list, pa.Array]] = {}
 
     # --- construction ------------------------------------------------------
 
@@ -124,12 +128,20 @@ class RecordBatch:
         return self._length
 
     def column(self, name: str) -> list:
-        """The column as a Python list (converted from Arrow on first use)."""
+        """The column as a Python list (converted from Arrow on first use).
+
+        The list is shared (with derived batches, and for the metadata columns
+        with the Arrow array it came from, which :meth:`arrow_column` and
+        :meth:`to_arrow` reuse): change a column with :meth:`set_column`,
+        never by changing the list in place.
+        """
         value = self._columns.get(name)
         if isinstance(value, list):
             return value
         converted = _to_pylist(name, value, self._length)
         self._columns[name] = converted
+        if name in _METADATA_COLUMNS and value is not None:
+            self._arrow_sources[name] = (converted, value)
         return converted
 
     def set_column(self, name: str, values: Sequence[Any] | pa.Array, *, owned: bool = False) -> None:
@@ -145,6 +157,7 @@ class RecordBatch:
         if owned and not isinstance(values, list):
             raise TypeError(f"only a list column can be owned, not {type(values).__name__} ({name!r})")
         self._columns[name] = values if isinstance(values, (list, pa.Array, pa.ChunkedArray)) else list(values)
+        self._arrow_sources.pop(name, None)
         if owned:
             self._owned[name] = values
         else:
@@ -157,7 +170,7 @@ class RecordBatch:
 
     def arrow_column(self, name: str, type: pa.DataType | None = None) -> pa.Array:
         """The column as an Arrow array, without a Python round trip when it still is one."""
-        value = self._columns.get(name)
+        value = self._arrow_source(name)
         if isinstance(value, (pa.Array, pa.ChunkedArray)):
             return value
         if name == "timestamp":
@@ -169,7 +182,7 @@ class RecordBatch:
 
         Read from the Arrow column without a Python list when it still is one.
         """
-        value = self._columns.get("timestamp")
+        value = self._arrow_source("timestamp")
         if isinstance(value, (pa.Array, pa.ChunkedArray)):
             millis = _arrow_millis(value)
         elif value is None:
@@ -180,6 +193,14 @@ class RecordBatch:
             millis = millis.combine_chunks()
         nulls = millis.is_null().to_numpy(zero_copy_only=False) if millis.null_count else None
         return millis.fill_null(0).to_numpy(zero_copy_only=False), nulls
+
+    def _arrow_source(self, name: str) -> Any:
+        """The column; for a metadata column converted to a list and not since replaced, its Arrow array."""
+        value = self._columns.get(name)
+        source = self._arrow_sources.get(name)
+        if source is not None and source[0] is value:
+            return source[1]
+        return value
 
     def is_arrow(self, name: str) -> bool:
         """True while the column is still held as an Arrow array."""
@@ -248,6 +269,8 @@ class RecordBatch:
         derived = RecordBatch(self._length, **{**self._columns, **columns})
         derived._owned = {name: values for name, values in self._owned.items()
                           if name not in columns and values is self._columns.get(name)}
+        derived._arrow_sources = {name: source for name, source in self._arrow_sources.items()
+                                  if name not in columns and source[0] is self._columns.get(name)}
         return derived
 
     def has_column(self, name: str) -> bool:
@@ -291,7 +314,7 @@ class RecordBatch:
         return pa.RecordBatch.from_arrays([builders[name]() for name in schema.names], schema=schema)
 
     def _arrow_or_build(self, name: str, type: pa.DataType) -> pa.Array:
-        value = self._columns.get(name)
+        value = self._arrow_source(name)
         if isinstance(value, (pa.Array, pa.ChunkedArray)):
             return value if value.type == type else value.cast(type)
         if value is None:

@@ -62,42 +62,62 @@ class TimestampRouter(Reconfigurable, Transform):
             topics = _string_array(batch.arrow_column("topic", pa.string()))
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # topics that are not strings: row by row
             return super().apply_batch(batch, errors)
-        millis, null_stamps = batch.timestamp_millis()
         encoded = pc.dictionary_encode(topics, null_encoding="encode")
         names = encoded.dictionary.to_pylist()
-        topic_ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        buckets, bucket_ids = np.unique(millis // self.date_format.granularity, return_inverse=True)
-        groups = topic_ids * len(buckets) + bucket_ids.reshape(-1)
-        if null_stamps is not None:
-            groups[null_stamps] = -1
-        codes, first_rows, group_of_row = np.unique(groups, return_index=True, return_inverse=True)
-        routed, failing = [], []
-        for group, (code, row) in enumerate(zip(codes.tolist(), first_rows.tolist())):
-            topic = names[code // len(buckets)] if code >= 0 else None
+        millis, null_stamps = batch.timestamp_millis()
+        granularity = self.date_format.granularity
+        group_of_row, keys = _groups(encoded.indices.to_numpy(zero_copy_only=False), millis // granularity, null_stamps)
+        routed, bad_groups = [], []
+        for group, key in enumerate(keys):
             try:
-                routed.append(None if code < 0 else self._route(topic, int(millis[row])))
+                if key is None:
+                    raise DataError("Timestamp missing on record")
+                routed.append(self._route(names[key[0]], key[1] * granularity))
             except Exception:  # every row of the group fails, each with its own error below
                 routed.append(None)
-                failing.append(group)
-        out = pa.array(routed, pa.string()).take(pa.array(group_of_row.reshape(-1)))
-        failed = self._report_failures(batch, topics, millis, group_of_row.reshape(-1), codes, failing, errors)
+                bad_groups.append(group)
+        out = pa.array(routed, pa.string()).take(pa.array(group_of_row))
+        failed = np.flatnonzero(np.isin(group_of_row, bad_groups)).tolist() if bad_groups else []
+        for row in failed:
+            self._fail_row(row, topics[row].as_py(), null_stamps, millis, errors)
         return finish_column(batch, "topic", out, failed)
 
-    def _report_failures(self, batch, topics, millis, group_of_row, codes, failing, errors) -> list[int]:
-        bad_groups = [group for group, code in enumerate(codes.tolist()) if code < 0] + failing
-        if not bad_groups:
-            return []
-        failed = np.flatnonzero(np.isin(group_of_row, bad_groups)).tolist()
-        for row in failed:
-            topic = topics[row].as_py()
-            if codes[group_of_row[row]] < 0:
-                errors.fail(row, DataError(f"Timestamp missing on record: topic={topic!r} row={row}"))
-                continue
-            try:
-                self._route(topic, int(millis[row]))
-            except Exception as exc:  # attributed to its row (a record without a topic)
-                errors.fail(row, exc)
-        return failed
+    def _fail_row(self, row: int, topic, null_stamps, millis, errors: ErrorSink) -> None:
+        if null_stamps is not None and null_stamps[row]:
+            errors.fail(row, DataError(f"Timestamp missing on record: topic={topic!r} row={row}"))
+            return
+        try:
+            self._route(topic, int(millis[row]))
+        except Exception as exc:  # attributed to its row (a record without a topic)
+            errors.fail(row, exc)
+
+
+def _groups(topic_ids: np.ndarray, buckets: np.ndarray, null_rows: np.ndarray | None) -> tuple[np.ndarray, list]:
+    """Number the distinct (topic id, bucket) pairs of the rows.
+
+    Returns each row's group and each group's key: ``(topic id, bucket)``, or
+    None for the group of the rows without a timestamp.
+    """
+    valid = buckets if null_rows is None else buckets[~null_rows]
+    low = int(valid.min()) if len(valid) else 0
+    span = int(valid.max()) - low + 1 if len(valid) else 1
+    topic_count = int(topic_ids.max()) + 1
+    null_code = topic_count * span
+    codes = topic_ids.astype(np.int64) * span + (buckets - low)
+    if null_rows is not None:
+        codes[null_rows] = null_code
+    if null_code <= 4 * len(codes) + 4096:
+        # Few distinct codes in a small range (the usual case): number them without sorting.
+        present = np.zeros(null_code + 1, dtype=bool)
+        present[codes] = True
+        distinct = np.flatnonzero(present)
+        numbering = np.empty(null_code + 1, dtype=np.int64)
+        numbering[distinct] = np.arange(len(distinct))
+        group_of_row = numbering[codes]
+    else:
+        distinct, group_of_row = np.unique(codes, return_inverse=True)
+    keys = [None if code == null_code else (code // span, low + code % span) for code in distinct.tolist()]
+    return group_of_row.reshape(-1), keys
 
 
 def _string_array(column: pa.Array | pa.ChunkedArray) -> pa.Array:
