@@ -402,6 +402,8 @@ def _repeated_strings(value: pa.Array | pa.ChunkedArray) -> list:
     # between rows, instead of one new object per row.
     if isinstance(value, pa.ChunkedArray):
         value = value.combine_chunks()
+    if len(value) and not value.null_count and pc.all(pc.equal(value, value[0])).as_py():
+        return [value[0].as_py()] * len(value)  # one topic (the usual batch)
     encoded = pc.dictionary_encode(value, null_encoding="encode")
     names = np.empty(len(encoded.dictionary), dtype=object)
     names[:] = encoded.dictionary.to_pylist()
