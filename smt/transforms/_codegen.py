@@ -23,11 +23,38 @@ body lines must compute everything that can raise before the first change to
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Sequence
 
 from smt._gc import gc_paused
 
-__all__ = ["compile_map_loop", "literal", "run_map_loop"]
+__all__ = ["LoopSource", "MapLoopPlan", "compile_fused_loop", "compile_map_loop", "literal", "run_map_loop"]
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopSource:
+    """A loop body as :func:`compile_map_loop` takes it: lines, the names they use, row columns read."""
+
+    body: Sequence[str]
+    namespace: dict[str, Any]
+    columns: Sequence[str] = ()
+
+
+@dataclasses.dataclass
+class MapLoopPlan:
+    """How a transform runs on one batch as a compiled map loop, so a chain can fuse it with its neighbours.
+
+    ``source(prefix)`` gives the transform's :class:`LoopSource` with every
+    namespace and column name starting with ``prefix`` (so bodies of several
+    transforms can share one loop); ``columns`` are the row columns' values
+    for this batch, in ``source().columns`` order; ``fallback`` is the loop's
+    fallback for non-map rows.
+    """
+
+    part: str
+    source: Callable[[str], LoopSource]
+    columns: Sequence[Sequence[Any]]
+    fallback: Callable[[Any, int], Any]
 
 
 _COPYING = '''\
@@ -144,3 +171,64 @@ def run_map_loop(loop, batch, column: str, columns: Sequence[Any], errors, fallb
         return finish_column(batch, column, values, failed, owned=True)
     out, failed = loop(values, *columns, errors.fail, fallback)
     return finish_column(batch, column, out, failed, owned=True)
+
+
+_FUSED = '''\
+def {name}(values, {columns}fails, fallbacks):
+    with gc_paused():
+        return _{name}(values, {columns}fails, fallbacks)
+
+
+def _{name}(values, {columns}fails, fallbacks):
+    failed = []
+    for row, {row_vars} in enumerate({iterable}):
+        if value.__class__ is dict:
+            stage = 0
+            try:
+                u = value
+{body}
+            except Exception as exc:  # attributed to its row and stage
+                fails[stage](row, exc)
+                failed.append(row)
+        elif value is not None:
+            stage = 0
+            try:
+                for stage, fallback in enumerate(fallbacks):
+                    if value is not None:
+                        value = fallback(value, row)
+                values[row] = value
+            except Exception as exc:  # attributed to its row and stage
+                fails[stage](row, exc)
+                failed.append(row)
+    return failed
+'''
+
+
+def compile_fused_loop(name: str, sources: Sequence[LoopSource]) -> Callable[..., list[int]]:
+    """One in-place loop running several transforms' bodies on each map, in order.
+
+    The function is ``(values, *columns, fails, fallbacks) -> failed rows``,
+    with the columns of every source in order, one ``fail(row, exc)`` and one
+    fallback per source.  It updates an owned column as the in-place form of
+    :func:`compile_map_loop` does; a row that fails in body ``k`` is reported
+    to ``fails[k]`` (the earlier bodies' changes are that stage's input) and
+    runs no further body.  Non-map rows go through the fallbacks in turn.
+    Sources must use distinct names (see :class:`MapLoopPlan`).
+    """
+    indent = " " * 16
+    lines: list[str] = []
+    namespace: dict[str, Any] = {}
+    columns: list[str] = []
+    for index, source in enumerate(sources):
+        lines.append(f"stage = {index}")
+        lines.extend(source.body or ["pass"])
+        namespace.update(source.namespace)
+        columns.extend(source.columns)
+    fields = dict(
+        name=name,
+        columns="".join(f"{c}_column, " for c in columns),
+        row_vars=f"({', '.join(['value', *columns])})" if columns else "value",
+        iterable=f"zip(values, {', '.join(f'{c}_column' for c in columns)})" if columns else "values",
+        body="\n".join(indent + line for line in lines),
+    )
+    return _compile(name, _FUSED.format(**fields), namespace)

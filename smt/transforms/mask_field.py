@@ -12,7 +12,7 @@ from smt.transforms._validators import kafka_non_empty_string as non_empty_strin
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import compile_map_loop, literal, run_map_loop
+from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._struct_paths import StructRewriter
@@ -114,7 +114,12 @@ class MaskField(PartTransform):
         return self._mask_map(require_map(value, PURPOSE))
 
     def _flat_loop(self):
-        """The compiled batch loop for top-level fields, one unrolled step per field.
+        """The compiled batch loop for top-level fields."""
+        source = self._loop_source()
+        return compile_map_loop("mask_fields", source.body, source.namespace)
+
+    def _loop_source(self, prefix: str = "") -> LoopSource:
+        """One unrolled step per top-level field.
 
         The masked value of a field whose type is immutable is one dict lookup
         away; a missing field or another type takes the general ``mask``.
@@ -123,13 +128,13 @@ class MaskField(PartTransform):
         """
         names = [literal(path.last) for path in self.paths]
         body = ["try:"]
-        body += [f"    m{i} = MASKS[value[{name}].__class__]" for i, name in enumerate(names)]
+        body += [f"    m{i} = {prefix}MASKS[value[{name}].__class__]" for i, name in enumerate(names)]
         body += ["except KeyError:"]
-        body += [f"    m{i} = mask(value.get({name}))" for i, name in enumerate(names)]
+        body += [f"    m{i} = {prefix}mask(value.get({name}))" for i, name in enumerate(names)]
         body += [f"u[{name}] = m{i}" for i, name in enumerate(names)]
         # Immutable masked values by type; types whose masking fails keep failing per row, with context.
         masks_by_type = {kind: self.mask(sample) for kind, sample in _SAMPLES.items() if _safe(self.mask, sample)}
-        return compile_map_loop("mask_fields", body, {"MASKS": masks_by_type, "mask": self.mask})
+        return LoopSource(body, {prefix + "MASKS": masks_by_type, prefix + "mask": self.mask})
 
     def _mask_map(self, value: dict) -> dict:
         mask = self.mask
@@ -165,8 +170,15 @@ class MaskField(PartTransform):
             def transform(value):
                 return None if value is None else mask_map(require_map(value, PURPOSE))
             return map_column(batch, errors, self.part.name, transform)
-        return run_map_loop(self._batch_loop, batch, self.part.name, (), errors,
-                            lambda value, row: self._mask_map(require_map(value, PURPOSE)))
+        plan = self.map_loop_plan(batch)
+        return run_map_loop(self._batch_loop, batch, plan.part, (), errors, plan.fallback)
+
+    def map_loop_plan(self, batch: RecordBatch) -> MapLoopPlan | None:
+        """This transform as a compiled map loop on ``batch`` (top-level fields, no schemas), else None."""
+        if self._batch_loop is None or not self.schemaless_batch(batch):
+            return None
+        return MapLoopPlan(self.part.name, self._loop_source, (),
+                           lambda value, row: self._mask_map(require_map(value, PURPOSE)))
 
 
 #: One value of each immutable type, to precompute its masked value for the batch path.

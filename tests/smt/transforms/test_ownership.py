@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from smt.batch import RecordBatch
-from smt.chain import ChainStage, TransformChain
+from smt.chain import ChainErrors as ChainErrorsForTest, ChainStage, TransformChain
 from smt.errors import DataError
 from smt.predicates.topic_name_matches import TopicNameMatches
 from smt.transform import Transform
@@ -130,3 +130,82 @@ def test_owned_non_map_rows_take_the_fallback_and_none_stays_none():
     assert [row for row, _ in errors.failures] == [2]
     assert "Only Map objects supported in absence of schema for [field insertion], found: str" in str(
         errors.failures[0][1])
+
+
+# --- fused runs of map transforms ------------------------------------------------------------
+
+def owned_batch(values, topic="orders"):
+    batch = RecordBatch.from_records([make_record(v, topic=topic) for v in values])
+    batch.set_column("value", [copy.deepcopy(v) for v in values], owned=True)
+    return batch
+
+
+MIXED = [value(0), None, "not a map", {"name": "x", "card": True}, value(4), {"ssn": [1], "internal": 1}]
+FAILING_MASK = (MaskFieldValue, {"fields": "ssn,card", "replacement": "9"})
+
+
+def per_record(chain, values):
+    out, failed = [], []
+    for row, v in enumerate(values):
+        try:
+            out += [r.value for r in chain.apply(make_record(copy.deepcopy(v), topic="orders"))]
+        except Exception:  # the fused path must fail the same rows
+            failed.append(row)
+    return out, failed
+
+
+@pytest.mark.parametrize("mask", [MASK, FAILING_MASK], ids=["mask", "mask-with-replacement"])
+def test_a_fused_run_gives_what_the_stages_give_one_by_one(mask):
+    chain = TransformChain([stage("i", INSERT), stage("m", mask), stage("r", REPLACE)])
+    expected, expected_failed = per_record(chain, MIXED)
+    failures = []
+
+    class Collect(ChainErrorsForTest):
+        def failed(self, origin, error):
+            failures.append((origin, error.alias))
+
+    out = chain.apply_batch(owned_batch(MIXED), Collect())
+    assert chain._fused  # the three stages ran as one loop
+    assert out.value == expected
+    assert [origin for origin, _ in failures] == expected_failed
+    assert out.owns("value")
+
+
+def test_a_fused_run_names_the_stage_that_failed_and_counts_each_stage():
+    from smt.metrics import ChainMetrics
+
+    chain = TransformChain([stage("i", INSERT), stage("m", FAILING_MASK), stage("r", REPLACE)])
+    failures = []
+
+    class Collect(ChainErrorsForTest):
+        def failed(self, origin, error):
+            failures.append((origin, error.alias, str(error.__cause__)))
+
+    metrics = ChainMetrics()
+    out = chain.apply_batch(owned_batch([value(0), {"ssn": True}, "text"]), Collect(), metrics)
+    assert failures == [
+        (1, "m", "Cannot mask value of type bool with custom replacement."),
+        (2, "i", "Only Map objects supported in absence of schema for [field insertion], found: str"),
+    ]
+    assert len(out) == 1
+    counts = {alias: (m.records_in, m.records_out, m.errors) for alias, m in metrics.items()}
+    assert counts == {"i": (3, 2, 1), "m": (2, 1, 1), "r": (1, 1, 0)}
+
+
+def test_a_stage_with_a_predicate_is_not_fused_into_the_run():
+    only_orders = conf(TopicNameMatches, {"pattern": "orders"})
+    chain = TransformChain([stage("i", INSERT), stage("m", MASK, only_orders), stage("r", REPLACE)])
+    batch = owned_batch([value(0)], topic="audit")
+    out = chain.apply_batch(batch)
+    assert out.value == [expected(0, "audit", masked=False)]
+    assert not chain._fused
+
+
+def test_a_chain_with_compiled_runs_pickles_without_them():
+    import pickle
+
+    chain = TransformChain([stage("i", INSERT), stage("m", MASK)])
+    chain.apply_batch(owned_batch([value(1)]))
+    copy_of = pickle.loads(pickle.dumps(chain))
+    assert not copy_of._fused
+    assert copy_of.apply_batch(owned_batch([value(1)])).value[0]["ssn"] == ""
