@@ -61,7 +61,7 @@ class TransformChain:
 
     def __init__(self, stages: list[ChainStage]) -> None:
         self.stages = stages
-        self._fused: dict[tuple[int, int], Any] = {}  # (first, end) stage index -> compiled loop
+        self._fused: dict[tuple, Any] = {}  # the run's transforms -> their compiled loop
 
     def __getstate__(self):
         return {"stages": self.stages}  # compiled loops are rebuilt where the chain runs
@@ -181,7 +181,7 @@ class TransformChain:
 
         started = time.perf_counter()
         stages = self.stages[first:first + len(plans)]
-        key = (first, first + len(plans))
+        key = tuple(stage.transform for stage in stages)
         loop = self._fused.get(key)
         if loop is None:
             sources = [plan.source(f"s{i}_") for i, plan in enumerate(plans)]
