@@ -2,6 +2,7 @@
 
 from connectors.kafka._jars import SPARK_KAFKA_BUNDLE, spark_jars
 from connectors.kafka._preflight import KafkaUnavailableError, MissingTopicError
+from connectors.kafka._record_checks import RecordTooLargeError
 from connectors.kafka.sink import KafkaSink, KafkaWriteError
 from connectors.kafka.source import KafkaSource
 
@@ -12,5 +13,6 @@ __all__ = [
     "KafkaUnavailableError",
     "KafkaWriteError",
     "MissingTopicError",
+    "RecordTooLargeError",
     "spark_jars",
 ]
