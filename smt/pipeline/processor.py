@@ -179,13 +179,19 @@ class BatchProcessor:
         ):
             if converter.passthrough or not batch.has_column(column):
                 continue
+            if converter.null_is_null and _all_null(batch, column):
+                # Null bytes read as null values without schemas: no call per row.
+                batch.set_column(column, [None] * len(batch))
+                continue
             errors: list[tuple[int, BaseException]] = []
             schemas, values = converter.to_connect_batch(
                 batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))
             )
             for row, exc in errors:
                 self._retry_or_fail(row, exc, converter, stage, batch, column, schemas, values, failures)
-            batch.set_column(column, values)
+            # A converter whose values are all new hands them to the batch, so the
+            # chain's map transforms may update them in place (see smt.batch).
+            batch.set_column(column, values, owned=converter.fresh_values and isinstance(values, list))
             if schemas is not None:
                 batch.set_column(f"{column}_schema", schemas)
         return _without_failed(batch, failures)
@@ -215,8 +221,12 @@ class BatchProcessor:
         ):
             if (converter.passthrough and batch.is_arrow(column)) or column not in self._written:
                 continue
-            on_error = failures.converter_sink(stage, converter, batch)
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
+            if converter.null_is_null and _all_null(batch, column) and _all_none(schemas):
+                # Null values without schemas write as null bytes: no call per row.
+                batch.set_column(column, pa.nulls(len(batch), pa.binary()))
+                continue
+            on_error = failures.converter_sink(stage, converter, batch)
             encoded = converter.from_connect_column(batch.topic, schemas, batch.column(column), on_error)
             batch.set_column(column, encoded)
         if not batch.is_arrow("headers") and "headers" in self._written:
@@ -311,6 +321,18 @@ class BatchProcessor:
             log_undeliverable(failures.records[origins[row]].error, exc)
         failures.undeliverable = len(refused)
         return dead.take(pa.array([row for row in range(dead.num_rows) if row not in refused], pa.int64()))
+
+
+def _all_null(batch: RecordBatch, column: str) -> bool:
+    """True when every row of ``column`` is null (checked without converting an Arrow column)."""
+    if batch.is_arrow(column):
+        return batch.arrow_column(column).null_count == len(batch)
+    values = batch.column(column)
+    return not values or (values[0] is None and values.count(None) == len(values))
+
+
+def _all_none(values: list | None) -> bool:
+    return values is None or not values or (values[0] is None and values.count(None) == len(values))
 
 
 def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:
