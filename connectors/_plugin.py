@@ -4,9 +4,10 @@ from connectors.console import ConsoleSink
 from connectors.file import FileSink, FileSource
 from connectors.generator import GeneratorSource
 from connectors.kafka import KafkaSink, KafkaSource
+from connectors.noop import NoopSink
 from smt.plugins import hookimpl
 
 
 @hookimpl
 def smt_connectors():
-    return [FileSource, FileSink, GeneratorSource, ConsoleSink, KafkaSource, KafkaSink]
+    return [FileSource, FileSink, GeneratorSource, ConsoleSink, KafkaSource, KafkaSink, NoopSink]

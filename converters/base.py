@@ -64,6 +64,18 @@ class Converter(Plugin):
     #: the pipeline may then keep the column in Arrow form end to end.
     passthrough: ClassVar[bool] = False
 
+    #: True when a null datum always reads as ``(None, None)`` and a null
+    #: value without a schema always writes as a null datum.  The pipeline
+    #: then passes an all-null column (the usual key column of a file
+    #: pipeline) through without a call per row.
+    null_is_null: ClassVar[bool] = False
+
+    #: True when ``to_connect_batch`` returns a new top-level value for every
+    #: row, shared with nothing (no cache, no row reusing another's object).
+    #: The pipeline's batch then owns those values (see :mod:`smt.batch`),
+    #: so map transforms update them in place instead of copying them first.
+    fresh_values: ClassVar[bool] = False
+
     is_key: bool = False
 
     @property

@@ -14,6 +14,7 @@ class ByteArrayConverter(Converter, HeaderConverter):
     name = "bytearray"
     aliases = ("org.apache.kafka.connect.converters.ByteArrayConverter", "ByteArrayConverter")
     passthrough = True
+    null_is_null = True  # null bytes <-> None, as in Kafka
 
     def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
         if value is None:

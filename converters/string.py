@@ -26,6 +26,7 @@ class StringConverter(Converter, HeaderConverter):
     """
 
     name = "string"
+    null_is_null = True  # null bytes <-> None, as in Kafka
     aliases = ("org.apache.kafka.connect.storage.StringConverter", "StringConverter")
     config_def = ConfigDef().define(
         "converter.encoding",

@@ -12,12 +12,30 @@ pipeline read) it descends from.  Transforms must keep it: an output row's
 origin is the origin of the input row that produced it.  The pipeline uses it
 to attribute errors and to send the original input record to the dead-letter
 queue.
+
+Ownership (why a chain of map transforms copies each value at most once):
+a batch may *own* a Python-list column.  Owning it means that every
+``dict`` in the list is a top-level object created during this pipeline run
+(by a converter that declares fresh values, or by a transform's copy) and is
+referenced by this one row only: no other row, no record or batch outside the
+chain's current line of batches, and no user data.  A transform given a batch
+that owns a column may update those dicts (and the list) in place instead of
+copying them; nested values inside them are still shared and never mutated.
+Ownership is recorded against the list object, so replacing a column with
+:meth:`set_column` (without ``owned=True``) ends it.  Batches derived by
+:meth:`with_columns`, :meth:`shallow_copy` and :meth:`take` of strictly
+increasing rows share the list or its dicts and inherit ownership: the chain
+hands only the newest batch on and never reads an older batch's values for
+the rows it passed to a transform.  Batches built from records or Arrow,
+:meth:`take` with repeated or reordered rows and :meth:`concat_ordered` own
+nothing, so user data is never mutated.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -65,12 +83,14 @@ COLUMNS = (
     "origin",
 )
 _RECORD_FIELDS = COLUMNS[:-1]
+#: Columns whose Arrow array is kept when converted to a list (see RecordBatch.column).
+_METADATA_COLUMNS = frozenset({"topic", "partition", "offset", "timestamp", "timestamp_type"})
 
 
 class RecordBatch:
     """Columns of equal length; see the module docstring."""
 
-    __slots__ = ("_columns", "_length")
+    __slots__ = ("_columns", "_length", "_owned", "_arrow_sources")
 
     def __init__(self, length: int, **columns: Any) -> None:
         unknown = set(columns) - set(COLUMNS)
@@ -78,6 +98,10 @@ class RecordBatch:
             raise TypeError(f"unknown batch columns: {sorted(unknown)}")
         self._length = length
         self._columns: dict[str, Any] = columns
+        #: column name -> the list object this batch owns (see the module docstring).
+        self._owned: dict[str, list] = {}
+        #: metadata column name -> (its list, the Arrow array it was converted from).
+        self._arrow_sources: dict[str, tuple[list, pa.Array]] = {}
 
     # --- construction ------------------------------------------------------
 
@@ -105,30 +129,79 @@ class RecordBatch:
         return self._length
 
     def column(self, name: str) -> list:
-        """The column as a Python list (converted from Arrow on first use)."""
+        """The column as a Python list (converted from Arrow on first use).
+
+        The list is shared (with derived batches, and for the metadata columns
+        with the Arrow array it came from, which :meth:`arrow_column` and
+        :meth:`to_arrow` reuse): change a column with :meth:`set_column`,
+        never by changing the list in place.
+        """
         value = self._columns.get(name)
         if isinstance(value, list):
             return value
         converted = _to_pylist(name, value, self._length)
         self._columns[name] = converted
+        if name in _METADATA_COLUMNS and value is not None:
+            self._arrow_sources[name] = (converted, value)
         return converted
 
-    def set_column(self, name: str, values: Sequence[Any] | pa.Array) -> None:
-        """Replace a column; a list is stored as is (not copied)."""
+    def set_column(self, name: str, values: Sequence[Any] | pa.Array, *, owned: bool = False) -> None:
+        """Replace a column; a list is stored as is (not copied).
+
+        ``owned=True`` (a list only) declares that this batch owns the values:
+        each dict in it is new and in no other row or object (module docstring).
+        """
         if name not in COLUMNS:
             raise KeyError(f"unknown batch column {name!r}")
         if len(values) != self._length:
             raise ValueError(f"column {name!r} has {len(values)} values, batch has {self._length}")
+        if owned and not isinstance(values, list):
+            raise TypeError(f"only a list column can be owned, not {type(values).__name__} ({name!r})")
         self._columns[name] = values if isinstance(values, (list, pa.Array, pa.ChunkedArray)) else list(values)
+        self._arrow_sources.pop(name, None)
+        if owned:
+            self._owned[name] = values
+        else:
+            self._owned.pop(name, None)
+
+    def owns(self, name: str) -> bool:
+        """True when this batch owns the column: its dicts may be updated in place."""
+        owned = self._owned.get(name)
+        return owned is not None and owned is self._columns.get(name)
 
     def arrow_column(self, name: str, type: pa.DataType | None = None) -> pa.Array:
         """The column as an Arrow array, without a Python round trip when it still is one."""
-        value = self._columns.get(name)
+        value = self._arrow_source(name)
         if isinstance(value, (pa.Array, pa.ChunkedArray)):
             return value
         if name == "timestamp":
             return _timestamps_to_arrow(self.column(name))
         return pa.array(self.column(name), type=type)
+
+    def timestamp_millis(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The timestamps as epoch millis (int64, 0 where null) and a null mask (None when none are null).
+
+        Read from the Arrow column without a Python list when it still is one.
+        """
+        value = self._arrow_source("timestamp")
+        if isinstance(value, (pa.Array, pa.ChunkedArray)):
+            millis = _arrow_millis(value)
+        elif value is None:
+            millis = pa.nulls(self._length, pa.int64())
+        else:
+            millis = pa.array(value, type=pa.int64())
+        if isinstance(millis, pa.ChunkedArray):
+            millis = millis.combine_chunks()
+        nulls = millis.is_null().to_numpy(zero_copy_only=False) if millis.null_count else None
+        return millis.fill_null(0).to_numpy(zero_copy_only=False), nulls
+
+    def _arrow_source(self, name: str) -> Any:
+        """The column; for a metadata column converted to a list and not since replaced, its Arrow array."""
+        value = self._columns.get(name)
+        source = self._arrow_sources.get(name)
+        if source is not None and source[0] is value:
+            return source[1]
+        return value
 
     def is_arrow(self, name: str) -> bool:
         """True while the column is still held as an Arrow array."""
@@ -160,7 +233,13 @@ class RecordBatch:
         return iter(self.records())
 
     def take(self, indices: Sequence[int]) -> "RecordBatch":
-        """A new batch of the given rows, in the given order."""
+        """A new batch of the given rows, in the given order.
+
+        The new batch inherits this one's ownership only when ``indices`` are
+        strictly increasing (no row can then appear twice).
+        """
+        owned = [name for name in self._owned if self.owns(name)]
+        keeps_ownership = bool(owned) and _strictly_increasing(indices)
         rows = indices.tolist() if hasattr(indices, "tolist") else list(indices)  # numpy ints index lists slowly
         arrow_rows = None
         columns = {}
@@ -176,19 +255,28 @@ class RecordBatch:
                 columns[name] = list(rows)  # the origins of a batch read from Arrow: row i's is i
             else:
                 columns[name] = [values[i] for i in rows]
-        return RecordBatch(len(rows), **columns)
+        taken = RecordBatch(len(rows), **columns)
+        if keeps_ownership:
+            taken._owned = {name: columns[name] for name in owned}
+        return taken
 
     def shallow_copy(self) -> "RecordBatch":
-        """A new batch sharing this one's column objects.
+        """A new batch sharing this one's column objects (and their ownership).
 
         ``set_column`` on the copy leaves this batch alone; the column objects
-        themselves are shared, so neither batch may mutate a list in place.
+        themselves are shared, so only the batch the chain hands on may update
+        owned values in place, and neither may otherwise mutate a list.
         """
-        return RecordBatch(self._length, **self._columns)
+        return self.with_columns()
 
     def with_columns(self, **columns: Any) -> "RecordBatch":
-        """A shallow copy (see :meth:`shallow_copy`) with ``columns`` replaced."""
-        return RecordBatch(self._length, **{**self._columns, **columns})
+        """A shallow copy (see :meth:`shallow_copy`) with ``columns`` replaced (and not owned)."""
+        derived = RecordBatch(self._length, **{**self._columns, **columns})
+        derived._owned = {name: values for name, values in self._owned.items()
+                          if name not in columns and values is self._columns.get(name)}
+        derived._arrow_sources = {name: source for name, source in self._arrow_sources.items()
+                                  if name not in columns and source[0] is self._columns.get(name)}
+        return derived
 
     def has_column(self, name: str) -> bool:
         """True when the column holds data (not only the implicit all-null default)."""
@@ -231,7 +319,7 @@ class RecordBatch:
         return pa.RecordBatch.from_arrays([builders[name]() for name in schema.names], schema=schema)
 
     def _arrow_or_build(self, name: str, type: pa.DataType) -> pa.Array:
-        value = self._columns.get(name)
+        value = self._arrow_source(name)
         if isinstance(value, (pa.Array, pa.ChunkedArray)):
             return value if value.type == type else value.cast(type)
         if value is None:
@@ -305,14 +393,39 @@ def _to_pylist(name: str, value: Any, length: int) -> list:
             return [TimestampType.CREATE_TIME] * length
         return [None] * length
     if name == "timestamp":
-        millis = pc.divide(value.cast(pa.timestamp("us")).cast(pa.int64()), 1000)
-        return millis.to_pylist()
+        return _arrow_millis(value).to_pylist()
     if name == "headers":
         return [
             tuple((h["key"], h["value"]) for h in headers) if headers else ()
             for headers in value.to_pylist()
         ]
+    if name == "topic":
+        return _repeated_strings(value)
     return value.to_pylist()
+
+
+def _repeated_strings(value: pa.Array | pa.ChunkedArray) -> list:
+    # A batch holds few distinct topics: build each str once and share it
+    # between rows, instead of one new object per row.
+    if isinstance(value, pa.ChunkedArray):
+        value = value.combine_chunks()
+    if len(value) and not value.null_count and pc.all(pc.equal(value, value[0])).as_py():
+        return [value[0].as_py()] * len(value)  # one topic (the usual batch)
+    encoded = pc.dictionary_encode(value, null_encoding="encode")
+    names = np.empty(len(encoded.dictionary), dtype=object)
+    names[:] = encoded.dictionary.to_pylist()
+    return names[encoded.indices.to_numpy(zero_copy_only=False)].tolist()
+
+
+def _arrow_millis(value: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    return pc.divide(value.cast(pa.timestamp("us")).cast(pa.int64()), 1000)
+
+
+def _strictly_increasing(indices: Sequence[int]) -> bool:
+    if len(indices) < 2:
+        return True
+    positions = np.asarray(indices, dtype=np.int64)
+    return bool((positions[1:] > positions[:-1]).all())
 
 
 def _timestamps_to_arrow(millis: Sequence[int | None]) -> pa.Array:

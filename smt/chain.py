@@ -4,6 +4,12 @@ A stage applies to a record when it has no predicate, or when
 ``negate XOR predicate(record)``; the predicate sees the record as earlier
 stages left it.  A stage that drops a record ends the chain for it; a stage
 that fans a record out hands every output to the next stage.
+
+Consecutive stages without predicates whose transforms run as compiled map
+loops (InsertField, MaskField, ReplaceField on schemaless maps) are fused
+into one loop when the batch owns the column (see :mod:`smt.batch`): each map
+is visited once for the run instead of once per stage.  Errors still name
+the stage that failed; the run's time is shared equally by its stages.
 """
 
 from __future__ import annotations
@@ -55,6 +61,13 @@ class TransformChain:
 
     def __init__(self, stages: list[ChainStage]) -> None:
         self.stages = stages
+        self._fused: dict[tuple, Any] = {}  # the run's transforms -> their compiled loop
+
+    def __getstate__(self):
+        return {"stages": self.stages}  # compiled loops are rebuilt where the chain runs
+
+    def __setstate__(self, state) -> None:
+        self.__init__(state["stages"])
 
     # --- building -------------------------------------------------------------
 
@@ -122,9 +135,17 @@ class TransformChain:
         is given, each stage's counters and time are added to it.
         """
         errors = errors or ChainErrors()
-        for stage in self.stages:
+        index = 0
+        while index < len(self.stages):
             if len(batch) == 0:
                 break
+            plans = self._fusable_run(index, batch)
+            if plans:
+                batch = self._apply_fused(index, plans, batch, errors, metrics)
+                index += len(plans)
+                continue
+            stage = self.stages[index]
+            index += 1
             started = time.perf_counter()
             failed_before = errors.count
             batch, ran_on, produced_by = self._apply_stage(stage, batch, errors)
@@ -139,6 +160,59 @@ class TransformChain:
                     seconds=time.perf_counter() - started,
                 ))
         return batch
+
+    def _fusable_run(self, first: int, batch: RecordBatch) -> list:
+        """The map loop plans of the fusable stages from ``first`` on (two or more), else []."""
+        plans = []
+        for stage in self.stages[first:]:
+            plan_for = getattr(stage.transform, "map_loop_plan", None)
+            plan = plan_for(batch) if stage.predicate is None and plan_for is not None else None
+            if plan is None or (plans and plan.part != plans[0].part):
+                break
+            plans.append(plan)
+        if len(plans) < 2 or not batch.owns(plans[0].part):
+            return []
+        return plans
+
+    def _apply_fused(self, first: int, plans: list, batch: RecordBatch, errors: "ChainErrors",
+                     metrics: ChainMetrics | None) -> RecordBatch:
+        from smt.transforms._codegen import compile_fused_loop
+        from smt.transforms._variant import finish_column
+
+        started = time.perf_counter()
+        stages = self.stages[first:first + len(plans)]
+        key = tuple(stage.transform for stage in stages)
+        loop = self._fused.get(key)
+        if loop is None:
+            sources = [plan.source(f"s{i}_") for i, plan in enumerate(plans)]
+            loop = self._fused[key] = compile_fused_loop("fused_map_stages", sources)
+        origins = batch.origin
+        failures = [0] * len(stages)
+        sinks = [self._counting_sink(errors.for_stage(stage, batch, origins=origins), failures, i)
+                 for i, stage in enumerate(stages)]
+        part = plans[0].part
+        values = batch.column(part)
+        columns = [column for plan in plans for column in plan.columns]
+        failed = loop(values, *columns, sinks, [plan.fallback for plan in plans])
+        out = finish_column(batch, part, values, failed, owned=True)
+        if metrics is not None:
+            share = (time.perf_counter() - started) / len(stages)
+            remaining = len(batch)
+            for stage, failed_here in zip(stages, failures):
+                metrics.stage(stage.alias).add(StageMetrics(
+                    records_in=remaining, records_out=remaining - failed_here, dropped=0,
+                    errors=failed_here, seconds=share,
+                ))
+                remaining -= failed_here
+        return out
+
+    @staticmethod
+    def _counting_sink(sink: ErrorSink, failures: list[int], index: int):
+        def fail(row: int, exc: BaseException) -> None:
+            failures[index] += 1
+            sink.fail(row, exc)
+
+        return fail
 
     def _apply_stage(
         self, stage: ChainStage, batch: RecordBatch, errors: "ChainErrors"

@@ -10,7 +10,10 @@ is configured.
 
 The dead-letter record is the ORIGINAL input record (key/value bytes,
 headers, timestamp as read), optionally with ``__connect.errors.*`` context
-headers.  Unlike Kafka Connect (sinks only) this applies to every stage.
+headers.  Unlike Kafka Connect (sinks only) this applies to every stage:
+TASK_POLL (a record the source could not read), the converters, the
+transforms, and TASK_PUT (a record the sink says it cannot write, see
+``connectors.base.Sink.record_errors``; Kafka Connect's ErrantRecordReporter).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any, Callable, Mapping, TypeVar
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import RetriableError, StageError
 
-__all__ = ["ErrorPolicy", "ERRORS_CONFIG", "FailedRecord", "context_headers", "with_retries"]
+__all__ = ["ErrorPolicy", "ERRORS_CONFIG", "FailedRecord", "context_headers", "log_undeliverable", "with_retries"]
 
 log = logging.getLogger("smt.errors")
 
@@ -216,3 +219,8 @@ def log_failure(policy: ErrorPolicy, error: StageError, record: Any) -> None:
             f" value={getattr(record, 'value', None)!r})"
         )
     log.error(message)
+
+
+def log_undeliverable(error: StageError, reason: BaseException) -> None:
+    """Log a failed record the dead-letter queue could not take (always: it leaves no other trace)."""
+    log.error(f"Could not write a failed record to the dead-letter queue, so it is dropped ({reason}). {error}")

@@ -203,6 +203,10 @@ def _records(batches: Iterator[pa.RecordBatch]) -> Iterator[dict[str, Any]]:
         # datetimes as local time.
         millis = pc.divide(batch.column("timestamp").cast(pa.int64()), 1000)
         table = batch.set_column(batch.schema.get_field_index("timestamp"), "timestamp", millis)
+        # The schema requires a timestampType; a record without one is written
+        # as CREATE_TIME (0), the default reading assumes too.
+        kind = batch.schema.get_field_index("timestampType")
+        table = table.set_column(kind, "timestampType", pc.fill_null(batch.column(kind), 0))
         for record in table.to_pylist():
             record["headers"] = record.get("headers") or []
             yield record

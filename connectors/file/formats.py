@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
+    from connectors.read_tasks import ReadTask
+
 __all__ = ["FORMATS", "FileFormat", "ReadOptions", "known_formats"]
 
 
@@ -48,6 +50,17 @@ class FileFormat:
 
     def read(self, spark: "SparkSession", options: ReadOptions) -> "DataFrame":
         raise NotImplementedError
+
+    def read_tasks(self, options: ReadOptions, files: list[tuple[str, int]], parallelism: int,
+                   max_partition_bytes: int) -> "list[ReadTask] | None":
+        """``files`` (path, size) of a batch read cut into read tasks for Python workers, or ``None``
+        to read with Spark.
+
+        ``parallelism`` is the number of cores to keep busy and
+        ``max_partition_bytes`` the largest piece of a file one task reads
+        (Spark's ``spark.sql.files.maxPartitionBytes``).
+        """
+        return None
 
     def write(self, df: "DataFrame", path: str, mode: str) -> None:
         """Write ``df`` to the directory ``path`` with Spark's save ``mode``."""

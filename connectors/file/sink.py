@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from connectors.base import Sink
+from connectors.file._avro_checks import avro_record_errors
 from connectors.file._micro_batch import write_micro_batch
+from connectors.file._text import line_break_errors
 from connectors.file.formats import FORMATS, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
 
@@ -14,6 +16,11 @@ class FileSink(Sink):
     In batch mode the directory is written with Spark's save modes.  In
     streaming mode each micro-batch is committed exactly once, even when the
     job is killed and restarted: see :mod:`connectors.file._micro_batch`.
+
+    A record the format cannot hold fails on its own at the TASK_PUT stage
+    (through ``errors.tolerance`` and the dead-letter queue) before the write:
+    with ``text``, a value with a line break; with ``avro``, a header without
+    a name (the schema requires header names).
     """
 
     name = "file"
@@ -34,9 +41,17 @@ class FileSink(Sink):
         # One line per value: nothing else of the record reaches a text file.
         return frozenset({"value"}) if self.config["format"] == "text" else None
 
+    def record_errors(self, records):
+        check = _RECORD_CHECKS.get(self.config["format"])
+        return check(records) if check is not None else ()
+
     def write(self, df, batch_id=None):
         fmt = FORMATS[self.config["format"]]
         if batch_id is None:
             fmt.write(df, self.config["path"], self.config["write.mode"])
         else:
             write_micro_batch(fmt, df, self.config["path"], batch_id)
+
+
+#: Per-format checks of the records a format cannot write (jsonl and parquet hold any record).
+_RECORD_CHECKS = {"text": line_break_errors, "avro": avro_record_errors}

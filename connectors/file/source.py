@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import glob
 import os
 
 from connectors.base import Source
+from connectors.file._splits import list_files
 from connectors.file.formats import FORMATS, ReadOptions, known_formats
-from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import SmtError
 
 
@@ -31,21 +33,55 @@ class FileSource(Source):
                 "Default: the file or directory name without extension.")
         .define("max.files.per.trigger", ConfigType.INT, 0, at_least(0), Importance.LOW,
                 "Streaming: at most this many new files per micro-batch (0 = no limit).")
+        .define("reader", ConfigType.STRING, "auto", one_of("auto", "spark"), Importance.LOW,
+                "Who reads the files in a batch run. auto: the pipeline's own Python tasks read them "
+                "with Arrow and transform them where they are read, when the format allows it "
+                "(text, parquet) and the path is a local file or folder; otherwise Spark's reader. "
+                "spark: always Spark's reader.")
     )
 
     def read(self, spark, streaming=False):
+        return FORMATS[self.config["format"]].read(spark, self._options(streaming))
+
+    def read_tasks(self, spark):
+        if self.config["reader"] == "spark":
+            return None
+        options = self._options(False)
+        files = list_files(options.path)
+        if files is None:
+            return None
+        max_partition_bytes = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m"))
+        parallelism = spark.sparkContext.defaultParallelism
+        return FORMATS[self.config["format"]].read_tasks(options, files, parallelism, max_partition_bytes)
+
+    def _options(self, streaming: bool) -> ReadOptions:
         path = self.config["path"]
         self._check_readable(path)
         topic = self.config["topic"] or os.path.splitext(os.path.basename(path.rstrip("/")))[0]
-        options = ReadOptions(path, topic, streaming, self.config["max.files.per.trigger"],
-                              where=f"{self.context.prefix}path")
-        return FORMATS[self.config["format"]].read(spark, options)
+        return ReadOptions(path, topic, streaming, self.config["max.files.per.trigger"],
+                           where=f"{self.context.prefix}path")
 
     def _check_readable(self, path: str) -> None:
         if "://" in path:
             return  # Spark's file system reports remote paths itself.
         where = f"{self.context.prefix}path"
+        if "{" in path:
+            return  # a Hadoop glob with alternatives: Spark reports a pattern that matches nothing
+        if glob.has_magic(path):
+            if not glob.glob(path):
+                raise SmtError(f"{where}: cannot read '{path}': no file matches the pattern")
+            return
         if not os.path.exists(path):
             raise SmtError(f"{where}: cannot read '{path}': no such file or directory")
         if not os.access(path, os.R_OK):
             raise SmtError(f"{where}: cannot read '{path}': permission denied")
+
+
+_BYTE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
+
+
+def _bytes(setting: str) -> int:
+    """A Spark byte-size setting (``134217728``, ``128m``, ``1g``) in bytes."""
+    text = setting.strip().lower()
+    digits = text.rstrip("kmgb")
+    return int(digits) * _BYTE_UNITS[text[len(digits):]]

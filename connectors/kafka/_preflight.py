@@ -5,7 +5,9 @@ timeouts (a minute or more) and then fail with a stack trace, and a missing
 output topic fails a write half-way.  The checks use Kafka's own Java
 ``Admin`` client inside the Spark driver (the connector's jars are on its
 classpath), with exactly the ``kafka.*`` settings the user gave, so security
-settings apply to them as they do to Spark's reads and writes.
+settings apply to them as they do to Spark's reads and writes: wrong
+credentials or an untrusted certificate fail here, before anything is read or
+written, with an error saying that authentication failed.
 """
 
 from __future__ import annotations
@@ -18,11 +20,23 @@ from smt.errors import SmtError
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
 
-__all__ = ["KafkaUnavailableError", "MissingTopicError", "list_topics", "require_topics", "kafka_error_summary"]
+__all__ = [
+    "KafkaAuthenticationError", "KafkaUnavailableError", "MissingTopicError",
+    "list_topics", "require_topics", "kafka_error_summary",
+]  # fmt: skip
 
 
 class KafkaUnavailableError(SmtError):
     """The Kafka cluster could not be reached; the message names the servers."""
+
+
+class KafkaAuthenticationError(KafkaUnavailableError):
+    """The cluster refused the client: wrong SASL credentials, or a TLS handshake that failed."""
+
+
+# Kafka's AuthenticationException and its subclasses (SaslAuthenticationException,
+# SslAuthenticationException, ...), as named in a py4j error's text.
+_AUTHENTICATION_FAILURE = re.compile(r"org\.apache\.kafka\.common\.errors\.\w*AuthenticationException\b")
 
 
 class MissingTopicError(SmtError):
@@ -38,7 +52,8 @@ def list_topics(
     settings), ``where`` the config key naming the servers in errors.  Returns
     ``None`` when the session has no JVM to check with (Spark Connect).
     Raises :class:`KafkaUnavailableError` when the cluster does not answer
-    within ``timeout_ms``.
+    within ``timeout_ms``, :class:`KafkaAuthenticationError` (a subclass) when
+    it refuses the client's credentials or the TLS handshake fails.
     """
     jvm = getattr(spark, "_jvm", None)
     if jvm is None:
@@ -59,6 +74,11 @@ def list_topics(
         return {str(name) for name in names}
     except Exception as exc:
         summary = kafka_error_summary(exc)
+        if _AUTHENTICATION_FAILURE.search(str(exc)):
+            raise KafkaAuthenticationError(
+                f"{where}={servers}: authentication failed; check the security settings "
+                f"(security.protocol, sasl.*, ssl.*) given with it: {summary}"
+            ) from exc
         cause = "" if summary == "TimeoutException" else f"; {summary}"
         raise KafkaUnavailableError(
             f"{where}={servers}: cannot reach the Kafka cluster within {timeout_ms} ms "

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from connectors.base import Sink
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import kafka_params, spark_kafka_options
+from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
@@ -21,6 +22,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["KafkaSink", "KafkaWriteError"]
+
+
+def _topic_or_empty(name: str) -> None:
+    if name:
+        legal_topic_name(name)
 
 
 class KafkaWriteError(SmtError):
@@ -43,6 +49,12 @@ class KafkaSink(Sink):
     already sent in Kafka.  What can be checked up front is checked before
     anything is written: that the cluster answers and, with ``check.topics``,
     that every destination topic exists and every record has a topic.
+
+    A record the producer would refuse (no topic, an illegal topic name, a
+    negative partition, a header without a name, or larger than
+    ``kafka.max.request.size``) fails on its own at the TASK_PUT stage, before
+    the write, through ``errors.tolerance`` and the dead-letter queue (see
+    :mod:`connectors.kafka._record_checks`).
     """
 
     name = "kafka"
@@ -52,7 +64,7 @@ class KafkaSink(Sink):
         .define("kafka.bootstrap.servers", ConfigType.STRING, REQUIRED, non_empty_string, Importance.HIGH,
                 "Kafka brokers to connect to, host:port[,host:port...]. Every other kafka.* key "
                 "(security settings, client tuning) goes to the Kafka producer with the prefix removed.")
-        .define("topic", ConfigType.STRING, None, None, Importance.HIGH,
+        .define("topic", ConfigType.STRING, None, _topic_or_empty, Importance.HIGH,
                 "Topic for records whose topic is null or empty.")
         .define("check.topics", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
                 "Before writing, find every destination topic and fail, writing nothing, if one does "
@@ -72,6 +84,11 @@ class KafkaSink(Sink):
         # Topics seen to exist: later micro-batches to them skip the Admin round trip.
         self._known_topics: set[str] = set()
         self._reached = False
+        self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
+
+    def record_errors(self, records):
+        """Records the Kafka producer would refuse (see :mod:`connectors.kafka._record_checks`)."""
+        return self._record_checks.record_errors(records)
 
     def spark_conf(self) -> dict[str, str]:
         return {"spark.jars": ",".join(spark_jars())}

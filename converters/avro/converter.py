@@ -56,6 +56,7 @@ class AvroConverter(Converter):
     """
 
     name = "avro"
+    null_is_null = True  # null bytes <-> None, as in Kafka
     aliases = ("io.confluent.connect.avro.AvroConverter", "AvroConverter")
     config_def = (
         ConfigDef()

@@ -4,9 +4,10 @@ Two rows:
 
 * ``builtins: SMT chain`` — the four SMTs only, per batch (``apply_batch``) against a per-record
   ``apply`` loop over the same Python dicts (informational: shows what the batch paths save).
-* ``builtins: pipeline`` — ~200-byte JSON lines through our pipeline processor on Spark
-  (``mapInArrow``: JSON converter, the chain, JSON converter) against the same logic written by
-  hand in Spark SQL (``from_json`` → struct ops → ``to_json``), both on ``local[2]``.
+* ``builtins: pipeline`` — text files of ~200-byte JSON values through our pipeline
+  (``source=file``, JSON converters, the chain, ``sink=noop`` producing key, value and topic)
+  against the same logic written by hand in Spark SQL (``spark.read.text`` → ``from_json`` →
+  struct ops → ``to_json``, the same fields to Spark's ``noop`` format), both on ``local[2]``.
   Target: at least 1.0× the Spark SQL version.
 
 Run with ``python -m smt.benchmarks.builtins``.
@@ -17,7 +18,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import sys
+import tempfile
 
 from smt.benchmarks._common import Comparison, Measurement, measure
 
@@ -107,12 +110,15 @@ def smt_chain_comparison(records: int) -> Comparison:
 
 # --- the pipeline row -----------------------------------------------------------------
 
+#: What both pipeline jobs produce: the fields a Kafka sink writes (headers are empty here).
+_OUTPUT_FIELDS = ("key", "value", "topic")
 
-def json_lines_dataframe(spark, records: int, partitions: int = 2):
-    """A cached DataFrame in Kafka row layout whose values are ~200-byte JSON lines.
 
-    The lines are generated in the JVM (the same shape as :func:`sample_value`), so building a
-    million of them takes seconds, not minutes.
+def json_values(spark, records: int, partitions: int = 2):
+    """A DataFrame of ``records`` ~200-byte JSON values, the shape of :func:`sample_value`.
+
+    The lines are generated in the JVM, so building a million of them takes
+    seconds, not minutes.
     """
     from pyspark.sql import functions as F
 
@@ -127,26 +133,20 @@ def json_lines_dataframe(spark, records: int, partitions: int = 2):
                  F.substring(F.sha1(F.col("id").cast("string")), 1, 12).alias("trace")).alias("internal"),
         (F.col("id") % 2 == 1).alias("active"),
     ))
-    df = spark.range(records, numPartitions=partitions).select(
-        F.lit(None).cast("binary").alias("key"),
-        value.cast("binary").alias("value"),
-        F.lit("orders").alias("topic"),
-        (F.col("id") % 4).cast("int").alias("partition"),
-        F.col("id").alias("offset"),
-        F.timestamp_millis(F.lit(_BASE_MILLIS) + F.col("id") * 1000).alias("timestamp"),
-        F.lit(0).alias("timestampType"),
-        F.expr("cast(array() as array<struct<key:string,value:binary>>)").alias("headers"),
-    )
-    return df.cache()
+    return spark.range(records, numPartitions=partitions).select(value.alias("value"))
 
 
-def spark_sql_chain(df):
-    """The same four SMTs hand-written in Spark SQL: from_json → struct ops → to_json."""
+def spark_sql_chain(lines, topic: str):
+    """The same four SMTs hand-written in Spark SQL over text lines: from_json → struct ops → to_json.
+
+    Records read from text files have the source's topic, partition 0 and the
+    read time as timestamp, as our text source gives them.
+    """
     from pyspark.sql import functions as F
 
     schema = ("id long, name string, email string, ssn string, card string, amount double, "
               "internal struct<shard:int,trace:string>, active boolean")
-    parsed = df.withColumn("v", F.from_json(F.col("value").cast("string"), schema))
+    parsed = lines.select(F.from_json(F.col("value"), schema).alias("v"))
     value = F.struct(
         F.col("v.id").alias("id"),
         F.col("v.name").alias("customer_name"),
@@ -155,42 +155,39 @@ def spark_sql_chain(df):
         F.when(F.col("v.card").isNotNull(), F.lit("")).alias("card"),
         F.col("v.amount").alias("amount"),
         F.col("v.active").alias("active"),
-        F.col("topic").alias("source_topic"),
-        F.col("partition").alias("source_partition"),
+        F.lit(topic).alias("source_topic"),
+        F.lit(0).alias("source_partition"),
     )
     return parsed.select(
-        F.col("key"),
+        F.lit(None).cast("binary").alias("key"),
         F.to_json(value).cast("binary").alias("value"),
-        F.concat(F.col("topic"), F.lit("-"),
-                 F.date_format(F.col("timestamp"), "yyyyMMdd")).alias("topic"),
-        "partition", "offset", "timestamp", "timestampType", "headers",
+        F.concat(F.lit(topic + "-"), F.date_format(F.current_timestamp(), "yyyyMMdd")).alias("topic"),
     )
 
 
-def check_same_records(ours, baseline, rows: int = 200) -> None:
-    """Both paths must produce the same records (JSON compared as objects), or the race is void."""
-    mine = {r.offset: r for r in ours.where(f"offset < {rows}").collect()}
-    theirs = {r.offset: r for r in baseline.where(f"offset < {rows}").collect()}
-    assert mine.keys() == theirs.keys(), "the two paths kept different records"
-    for offset, row in mine.items():
-        other = theirs[offset]
-        if row.topic != other.topic or json.loads(row.value) != json.loads(other.value):
-            raise AssertionError(f"record {offset} differs: {row.topic} {row.value!r} vs {other.topic} {other.value!r}")
+def _pipeline_spec(source: str, topic: str, sink: dict[str, str]):
+    from smt.pipeline import PipelineSpec
+
+    return PipelineSpec.from_properties({
+        "source": "file", "source.path": source, "source.format": "text", "source.topic": topic,
+        "key.converter": "json", "key.converter.schemas.enable": "false",
+        "value.converter": "json", "value.converter.schemas.enable": "false",
+        **CHAIN_PROPERTIES, **sink,
+    })
 
 
-def _processor():
-    from converters.json.converter import JsonConverter
-    from smt.error_handling import ErrorPolicy
-    from smt.pipeline.processor import BatchProcessor
+def check_same_records(spark, source: str, topic: str, out: str) -> None:
+    """Both jobs must produce the same records (JSON compared as objects), or the race is void."""
+    from smt.pipeline import run_pipeline
 
-    converters = []
-    for is_key in (True, False):
-        converter = JsonConverter()
-        converter.configure({"schemas.enable": "false"}, is_key=is_key)
-        converters.append(converter)
-    header = JsonConverter()
-    header.configure({"schemas.enable": "false"}, is_key=False)
-    return BatchProcessor(_chain(), converters[0], converters[1], header, ErrorPolicy())
+    run_pipeline(_pipeline_spec(source, topic, {"sink": "file", "sink.path": out, "sink.format": "jsonl"}),
+                 spark=spark)
+    mine = sorted((r["topic"], json.dumps(json.loads(r["value"]), sort_keys=True))
+                  for r in spark.read.json(out).collect())
+    theirs = sorted((r["topic"], json.dumps(json.loads(bytes(r["value"])), sort_keys=True))
+                    for r in spark_sql_chain(spark.read.text(source), topic).collect())
+    if mine != theirs:
+        raise AssertionError(f"the two jobs differ: {mine[:2]} vs {theirs[:2]}")
 
 
 def _spark_session():
@@ -206,27 +203,34 @@ def _spark_session():
 
 
 def pipeline_comparison(records: int, spark=None) -> Comparison:
-    from smt.pipeline.runner import transform_dataframe
+    """Text files of JSON values → the chain → discarded, our pipeline against Spark SQL."""
+    from smt.pipeline import run_pipeline
 
     spark = spark or _spark_session()
-    df = json_lines_dataframe(spark, records)
-    df.count()
-    processor = _processor()
-
-    def ours():
-        transform_dataframe(df, processor).write.format("noop").mode("overwrite").save()
-
-    def spark_sql():
-        spark_sql_chain(df).write.format("noop").mode("overwrite").save()
-
-    check_same_records(transform_dataframe(df, processor).drop("_smt_dead_letter"), spark_sql_chain(df))
-    ours()  # warm up the Python workers
-    spark_sql()
+    topic = "orders"
+    work = tempfile.mkdtemp(prefix="smt-bench-builtins-")
     try:
-        return _alternating("builtins: 4-SMT chain on ~200-byte JSON", records,
-                            ("pipeline (mapInArrow)", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
+        source = os.path.join(work, topic)
+        json_values(spark, records).write.text(source)
+        check = os.path.join(work, "check")
+        json_values(spark, 500, partitions=1).write.text(check)
+        check_same_records(spark, check, topic, os.path.join(work, "check-out"))
+        spec = _pipeline_spec(source, topic, {"sink": "noop", "sink.fields": ",".join(_OUTPUT_FIELDS)})
+
+        def ours():
+            written = run_pipeline(spec, spark=spark).counts.written
+            if written != records:
+                raise RuntimeError(f"pipeline wrote {written} of {records} records")
+
+        def spark_sql():
+            spark_sql_chain(spark.read.text(source), topic).write.format("noop").mode("overwrite").save()
+
+        ours()  # warm up the Python workers
+        spark_sql()
+        return _alternating("builtins: 4-SMT chain on ~200-byte JSON, files → noop", records,
+                            ("smt pipeline", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
     finally:
-        df.unpersist()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def run(scale: float = 1.0) -> list[Comparison]:

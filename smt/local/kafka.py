@@ -9,6 +9,13 @@ a Metadata request; ``stop`` shuts it down cleanly (SIGTERM, then SIGKILL).
 Topics are not auto-created, so a missing topic is an error, as it should be,
 and records are kept whatever their age (no time-based retention), so events
 with old timestamps stay readable.
+
+By default clients connect over one PLAINTEXT listener.  A
+:class:`BrokerSecurity` opens secured listeners instead (``SASL_PLAINTEXT``
+with SASL/PLAIN users, ``SSL`` or ``SASL_SSL`` with a throwaway CA made by
+``keytool``), each on its own port; the controller listener stays PLAINTEXT
+on loopback.  :meth:`BrokerStatus.client_security` gives the settings a client
+needs for one of them.
 """
 
 from __future__ import annotations
@@ -17,9 +24,11 @@ import base64
 import dataclasses
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import time
 import uuid
@@ -27,9 +36,20 @@ from pathlib import Path
 
 from smt.errors import SmtError
 from smt.local import maven
+from smt.local._kafka_security import (
+    BROKER_USER,
+    BrokerSecurity,
+    ClientSecurity,
+    TlsFiles,
+    ensure_tls_files,
+    listener_properties,
+)
 from smt.local._probe import fetch_metadata
 
-__all__ = ["KAFKA_VERSION", "BROKER_BUNDLE", "BrokerError", "BrokerStatus", "LocalKafka"]
+__all__ = [
+    "KAFKA_VERSION", "BROKER_BUNDLE", "BrokerError", "BrokerSecurity", "BrokerStatus", "ClientSecurity",
+    "LocalKafka", "TlsFiles",
+]  # fmt: skip
 
 KAFKA_VERSION = "4.1.1"
 LOG4J_VERSION = "2.24.3"
@@ -62,18 +82,41 @@ class BrokerStatus:
     bootstrap_servers: str | None = None
     #: True when ``start`` found the broker already running.
     already_running: bool = False
+    #: Listener protocol -> ``host:port``; the first one is ``bootstrap_servers``.
+    listeners: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: The CA and stores of the TLS listeners, if any.
+    tls: TlsFiles | None = None
 
     @property
     def log_file(self) -> Path:
         return self.state_dir / "logs" / "server.log"
 
+    def client_security(
+        self, protocol: str | None = None, username: str | None = None, password: str | None = None
+    ) -> ClientSecurity:
+        """What a client needs for the ``protocol`` listener (default: the first) as this user.
+
+        Raises ``KeyError`` naming the listeners if the broker has no such listener.
+        """
+        protocol = protocol or next(iter(self.listeners), "PLAINTEXT")
+        if self.listeners and protocol not in self.listeners:
+            raise KeyError(f"the broker has no {protocol} listener, only {', '.join(self.listeners)}")
+        return ClientSecurity(protocol, username, password, self.tls if protocol.endswith("SSL") else None)
+
 
 class LocalKafka:
-    """The broker whose state lives in ``state_dir``."""
+    """The broker whose state lives in ``state_dir``.
 
-    def __init__(self, state_dir: Path | str | None = None, cache: Path | None = None) -> None:
+    ``security`` chooses its client listeners; without it a start keeps the
+    listeners of the broker's last run (PLAINTEXT for a new state folder).
+    """
+
+    def __init__(
+        self, state_dir: Path | str | None = None, cache: Path | None = None, security: BrokerSecurity | None = None
+    ) -> None:
         self.cache = cache or maven.cache_dir()
         self.state_dir = Path(state_dir) if state_dir else self.cache / "local" / "kafka"
+        self.security = security
         self._process: subprocess.Popen | None = None
 
     # --- paths ---------------------------------------------------------------
@@ -94,6 +137,10 @@ class LocalKafka:
     def _logs_dir(self) -> Path:
         return self.state_dir / "logs"
 
+    @property
+    def _tls_dir(self) -> Path:
+        return self.state_dir / "tls"
+
     # --- lifecycle -------------------------------------------------------------
 
     def status(self) -> BrokerStatus:
@@ -101,8 +148,17 @@ class LocalKafka:
         state = self._read_state()
         pid = state.get("pid")
         if pid and self._is_our_broker(pid):
-            return BrokerStatus(True, self.state_dir, pid, state.get("bootstrap_servers"))
+            return self._running_status(pid, state)
         return BrokerStatus(False, self.state_dir)
+
+    def _running_status(self, pid: int, state: dict) -> BrokerStatus:
+        ports = state.get("listener_ports") or {"PLAINTEXT": state.get("broker_port")}
+        tls = state.get("tls")
+        return BrokerStatus(
+            True, self.state_dir, pid, state.get("bootstrap_servers"),
+            listeners={protocol: f"{_HOST}:{port}" for protocol, port in ports.items()},
+            tls=TlsFiles(Path(tls["directory"]), tls["password"]) if tls else None,
+        )  # fmt: skip
 
     def start(self, timeout: float = 120.0, fresh: bool = False) -> BrokerStatus:
         """Start the broker (a no-op if it already runs) and wait until it serves.
@@ -117,18 +173,34 @@ class LocalKafka:
         current = self.status()
         if current.running:
             return dataclasses.replace(current, already_running=True)
+        earlier = self._read_state()
+        security = self.security or BrokerSecurity.from_json(earlier.get("security"))
         java = _find_java()
         classpath = os.pathsep.join(str(p) for p in maven.resolve(BROKER_BUNDLE, self.cache))
-        ports = self._reusable_ports() if not fresh else None
+        tls = ensure_tls_files(self._tls_dir, java, _HOST) if security.tls else None
+        ports = self._reusable_ports(security) if not fresh else None
+        state = {
+            "broker_password": earlier.get("broker_password") or secrets.token_hex(16),
+            "security": security.to_json(),
+            "tls": {"directory": str(tls.directory), "password": tls.password} if tls else None,
+        }
         if ports is None:
-            ports = (_free_port(), _free_port())
-            self._format(java, classpath, *ports)
-        bootstrap = f"{_HOST}:{ports[0]}"
+            ports = ({protocol: _free_port() for protocol in security.listeners}, _free_port())
+            self._write_config(security, *ports, state["broker_password"], tls)
+            self._format(java, classpath)
+        elif any(earlier.get(key) != state[key] for key in ("security", "tls")):
+            # Same listeners, other users or stores: keep the data, rewrite the config.
+            self._write_config(security, *ports, state["broker_password"], tls)
+        listener_ports, controller_port = ports
+        first = security.listeners[0]
+        state.update(broker_port=listener_ports[first], controller_port=controller_port,
+                     bootstrap_servers=f"{_HOST}:{listener_ports[first]}", version=KAFKA_VERSION,
+                     listener_ports=listener_ports)  # fmt: skip
         pid = self._spawn(java, classpath)
-        self._write_state(pid=pid, broker_port=ports[0], controller_port=ports[1],
-                          bootstrap_servers=bootstrap, version=KAFKA_VERSION)  # fmt: skip
-        self._wait_until_ready(pid, ports[0], timeout)
-        return BrokerStatus(True, self.state_dir, pid, bootstrap)
+        self._write_state(pid=pid, **state)
+        probe = ClientSecurity(first, BROKER_USER, state["broker_password"], tls if first.endswith("SSL") else None)
+        self._wait_until_ready(pid, listener_ports[first], probe, timeout)
+        return self._running_status(pid, state)
 
     def stop(self, timeout: float = 30.0) -> BrokerStatus:
         """Stop the broker; returns its status from before (``running`` False if none ran)."""
@@ -143,19 +215,33 @@ class LocalKafka:
 
     # --- start-up steps --------------------------------------------------------
 
-    def _reusable_ports(self) -> tuple[int, int] | None:
+    def _reusable_ports(self, security: BrokerSecurity) -> tuple[dict[str, int], int] | None:
+        """The ports of the last run, if its data is kept and they are free for the same listeners."""
         state = self._read_state()
-        ports = (state.get("broker_port"), state.get("controller_port"))
+        listener_ports = state.get("listener_ports") or {"PLAINTEXT": state.get("broker_port")}
+        controller_port = state.get("controller_port")
         formatted = (self._data_dir / "meta.properties").is_file()
-        if formatted and all(ports) and all(_port_is_free(p) for p in ports):
-            return ports  # type: ignore[return-value]
+        if not formatted or not controller_port or list(listener_ports) != list(security.listeners):
+            return None
+        ports = [*listener_ports.values(), controller_port]
+        if all(ports) and all(_port_is_free(p) for p in ports):
+            return listener_ports, controller_port
         return None
 
-    def _format(self, java: str, classpath: str, broker_port: int, controller_port: int) -> None:
+    def _write_config(
+        self, security: BrokerSecurity, listener_ports: dict[str, int], controller_port: int,
+        broker_password: str, tls: TlsFiles | None,
+    ) -> None:  # fmt: skip
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        listeners = listener_properties(security, listener_ports, controller_port, _HOST, broker_password, tls)
+        self._server_properties.write_text(_server_properties(self._data_dir, controller_port, listeners))
+        # It may hold SASL passwords: for this user's eyes only.
+        self._server_properties.chmod(0o600)
+
+    def _format(self, java: str, classpath: str) -> None:
         shutil.rmtree(self._data_dir, ignore_errors=True)
         self._logs_dir.mkdir(parents=True, exist_ok=True)
         self._data_dir.mkdir(parents=True)
-        self._server_properties.write_text(_server_properties(self._data_dir, broker_port, controller_port))
         (self.state_dir / "log4j2.properties").write_text(_log4j_properties(self._logs_dir))
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         command = [java, *self._jvm_args(classpath), _STORAGE_MAIN, "format",
@@ -182,9 +268,11 @@ class LocalKafka:
             )  # fmt: skip
         return self._process.pid
 
-    def _wait_until_ready(self, pid: int, port: int, timeout: float) -> None:
+    def _wait_until_ready(self, pid: int, port: int, probe: ClientSecurity, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         last_error: Exception | None = None
+        ssl_context = ssl.create_default_context(cafile=str(probe.tls.ca_pem)) if probe.tls else None
+        sasl = (probe.username or "", probe.password or "") if probe.protocol.startswith("SASL_") else None
         while time.monotonic() < deadline:
             if not self._is_our_broker(pid):
                 raise BrokerError(
@@ -192,7 +280,7 @@ class LocalKafka:
                     f"log {self._logs_dir}:\n{self._log_tail()}"
                 )
             try:
-                if fetch_metadata(_HOST, port, timeout=2.0).brokers:
+                if fetch_metadata(_HOST, port, timeout=2.0, ssl_context=ssl_context, sasl_plain=sasl).brokers:
                     return
             except Exception as exc:  # not listening yet, or still starting
                 last_error = exc
@@ -256,6 +344,7 @@ class LocalKafka:
     def _write_state(self, **state: object) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         partial = self._state_file.with_suffix(".partial")
+        partial.touch(mode=0o600)  # it may hold SASL and keystore passwords
         partial.write_text(json.dumps(state, indent=2) + "\n")
         os.replace(partial, self._state_file)
 
@@ -296,16 +385,12 @@ def _signal(pid: int, signum: int) -> None:
         pass
 
 
-def _server_properties(data_dir: Path, broker_port: int, controller_port: int) -> str:
+def _server_properties(data_dir: Path, controller_port: int, listeners: str) -> str:
     return f"""# Generated by `smt local kafka start`: one KRaft node, loopback only.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@{_HOST}:{controller_port}
-listeners=PLAINTEXT://{_HOST}:{broker_port},CONTROLLER://{_HOST}:{controller_port}
-advertised.listeners=PLAINTEXT://{_HOST}:{broker_port}
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+{listeners.rstrip()}
 log.dirs={data_dir}
 num.partitions=1
 auto.create.topics.enable=false

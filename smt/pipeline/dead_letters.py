@@ -1,4 +1,10 @@
-"""Where dead letters go: a file location (JSON lines) or a Kafka topic."""
+"""Where dead letters go: a file location (JSON lines) or a Kafka topic.
+
+Both answer ``record_errors`` like a sink: the dead letters the queue itself
+cannot take (a Kafka topic's producer limits).  The batch processor logs and
+drops those, as Kafka Connect's dead-letter reporter does, rather than fail
+the whole run.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ class _FileDeadLetters:
 
     def spark_conf(self) -> dict[str, str]:
         return {}
+
+    def record_errors(self, records) -> list:
+        return []  # jsonl holds any record
 
     def write(self, df, batch_id=None) -> None:
         from connectors.file._micro_batch import write_micro_batch
@@ -41,6 +50,14 @@ class _TopicDeadLetters:
 
     def check(self, spark) -> None:
         self.sink.check(spark)
+
+    def record_errors(self, records) -> list:
+        """Dead letters the topic's producer would refuse, as they will be written (to ``topic``)."""
+        import pyarrow as pa
+
+        index = records.schema.get_field_index("topic")
+        topics = pa.array([self.topic] * records.num_rows, pa.string())
+        return list(self.sink.record_errors(records.set_column(index, "topic", topics)))
 
     def write(self, df, batch_id=None) -> None:
         from pyspark.sql import functions as F

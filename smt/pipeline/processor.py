@@ -6,6 +6,10 @@ original input records, flagged in the extra ``_smt_dead_letter`` column).
 Converters, the chain and the error policy are resolved once, when the
 processor is built; the per-batch path only moves columns.
 
+A record can fail at every stage: TASK_POLL (the source could not read it),
+the converters, the transforms, and TASK_PUT (the sink says it cannot write
+the serialized record, see :meth:`connectors.base.Sink.record_errors`).
+
 Every input row ends up in exactly one of: written (one or more output
 rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
 :class:`BatchCounts` reports those numbers for each batch.
@@ -21,7 +25,14 @@ import pyarrow as pa
 from smt._gc import gc_paused
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
 from smt.chain import ChainErrors, TransformChain
-from smt.error_handling import ErrorPolicy, FailedRecord, context_headers, log_failure, with_retries
+from smt.error_handling import (
+    ErrorPolicy,
+    FailedRecord,
+    context_headers,
+    log_failure,
+    log_undeliverable,
+    with_retries,
+)
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
 from smt.record import KAFKA_ROW_FIELDS
@@ -68,6 +79,8 @@ class _Failures(ChainErrors):
     def __init__(self, policy: ErrorPolicy) -> None:
         self.policy = policy
         self.records: dict[int, FailedRecord] = {}
+        #: Failed records the dead-letter queue itself could not take.
+        self.undeliverable = 0
 
     def failed(self, origin: int, error: StageError) -> None:
         if not self.policy.tolerates_all:
@@ -100,8 +113,14 @@ class BatchProcessor:
         task_id: int = 0,
         source_class: str = "source",
         output_fields: tuple[str, ...] | None = None,
+        sink: Any = None,
+        dead_letters: Any = None,
     ) -> None:
         self.source_class = source_class
+        #: The sink, asked for the records it cannot write (TASK_PUT); pickled to executors.
+        self.sink = sink
+        #: Where dead letters go (see smt.pipeline.dead_letters), asked which it cannot take.
+        self.dead_letters = dead_letters
         #: Kafka row fields of the output batches (all when None).
         self.output_fields = output_fields
         self.chain = chain
@@ -113,10 +132,12 @@ class BatchProcessor:
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
+        from smt.pipeline.dead_letters import dead_letter_sink
         from smt.pipeline.fields import plan_fields
 
         return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy,
-                   source_class=type(spec.source).class_name(), output_fields=plan_fields(spec).outputs)
+                   source_class=type(spec.source).class_name(), output_fields=plan_fields(spec).outputs,
+                   sink=spec.sink, dead_letters=dead_letter_sink(spec))
 
     # --- one batch ------------------------------------------------------------
 
@@ -134,8 +155,9 @@ class BatchProcessor:
             batch = self._decode(batch, failures)
             batch = self.chain.apply_batch(batch, failures, metrics)
             batch = self._encode(batch, failures)
-        counts = self._count(arrow_batch.num_rows, batch, failures)
-        return self._output(arrow_batch, batch, failures), counts
+            batch, records = self._put_failures(batch, failures)
+        output = self._output(arrow_batch, records, failures)
+        return output, self._count(arrow_batch.num_rows, batch, failures)
 
     def _source_failures(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> RecordBatch:
         # A source marks a row it could not read (a malformed line, say) with
@@ -157,13 +179,19 @@ class BatchProcessor:
         ):
             if converter.passthrough or not batch.has_column(column):
                 continue
+            if converter.null_is_null and _all_null(batch, column):
+                # Null bytes read as null values without schemas: no call per row.
+                batch.set_column(column, [None] * len(batch))
+                continue
             errors: list[tuple[int, BaseException]] = []
             schemas, values = converter.to_connect_batch(
                 batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))
             )
             for row, exc in errors:
                 self._retry_or_fail(row, exc, converter, stage, batch, column, schemas, values, failures)
-            batch.set_column(column, values)
+            # A converter whose values are all new hands them to the batch, so the
+            # chain's map transforms may update them in place (see smt.batch).
+            batch.set_column(column, values, owned=converter.fresh_values and isinstance(values, list))
             if schemas is not None:
                 batch.set_column(f"{column}_schema", schemas)
         return _without_failed(batch, failures)
@@ -193,8 +221,12 @@ class BatchProcessor:
         ):
             if (converter.passthrough and batch.is_arrow(column)) or column not in self._written:
                 continue
-            on_error = failures.converter_sink(stage, converter, batch)
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
+            if converter.null_is_null and _all_null(batch, column) and _all_none(schemas):
+                # Null values without schemas write as null bytes: no call per row.
+                batch.set_column(column, pa.nulls(len(batch), pa.binary()))
+                continue
+            on_error = failures.converter_sink(stage, converter, batch)
             encoded = converter.from_connect_column(batch.topic, schemas, batch.column(column), on_error)
             batch.set_column(column, encoded)
         if not batch.is_arrow("headers") and "headers" in self._written:
@@ -221,6 +253,23 @@ class BatchProcessor:
                 )
         batch.set_column("headers", headers)
 
+    def _put_failures(self, batch: RecordBatch, failures: _Failures) -> tuple[RecordBatch, pa.RecordBatch]:
+        # The sink sees the records as it will receive them (serialized, only
+        # the fields it writes) and names those it cannot write; they fail at
+        # TASK_PUT, like any other stage, instead of failing the whole write.
+        records = batch.to_arrow(self.output_fields)
+        if self.sink is None or not len(batch):
+            return batch, records
+        problems = sorted(self.sink.record_errors(records), key=lambda problem: problem[0])
+        if not problems:
+            return batch, records
+        sink_class = type(self.sink).class_name()
+        for row, exc in problems:
+            failed = batch.take([row]).record(0)
+            failures.failed(batch.origin[row], StageError(Stage.TASK_PUT, sink_class, exc, record=failed))
+        keep = [row for row, origin in enumerate(batch.origin) if origin not in failures.records]
+        return batch.take(keep), records.take(pa.array(keep, pa.int64()))
+
     # --- accounting and output -------------------------------------------------
 
     def _count(self, read: int, batch: RecordBatch, failures: _Failures) -> BatchCounts:
@@ -232,16 +281,15 @@ class BatchProcessor:
             output_rows=len(batch),
             filtered=read - written - failed,
             failed=failed,
-            dead_lettered=failed if self.policy.dead_letters else 0,
+            dead_lettered=failed - failures.undeliverable if self.policy.dead_letters else 0,
         )
 
     @property
     def _written(self) -> tuple[str, ...]:
         return self.output_fields or KAFKA_ROW_FIELDS
 
-    def _output(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> pa.RecordBatch:
-        records = batch.to_arrow(self.output_fields)
-        records = records.append_column(DEAD_LETTER_COLUMN, pa.array([False] * len(batch), pa.bool_()))
+    def _output(self, arrow_batch: pa.RecordBatch, records: pa.RecordBatch, failures: _Failures) -> pa.RecordBatch:
+        records = records.append_column(DEAD_LETTER_COLUMN, pa.array([False] * records.num_rows, pa.bool_()))
         if not failures.records or not self.policy.dead_letters:
             return records
         dead = self._dead_letters(arrow_batch, failures)
@@ -257,8 +305,34 @@ class BatchProcessor:
                 headers[row] = tuple(headers[row]) + tuple(
                     context_headers(failure.error, originals.record(row), self.policy, self.task_id)
                 )
-        dead = originals.to_arrow()
-        return dead.append_column(DEAD_LETTER_COLUMN, pa.array([True] * len(origins), pa.bool_()))
+        dead = self._deliverable(originals.to_arrow(), origins, failures)
+        return dead.append_column(DEAD_LETTER_COLUMN, pa.array([True] * dead.num_rows, pa.bool_()))
+
+    def _deliverable(self, dead: pa.RecordBatch, origins: list[int], failures: _Failures) -> pa.RecordBatch:
+        # A dead letter the queue cannot take (larger than its producer allows)
+        # would fail the whole dead-letter write: it is logged and dropped
+        # instead, as Kafka Connect's dead-letter reporter does.
+        if self.dead_letters is None:
+            return dead
+        refused = dict(self.dead_letters.record_errors(dead))
+        if not refused:
+            return dead
+        for row, exc in sorted(refused.items()):
+            log_undeliverable(failures.records[origins[row]].error, exc)
+        failures.undeliverable = len(refused)
+        return dead.take(pa.array([row for row in range(dead.num_rows) if row not in refused], pa.int64()))
+
+
+def _all_null(batch: RecordBatch, column: str) -> bool:
+    """True when every row of ``column`` is null (checked without converting an Arrow column)."""
+    if batch.is_arrow(column):
+        return batch.arrow_column(column).null_count == len(batch)
+    values = batch.column(column)
+    return not values or (values[0] is None and values.count(None) == len(values))
+
+
+def _all_none(values: list | None) -> bool:
+    return values is None or not values or (values[0] is None and values.count(None) == len(values))
 
 
 def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:

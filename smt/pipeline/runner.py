@@ -1,5 +1,10 @@
 """Running a pipeline on Spark: source → mapInArrow(processor) → sink (+ dead letters).
 
+Where the source can read its input in Python (:meth:`Source.read_tasks`,
+local text and Parquet files, say), each Spark task reads its share with
+Arrow and transforms it on the spot, so records enter the JVM only once, as
+results.  Otherwise the source's DataFrame goes through ``mapInArrow``.
+
 The processor is built on the driver and shipped to executors inside the
 ``mapInArrow`` closure (Spark pickles it once per task); every executor
 process then keeps what it compiled (Wasm modules) in its own caches.
@@ -14,7 +19,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pyarrow as pa
 
@@ -27,7 +32,10 @@ from smt.pipeline.dead_letters import dead_letter_sink
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL, KAFKA_ROW_TYPES
 
-__all__ = ["PipelineResult", "build_spark_session", "run_pipeline", "transform_dataframe"]
+if TYPE_CHECKING:  # pragma: no cover
+    from connectors.read_tasks import ReadTask
+
+__all__ = ["PipelineResult", "build_spark_session", "read_and_transform", "run_pipeline", "transform_dataframe"]
 
 OUTPUT_SCHEMA_DDL = f"{KAFKA_ROW_SCHEMA_DDL}, {DEAD_LETTER_COLUMN} boolean"
 
@@ -109,19 +117,60 @@ def transform_dataframe(
     extra = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # e.g. a source's error column
     if plan is not None:
         df = df.select(*plan.inputs, *extra)
-        schema = f"{_ddl(plan.outputs)}, {DEAD_LETTER_COLUMN} boolean"
-    else:
-        schema = OUTPUT_SCHEMA_DDL
+    process = _BatchStep(processor, accumulators)
 
     def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for arrow_batch in batches:
-            stages = ChainMetrics() if accumulators is not None else None
-            out, counts = processor.process(arrow_batch, stages)
-            if accumulators is not None:
-                accumulators.add(counts, stages)
-            yield out
+            yield process(arrow_batch)
 
-    return df.mapInArrow(process_partition, schema)
+    return df.mapInArrow(process_partition, _output_ddl(plan))
+
+
+def read_and_transform(
+    spark,
+    tasks: list[ReadTask],
+    processor: BatchProcessor,
+    accumulators: _Accumulators | None = None,
+    plan: FieldPlan | None = None,
+):
+    """The source's read tasks, each read and transformed inside one Python task.
+
+    Spark runs one task per read task (the input rows are just task numbers);
+    the batches a task reads go through the processor where they were read,
+    so only the results cross into the JVM.
+    """
+    max_rows = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
+    process = _BatchStep(processor, accumulators)
+
+    def read_partition(task_numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for numbers in task_numbers:
+            for number in numbers.column(0).to_pylist():
+                for arrow_batch in tasks[number].batches(max_rows):
+                    yield process(arrow_batch)
+
+    numbered = spark.range(len(tasks), numPartitions=max(1, len(tasks)))
+    return numbered.mapInArrow(read_partition, _output_ddl(plan))
+
+
+class _BatchStep:
+    """One input batch through the processor, its counts added to the accumulators."""
+
+    def __init__(self, processor: BatchProcessor, accumulators: _Accumulators | None) -> None:
+        self.processor = processor
+        self.accumulators = accumulators
+
+    def __call__(self, arrow_batch: pa.RecordBatch) -> pa.RecordBatch:
+        stages = ChainMetrics() if self.accumulators is not None else None
+        out, counts = self.processor.process(arrow_batch, stages)
+        if self.accumulators is not None:
+            self.accumulators.add(counts, stages)
+        return out
+
+
+def _output_ddl(plan: FieldPlan | None) -> str:
+    if plan is None:
+        return OUTPUT_SCHEMA_DDL
+    return f"{_ddl(plan.outputs)}, {DEAD_LETTER_COLUMN} boolean"
 
 
 def _ddl(fields: tuple[str, ...]) -> str:
@@ -159,8 +208,7 @@ def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Ac
             # before any output is written, not after.
             dead_letters.check(spark)
         write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters)
-        df = spec.source.read(spark, streaming=spec.streaming)
-        out = transform_dataframe(df, processor, accumulators, plan_fields(spec))
+        out = _transformed_source(spec, spark, processor, accumulators)
         if spec.streaming:
             from smt.pipeline.streaming import run_streaming
 
@@ -171,6 +219,15 @@ def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Ac
         raise
     except Exception as exc:
         raise PipelineFailed(_first_cause_line(exc)) from exc
+
+
+def _transformed_source(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Accumulators):
+    """The source's records through the processor: read in Python where the source can, else by Spark."""
+    plan = plan_fields(spec)
+    tasks = None if spec.streaming else spec.source.read_tasks(spark)
+    if tasks is not None:
+        return read_and_transform(spark, tasks, processor, accumulators, plan)
+    return transform_dataframe(spec.source.read(spark, streaming=spec.streaming), processor, accumulators, plan)
 
 
 class _ProgressThread:

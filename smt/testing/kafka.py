@@ -6,23 +6,33 @@
 broker when the session ends.  Set ``SMT_TEST_KAFKA_BOOTSTRAP_SERVERS`` to
 use a broker that is already running instead.
 
+For a secured broker, :func:`local_broker` starts one with a
+:class:`smt.local.kafka.BrokerSecurity` (SASL/PLAIN users, TLS listeners) and
+:meth:`KafkaTestBroker.connected_to` gives a client of one of its listeners,
+as one user; every admin, producer and consumer it makes uses those settings.
+
 Producing and consuming use ``confluent-kafka`` (librdkafka, shipped in its
 wheel), part of the project's ``test`` extra.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
 import uuid
-from typing import Any, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import pytest
 
 from smt.record import Record
 
-__all__ = ["KafkaTestBroker", "kafka_broker"]
+if TYPE_CHECKING:  # pragma: no cover
+    from smt.local.kafka import BrokerSecurity, BrokerStatus
+
+__all__ = ["KafkaTestBroker", "kafka_broker", "local_broker"]
 
 EXTERNAL_BROKER_ENV = "SMT_TEST_KAFKA_BOOTSTRAP_SERVERS"
 
@@ -41,10 +51,31 @@ def _client():
 
 
 class KafkaTestBroker:
-    """A Kafka cluster seen from a test: topics, producing, consuming."""
+    """A Kafka cluster seen from a test: topics, producing, consuming.
 
-    def __init__(self, bootstrap_servers: str) -> None:
+    ``client_settings`` are librdkafka settings (``security.protocol``,
+    ``sasl.username``, ``ssl.ca.location``, ...) every client it makes gets.
+    """
+
+    def __init__(self, bootstrap_servers: str, client_settings: Mapping[str, str] | None = None) -> None:
         self.bootstrap_servers = bootstrap_servers
+        self.client_settings = dict(client_settings or {})
+
+    @classmethod
+    def connected_to(
+        cls, status: "BrokerStatus", protocol: str | None = None,
+        username: str | None = None, password: str | None = None,
+    ) -> "KafkaTestBroker":  # fmt: skip
+        """A client of the local broker's ``protocol`` listener (default: its first), as ``username``."""
+        security = status.client_security(protocol, username, password)
+        servers = status.listeners.get(security.protocol, status.bootstrap_servers)
+        return cls(servers, security.librdkafka())
+
+    def _config(self, **extra: Any) -> dict[str, Any]:
+        return {"bootstrap.servers": self.bootstrap_servers, **self.client_settings, **extra}
+
+    def _admin(self):
+        return _client().admin.AdminClient(self._config())
 
     def unique_topic(self, stem: str = "test") -> str:
         """A topic name no other test uses (the topic is not created)."""
@@ -54,16 +85,14 @@ class KafkaTestBroker:
         """Create ``name`` (or a unique name) and return it once it is usable."""
         kafka = _client()
         name = name or self.unique_topic()
-        admin = kafka.admin.AdminClient({"bootstrap.servers": self.bootstrap_servers})
+        admin = self._admin()
         futures = admin.create_topics([kafka.admin.NewTopic(name, partitions, 1)], operation_timeout=30)
         futures[name].result(timeout=30)
         self._wait_for_leaders(name, partitions)
         return name
 
     def topics(self) -> set[str]:
-        kafka = _client()
-        admin = kafka.admin.AdminClient({"bootstrap.servers": self.bootstrap_servers})
-        return set(admin.list_topics(timeout=10).topics)
+        return set(self._admin().list_topics(timeout=10).topics)
 
     def produce(self, topic: str, records: Iterable[Record | Mapping[str, Any]]) -> None:
         """Write ``records`` to ``topic`` in order and wait until every one is acknowledged.
@@ -73,8 +102,9 @@ class KafkaTestBroker:
         ``str`` keys, values and header values are encoded as UTF-8.
         """
         kafka = _client()
-        producer = kafka.Producer({"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": False,
-                                   "max.in.flight.requests.per.connection": 1})  # ordered, no coordinator wait
+        # Ordered, and no wait for an idempotent producer id.
+        producer = kafka.Producer(self._config(**{"enable.idempotence": False,
+                                                  "max.in.flight.requests.per.connection": 1}))  # fmt: skip
         failures: list[str] = []
 
         def on_delivery(error, message) -> None:
@@ -102,11 +132,8 @@ class KafkaTestBroker:
         ``AssertionError`` if ``n`` records are not there within ``timeout``.
         """
         kafka = _client()
-        consumer = kafka.Consumer({
-            "bootstrap.servers": self.bootstrap_servers,
-            "group.id": f"smt-test-{uuid.uuid4().hex}",
-            "enable.auto.commit": False,
-        })  # fmt: skip
+        consumer = kafka.Consumer(self._config(**{"group.id": f"smt-test-{uuid.uuid4().hex}",
+                                                  "enable.auto.commit": False}))  # fmt: skip
         try:
             ends = self._wait_for_records(consumer, topic, n or 0, timeout)
             return self._read_to_ends(consumer, topic, ends, timeout)
@@ -116,8 +143,7 @@ class KafkaTestBroker:
     # --- helpers ---------------------------------------------------------------
 
     def _wait_for_leaders(self, topic: str, partitions: int, timeout: float = 30.0) -> None:
-        kafka = _client()
-        admin = kafka.admin.AdminClient({"bootstrap.servers": self.bootstrap_servers})
+        admin = self._admin()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             described = admin.list_topics(topic, timeout=10).topics.get(topic)
@@ -201,6 +227,18 @@ def _to_record(message) -> Record:
     )
 
 
+@contextlib.contextmanager
+def local_broker(state_dir: Path | str, security: "BrokerSecurity | None" = None) -> Iterator["BrokerStatus"]:
+    """A fresh local broker in ``state_dir`` (secured as ``security`` says), stopped on exit."""
+    from smt.local.kafka import LocalKafka
+
+    broker = LocalKafka(state_dir=state_dir, security=security)
+    try:
+        yield broker.start(fresh=True)
+    finally:
+        broker.stop()
+
+
 @pytest.fixture(scope="session")
 def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaTestBroker]:
     """A running Kafka broker for the whole test session (see the module docs)."""
@@ -208,11 +246,5 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaTest
     if external:
         yield KafkaTestBroker(external)
         return
-    from smt.local.kafka import LocalKafka
-
-    broker = LocalKafka(state_dir=tmp_path_factory.mktemp("kafka-broker"))
-    status = broker.start(fresh=True)
-    try:
+    with local_broker(tmp_path_factory.mktemp("kafka-broker")) as status:
         yield KafkaTestBroker(status.bootstrap_servers)
-    finally:
-        broker.stop()

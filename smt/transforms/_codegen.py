@@ -3,23 +3,61 @@
 On the hot path the cost of a schemaless SMT is its Python loop: a generic
 loop that walks the configured field names costs two to three times a loop
 with those names written out.  So the hot SMTs describe their per-row work as
-a few lines of Python over ``value`` (the input map) and ``u`` (its copy),
-with every configured name embedded as a ``repr`` literal (never as code),
-and this module wraps them in one loop over the batch column and compiles it,
-once, the way ``dataclasses`` and ``namedtuple`` build their methods.  The
-loops run with the cyclic garbage collector paused (see :func:`gc_paused`).
+a few lines of Python over ``value`` (the input map) and ``u`` (the map to
+update), with every configured name embedded as a ``repr`` literal (never as
+code), and this module wraps them in one loop over the batch column and
+compiles it, once, the way ``dataclasses`` and ``namedtuple`` build their
+methods.  The loops run with the cyclic garbage collector paused (see
+:func:`gc_paused`).
+
+Each loop is compiled twice.  The copying form updates a copy of each map
+(``u = value.copy()``) and leaves the input alone.  The in-place form
+updates the maps themselves (``u is value``); :func:`run_map_loop` uses it
+only when the batch owns the column (see :mod:`smt.batch`), which is the case
+when an earlier converter or map transform of the same chain made those maps.
+Either way the output column is owned, so a run of map transforms copies each
+value at most once.  For the in-place form to leave a failing row untouched,
+body lines must compute everything that can raise before the first change to
+``u`` (the row's error then shows the map as this transform received it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Sequence
 
 from smt._gc import gc_paused
 
-__all__ = ["compile_map_loop", "literal"]
+__all__ = ["LoopSource", "MapLoopPlan", "compile_fused_loop", "compile_map_loop", "literal", "run_map_loop"]
 
 
-_TEMPLATE = '''\
+@dataclasses.dataclass(frozen=True)
+class LoopSource:
+    """A loop body as :func:`compile_map_loop` takes it: lines, the names they use, row columns read."""
+
+    body: Sequence[str]
+    namespace: dict[str, Any]
+    columns: Sequence[str] = ()
+
+
+@dataclasses.dataclass
+class MapLoopPlan:
+    """How a transform runs on one batch as a compiled map loop, so a chain can fuse it with its neighbours.
+
+    ``source(prefix)`` gives the transform's :class:`LoopSource` with every
+    namespace and column name starting with ``prefix`` (so bodies of several
+    transforms can share one loop); ``columns`` are the row columns' values
+    for this batch, in ``source().columns`` order; ``fallback`` is the loop's
+    fallback for non-map rows.
+    """
+
+    part: str
+    source: Callable[[str], LoopSource]
+    columns: Sequence[Sequence[Any]]
+    fallback: Callable[[Any, int], Any]
+
+
+_COPYING = '''\
 def {name}(values, {columns}fail, fallback):
     with gc_paused():
         return _{name}(values, {columns}fail, fallback)
@@ -46,6 +84,31 @@ def _{name}(values, {columns}fail, fallback):
     return out, failed
 '''
 
+_IN_PLACE = '''\
+def {name}_in_place(values, {columns}fail, fallback):
+    with gc_paused():
+        return _{name}_in_place(values, {columns}fail, fallback)
+
+
+def _{name}_in_place(values, {columns}fail, fallback):
+    failed = []
+    for row, {row_vars} in enumerate({iterable}):
+        if value.__class__ is dict:
+            try:
+                u = value
+{body}
+            except Exception as exc:  # attributed to its row, left as it was
+                fail(row, exc)
+                failed.append(row)
+        elif value is not None:
+            try:
+                values[row] = fallback(value, row)
+            except Exception as exc:  # attributed to its row
+                fail(row, exc)
+                failed.append(row)
+    return failed
+'''
+
 
 def literal(value: Any) -> str:
     """``value`` as Python source; only plain data (str, int, float, bool, None) is accepted."""
@@ -65,19 +128,107 @@ def compile_map_loop(
     ``body`` lines run for each map ``value`` and update its copy ``u``; they may
     read the row's ``columns`` by name and anything in ``namespace``.  Rows
     whose value is None stay None; other non-map values go to
-    ``fallback(value, row)``, which returns the new value or raises.  A row that
-    raises is passed to ``fail(row, exc)`` and listed in the failed rows.
+    ``fallback(value, row)``, which returns a new value (never one shared with
+    another row) or raises.  A row that raises is passed to ``fail(row, exc)``
+    and listed in the failed rows.
+
+    The function's ``in_place`` attribute is the in-place form,
+    ``(values, *columns, fail, fallback) -> failed rows``: it updates the maps
+    of ``values`` and replaces non-map rows in the list itself; failed rows
+    keep their value, unchanged.
     """
     indent = " " * 16
-    source = _TEMPLATE.format(
+    fields = dict(
         name=name,
         columns="".join(f"{c}_column, " for c in columns),
         row_vars=f"({', '.join(['value', *columns])})" if columns else "value",
         iterable=f"zip(values, {', '.join(f'{c}_column' for c in columns)})" if columns else "values",
         body="\n".join(indent + line for line in body) if body else indent + "pass",
     )
+    function = _compile(name, _COPYING.format(**fields), namespace)
+    function.in_place = _compile(f"{name}_in_place", _IN_PLACE.format(**fields), namespace)
+    return function
+
+
+def _compile(name: str, source: str, namespace: dict[str, Any]) -> Callable[..., Any]:
     scope = dict(namespace, gc_paused=gc_paused)
     exec(compile(source, f"<smt.transforms {name}>", "exec"), scope)  # noqa: S102 - literals only, see literal()
     function = scope[name]
     function.source = source
     return function
+
+
+def run_map_loop(loop, batch, column: str, columns: Sequence[Any], errors, fallback):
+    """Run a compiled loop over ``batch``'s ``column``; the output batch owns the new column.
+
+    The maps are updated in place when ``batch`` owns the column, else copied.
+    """
+    from smt.transforms._variant import finish_column
+
+    values = batch.column(column)
+    if batch.owns(column):
+        failed = loop.in_place(values, *columns, errors.fail, fallback)
+        return finish_column(batch, column, values, failed, owned=True)
+    out, failed = loop(values, *columns, errors.fail, fallback)
+    return finish_column(batch, column, out, failed, owned=True)
+
+
+_FUSED = '''\
+def {name}(values, {columns}fails, fallbacks):
+    with gc_paused():
+        return _{name}(values, {columns}fails, fallbacks)
+
+
+def _{name}(values, {columns}fails, fallbacks):
+    failed = []
+    for row, {row_vars} in enumerate({iterable}):
+        if value.__class__ is dict:
+            stage = 0
+            try:
+                u = value
+{body}
+            except Exception as exc:  # attributed to its row and stage
+                fails[stage](row, exc)
+                failed.append(row)
+        elif value is not None:
+            stage = 0
+            try:
+                for stage, fallback in enumerate(fallbacks):
+                    if value is not None:
+                        value = fallback(value, row)
+                values[row] = value
+            except Exception as exc:  # attributed to its row and stage
+                fails[stage](row, exc)
+                failed.append(row)
+    return failed
+'''
+
+
+def compile_fused_loop(name: str, sources: Sequence[LoopSource]) -> Callable[..., list[int]]:
+    """One in-place loop running several transforms' bodies on each map, in order.
+
+    The function is ``(values, *columns, fails, fallbacks) -> failed rows``,
+    with the columns of every source in order, one ``fail(row, exc)`` and one
+    fallback per source.  It updates an owned column as the in-place form of
+    :func:`compile_map_loop` does; a row that fails in body ``k`` is reported
+    to ``fails[k]`` (the earlier bodies' changes are that stage's input) and
+    runs no further body.  Non-map rows go through the fallbacks in turn.
+    Sources must use distinct names (see :class:`MapLoopPlan`).
+    """
+    indent = " " * 16
+    lines: list[str] = []
+    namespace: dict[str, Any] = {}
+    columns: list[str] = []
+    for index, source in enumerate(sources):
+        lines.append(f"stage = {index}")
+        lines.extend(source.body or ["pass"])
+        namespace.update(source.namespace)
+        columns.extend(source.columns)
+    fields = dict(
+        name=name,
+        columns="".join(f"{c}_column, " for c in columns),
+        row_vars=f"({', '.join(['value', *columns])})" if columns else "value",
+        iterable=f"zip(values, {', '.join(f'{c}_column' for c in columns)})" if columns else "values",
+        body="\n".join(indent + line for line in lines),
+    )
+    return _compile(name, _FUSED.format(**fields), namespace)

@@ -141,9 +141,14 @@ def _map_column(batch: RecordBatch, errors: ErrorSink, column: str, function: Ca
 _FAILED = object()
 
 
-def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int]) -> RecordBatch:
-    """The output batch of a hand-written column loop: ``out`` replaces ``column``, ``failed`` rows go."""
+def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int], owned: bool = False) -> RecordBatch:
+    """The output batch of a hand-written column loop: ``out`` replaces ``column``, ``failed`` rows go.
+
+    ``owned=True``: every map in ``out`` is new and in one row only (see :mod:`smt.batch`).
+    """
     result = derive_batch(batch, **{column: out})
+    if owned:
+        result.set_column(column, out, owned=True)
     if not failed:
         return result
     drop = set(failed)

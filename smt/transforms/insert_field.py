@@ -9,7 +9,7 @@ from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
@@ -17,7 +17,7 @@ from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
 from smt.transforms._struct_paths import StructRewriter
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, optional_schema
-from smt.transforms._variant import PartTransform, finish_column, key_value_variants
+from smt.transforms._variant import PartTransform, key_value_variants
 
 PURPOSE = "field insertion"
 _METADATA = ("topic", "partition", "offset", "timestamp")
@@ -137,29 +137,38 @@ class InsertField(PartTransform):
     # --- per batch ------------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        if not self.schemaless_batch(batch) or any(i.path.nested for i in self.insertions.values()):
+        plan = self.map_loop_plan(batch)
+        if plan is None:
             return super().apply_batch(batch, errors)
-        column = self.part.name
-        metadata = [kind for kind in self.insertions if kind != "static"]
-        columns = [batch.column(kind) for kind in metadata]
+        return run_map_loop(self._batch_loop, batch, plan.part, plan.columns, errors, plan.fallback)
+
+    def map_loop_plan(self, batch: RecordBatch) -> MapLoopPlan | None:
+        """This transform as a compiled map loop on ``batch`` (top-level fields, no schemas), else None."""
+        if self._batch_loop is None or not self.schemaless_batch(batch):
+            return None
 
         def fallback(value: Any, row: int) -> Any:  # a non-dict value: the per-record path raises
             return self.apply_schemaless(batch.record(row), value)
 
-        out, failed = self._batch_loop(batch.column(column), *columns, errors.fail, fallback)
-        return finish_column(batch, column, out, failed)
+        metadata = [kind for kind in self.insertions if kind != "static"]
+        return MapLoopPlan(self.part.name, self._loop_source, [batch.column(kind) for kind in metadata], fallback)
 
-    def _flat_loop(self):
-        """The compiled batch loop: one unrolled assignment per inserted field."""
+    def _loop_source(self, prefix: str = "") -> LoopSource:
+        """One unrolled assignment per inserted field (none can raise)."""
         body = []
         for kind, insertion in self.insertions.items():
             name = literal(insertion.path.last)
             if kind == "static":
-                body.append(f"u[{name}] = STATIC")
+                body.append(f"u[{name}] = {prefix}STATIC")
             else:
-                body.append(f"if {kind} is not None: u[{name}] = {kind}")
-        metadata = [kind for kind in self.insertions if kind != "static"]
-        return compile_map_loop("insert_fields", body, {"STATIC": self.static_value}, metadata)
+                body.append(f"if {prefix}{kind} is not None: u[{name}] = {prefix}{kind}")
+        metadata = [prefix + kind for kind in self.insertions if kind != "static"]
+        return LoopSource(body, {prefix + "STATIC": self.static_value}, metadata)
+
+    def _flat_loop(self):
+        """The compiled batch loop."""
+        source = self._loop_source()
+        return compile_map_loop("insert_fields", source.body, source.namespace, source.columns)
 
 def _put(value: dict, path: FieldPath, field_value: Any) -> dict:
     if not path.nested:

@@ -12,12 +12,12 @@ from smt.transforms._validators import kafka_non_empty_string as non_empty_strin
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._struct_paths import StructRewriter
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
-from smt.transforms._variant import PartTransform, finish_column, key_value_variants, map_column
+from smt.transforms._variant import PartTransform, key_value_variants, map_column
 
 PURPOSE = "mask fields"
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -114,16 +114,27 @@ class MaskField(PartTransform):
         return self._mask_map(require_map(value, PURPOSE))
 
     def _flat_loop(self):
-        """The compiled batch loop for top-level fields, one unrolled step per field."""
-        body = []
-        for path in self.paths:
-            name = literal(path.last)
-            body += [f"x = value.get({name})", "m = masked_for(x.__class__, MISSING)",
-                     f"u[{name}] = mask(x) if m is MISSING else m"]
-        # Immutable masked values by type, looked up without a call; other types go through mask().
+        """The compiled batch loop for top-level fields."""
+        source = self._loop_source()
+        return compile_map_loop("mask_fields", source.body, source.namespace)
+
+    def _loop_source(self, prefix: str = "") -> LoopSource:
+        """One unrolled step per top-level field.
+
+        The masked value of a field whose type is immutable is one dict lookup
+        away; a missing field or another type takes the general ``mask``.
+        Every masked value is computed before the map changes, so a field that
+        cannot be masked leaves the row as it was.
+        """
+        names = [literal(path.last) for path in self.paths]
+        body = ["try:"]
+        body += [f"    m{i} = {prefix}MASKS[value[{name}].__class__]" for i, name in enumerate(names)]
+        body += ["except KeyError:"]
+        body += [f"    m{i} = {prefix}mask(value.get({name}))" for i, name in enumerate(names)]
+        body += [f"u[{name}] = m{i}" for i, name in enumerate(names)]
+        # Immutable masked values by type; types whose masking fails keep failing per row, with context.
         masks_by_type = {kind: self.mask(sample) for kind, sample in _SAMPLES.items() if _safe(self.mask, sample)}
-        namespace = {"MISSING": _MISSING, "mask": self.mask, "masked_for": masks_by_type.get}
-        return compile_map_loop("mask_fields", body, namespace)
+        return LoopSource(body, {prefix + "MASKS": masks_by_type, prefix + "mask": self.mask})
 
     def _mask_map(self, value: dict) -> dict:
         mask = self.mask
@@ -159,14 +170,17 @@ class MaskField(PartTransform):
             def transform(value):
                 return None if value is None else mask_map(require_map(value, PURPOSE))
             return map_column(batch, errors, self.part.name, transform)
-        out, failed = self._batch_loop(
-            batch.column(self.part.name), errors.fail,
-            lambda value, row: self._mask_map(require_map(value, PURPOSE)),
-        )
-        return finish_column(batch, self.part.name, out, failed)
+        plan = self.map_loop_plan(batch)
+        return run_map_loop(self._batch_loop, batch, plan.part, (), errors, plan.fallback)
+
+    def map_loop_plan(self, batch: RecordBatch) -> MapLoopPlan | None:
+        """This transform as a compiled map loop on ``batch`` (top-level fields, no schemas), else None."""
+        if self._batch_loop is None or not self.schemaless_batch(batch):
+            return None
+        return MapLoopPlan(self.part.name, self._loop_source, (),
+                           lambda value, row: self._mask_map(require_map(value, PURPOSE)))
 
 
-_MISSING = object()
 #: One value of each immutable type, to precompute its masked value for the batch path.
 _SAMPLES = {type(None): None, bool: True, int: 1, float: 1.0, str: "x", decimal.Decimal: decimal.Decimal(1)}
 

@@ -9,7 +9,7 @@ from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import compile_map_loop, literal
+from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, parse_paths, with_field_syntax
 from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
@@ -103,15 +103,29 @@ class ReplaceField(PartTransform):
         return builder.build()
 
     def _exclude_loop(self):
-        """The compiled batch loop for exclude/renames: a C-level copy, then pops.
+        """The compiled batch loop for exclude/renames."""
+        source = self._loop_source()
+        return compile_map_loop("replace_fields", source.body, source.namespace)
+
+    def _loop_source(self, prefix: str = "") -> LoopSource:
+        """Deletes, then moves (none can raise).
 
         Renamed keys move to the end; Kafka builds a HashMap, whose order is arbitrary anyway.
         """
-        body = [f"u.pop({literal(name)}, None)" for name in sorted(self.exclude)]
+        body = [f"if {literal(name)} in u: del u[{literal(name)}]" for name in sorted(self.exclude)]
         renames = list(self.renames.items())
-        body += [f"m{i} = u.pop({literal(old)}, MISSING)" for i, (old, _new) in enumerate(renames)]
-        body += [f"if m{i} is not MISSING: u[{literal(new)}] = m{i}" for i, (_old, new) in enumerate(renames)]
-        return compile_map_loop("replace_fields", body, {"MISSING": object()})
+        missing = prefix + "MISSING"
+        # Every renamed field is taken out before any is put back: renames may swap names.
+        body += [f"m{i} = u.pop({literal(old)}, {missing})" for i, (old, _new) in enumerate(renames)]
+        body += [f"if m{i} is not {missing}: u[{literal(new)}] = m{i}" for i, (_old, new) in enumerate(renames)]
+        return LoopSource(body, {missing: _MISSING})
+
+    def map_loop_plan(self, batch: RecordBatch) -> MapLoopPlan | None:
+        """This transform as a compiled map loop on ``batch`` (exclude/renames, no schemas), else None."""
+        if self.include or self.nested is not None or not self.schemaless_batch(batch):
+            return None
+        return MapLoopPlan(self.part.name, self._loop_source, (),
+                           lambda value, row: self.apply_schemaless(None, value))
 
     def _include_reshaper(self):
         """Map -> map with includes: one plan per distinct key set (records of a topic share few)."""
@@ -144,8 +158,7 @@ class ReplaceField(PartTransform):
         column = self.part.name
         fallback = lambda value, row: self.apply_schemaless(None, value)  # noqa: E731 - non-dict rows
         if not self.include:
-            out, failed = self._batch_loop(batch.column(column), errors.fail, fallback)
-            return finish_column(batch, column, out, failed)
+            return run_map_loop(self._batch_loop, batch, column, (), errors, fallback)
         reshape = self._include_reshaper()
         out: list = []
         append = out.append
@@ -162,6 +175,8 @@ class ReplaceField(PartTransform):
                     errors.fail(row, exc)
                     failed.append(row)
                     append(None)
-        return finish_column(batch, column, out, failed)
+        return finish_column(batch, column, out, failed, owned=True)  # reshape builds new maps
+
+_MISSING = object()
 
 ReplaceFieldKey, ReplaceFieldValue = key_value_variants(ReplaceField, "ReplaceField", __name__)

@@ -21,19 +21,25 @@ def test_smt_only_row_runs_on_a_small_scale():
 
 
 @pytest.mark.spark
-def test_pipeline_and_spark_sql_produce_the_same_records(spark):
-    from smt.pipeline.runner import transform_dataframe
-
+def test_pipeline_and_spark_sql_produce_the_same_records(spark, tmp_path):
     previous = spark.conf.get("spark.sql.session.timeZone")
     spark.conf.set("spark.sql.session.timeZone", "UTC")  # the Spark SQL baseline formats dates in the session zone
     try:
-        df = bench.json_lines_dataframe(spark, 300)
-        ours = transform_dataframe(df, bench._processor()).drop("_smt_dead_letter")
-        bench.check_same_records(ours, bench.spark_sql_chain(df), rows=300)
-        sample = ours.where("offset = 1").first()
-        assert sample.topic == "orders-20170103"
-        assert set(json.loads(sample.value)) == {"id", "customer_name", "email", "ssn", "card", "amount",
-                                                 "active", "source_topic", "source_partition"}
-        df.unpersist()
+        source = str(tmp_path / "orders")
+        bench.json_values(spark, 300).write.text(source)
+        bench.check_same_records(spark, source, "orders", str(tmp_path / "out"))
+        sample = json.loads((tmp_path / "out").glob("part-*").__next__().read_text().splitlines()[0])
+        assert sample["topic"].startswith("orders-20")
+        assert set(json.loads(sample["value"])) == {"id", "customer_name", "email", "ssn", "card", "amount",
+                                                    "active", "source_topic", "source_partition"}
     finally:
         spark.conf.set("spark.sql.session.timeZone", previous)
+
+
+@pytest.mark.spark
+def test_a_difference_between_the_two_jobs_is_caught(spark, tmp_path, monkeypatch):
+    source = str(tmp_path / "orders")
+    bench.json_values(spark, 20).write.text(source)
+    monkeypatch.setitem(bench.CHAIN_PROPERTIES, "transforms.mask.fields", "ssn")  # ours no longer masks card
+    with pytest.raises(AssertionError, match="the two jobs differ"):
+        bench.check_same_records(spark, source, "orders", str(tmp_path / "out"))

@@ -142,3 +142,27 @@ def test_pruned_fields_still_give_the_right_records(spark, tmp_path):
     result = run_pipeline(spec, spark=spark)
     assert sorted(read_lines(tmp_path / "out")) == ['{"card":"","n":1}', '{"card":"","n":2}']
     assert result.counts.written == 2
+
+
+def test_reading_in_python_tasks_and_with_spark_give_the_same_run(spark, tmp_path):
+    lines = [f"r{i}|s{i}" if i % 5 else "boom" for i in range(400)]
+    runs = {}
+    for reader in ("auto", "spark"):
+        work = tmp_path / reader
+        work.mkdir()
+        # Tiny pieces: many read tasks, files cut mid-line.
+        spark.conf.set("spark.sql.files.maxPartitionBytes", "600")
+        try:
+            spec = pipeline(work, lines, source__reader=reader, errors__tolerance="all",
+                            errors__deadletterqueue__path=str(work / "dlq"))
+            tasks = spec.source.read_tasks(spark)
+            assert (tasks is None) == (reader == "spark") and (tasks is None or len(tasks) > 2)
+            result = run_pipeline(spec, spark=spark)
+        finally:
+            spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        dead = sorted(json.loads(line)["value"] for line in read_lines(work / "dlq"))
+        runs[reader] = (sorted(read_lines(work / "out")), dead, result.counts, result.stages["suffix"].errors)
+    assert runs["auto"] == runs["spark"]
+    out, dead, counts, errors = runs["auto"]
+    assert len(out) == 2 * 320 and dead == ["boom"] * 80 and errors == 80
+    assert (counts.read, counts.written, counts.dead_lettered) == (400, 320, 80)

@@ -58,12 +58,16 @@ def test_available_now_processes_every_file_once_across_restarts(spark, tmp_path
 
 
 def test_timeout_stops_a_processing_time_query(spark, tmp_path):
-    spec = streaming_spec(tmp_path, source="generator", source__records="30", source__rows__per__batch="10",
-                          streaming__trigger="processingTime", streaming__timeout__ms="20000",
+    # An endless source: only the timeout can end the run. How far it gets
+    # depends on the machine, so the test asserts what holds at any speed.
+    spec = streaming_spec(tmp_path, source="generator", source__records="0", source__rows__per__batch="10",
+                          streaming__trigger="processingTime", streaming__timeout__ms="8000",
                           value__converter="bytearray")
-    run_pipeline(spec, spark=spark)
-    values = [json.loads(v) for v in jsonl_values(tmp_path / "out")]
-    assert sorted(v["event_id"] for v in values) == list(range(30))
+    result = run_pipeline(spec, spark=spark)
+    ids = sorted(json.loads(v)["event_id"] for v in jsonl_values(tmp_path / "out"))
+    assert ids == list(range(len(ids)))  # whole micro-batches, in order, none twice
+    # A micro-batch cut short by the stop may be counted but not committed.
+    assert result.counts.read >= len(ids)
 
 
 def test_available_now_generator_ends_after_the_last_record(spark, tmp_path):

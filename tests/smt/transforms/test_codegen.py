@@ -51,3 +51,32 @@ def test_loops_pause_the_collector_and_restore_it():
             seen.append(gc.isenabled())
             raise RuntimeError("boom")
     assert seen == [False] and gc.isenabled()
+
+
+def test_in_place_form_updates_maps_and_the_list_and_leaves_failed_rows_alone():
+    loop = compile_map_loop("demo", ["n = 1 / value['d']", "u['n'] = n"], {})
+    failures = []
+
+    def fallback(value, row):
+        if value == "x":
+            raise ValueError("not a map")
+        return {"from": value}
+
+    first, bad = {"d": 1}, {"d": 0}
+    values = [first, None, bad, "x", 7]
+    failed = loop.in_place(values, lambda row, exc: failures.append((row, type(exc))), fallback)
+    assert values == [{"d": 1, "n": 1.0}, None, {"d": 0}, "x", {"from": 7}]
+    assert values[0] is first and values[2] is bad
+    assert failed == [2, 3] and failures == [(2, ZeroDivisionError), (3, ValueError)]
+
+
+def test_run_map_loop_copies_unowned_maps_and_updates_owned_ones():
+    from smt.transforms._codegen import run_map_loop
+
+    loop = compile_map_loop("demo", ["u['n'] = 1"], {})
+    batch = RecordBatch.from_records([make_record({"a": 1})])
+    original = batch.value[0]
+    copied = run_map_loop(loop, batch, "value", (), RaisingErrors(), None)
+    assert copied.value == [{"a": 1, "n": 1}] and original == {"a": 1} and copied.owns("value")
+    updated = run_map_loop(loop, copied, "value", (), RaisingErrors(), None)
+    assert updated.value[0] is copied.value[0] and updated.owns("value")
