@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from smt._gc import gc_paused
@@ -273,7 +274,7 @@ class BatchProcessor:
     # --- accounting and output -------------------------------------------------
 
     def _count(self, read: int, batch: RecordBatch, failures: _Failures) -> BatchCounts:
-        written = len(set(batch.origin))
+        written = _distinct(batch.origin)
         failed = len(failures.records)
         return BatchCounts(
             read=read,
@@ -289,7 +290,7 @@ class BatchProcessor:
         return self.output_fields or KAFKA_ROW_FIELDS
 
     def _output(self, arrow_batch: pa.RecordBatch, records: pa.RecordBatch, failures: _Failures) -> pa.RecordBatch:
-        records = records.append_column(DEAD_LETTER_COLUMN, pa.array([False] * records.num_rows, pa.bool_()))
+        records = records.append_column(DEAD_LETTER_COLUMN, pa.array(np.zeros(records.num_rows, dtype=bool)))
         if not failures.records or not self.policy.dead_letters:
             return records
         dead = self._dead_letters(arrow_batch, failures)
@@ -343,3 +344,10 @@ def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:
     if len(keep) == len(batch):
         return batch
     return batch.take(keep)
+
+
+def _distinct(origins) -> int:
+    """How many input rows have output rows: the distinct origins."""
+    if isinstance(origins, range):
+        return len(origins)  # row for row: nothing dropped, nothing fanned out
+    return len(np.unique(np.asarray(origins, dtype=np.int64)))
