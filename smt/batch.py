@@ -157,7 +157,8 @@ class RecordBatch:
             raise ValueError(f"column {name!r} has {len(values)} values, batch has {self._length}")
         if owned and not isinstance(values, list):
             raise TypeError(f"only a list column can be owned, not {type(values).__name__} ({name!r})")
-        self._columns[name] = values if isinstance(values, (list, pa.Array, pa.ChunkedArray)) else list(values)
+        kept_as_is = (list, pa.Array, pa.ChunkedArray, range) if name == "origin" else (list, pa.Array, pa.ChunkedArray)
+        self._columns[name] = values if isinstance(values, kept_as_is) else list(values)
         self._arrow_sources.pop(name, None)
         if owned:
             self._owned[name] = values
@@ -218,6 +219,14 @@ class RecordBatch:
     key_schema = property(lambda self: self.column("key_schema"))
     value_schema = property(lambda self: self.column("value_schema"))
     origin = property(lambda self: self.column("origin"))
+
+    def origins(self) -> Sequence[int]:
+        """The origin column as held, without converting it: a ``range`` while row i's origin is i.
+
+        Read-only, like :attr:`origin`; it lets per-batch bookkeeping skip a
+        list of one int per row when nothing was dropped or fanned out.
+        """
+        return self._columns["origin"]
 
     # --- rows ---------------------------------------------------------------
 

@@ -230,20 +230,23 @@ class TransformChain:
     ) -> tuple[RecordBatch, int, tuple[int, int]]:
         # Run with origins set to row positions, so that outputs can be traced
         # to the rows of this batch (for the counters), then map them back.
-        origins = batch.origin
-        positions = list(range(len(batch)))
+        origins = batch.origins()
+        positions = range(len(batch))
         batch.set_column("origin", positions)
         try:
             out = stage.transform.apply_batch(batch, errors.for_stage(stage, batch, origins=origins))
         finally:
-            if batch.origin is positions:
+            if batch.origins() is positions:
                 batch.set_column("origin", origins)
-        out_positions = out.origin
-        if out_positions is positions or out is batch:
+        if out.origins() is positions or out is batch:
             # Row for row (the transform kept the origin column): nothing to remap.
             out.set_column("origin", origins)
             return out, len(batch), (len(out), len(out))
-        out.set_column("origin", [origins[p] for p in out_positions])
+        out_positions = out.origin
+        if origins == positions:
+            out.set_column("origin", list(out_positions))  # row i's origin was i: positions are origins
+        else:
+            out.set_column("origin", [origins[p] for p in out_positions])
         return out, len(batch), (len(out), _distinct_parents(out_positions))
 
     def _apply_to_selected(

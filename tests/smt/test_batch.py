@@ -105,3 +105,23 @@ def test_timestamp_millis_reads_arrow_with_nulls_and_times_before_1970():
 def test_timestamp_millis_reads_a_list_column():
     millis, nulls = batch_of("a", "b").timestamp_millis()
     assert millis.tolist() == [0, 1] and nulls is None
+
+
+# --- origins -----------------------------------------------------------------------------
+
+def test_a_batch_read_from_arrow_keeps_its_origins_as_a_range_until_asked_for_a_list():
+    batch = arrow_batch(["a", "b", "c"], [1, 2, 3])
+    assert batch.origins() == range(3)
+    assert batch.origin == [0, 1, 2] and batch.origins() == [0, 1, 2]
+    batch.set_column("origin", range(3))
+    assert isinstance(batch.origins(), range)
+
+
+def test_a_row_for_row_chain_never_builds_an_origin_list():
+    from smt.chain import TransformChain
+
+    chain = TransformChain.from_properties({
+        "transforms": "route", "transforms.route.type": "RegexRouter",
+        "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-out"})
+    out = chain.apply_batch(arrow_batch(["a", "b"], [1, 2]))
+    assert out.topic == ["a-out", "b-out"] and out.origins() == range(2)
