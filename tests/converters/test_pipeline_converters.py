@@ -8,13 +8,13 @@ the executors and talk to the registry from there.
 
 import base64
 import json
-import os
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
+from smt.testing import output_lines
 from smt.record import Record
 from smt.batch import RecordBatch
 from tests.converters.pipeline_plugins import converter_test_plugins
@@ -36,15 +36,6 @@ ORDER_AVRO = {
     "namespace": "shop",
     "fields": [{"name": "id", "type": "long"}, {"name": "item", "type": "string"}],
 }
-
-
-def read_lines(directory):
-    lines = []
-    for name in sorted(os.listdir(directory)):
-        if name.startswith("part-"):
-            with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                lines.extend(line.rstrip("\n") for line in handle)
-    return lines
 
 
 def dead_letter_headers(dead_letter):
@@ -73,12 +64,12 @@ def test_json_with_schemas_through_spark(spark, tmp_path):
         plugins=converter_test_plugins(),
     )
     result = run_pipeline(spec, spark=spark)
-    out = sorted(json.loads(line)["payload"]["id"] for line in read_lines(tmp_path / "out"))
+    out = sorted(json.loads(line)["payload"]["id"] for line in output_lines(tmp_path / "out"))
     assert out == [1, 2]
-    written = {json.loads(line)["payload"]["id"]: json.loads(line) for line in read_lines(tmp_path / "out")}
+    written = {json.loads(line)["payload"]["id"]: json.loads(line) for line in output_lines(tmp_path / "out")}
     assert written[1] == {"schema": PERSON_SCHEMA, "payload": {"id": 1, "item": "PEN"}}
     assert written[2]["payload"] == {"id": 2, "item": "INK"}
-    dead = [json.loads(line) for line in read_lines(tmp_path / "dlq")]
+    dead = [json.loads(line) for line in output_lines(tmp_path / "dlq")]
     assert len(dead) == 1
     headers = dead_letter_headers(dead[0])
     assert headers["__connect.errors.stage"] == "VALUE_CONVERTER"
@@ -100,7 +91,7 @@ def test_schemaless_json_through_spark(spark, tmp_path):
         plugins=converter_test_plugins(),
     )
     run_pipeline(spec, spark=spark)
-    assert sorted(read_lines(tmp_path / "out")) == [
+    assert sorted(output_lines(tmp_path / "out")) == [
         '{"id":1,"item":"PEN","tags":["a"]}',
         '{"id":2,"item":"INK","price":1.5}',
     ]
@@ -146,7 +137,7 @@ def test_avro_confluent_wire_format_through_spark(spark, tmp_path, registry):
     written_ids = {int.from_bytes(row["value"][1:5], "big") for row in rows}
     assert all(row["value"][0] == 0 for row in rows)
     assert written_ids <= set(registry.subjects["orders-value"])
-    dead = [json.loads(line) for line in read_lines(tmp_path / "dlq")]
+    dead = [json.loads(line) for line in output_lines(tmp_path / "dlq")]
     assert len(dead) == 1
     headers = dead_letter_headers(dead[0])
     assert headers["__connect.errors.stage"] == "VALUE_CONVERTER"

@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
+from smt.testing import output_lines
 from tests.examples.wasm.conftest import EXAMPLES_DIR
 
 pytestmark = pytest.mark.spark
@@ -24,13 +25,6 @@ EXPECTED_OUTPUT = {
 }
 
 
-def read_lines(directory):
-    lines = []
-    for part in sorted(directory.glob("part-*")):
-        lines.extend(part.read_text(encoding="utf-8").splitlines())
-    return lines
-
-
 @pytest.mark.parametrize("example", sorted(EXPECTED_OUTPUT))
 def test_the_example_pipeline_file_runs_as_written(spark, tmp_path, guest_modules, example):
     # A copy of the example folder, with the C guest where its properties expect it (build/).
@@ -41,5 +35,5 @@ def test_the_example_pipeline_file_runs_as_written(spark, tmp_path, guest_module
 
     result = run_pipeline(PipelineSpec.from_properties(folder / f"{example}.properties"), spark=spark)
 
-    assert sorted(read_lines(folder / "out")) == sorted(EXPECTED_OUTPUT[example])
+    assert sorted(output_lines(folder / "out")) == sorted(EXPECTED_OUTPUT[example])
     assert result.counts.read == len((folder / "input.txt").read_text().splitlines())

@@ -1,24 +1,15 @@
 """Pipelines on a real local Spark: text files in, chain, text files and dead letters out."""
 
 import json
-import os
 
 import pytest
 
 from smt.errors import ConfigError
 from smt.pipeline import PipelineFailed, PipelineSpec, run_pipeline
+from smt.testing import output_lines
 from tests.smt.sample_plugins import sample_plugins
 
 pytestmark = pytest.mark.spark
-
-
-def read_lines(directory):
-    lines = []
-    for name in sorted(os.listdir(directory)):
-        if name.startswith("part-"):
-            with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                lines.extend(line.rstrip("\n") for line in handle)
-    return lines
 
 
 def pipeline(tmp_path, lines, **extra):
@@ -38,7 +29,7 @@ def pipeline(tmp_path, lines, **extra):
 def test_text_in_chain_text_out(spark, tmp_path):
     spec = pipeline(tmp_path, ["a|b", "c"])
     result = run_pipeline(spec, spark=spark)
-    assert sorted(read_lines(tmp_path / "out")) == ["a!", "b!", "c!"]
+    assert sorted(output_lines(tmp_path / "out")) == ["a!", "b!", "c!"]
     assert (result.counts.read, result.counts.written, result.counts.output_rows) == (2, 2, 3)
 
 
@@ -47,8 +38,8 @@ def test_failed_records_go_to_the_file_dead_letter_queue(spark, tmp_path):
                     errors__deadletterqueue__path=str(tmp_path / "dlq"),
                     errors__deadletterqueue__context__headers__enable="true")
     result = run_pipeline(spec, spark=spark)
-    assert sorted(read_lines(tmp_path / "out")) == ["fine!", "ok!"]
-    dead = [json.loads(line) for line in read_lines(tmp_path / "dlq")]
+    assert sorted(output_lines(tmp_path / "out")) == ["fine!", "ok!"]
+    dead = [json.loads(line) for line in output_lines(tmp_path / "dlq")]
     assert len(dead) == 1
     assert dead[0]["topic"] == "orders" and dead[0]["offset"] is not None
     headers = {h["key"] for h in dead[0]["headers"]}
@@ -64,7 +55,7 @@ def test_tolerance_none_fails_the_job_and_writes_nothing(spark, tmp_path):
                                              r"topic='orders'.*cannot append to boom"):
         run_pipeline(spec, spark=spark)
     out = tmp_path / "out"
-    assert not out.exists() or read_lines(out) == []
+    assert not out.exists() or output_lines(out) == []
 
 
 def test_unreadable_source_path_is_named(spark, tmp_path):
@@ -140,7 +131,7 @@ def test_pruned_fields_still_give_the_right_records(spark, tmp_path):
         "transforms.route.type": "TimestampRouter"})
     assert plan_fields(spec).inputs == ("value", "topic", "timestamp")
     result = run_pipeline(spec, spark=spark)
-    assert sorted(read_lines(tmp_path / "out")) == ['{"card":"","n":1}', '{"card":"","n":2}']
+    assert sorted(output_lines(tmp_path / "out")) == ['{"card":"","n":1}', '{"card":"","n":2}']
     assert result.counts.written == 2
 
 
@@ -160,8 +151,8 @@ def test_reading_in_python_tasks_and_with_spark_give_the_same_run(spark, tmp_pat
             result = run_pipeline(spec, spark=spark)
         finally:
             spark.conf.unset("spark.sql.files.maxPartitionBytes")
-        dead = sorted(json.loads(line)["value"] for line in read_lines(work / "dlq"))
-        runs[reader] = (sorted(read_lines(work / "out")), dead, result.counts, result.stages["suffix"].errors)
+        dead = sorted(json.loads(line)["value"] for line in output_lines(work / "dlq"))
+        runs[reader] = (sorted(output_lines(work / "out")), dead, result.counts, result.stages["suffix"].errors)
     assert runs["auto"] == runs["spark"]
     out, dead, counts, errors = runs["auto"]
     assert len(out) == 2 * 320 and dead == ["boom"] * 80 and errors == 80

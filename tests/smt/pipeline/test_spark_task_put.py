@@ -1,22 +1,13 @@
 """On real Spark: a record the text sink cannot write goes to the file dead-letter queue, the rest are written."""
 
 import json
-import os
 
 import pytest
 
 from smt.pipeline import PipelineFailed, PipelineSpec, run_pipeline
+from smt.testing import output_lines
 
 pytestmark = pytest.mark.spark
-
-
-def read_lines(directory):
-    lines = []
-    for name in sorted(os.listdir(directory)):
-        if name.startswith("part-"):
-            with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                lines.extend(line.rstrip("\n") for line in handle)
-    return lines
 
 
 def jsonl_to_text(tmp_path, **errors):
@@ -34,8 +25,8 @@ def test_a_value_with_a_line_break_is_dead_lettered_and_the_others_written(spark
     spec = jsonl_to_text(tmp_path, errors__tolerance="all", errors__deadletterqueue__path=str(tmp_path / "dlq"),
                          errors__deadletterqueue__context__headers__enable="true")
     counts = run_pipeline(spec, spark=spark).counts
-    assert sorted(read_lines(tmp_path / "out")) == ["one", "three"]
-    [dead] = [json.loads(line) for line in read_lines(tmp_path / "dlq")]
+    assert sorted(output_lines(tmp_path / "out")) == ["one", "three"]
+    [dead] = [json.loads(line) for line in output_lines(tmp_path / "dlq")]
     assert (dead["topic"], dead["offset"], dead["value"]) == ("notes", 1, "two\nlines")
     context = {h["key"]: h["value"] for h in dead["headers"]}
     assert context["__connect.errors.stage"] == "TASK_PUT"
@@ -50,4 +41,4 @@ def test_with_tolerance_none_the_run_stops_naming_the_record(spark, tmp_path):
                                              r"topic='notes' partition=None offset=1: SinkRecordError: the value "
                                              r"has a line break"):
         run_pipeline(jsonl_to_text(tmp_path), spark=spark)
-    assert not (tmp_path / "out").exists() or read_lines(tmp_path / "out") == []
+    assert not (tmp_path / "out").exists() or output_lines(tmp_path / "out") == []
