@@ -169,8 +169,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
 
 
 if __name__ == "__main__":
-    from rich.console import Console
 
-    from smt.benchmarks.runner import comparison_table
+    from smt.benchmarks.runner import comparison_table, console
 
-    Console().print(comparison_table(run()))
+    console().print(comparison_table(run()))

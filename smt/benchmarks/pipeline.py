@@ -142,12 +142,11 @@ def _session():
 
 
 def main(argv: list[str]) -> int:
-    from rich.console import Console
 
-    from smt.benchmarks.runner import comparison_table
+    from smt.benchmarks.runner import comparison_table, console
 
     scale = float(argv[0]) if argv else 1.0
-    Console().print(comparison_table(run(scale)))
+    console().print(comparison_table(run(scale)))
     return 0
 
 

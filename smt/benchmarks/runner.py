@@ -11,25 +11,36 @@ from smt.benchmarks._common import Comparison
 AREAS = ("wasm", "converters", "builtins", "pipeline")
 
 
-def run_benchmarks(areas: Sequence[str] = (), scale: float = 1.0) -> bool:
-    """Run the named areas (all by default), print the table; False if an area is unknown."""
+def console():
+    """A rich console; piped or redirected output gets a width that keeps the table's names whole."""
+    import sys
+
     from rich.console import Console
 
-    console = Console()
+    return Console() if sys.stdout.isatty() else Console(width=_FILE_WIDTH)
+
+
+#: Columns when the table goes to a file or a pipe (rich would default to 80).
+_FILE_WIDTH = 180
+
+
+def run_benchmarks(areas: Sequence[str] = (), scale: float = 1.0) -> bool:
+    """Run the named areas (all by default), print the table; False if an area is unknown."""
+    out = console()
     wanted = list(areas) or list(AREAS)
     unknown = [a for a in wanted if a not in AREAS]
     if unknown:
-        console.print(f"unknown benchmark area(s): {', '.join(unknown)}; known: {', '.join(AREAS)}")
+        out.print(f"unknown benchmark area(s): {', '.join(unknown)}; known: {', '.join(AREAS)}")
         return False
     comparisons: list[Comparison] = []
     for area in wanted:
         try:
             module = importlib.import_module(f"smt.benchmarks.{area}")
         except ModuleNotFoundError as exc:
-            console.print(f"[yellow]{area}: not available ({exc})[/yellow]")
+            out.print(f"[yellow]{area}: not available ({exc})[/yellow]")
             continue
         comparisons.extend(module.run(scale))
-    console.print(comparison_table(comparisons))
+    out.print(comparison_table(comparisons))
     return True
 
 
