@@ -41,6 +41,9 @@ OUTPUT_SCHEMA_DDL = f"{KAFKA_ROW_SCHEMA_DDL}, {DEAD_LETTER_COLUMN} boolean"
 
 _COUNT_FIELDS = [f.name for f in dataclasses.fields(BatchCounts)]
 
+#: Rows per batch a read task produces when Spark's Arrow batch size is unlimited (0 or less).
+_UNLIMITED_BATCH_ROWS = 1 << 20
+
 
 class PipelineFailed(SmtError):
     """The Spark job failed; the message is the first line of the cause."""
@@ -140,6 +143,8 @@ def read_and_transform(
     so only the results cross into the JVM.
     """
     max_rows = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
+    if max_rows <= 0:  # Spark's "no limit"; a read task still needs a batch size
+        max_rows = _UNLIMITED_BATCH_ROWS
     process = _BatchStep(processor, accumulators)
 
     def read_partition(task_numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -1,5 +1,6 @@
 """Pipelines on a real local Spark: text files in, chain, text files and dead letters out."""
 
+import contextlib
 import json
 
 import pytest
@@ -10,6 +11,19 @@ from smt.testing import output_lines
 from tests.smt.sample_plugins import sample_plugins
 
 pytestmark = pytest.mark.spark
+
+
+@contextlib.contextmanager
+def spark_setting(spark, key, value):
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)
 
 
 def pipeline(tmp_path, lines, **extra):
@@ -142,18 +156,21 @@ def test_reading_in_python_tasks_and_with_spark_give_the_same_run(spark, tmp_pat
         work = tmp_path / reader
         work.mkdir()
         # Tiny pieces: many read tasks, files cut mid-line.
-        spark.conf.set("spark.sql.files.maxPartitionBytes", "600")
-        try:
+        with spark_setting(spark, "spark.sql.files.maxPartitionBytes", "600"):
             spec = pipeline(work, lines, source__reader=reader, errors__tolerance="all",
                             errors__deadletterqueue__path=str(work / "dlq"))
             tasks = spec.source.read_tasks(spark)
             assert (tasks is None) == (reader == "spark") and (tasks is None or len(tasks) > 2)
             result = run_pipeline(spec, spark=spark)
-        finally:
-            spark.conf.unset("spark.sql.files.maxPartitionBytes")
         dead = sorted(json.loads(line)["value"] for line in output_lines(work / "dlq"))
         runs[reader] = (sorted(output_lines(work / "out")), dead, result.counts, result.stages["suffix"].errors)
     assert runs["auto"] == runs["spark"]
     out, dead, counts, errors = runs["auto"]
     assert len(out) == 2 * 320 and dead == ["boom"] * 80 and errors == 80
     assert (counts.read, counts.written, counts.dead_lettered) == (400, 320, 80)
+
+
+def test_an_unlimited_arrow_batch_size_still_reads_in_python_tasks(spark, tmp_path):
+    with spark_setting(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "0"):  # Spark's "no limit"
+        result = run_pipeline(pipeline(tmp_path, ["a|b", "c"]), spark=spark)
+    assert sorted(output_lines(tmp_path / "out")) == ["a!", "b!", "c!"] and result.counts.read == 2
