@@ -283,8 +283,12 @@ def _commit(shape: AdapterShape) -> str:
     used = {b.data for b in BINARY if shape.modifies(b.column)}
     if shape.modifies_headers:
         used |= {"ohk", "ohv", "oht"}
+    # The row counter moves on with the commit, before the loop's back edge:
+    # wasmtime may interrupt there (an epoch check), and a host that resumed
+    # at a row whose outputs are already committed would output them twice.
     stores = [f"(i32.store $in (i32.const {C_OUT}) (global.get $wo))",
-              f"(i32.store $in (i32.const {C_FLAGS}) (global.get $flags))"]
+              f"(i32.store $in (i32.const {C_FLAGS}) (global.get $flags))",
+              f"(i32.store $in (i32.const {C_ROW}) (i32.add (local.get $r) (i32.const 1)))"]
     stores += [f"(i32.store $in (i32.const {C_CURSORS + 4 * i}) (global.get {CURSOR[name]}))"
                for i, name in enumerate(OUTPUT_MEMORIES) if name in used]
     return "\n      ".join(stores)

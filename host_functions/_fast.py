@@ -239,6 +239,9 @@ class FastInstance:
         struct.pack_into("<i", control, A.D_SCRATCH, (layout.size + 7) & ~7)
 
     def run(self, start: int, end: int) -> int:
+        # Set here, not only by the adapter: an interrupt may come at run's
+        # entry, before the adapter stores its first row.
+        ctypes.c_int32.from_address(self._control_address + A.C_ROW).value = start
         self.store.set_epoch_deadline(1)
         return self._call_run(start, end)
 

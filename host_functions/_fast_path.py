@@ -187,9 +187,16 @@ class FastPath:
                 try:
                     resume = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
-                    at = instance.word(A.C_ROW)
+                    at = instance.word(A.C_ROW)  # rows before it are committed
                     harvest = instance.harvest()
                     harvests.append(harvest)
+                    if at > row:
+                        retries = 0  # rows were done since the last start: count interrupts afresh
+                    if at >= stop and not isinstance(exc, Failure):
+                        # interrupted after the last row's commit: nothing is left to run or blame
+                        instance = self._fresh(layout)
+                        row = at
+                        continue
                     interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                     timed_out = interrupted and watch.fired_at is not None
                     output_full = instance.status() == 5 and harvest.count > 0

@@ -157,3 +157,46 @@ def test_a_record_too_big_for_the_memory_limit_fails_alone(make_transform, path)
     assert origins == [0, 1, 2, 4, 5] and out[0].value == b"SMALL 0"
     assert errors.rows == [3]
     assert "memory.max.bytes=262144" in errors.message(3)
+
+
+#: drops the record, then logs: nothing runs between the log line and the row's commit.
+DROP_THEN_LOG = g.guest(
+    """(func (export "drop_log") (local $v i64)
+        (call $reset)
+        (call $drop_record)
+        (local.set $v (call $get_value))
+        (call $log (i32.const 1) (call $ptr (local.get $v)) (call $len (local.get $v))))""",
+    imports=("get_value", "drop_record", "log"),
+)
+
+
+class _InterruptEveryStore(logging.Handler):
+    """Bumps the engine epoch on each guest log line, as the watchdog does for another transform's timeout."""
+
+    interrupts = 0
+
+    def emit(self, record):
+        from host_functions._runtime import runtime
+
+        self.interrupts += 1
+        runtime().engine.increment_epoch()
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_interrupt_just_after_a_row_does_not_run_it_again(make_transform, path):
+    # The epoch tick lands as the guest returns; the first place wasmtime
+    # checks it is past the row's commit, so the row is done: it must not be
+    # run again (it would output twice, or fail after its retries).
+    transform = make_transform(DROP_THEN_LOG, "drop_log", path, alias="dropper")
+    logger = logging.getLogger("smt.transform.dropper")
+    handler = _InterruptEveryStore()
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        out, _, errors = run(transform, [make_record(b"v%d" % i) for i in range(6)])
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert out == [] and errors.failures == []
+    assert handler.interrupts == 6  # each row ran once
