@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 
 from smt.record import Record, TimestampType
 
-__all__ = ["RecordBatch", "BatchBuilder", "KAFKA_ARROW_SCHEMA", "kafka_arrow_schema"]
+__all__ = ["RecordBatch", "BatchBuilder", "KAFKA_ARROW_SCHEMA", "distinct_origins", "kafka_arrow_schema"]
 
 KAFKA_ARROW_SCHEMA = pa.schema(
     [
@@ -391,6 +391,19 @@ _ARROW_TO_COLUMN = {
     "headers": "headers",
 }
 
+
+
+def distinct_origins(origins: Sequence[int]) -> int:
+    """How many distinct input rows an origin column names (without a Python loop over it)."""
+    if isinstance(origins, range):
+        return len(origins)  # row for row: nothing dropped, nothing fanned out
+    values = np.asarray(origins, dtype=np.int64)
+    if len(values) == 0:
+        return 0
+    steps = np.diff(values)
+    if (steps >= 0).all():  # the usual order: outputs stay in their input rows' order
+        return 1 + int(np.count_nonzero(steps))
+    return len(set(values.tolist()))
 
 def _to_pylist(name: str, value: Any, length: int) -> list:
     if isinstance(value, range):

@@ -19,7 +19,7 @@ import os
 import time
 from typing import Any, Mapping
 
-from smt.batch import RecordBatch
+from smt.batch import RecordBatch, distinct_origins
 from smt.errors import Stage, StageError
 from smt.metrics import ChainMetrics, StageMetrics
 from smt.record import Record
@@ -186,7 +186,7 @@ class TransformChain:
         if loop is None:
             sources = [plan.source(f"s{i}_") for i, plan in enumerate(plans)]
             loop = self._fused[key] = compile_fused_loop("fused_map_stages", sources)
-        origins = batch.origin
+        origins = batch.origins()
         failures = [0] * len(stages)
         sinks = [self._counting_sink(errors.for_stage(stage, batch, origins=origins), failures, i)
                  for i, stage in enumerate(stages)]
@@ -243,11 +243,9 @@ class TransformChain:
             out.set_column("origin", origins)
             return out, len(batch), (len(out), len(out))
         out_positions = out.origin
-        if origins == positions:
-            out.set_column("origin", list(out_positions))  # row i's origin was i: positions are origins
-        else:
+        if origins != positions:  # else row i's origin was i: the positions already are the origins
             out.set_column("origin", [origins[p] for p in out_positions])
-        return out, len(batch), (len(out), _distinct_parents(out_positions))
+        return out, len(batch), (len(out), distinct_origins(out_positions))
 
     def _apply_to_selected(
         self, stage: ChainStage, batch: RecordBatch, mask: list[bool], errors: "ChainErrors"
@@ -278,7 +276,7 @@ class TransformChain:
             "origin",
             [original_origin[row] if part == 0 else original_origin[out_rows[row]] for part, row in order],
         )
-        return merged, len(selected), (len(transformed), _distinct_parents(out_rows))
+        return merged, len(selected), (len(transformed), distinct_origins(out_rows))
 
     def close(self) -> None:
         """Close every transform and predicate, once."""
@@ -337,13 +335,3 @@ class _StageSink(ErrorSink):
         self._errors.count += 1
         self._errors.failed(origin, error)
 
-
-def _distinct_parents(origins: list[int]) -> int:
-    """How many distinct input rows the (origin-ordered) output rows came from."""
-    count = 0
-    previous = object()
-    for origin in origins:
-        if origin != previous:
-            count += 1
-            previous = origin
-    return count

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from smt._gc import gc_paused
-from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch
+from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch, distinct_origins
 from smt.chain import ChainErrors, TransformChain
 from smt.error_handling import (
     ErrorPolicy,
@@ -274,7 +274,7 @@ class BatchProcessor:
     # --- accounting and output -------------------------------------------------
 
     def _count(self, read: int, batch: RecordBatch, failures: _Failures) -> BatchCounts:
-        written = _distinct(batch.origins())
+        written = distinct_origins(batch.origins())
         failed = len(failures.records)
         return BatchCounts(
             read=read,
@@ -345,15 +345,3 @@ def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:
         return batch
     return batch.take(keep)
 
-
-def _distinct(origins) -> int:
-    """How many input rows have output rows: the distinct origins."""
-    if isinstance(origins, range):
-        return len(origins)  # row for row: nothing dropped, nothing fanned out
-    values = np.asarray(origins, dtype=np.int64)
-    if len(values) == 0:
-        return 0
-    steps = np.diff(values)
-    if (steps >= 0).all():  # the usual order: outputs stay in their input rows' order
-        return 1 + int(np.count_nonzero(steps))
-    return len(set(values.tolist()))

@@ -125,3 +125,15 @@ def test_a_row_for_row_chain_never_builds_an_origin_list():
         "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-out"})
     out = chain.apply_batch(arrow_batch(["a", "b"], [1, 2]))
     assert out.topic == ["a-out", "b-out"] and out.origins() == range(2)
+
+
+@pytest.mark.parametrize("origins, expected", [
+    (range(4), 4),
+    ([], 0),
+    ([0, 0, 2, 3, 3, 3], 3),  # fan-out and a drop, in input order
+    ([2, 0, 2, 1], 3),  # out of order: still counted right
+])
+def test_distinct_origins(origins, expected):
+    from smt.batch import distinct_origins
+
+    assert distinct_origins(origins) == expected
