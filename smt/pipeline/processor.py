@@ -268,7 +268,7 @@ class BatchProcessor:
         for row, exc in problems:
             failed = batch.take([row]).record(0)
             failures.failed(batch.origin[row], StageError(Stage.TASK_PUT, sink_class, exc, record=failed))
-        keep = [row for row, origin in enumerate(batch.origin) if origin not in failures.records]
+        keep = _kept_rows(batch, failures)
         return batch.take(keep), records.take(pa.array(keep, pa.int64()))
 
     # --- accounting and output -------------------------------------------------
@@ -328,8 +328,7 @@ def _all_null(batch: RecordBatch, column: str) -> bool:
     """True when every row of ``column`` is null (checked without converting an Arrow column)."""
     if batch.is_arrow(column):
         return batch.arrow_column(column).null_count == len(batch)
-    values = batch.column(column)
-    return not values or (values[0] is None and values.count(None) == len(values))
+    return _all_none(batch.column(column))
 
 
 def _all_none(values: list | None) -> bool:
@@ -339,9 +338,13 @@ def _all_none(values: list | None) -> bool:
 def _without_failed(batch: RecordBatch, failures: _Failures) -> RecordBatch:
     if not failures.records:
         return batch
-    failed = failures.records
-    keep = [row for row, origin in enumerate(batch.origin) if origin not in failed]
+    keep = _kept_rows(batch, failures)
     if len(keep) == len(batch):
         return batch
     return batch.take(keep)
 
+
+def _kept_rows(batch: RecordBatch, failures: _Failures) -> list[int]:
+    """The rows whose input record has not failed."""
+    failed = failures.records
+    return [row for row, origin in enumerate(batch.origin) if origin not in failed]
