@@ -109,8 +109,7 @@ class _ParquetReadTask(ReadTask):
             columns = [name for name in KAFKA_ROW_FIELDS if name in handle.schema_arrow.names]
             try:
                 for batch in handle.iter_batches(batch_size=max_rows, row_groups=sorted(indexes), columns=columns):
-                    records = self._records(batch)
-                    yield records
+                    yield self._records(batch)
             except (OSError, pa.ArrowException) as exc:
                 raise SmtError(f"Parquet file '{path}': cannot read its rows as records: {exc}") from exc
 

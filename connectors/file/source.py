@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 
 from connectors.base import Source
 from connectors.file._splits import list_files
@@ -77,11 +78,12 @@ class FileSource(Source):
             raise SmtError(f"{where}: cannot read '{path}': permission denied")
 
 
-_BYTE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
+_BYTE_SIZE = re.compile(r"\s*(\d+)\s*([kmgtp]?)b?\s*", re.IGNORECASE)
 
 
 def _bytes(setting: str) -> int:
-    """A Spark byte-size setting (``134217728``, ``128m``, ``1g``) in bytes."""
-    text = setting.strip().lower()
-    digits = text.rstrip("kmgb")
-    return int(digits) * _BYTE_UNITS[text[len(digits):]]
+    """A Spark byte-size setting (``134217728``, ``128m``, ``1gb``) in bytes."""
+    match = _BYTE_SIZE.fullmatch(setting)
+    if match is None:
+        raise SmtError(f"spark.sql.files.maxPartitionBytes: not a byte size: '{setting}'")
+    return int(match.group(1)) << (10 * " kmgtp".index(match.group(2).lower() or " "))

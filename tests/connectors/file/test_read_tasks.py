@@ -113,3 +113,18 @@ def test_a_pattern_that_matches_nothing_is_named(tmp_path):
     source.configure({"path": str(tmp_path / "*.txt")})
     with pytest.raises(SmtError, match=r"path: cannot read '.*\*\.txt': no file matches the pattern"):
         source.read_tasks(None)
+
+
+@pytest.mark.parametrize("setting, expected", [("134217728", 128 << 20), ("128m", 128 << 20), ("128MB", 128 << 20),
+                                               ("1g", 1 << 30), ("600b", 600)])
+def test_spark_byte_sizes_are_read_as_spark_reads_them(setting, expected):
+    from connectors.file.source import _bytes
+
+    assert _bytes(setting) == expected
+
+
+def test_a_byte_size_spark_would_refuse_is_named():
+    from connectors.file.source import _bytes
+
+    with pytest.raises(SmtError, match=r"spark\.sql\.files\.maxPartitionBytes: not a byte size: 'lots'"):
+        _bytes("lots")
