@@ -56,6 +56,19 @@ def ensure(mem: str, end: str) -> str:
     return f"(if (i32.gt_u {end} (i32.shl (memory.size ${mem}) (i32.const 16))) (then (call $grow_{mem} {end})))"
 
 
+def bytes_equal(name: str, mem_a: str, mem_b: str) -> str:
+    """``$name(a, b, n)``: 1 when the n bytes at a in ``mem_a`` equal those at b in ``mem_b``."""
+    return f"""(func ${name} (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $no (loop $next
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 1))))
+      (br_if $no (i32.ne (i32.load8_u ${mem_a} (i32.add (local.get $a) (local.get $i)))
+                         (i32.load8_u ${mem_b} (i32.add (local.get $b) (local.get $i)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (i32.const 0))"""
+
+
 def helpers() -> str:
     """Functions the host functions and the run loop share."""
     return "\n".join([_GIVE_TAKE, _give("in")])
@@ -77,15 +90,7 @@ _GIVE_TAKE = f"""  ;; copy guest (ptr, len) into $in scratch; return where it la
     (global.set $sc (local.get $end))
     (local.get $at))
 
-  (func $eq_in_guest (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32)
-    (block $no (loop $next
-      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 1))))
-      (br_if $no (i32.ne (i32.load8_u $in (i32.add (local.get $a) (local.get $i)))
-                         (i32.load8_u $g (i32.add (local.get $b) (local.get $i)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (i32.const 0))"""
+  {bytes_equal("eq_in_guest", "in", "g")}"""
 
 
 def _give(mem: str) -> str:

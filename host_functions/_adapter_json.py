@@ -12,7 +12,7 @@ reference path.
 
 from __future__ import annotations
 
-from host_functions._adapter_calls import ensure
+from host_functions._adapter_calls import bytes_equal, ensure
 
 __all__ = ["json_memory", "json_functions", "FALLBACK"]
 
@@ -64,15 +64,7 @@ def json_functions() -> str:
       (br $next)))
     (i32.const 0))
 
-  (func $eq_in (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32)
-    (block $no (loop $next
-      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 1))))
-      (br_if $no (i32.ne (i32.load8_u $in (i32.add (local.get $a) (local.get $i)))
-                         (i32.load8_u $in (i32.add (local.get $b) (local.get $i)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (i32.const 0))
+  {bytes_equal("eq_in", "in", "in")}
 
   ;; header entries h and i (offsets in $ch) have the same name
   (func $same_name (param $h i32) (param $i i32) (result i32)

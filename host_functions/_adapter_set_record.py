@@ -16,7 +16,7 @@ that decision.
 from __future__ import annotations
 
 from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TOPIC, SET_VALUE
-from host_functions._adapter_calls import check_guest, ensure
+from host_functions._adapter_calls import bytes_equal, check_guest, ensure
 
 __all__ = ["set_record_functions"]
 
@@ -256,12 +256,4 @@ def set_record_functions() -> str:
       (return))
     {_FALLBACK})
 
-  (func $eq_guest (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32)
-    (block $no (loop $next
-      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 1))))
-      (br_if $no (i32.ne (i32.load8_u $g (i32.add (local.get $a) (local.get $i)))
-                         (i32.load8_u $g (i32.add (local.get $b) (local.get $i)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (i32.const 0))"""
+  {bytes_equal("eq_guest", "g", "g")}"""
