@@ -16,6 +16,7 @@ from host_functions._fast_path import FastPath
 from host_functions._reference import Converters, ReferenceInstance, ReferencePath
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings
+from host_functions.guest_abi import ABI_NAMES, AUTO, KAFKA_CONNECT, abi_config_defs, detect_abi, guest_abi
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
 from smt.errors import ConfigError
@@ -37,6 +38,10 @@ class _RaiseOnFail(ErrorSink):
 
 class WasmTransform(Transform):
     """Runs a function exported by a WebAssembly module on every record.
+
+    The module's ABI is detected from its imports and exports (see
+    :mod:`host_functions.guest_abi`): the Kafka Connect Wasm transformer's,
+    Redpanda Data Transforms, Extism plug-ins or proxy-wasm filters.
     Settings for the guest are given as ``config.NAME`` (read with
     ``get_config``), the converters' own settings as ``key.converter.*``,
     ``value.converter.*``, ``header.converter.*``; the ABI is in
@@ -55,9 +60,11 @@ class WasmTransform(Transform):
         ConfigDef()
         .define("module.path", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
                 doc="Path of the WebAssembly module (read once, when the transform is configured).")
-        .define("function.name", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
-                doc="The exported function run per record: no arguments, returns nothing or an i64 "
-                    "(ptr << 32 | len; bit 31 of len set means an error message).")
+        .define("abi", ConfigType.STRING, AUTO, one_of(AUTO, *ABI_NAMES), Importance.MEDIUM,
+                "The ABI the guest was built for; auto detects it from the module's imports and exports.")
+        .define("function.name", ConfigType.STRING, None, non_empty_string, Importance.HIGH,
+                "The exported function run per record. kafka-connect ABI (required there): no arguments, "
+                "returns nothing or an i64 (ptr << 32 | len; bit 31 of len set means an error message).")
         .define("timeout.ms", ConfigType.LONG, DEFAULT_TIMEOUT_MS, at_least(1), Importance.MEDIUM,
                 "Time limit per record; a record over it fails, the rest of the batch continues.")
         .define("memory.max.bytes", ConfigType.LONG, DEFAULT_MEMORY_MAX_BYTES, at_least(1 << 17), Importance.MEDIUM,
@@ -73,7 +80,7 @@ class WasmTransform(Transform):
                 "Converter between the record value and the bytes the guest sees.")
         .define("header.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
                 "Converter between header values and the bytes the guest sees.")
-    )
+    ).merge(abi_config_defs())
 
     # --- configuration ------------------------------------------------------
 
@@ -102,19 +109,18 @@ class WasmTransform(Transform):
                 f"'{config['module.path']}' is not a valid WebAssembly module: {str(exc).strip().splitlines()[0]}",
                 config["module.path"],
             ) from exc
+        abi = config["abi"] if config["abi"] != AUTO else detect_abi(module)
+        self.abi = abi
+        if abi != KAFKA_CONNECT:
+            self._path = guest_abi(abi, prefix).build(module, self._settings(label), config, prefix, check)
+            self.guest = None
+            return
+        if not config["function.name"]:
+            raise ConfigError.for_key(f"{prefix}function.name", "is required and has no default")
         plugin_functions = self._plugin_functions()
         guest = inspect_guest(module, label=label, function_name=config["function.name"],
                               plugin_functions=plugin_functions, wasi=config["wasi"], key_prefix=prefix)
-        settings = Settings(
-            alias=self.context.alias or self.name,
-            module_label=label,
-            function_name=config["function.name"],
-            timeout_ms=config["timeout.ms"],
-            memory_max_bytes=config["memory.max.bytes"],
-            wasi=config["wasi"],
-            guest_config=self._guest_config(),
-            logger_name=self.context.logger("transform").name,
-        )
+        settings = self._settings(label)
         conv = Converters(
             key=self._converter("key.converter", is_key=True),
             value=self._converter("value.converter", is_key=False),
@@ -128,8 +134,23 @@ class WasmTransform(Transform):
             self._path = ReferencePath(rt, guest, settings, conv, plugin_functions)
         self.guest = guest
 
+    def _settings(self, label: str) -> Settings:
+        config = self.config
+        return Settings(
+            alias=self.context.alias or self.name,
+            module_label=label,
+            function_name=config["function.name"] or "",
+            timeout_ms=config["timeout.ms"],
+            memory_max_bytes=config["memory.max.bytes"],
+            wasi=config["wasi"],
+            guest_config=self._guest_config(),
+            logger_name=self.context.logger("transform").name,
+        )
+
     def input_fields(self) -> frozenset[str] | None:
         """The record fields the guest can read, from the host functions it imports."""
+        if self.abi != KAFKA_CONNECT:
+            return guest_abi(self.abi, self.context.prefix).input_fields(self.config)
         if self.guest.plugin_imports:
             return None  # a Python host function may read anything
         fields: set[str] = set()
@@ -139,7 +160,7 @@ class WasmTransform(Transform):
 
     @property
     def path(self) -> str:
-        """``"fast"`` or ``"reference"``: the path this transform runs on."""
+        """``"fast"`` or ``"reference"``: the path this transform runs on (kafka-connect ABI)."""
         return "fast" if isinstance(self._path, FastPath) else "reference"
 
     def _plugin_functions(self) -> dict[str, HostFunction]:
