@@ -16,7 +16,8 @@ breaks the cycle "the guest needs the host functions, the host functions need
 the guest's memory".  The adapter also serves two WASI functions the way
 Redpanda's broker does: ``clock_time_get`` reads the current record's
 timestamp (the guest sees no real clock) and ``poll_oneoff`` never sleeps
-(a guest cannot block where the time limit cannot reach it).
+(a sleep moves the guest's monotonic clock instead: a guest cannot block
+where the time limit cannot reach it).
 
 Outputs of the record being processed stay uncommitted until the guest asks
 for the next record or the next batch; after a trap the host takes what was
@@ -326,7 +327,16 @@ def _wasi() -> str:
     (i64.store $g (local.get $out) (local.get $now))
     (i64.store $in (i32.const {C_MONOTONIC}) (i64.add (local.get $now) (i64.const 1000000)))
     (i32.const 0))
-  ;; clock subscriptions complete at once (no sleeping); fd subscriptions are not supported
+  ;; a sleep moves the guest's monotonic clock on instead of blocking (relative, or to an absolute time)
+  (func $sleep (param $sub i32)
+    (local $timeout i64) (local $now i64)
+    (local.set $timeout (i64.load $g offset=24 (local.get $sub)))
+    (local.set $now (i64.load $in (i32.const {C_MONOTONIC})))
+    (i64.store $in (i32.const {C_MONOTONIC})
+      (if (result i64) (i32.and (i32.load16_u $g offset=40 (local.get $sub)) (i32.const 1))
+        (then (select (local.get $timeout) (local.get $now) (i64.gt_u (local.get $timeout) (local.get $now))))
+        (else (i64.add (local.get $now) (local.get $timeout))))))
+  ;; clock subscriptions complete at once (no real sleeping); fd subscriptions are not supported
   (func $poll_oneoff (param $in_ptr i32) (param $out_ptr i32) (param $n i32) (param $ret i32) (result i32)
     (local $i i32) (local $sub i32) (local $event i32) (local $tag i32) (local $limit i64)
     (local.set $limit (i64.shl (i64.extend_i32_u (memory.size $g)) (i64.const 16)))
@@ -343,6 +353,7 @@ def _wasi() -> str:
       (local.set $event (i32.add (local.get $out_ptr) (i32.mul (local.get $i) (i32.const 32))))
       (local.set $tag (i32.load8_u $g offset=8 (local.get $sub)))
       (if (i32.gt_u (local.get $tag) (i32.const 2)) (then (return (i32.const {_ENOSYS}))))
+      (if (i32.eqz (local.get $tag)) (then (call $sleep (local.get $sub))))
       (i64.store $g (local.get $event) (i64.load $g (local.get $sub)))
       (i32.store16 $g offset=8 (local.get $event) (select (i32.const 0) (i32.const {_ENOSYS}) (i32.eqz (local.get $tag))))
       (i32.store8 $g offset=10 (local.get $event) (local.get $tag))

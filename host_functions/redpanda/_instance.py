@@ -102,7 +102,7 @@ class RedpandaInstance:
                                  self._commands, self._events)
         self._thread = threading.Thread(target=self._guest.main, name=f"smt-redpanda-{settings.alias}", daemon=True)
         # the thread holds the store; stop it when this handle goes away (or at exit) even without close()
-        self._finalizer = weakref.finalize(self, _stop, self._commands, self._thread)
+        self._finalizer = weakref.finalize(self, _stop, self._commands, self._thread, self._guest)
         self.alive = False
         self._thread.start()
         outcome = self._wait()
@@ -128,7 +128,7 @@ class RedpandaInstance:
     def _wait(self) -> Outcome | None:
         """The guest's next report (None: it is waiting for a batch), under the time limit."""
         timeout = self.settings.timeout_ms / 1000
-        with self._watchdog.watch(self._guest.progress, timeout) as watch:
+        with self._watchdog.watch(self._guest.progress_reader(), timeout) as watch:
             while True:
                 try:
                     event = self._events.get(timeout=min(timeout, 0.25))
@@ -143,10 +143,22 @@ class RedpandaInstance:
                 return event
 
 
-def _stop(commands: queue.SimpleQueue, thread: threading.Thread) -> None:
+def _forget_frames(exc: BaseException) -> BaseException:
+    """``exc`` without tracebacks (its chain's too): their frames hold the store in reference cycles
+    that only a garbage collection would free, and a WASI store must not outlive the interpreter."""
+    seen = exc
+    while seen is not None:
+        seen.__traceback__ = None
+        seen = seen.__context__ or seen.__cause__
+    return exc
+
+
+def _stop(commands: queue.SimpleQueue, thread: threading.Thread, guest: "_GuestSide") -> None:
     commands.put(_STOP)
     if thread is not threading.current_thread():
         thread.join(timeout=1.0)
+    if not thread.is_alive():
+        guest.release()
 
 
 def _start_failure(outcome: Outcome, settings: Settings) -> str:
@@ -182,6 +194,7 @@ class _GuestSide:
         self.commands, self.events = commands, events
         self.in_batch = False
         self._control = 0  # address of $in's control block, once instantiated
+        self._progress_at = [0]  # the same, for the watchdog (which must not hold this object)
 
     # --- the thread -----------------------------------------------------------
 
@@ -190,10 +203,12 @@ class _GuestSide:
             self._instantiate()
             self.start_func(self.store)
             error: BaseException = Failure("the guest's _start returned: it no longer reads batches")
-        except _Stopped:
+        except _Stopped as stopped:
+            _forget_frames(stopped)
+            self.release()
             return
         except BaseException as exc:  # a trap, an exit, a host failure: reported, never raised here
-            error = exc
+            error = _forget_frames(exc)
         self.events.put(self._failed(error))
 
     def _instantiate(self) -> None:
@@ -214,7 +229,7 @@ class _GuestSide:
         adapter = wasmtime.Instance(store, self.adapter,
                                     [self.guest_memory, shim.exports(store)["table"], read_batch_header])
         self.memories = {name: adapter.exports(store)[name] for name in ("in",) + A.OUTPUT_MEMORIES}
-        self._control = self._address("in")
+        self._control = self._progress_at[0] = self._address("in")
         self._stage_topics()
 
     # --- the one Python host function -------------------------------------------
@@ -258,9 +273,23 @@ class _GuestSide:
     def _set_word(self, offset: int, value: int) -> None:
         ctypes.c_int32.from_address(self._control + offset).value = value
 
-    def progress(self) -> int:
-        """The record being processed (read by the watchdog thread)."""
-        return self._word(A.C_CURRENT) if self._control else -1
+    def progress_reader(self):
+        """Reads the record being processed, for the watchdog thread.
+
+        It holds only the address: the watchdog keeps its last watches after they end, and a
+        WASI store must not outlive the interpreter.
+        """
+        cell = self._progress_at
+
+        def progress() -> int:
+            return ctypes.c_int32.from_address(cell[0] + A.C_CURRENT).value if cell[0] else -1
+
+        return progress
+
+    def release(self) -> None:
+        """Free the store (the thread has ended): exception frames must not keep it alive until exit."""
+        self._control = self._progress_at[0] = 0
+        self.store = self.memories = self.guest_memory = self.start_func = None
 
     def current_row(self) -> int:
         return self._word(A.C_CURRENT) if self._control else 0
@@ -283,7 +312,7 @@ class _GuestSide:
             except wasmtime.WasmtimeError as exc:
                 raise Failure(f"the staged input ({layout.size} bytes) exceeds memory.max.bytes="
                               f"{self.settings.memory_max_bytes}") from exc
-        base = self._control = self._address("in")
+        base = self._control = self._progress_at[0] = self._address("in")
         ctypes.memset(base, 0, A.C_COMMITTED)
         for position, address, nbytes in layout.parts:
             ctypes.memmove(base + position, address, nbytes)

@@ -65,7 +65,8 @@ class RedpandaRunner:
         topics = self.output_topics or [input_topic]
         environment = {**self.environment, "REDPANDA_INPUT_TOPIC": input_topic}
         environment.update((f"REDPANDA_OUTPUT_TOPIC_{i}", topic) for i, topic in enumerate(topics))
-        self._instances.pop(input_topic, None)
+        if instance is not None:
+            self._instances.pop(input_topic).close()  # a trap ended it: free its store now
         instance = RedpandaInstance(self.rt, self._adapter, self._shim, self.guest, self.settings, environment,
                                     topics, self.max_outputs)
         self._instances[input_topic] = instance
