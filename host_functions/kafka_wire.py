@@ -22,8 +22,8 @@ Python loop per record: encoding joins per-row pieces with
 time (a loop per field, and per header *position*, not per record).
 
 Public API: :func:`encode_varints`, :func:`decode_varints`,
-:func:`encode_record_bodies`, :func:`decode_record_bodies` and
-:class:`RecordBodies`.
+:func:`encode_record_bodies`, :func:`decode_record_bodies`,
+:class:`RecordBodies` and :func:`not_utf8`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = ["RecordBodies", "decode_record_bodies", "decode_varints", "encode_record_bodies", "encode_varints",
-           "HEADERS_TYPE"]
+           "not_utf8", "HEADERS_TYPE"]
 
 #: The Kafka row layout's headers column (header names are strings; values nullable bytes).
 HEADERS_TYPE = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
@@ -276,15 +276,20 @@ def _as_names(header_keys: pa.Array, entry_row: np.ndarray, parser: _BodyParser)
     try:
         return header_keys.cast(pa.string())
     except pa.ArrowInvalid:  # the error path only: find the culprits one by one
-        valid = np.array([_is_utf8(key) for key in header_keys.to_pylist()], dtype=bool)
+        valid = ~not_utf8(header_keys)
         rows = np.unique(entry_row[~valid])
         parser.check(np.zeros(len(rows), dtype=bool), "a header name is not UTF-8", rows)
         return pc.if_else(pa.array(valid), header_keys, _EMPTY).cast(pa.string())
 
 
-def _is_utf8(value: bytes) -> bool:
-    try:
-        value.decode("utf-8")
-    except UnicodeDecodeError:
+def not_utf8(values: pa.Array) -> np.ndarray:
+    """Which values of a binary array are not UTF-8 (a loop per value: for error paths only)."""
+
+    def bad(value: bytes | None) -> bool:
+        try:
+            value is not None and value.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
         return False
-    return True
+
+    return np.array([bad(value) for value in values.to_pylist()], dtype=bool)

@@ -27,7 +27,7 @@ from host_functions._fast import Layout
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
-from host_functions.kafka_wire import HEADERS_TYPE, encode_record_bodies
+from host_functions.kafka_wire import HEADERS_TYPE, encode_record_bodies, not_utf8
 from host_functions.redpanda import _adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 from host_functions.redpanda._instance import Batch, Outputs, RedpandaInstance, StartFailed, failure_cause
@@ -269,19 +269,10 @@ def _bad_header_names(headers: pa.Array, parents: np.ndarray, fail) -> list[int]
         return []
     except pa.ArrowInvalid:  # the error path: find them one by one
         counts = pc.list_value_length(headers).to_numpy(zero_copy_only=False)
-        owners = np.repeat(parents, counts)
-        bad = sorted({int(owner) for owner, name in zip(owners, names.to_pylist()) if not _is_utf8(name)})
+        bad = np.unique(np.repeat(parents, counts)[not_utf8(names)]).tolist()
         for parent in bad:
             fail(parent, "the guest wrote a header name that is not UTF-8")
         return bad
-
-
-def _is_utf8(value: bytes) -> bool:
-    try:
-        value.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _set_bytes(out: RecordBatch, name: str, column: pa.Array, converter, topics: pa.Array, fail,
