@@ -44,6 +44,13 @@ class RedpandaAbi:
     def build(self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str,
               check: bool) -> RedpandaRunner:
         guest = inspect_redpanda_guest(module, settings.module_label, key_prefix)
+        if config["function.name"]:
+            raise ConfigError.for_key(f"{key_prefix}function.name",
+                                      "is not used by Redpanda guests (their _start loops over batches): remove it",
+                                      config["function.name"])
+        if config["path"] != "fast":
+            raise ConfigError.for_key(f"{key_prefix}path", "Redpanda guests run on one path (served per batch)",
+                                      config["path"])
         environment = dict(settings.guest_config)
         reserved = sorted(name for name in environment if name.upper().startswith(_RESERVED_PREFIX))
         if reserved:

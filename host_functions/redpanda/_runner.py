@@ -231,10 +231,18 @@ def _assemble(batch: RecordBatch, parts: list, converters: Converters, fail) -> 
         columns = {name: column.take(pa.array(order)) for name, column in columns.items()}
     out = batch.take(parents)
     columns["headers"] = columns["headers"].cast(HEADERS_TYPE)
+    converted_badly: set[int] = set()
+
+    def fail_output(parent: int, cause: str) -> None:  # a converter refused an output: its record fails whole
+        converted_badly.add(parent)
+        fail(parent, cause)
+
     for name in ("key", "value"):
-        _set_bytes(out, name, columns[name], getattr(converters, name), columns["topic"], fail, parents)
+        _set_bytes(out, name, columns[name], getattr(converters, name), columns["topic"], fail_output, parents)
     out.set_column("topic", columns["topic"])
-    _set_headers(out, columns["headers"], converters.header, fail, parents)
+    _set_headers(out, columns["headers"], converters.header, fail_output, parents)
+    if converted_badly:
+        out = out.take(np.flatnonzero(~np.isin(parents, list(converted_badly))))
     return out
 
 

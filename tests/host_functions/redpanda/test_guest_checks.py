@@ -71,3 +71,13 @@ def test_the_abi_key_forces_redpanda_on_another_module(tmp_path):
     wat = '(module (import "env" "get_value" (func (result i64))) (memory (export "memory") 1))'
     with pytest.raises(ConfigError, match=r"does not export `_start`"):
         _configure(tmp_path, wat, abi="redpanda")
+
+
+@pytest.mark.parametrize(("key", "value", "reason"), [
+    ("function.name", "to_upper", r"transforms\.rp\.function\.name: is not used by Redpanda guests"),
+    ("path", "reference", r"transforms\.rp\.path: Redpanda guests run on one path"),
+])
+def test_kafka_connect_keys_that_mean_nothing_here_are_refused(redpanda_guests, key, value, reason):
+    with pytest.raises(ConfigError, match=reason):
+        WasmTransform().configure({"module.path": str(redpanda_guests[("to_upper", "rust")]), key: value},
+                                  PluginContext("rp", "transforms.rp."))

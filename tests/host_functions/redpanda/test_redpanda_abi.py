@@ -78,3 +78,11 @@ def test_state_lives_across_batches(redpanda_transform, language):
     first, _ = run(transform, [record("count"), record("count")])
     second, _ = run(transform, [record("count")])
     assert values(first) + values(second) == [b"1", b"2", b"3"]
+
+
+def test_converters_give_the_guest_bytes_and_take_its_bytes_back(redpanda_transform, language):
+    transform = redpanda_transform("hostile", language, **{"value.converter": "json",
+                                                           "value.converter.schemas.enable": "false"})
+    out, errors = run(transform, [record({"n": 1}), record([1, "two"])])
+    assert errors.failures == []
+    assert values(out) == [{"n": 1}, [1, "two"]]
