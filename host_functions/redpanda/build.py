@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import tomllib
 from pathlib import Path
 
