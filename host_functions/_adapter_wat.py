@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host_functions._adapter import (
     C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_OFFSET, D_PART, D_ROW_BASE,
-    D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, TABLE_MEMORIES, TIMESTAMP_NULL, AdapterShape,
+    D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, SET_HEADERS, TABLE_MEMORIES, TIMESTAMP_NULL, AdapterShape,
 )
 from host_functions._adapter_json import json_functions, json_memory
 from host_functions._adapter_set_record import set_record_functions
@@ -186,9 +186,11 @@ def _load_headers() -> str:
 
 
 def _output_binary(b: Binary) -> str:
+    """A changed column's bytes for the record; an unchanged one outputs nothing (the host keeps the input's)."""
     cursor = CURSOR[b.data]
     null = f"(then (local.set $f (i32.or (local.get $f) (i32.const {b.null_bit}))))" if b.null_bit else "(then)"
-    return f"""(if (i32.lt_s (global.get ${b.g}l) (i32.const 0))
+    return f"""(if (i32.and (local.get $f) (i32.const {b.set_bit}))
+      (then (if (i32.lt_s (global.get ${b.g}l) (i32.const 0))
       {null}
       (else
         (local.set $e (i32.add (global.get {cursor}) (global.get ${b.g}l)))
@@ -198,11 +200,11 @@ def _output_binary(b: Binary) -> str:
                   (memory.copy ${b.data} ${b.data} (global.get {cursor}) (global.get ${b.g}p) (global.get ${b.g}l)))))
           (else {ensure(b.data, "(local.get $e)")}
                 (memory.copy ${b.data} $in (global.get {cursor}) (global.get ${b.g}p) (global.get ${b.g}l))))
-        (global.set {cursor} (local.get $e))))
+        (global.set {cursor} (local.get $e))))))
     (i32.store ${b.offsets} offset=4 (i32.shl (local.get $k) (i32.const 2)) (global.get {cursor}))"""
 
 
-_OUTPUT_HEADERS = """(local.set $x (i32.const 0))
+_OUTPUT_HEADERS = """(local.set $x (select (i32.const 0) (global.get $hn) (i32.and (local.get $f) (i32.const {set_bit}))))
     (block $done (loop $next
       (br_if $done (i32.ge_u (local.get $x) (global.get $hn)))
       (local.set $h (i32.shl (local.get $x) (i32.const 4)))
@@ -238,7 +240,8 @@ def _output_body(shape: AdapterShape) -> str:
         body.append(f"""(i64.store $ots (i32.shl (local.get $k) (i32.const 3)) (global.get $ts))
     (if (global.get $tsn) (then (local.set $f (i32.or (local.get $f) (i32.const {TIMESTAMP_NULL})))))""")
     if shape.modifies_headers:
-        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, **{f"ensure_{m}": ensure(m, "(local.get $e)")
+        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, set_bit=SET_HEADERS,
+                                           **{f"ensure_{m}": ensure(m, "(local.get $e)")
                                                                       for m in ("ohk", "ohv", "oht")}))
     return f"""(local.set $k (global.get $wo))
     (if (i32.ge_u (local.get $k) (global.get $cap)) (then (call $grow_tables)))

@@ -7,10 +7,11 @@ Failures stay per record (see :mod:`host_functions._fast`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import wasmtime
 
 from host_functions import _adapter as A
@@ -232,22 +233,24 @@ class FastPath:
         bad: set[int] = set()
         columns: dict[str, Any] = {}
         flags = h.flags
+        # A column no output record changed is the input's (taken by parent); a changed one
+        # holds only the records that changed it, the rest come from the input.
         topics = None
-        if shape.modifies_topic:
+        if shape.modifies_topic and h.flags_seen & A.SET_TOPIC:
             topic = offsets_column(h.offsets["otp"], h.data["otp"], None, pa.binary())
-            columns["topic"] = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
-            topics = columns["topic"]
+            topic = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
+            columns["topic"] = topics = _merge(flags & A.SET_TOPIC, topic, lambda: out.arrow_column("topic"))
         for name, memory, set_bit, null_bit, converter in (
             ("key", "ok", A.SET_KEY, A.KEY_NULL, c.key), ("value", "ov", A.SET_VALUE, A.VALUE_NULL, c.value),
         ):
-            if shape.modifies(name):
+            if shape.modifies(name) and h.flags_seen & set_bit:
                 null = (flags & null_bit).astype(bool) if h.flags_seen & null_bit else None
                 column = offsets_column(h.offsets[memory], h.data[memory], null, pa.binary())
                 self._bytes_output(out, columns, name, f"{name}_schema", column, h, set_bit, converter,
                                    f"{name}.converter", parents, bad, fail, topics)
-        if shape.modifies_timestamp:
-            columns["timestamp"] = timestamp_column(h.timestamps, (flags & A.TIMESTAMP_NULL).astype(bool))
-        if shape.modifies_headers:
+        if shape.modifies_timestamp and h.flags_seen & A.SET_TIMESTAMP:
+            columns["timestamp"] = _timestamps(out, h)
+        if shape.modifies_headers and h.flags_seen & A.SET_HEADERS:
             header_table = h.header_table
             counts = np.diff(h.header_offsets)
             header_keys = binary_column(header_table["key_len"], h.data["ohk"], pa.binary())
@@ -267,17 +270,15 @@ class FastPath:
 
     def _bytes_output(self, out, columns, name, schema_name, column, h: Harvest, set_bit, converter, converter_key,
                       parents, bad, fail, topics) -> None:
-        changed = bool(h.flags_seen & set_bit)
-        set_mask = h.flags & set_bit if changed else None
+        set_mask = h.flags & set_bit
         if getattr(converter, "passthrough", False):
-            columns[name] = column
+            columns[name] = _merge(set_mask, column, lambda: out.column(name) if not out.is_arrow(name)
+                                   else _single(out.arrow_column(name)).cast(pa.binary()))
             # a set key/value has no schema; skip the column when it holds no schemas at all
-            if changed and out.has_column(schema_name):
+            if out.has_column(schema_name):
                 schemas = out.column(schema_name)
                 if schemas.count(None) != len(schemas):
                     columns[schema_name] = [None if m else s for s, m in zip(schemas, set_mask)]
-            return
-        if not changed:  # every row keeps its input key/value
             return
         values, schemas = list(out.column(name)), list(out.column(schema_name))
         data = column.to_pylist()
@@ -292,7 +293,7 @@ class FastPath:
     def _headers_output(self, out, headers: pa.Array, set_mask, parents, bad, fail, topics):
         converter = self.converters.header
         if getattr(converter, "passthrough", False):
-            return headers
+            return _merge(set_mask, headers, lambda: out.to_arrow(["headers"]).column(0))
         result = list(out.headers)
         topic_list = topics.to_pylist() if topics is not None else out.topic
         rows = headers.to_pylist()
@@ -304,6 +305,31 @@ class FastPath:
             except Exception as exc:
                 _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
         return result
+
+
+def _merge(set_mask: np.ndarray, changed: pa.Array, unchanged: Callable[[], Any]) -> Any:
+    """``changed`` where ``set_mask`` is set, else ``unchanged()`` (an Arrow array or a list)."""
+    set_rows = set_mask.astype(bool)
+    if set_rows.all():
+        return changed
+    inputs = unchanged()
+    if isinstance(inputs, list):  # Python values: only the changed rows become Python objects
+        merged = list(inputs)
+        for i in np.flatnonzero(set_rows):
+            merged[i] = changed[int(i)].as_py()
+        return merged
+    return pc.if_else(pa.array(set_rows), changed, _single(inputs).cast(changed.type))
+
+
+def _timestamps(out: RecordBatch, h: Harvest) -> pa.Array:
+    """The timestamps the guest set, the input's elsewhere."""
+    set_rows = (h.flags & A.SET_TIMESTAMP).astype(bool)
+    millis, null = h.timestamps, (h.flags & A.TIMESTAMP_NULL).astype(bool)
+    if not set_rows.all():
+        input_millis, input_null = out.timestamp_millis()
+        millis = np.where(set_rows, millis, input_millis)
+        null = np.where(set_rows, null, False if input_null is None else input_null)
+    return timestamp_column(millis, null)
 
 
 def _next_failed(failed: set[int], row: int, end: int) -> int:
