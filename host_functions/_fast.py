@@ -66,8 +66,13 @@ class Layout:
     def set(self, offset: int, value: int) -> None:
         self.words[offset] = value
 
-    def place_binary(self, column: pa.Array, descriptor: int, validity: bool = True) -> None:
-        """Offsets and data of a binary/string column, data in one copy."""
+    def place_binary(self, column: pa.Array, descriptor: int, validity: bool = True,
+                     unreadable: list[int] | None = None) -> None:
+        """Offsets and data of a binary/string column, data in one copy.
+
+        The validity bytes are 1 (bytes), 0 (null) or 2 for the ``unreadable`` rows (their converter
+        failed: the getter fails the record, see Status.INPUT_UNREADABLE).
+        """
         _, offsets_buf, data_buf = column.buffers()[:3]
         n = len(column)
         offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=column.offset * 4)
@@ -77,8 +82,10 @@ class Layout:
         at_data = self.place(data_address, last - first, data_buf)
         self.set(descriptor, at_offsets)
         self.set(descriptor + 4, at_data - first)
-        if validity and column.null_count:
+        if validity and (column.null_count or unreadable):
             valid = column.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
+            if unreadable:
+                valid[unreadable] = 2
             self.set(descriptor + 8, self.place_array(valid))
 
     def place_fixed(self, values: np.ndarray, valid: np.ndarray | None, descriptor: int) -> None:
@@ -146,7 +153,7 @@ def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
 class FastInstance:
     """Guest + shim + adapter in one store, with the chunk's input staged."""
 
-    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings) -> None:
+    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, staged: frozenset[str]) -> None:
         engine = rt.engine
         self.store = store = new_store(engine, settings)
         self.settings = settings
@@ -170,17 +177,16 @@ class FastInstance:
         if guest.has_dealloc:
             provided[("guest", "dealloc")] = guest_exports["dealloc"]
         self.memories: dict[str, Any] = {}
-        shape = guest.adapter_shape()
+        self.shape = shape = guest.adapter_shape(staged)
         if shape.get_record or shape.set_record:
             record_json = RecordJson(_weak(self._address), _weak(self._ensure), _weak(self._read_guest))
             i32 = wasmtime.ValType.i32()
             provided[("host", "get_record")] = wasmtime.Func(store, wasmtime.FuncType([], [i32]), record_json.get_record)
             provided[("host", "set_record")] = wasmtime.Func(store, wasmtime.FuncType([i32, i32], []),
                                                              record_json.set_record)
-        adapter = rt.adapter(guest.adapter_shape())
+        adapter = rt.adapter(shape)
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
         self._call_run = _direct_call(store, exports["run"])
-        self.shape = shape
         self.memories.update(
             (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
         )
@@ -245,8 +251,14 @@ class FastInstance:
         self.store.set_epoch_deadline(1)
         return self._call_run(start, end)
 
-    def status(self) -> int:
-        return self.word(A.C_STATUS)
+    def status(self) -> A.Status | int:
+        status = self.word(A.C_STATUS)
+        return A.Status(status) if status in A.Status._value2member_map_ else status
+
+    def needed_inputs(self) -> frozenset[str]:
+        """The input columns a NEEDS_INPUT (or INPUT_UNREADABLE) stop names."""
+        bits = self.word(A.C_ERR_PTR)
+        return frozenset(column for column, bit in A.INPUT_BITS.items() if bits & bit)
 
     def error_message(self) -> str:
         at, length = self.word(A.C_ERR_PTR), self.word(A.C_ERR_LEN)
@@ -254,19 +266,21 @@ class FastInstance:
 
     def failure_cause(self, exc: BaseException, timed_out: bool) -> str:
         status = self.status()
-        if not timed_out and status == 3:
+        if not timed_out and status == A.Status.BAD_POINTER:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
             size = self.guest_memory.data_len(self.store)
             return f"bad pointer: ({ptr}, {length}) is outside guest memory of {size} bytes"
-        if not timed_out and status == 4:
+        if not timed_out and status == A.Status.BAD_ALLOC:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
             size = self.guest_memory.data_len(self.store)
             return (
                 f"bad pointer: alloc returned {ptr}, which cannot hold {length} bytes "
                 f"in guest memory of {size} bytes"
             )
-        if not timed_out and status == 5:
+        if not timed_out and status == A.Status.OUTPUT_FULL:
             return f"the record's output exceeds memory.max.bytes={self.settings.memory_max_bytes}"
+        if not timed_out and status == A.Status.TOO_MANY_OUTPUTS:
+            return self.settings.too_many_outputs()
         memory_full = guest_memory_at_limit(self.guest_memory, self.store, self.settings)
         return describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
 

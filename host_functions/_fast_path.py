@@ -26,9 +26,19 @@ from smt.transform import ErrorSink
 
 __all__ = ["FastPath"]
 
+#: _run_chunk's answer when the chunk's input does not fit in memory.max.bytes.
+_TOO_BIG = object()
+
 
 class FastPath:
-    """The batch staged in linear memory; one Wasm call per chunk of rows."""
+    """The batch staged in linear memory; one Wasm call per chunk of rows.
+
+    Input columns are staged only once the guest reads them: a getter of a
+    column not staged stops the run (Status.NEEDS_INPUT), the host stages the
+    column and the record runs again on a fresh instance.  What a guest reads
+    is learned once per process (:meth:`WasmRuntime.inputs_read`), so a column
+    the guest imports a getter for but never calls costs nothing per record.
+    """
 
     def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
                  guest_digest: str) -> None:
@@ -37,6 +47,11 @@ class FastPath:
         #: instances are interchangeable between transforms with the same guest and settings
         self._instance_key = ("fast", guest_digest, settings.key())
         self._instance: FastInstance | None = None
+        self._unreadable: dict[str, dict[int, str]] = {}
+
+    @property
+    def _staged(self) -> frozenset[str]:
+        return self.rt.inputs_read(self._instance_key)
 
     # --- the batch --------------------------------------------------------
 
@@ -46,12 +61,12 @@ class FastPath:
         # must not outlive the interpreter: they stay with their transform.
         pooled = not self.settings.wasi
         if pooled:
-            self._instance = self.rt.take_idle(self._instance_key)
+            self._instance = self.rt.take_idle((*self._instance_key, self._staged))
         try:
             return self._apply_batch(batch, errors)
         finally:
             if pooled and self._instance is not None:
-                self.rt.put_idle(self._instance_key, self._instance)
+                self.rt.put_idle((*self._instance_key, self._instance.shape.staged), self._instance)
                 self._instance = None
 
     def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
@@ -65,37 +80,47 @@ class FastPath:
 
         if self._instance is not None and self._instance.has_outputs():
             self._instance.forget_outputs()  # a batch that raised part way left its outputs
-        inputs = self._inputs(batch, fail)
+        #: column -> row -> why its converter failed: the record fails only if the guest reads it
+        self._unreadable: dict[str, dict[int, str]] = {}
+        inputs = self._inputs(batch, {})
         harvests: list[Harvest] = []
-        chunks = self._chunks(inputs, n)
+        chunks = self._chunks(inputs, 0, n)
         while chunks:
             start, end = chunks.pop(0)
-            if not self._run_chunk(self._layout(inputs, start, end), start, end, failed, fail, harvests):
+            outcome = self._run_chunk(inputs, start, end, failed, fail, harvests)
+            if outcome is _TOO_BIG:
                 # the chunk does not fit in memory.max.bytes: halve it, down to the one row too big
                 middle = (start + end) // 2
                 chunks[:0] = [(start, middle), (middle, end)]
+            elif outcome is not None:
+                # the guest read a column not staged at row `outcome`: stage it, go on from there
+                inputs = self._inputs(batch, inputs)
+                chunks = self._chunks(inputs, outcome, n)
         if self._instance is not None:
             harvests.append(self._instance.harvest())
         return self._assemble(batch, harvests, failed, fail)
 
-    def _chunks(self, inputs: dict[str, Any], n: int) -> list[tuple[int, int]]:
+    def _chunks(self, inputs: dict[str, Any], begin: int, n: int) -> list[tuple[int, int]]:
+        """Rows [begin, n) in chunks whose staged input fits in a quarter of memory.max.bytes."""
         total = sum(_nbytes(a) for a in inputs.values()) + 8 * n
         # a quarter of the limit for the input leaves room for scratch and the control block
         budget = max(self.settings.memory_max_bytes // 4, 4096)
         per_chunk = max(1, int(n * budget / max(total, 1)))
-        return [(s, min(s + per_chunk, n)) for s in range(0, n, per_chunk)]
+        return [(s, min(s + per_chunk, n)) for s in range(begin, n, per_chunk)]
 
-    def _inputs(self, batch: RecordBatch, fail) -> dict[str, Any]:
-        n, c, staged = len(batch), self.converters, self.shape.staged
-        inputs: dict[str, Any] = {}
+    def _inputs(self, batch: RecordBatch, have: dict[str, Any]) -> dict[str, Any]:
+        """The staged columns the guest reads, as ``have`` plus the ones it lacks."""
+        n, c = len(batch), self.converters
+        inputs = dict(have)
+        staged = self._staged - inputs.keys()
         if "key" in staged:
-            inputs["key"] = self._bytes_column(batch, "key", "key_schema", c.key, "key.converter", fail)
+            inputs["key"] = self._bytes_column(batch, "key", "key_schema", c.key, "key.converter")
         if "value" in staged:
-            inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter", fail)
+            inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter")
         if "topic" in staged:
             inputs["topic"] = _single(batch.arrow_column("topic", pa.string())).cast(pa.string())
         if "headers" in staged:
-            inputs["headers"] = self._headers_column(batch, fail)
+            inputs["headers"] = self._headers_column(batch)
         if "timestamp" in staged:
             inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
         if "partition" in staged:
@@ -104,18 +129,20 @@ class FastPath:
             inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
         return inputs
 
-    def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
+    def _bytes_column(self, batch, name, schema_name, converter, converter_key) -> pa.Array:
         if getattr(converter, "passthrough", False) and batch.is_arrow(name):
             column = _single(batch.arrow_column(name))
             return column if column.type == pa.binary() else column.cast(pa.binary())
 
+        unreadable = self._unreadable.setdefault(name, {})
+
         def on_error(row: int, exc: BaseException) -> None:
-            fail(row, f"{converter_key} failed: {type(exc).__name__}: {exc}")
+            unreadable[row] = f"{converter_key} failed: {type(exc).__name__}: {exc}"
 
         data = converter.from_connect_batch(batch.topic, batch.column(schema_name), batch.column(name), on_error)
         return pa.array(data, type=pa.binary())
 
-    def _headers_column(self, batch: RecordBatch, fail) -> pa.Array:
+    def _headers_column(self, batch: RecordBatch) -> pa.Array:
         header_type = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
         if getattr(self.converters.header, "passthrough", False) and batch.is_arrow("headers"):
             return _single(batch.arrow_column("headers"))
@@ -125,16 +152,18 @@ class FastPath:
             try:
                 rows.append([{"key": k, "value": convert(topic, k, None, v)} for k, v in headers])
             except Exception as exc:
-                fail(row, f"header.converter failed: {type(exc).__name__}: {exc}")
+                self._unreadable.setdefault("headers", {})[row] = f"header.converter failed: {type(exc).__name__}: {exc}"
                 rows.append([])
         return pa.array(rows, type=header_type)
 
     def _layout(self, inputs: dict[str, Any], start: int, end: int) -> Layout:
         layout, count = Layout(), end - start
         layout.set(A.D_ROW_BASE, start)
+        layout.set(A.D_MAX_OUTPUTS, self.settings.max_outputs_per_record)
         for name, descriptor in (("key", A.D_KEY), ("value", A.D_VALUE), ("topic", A.D_TOPIC)):
             if name in inputs:
-                layout.place_binary(inputs[name].slice(start, count), descriptor)
+                layout.place_binary(inputs[name].slice(start, count), descriptor,
+                                    unreadable=self._unreadable_rows(name, start, end))
         for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
             if name not in inputs:
                 continue
@@ -148,6 +177,11 @@ class FastPath:
             layout.set(A.D_HEADERS, layout.place_array(offsets - offsets[0]))
             layout.place_binary(header_keys, A.D_HEADERS + 4, validity=False)
             layout.place_binary(header_values, A.D_HEADERS + 12)
+            unreadable = self._unreadable_rows("headers", start, end)
+            if unreadable:
+                bad = np.zeros(count, dtype=np.uint8)
+                bad[unreadable] = 1
+                layout.set(A.D_HEADERS_BAD, layout.place_array(bad))
         if self.settings.guest_config:
             entries, blobs = [], []
             for name, value in self.settings.guest_config.items():
@@ -157,27 +191,37 @@ class FastPath:
             layout.set(A.D_CONFIG + 4, layout.place_array(np.array(entries, dtype=np.int32).reshape(-1)))
         return layout
 
+    def _unreadable_rows(self, column: str, start: int, end: int) -> list[int]:
+        """The chunk-relative rows of [start, end) whose ``column`` could not be converted."""
+        return [row - start for row in self._unreadable.get(column, ()) if start <= row < end]
+
     # --- running ------------------------------------------------------------
 
     def _fresh(self, layout: Layout) -> FastInstance:
-        self._instance = FastInstance(self.rt, self.guest, self.settings)
+        self._instance = FastInstance(self.rt, self.guest, self.settings, self._staged)
         self._instance.load(layout)
         return self._instance
 
-    def _run_chunk(self, layout: Layout, start: int, end: int, failed: set[int], fail, harvests: list[Harvest]) -> bool:
-        """Run rows [start, end); False (nothing run) when their input does not fit in memory."""
+    def _run_chunk(self, inputs: dict[str, Any], start: int, end: int, failed: set[int], fail,
+                   harvests: list[Harvest]) -> Any:
+        """Run rows [start, end).
+
+        Returns None when they ran, ``_TOO_BIG`` (nothing run) when their input does not fit in
+        memory, or the row to resume at once more input columns are staged.
+        """
         count = end - start
+        layout = self._layout(inputs, start, end)
         try:
-            if self._instance is None:
+            if self._instance is None or self._instance.shape.staged != self._staged:
                 instance = self._fresh(layout)
             else:
                 instance = self._instance
                 instance.load(layout)
         except Failure as failure:  # nothing was written: the instance and its outputs stay good
             if count > 1:
-                return False
+                return _TOO_BIG
             fail(start, failure.cause)
-            return True
+            return None
         row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
         while row < count:
             if start + row in failed:
@@ -191,6 +235,10 @@ class FastPath:
                     at = instance.word(A.C_ROW)  # rows before it are committed
                     harvest = instance.harvest()
                     harvests.append(harvest)
+                    if instance.status() == A.Status.NEEDS_INPUT:
+                        self.rt.note_inputs_read(self._instance_key, instance.needed_inputs())
+                        self._instance = None  # the next instance gets an adapter for the new columns
+                        return start + at
                     if at > row:
                         retries = 0  # rows were done since the last start: count interrupts afresh
                     if at >= stop and not isinstance(exc, Failure):
@@ -198,9 +246,15 @@ class FastPath:
                         instance = self._fresh(layout)
                         row = at
                         continue
+                    if instance.status() == A.Status.INPUT_UNREADABLE:
+                        column = next(iter(instance.needed_inputs()))
+                        fail(start + at, self._unreadable[column][start + at])
+                        instance = self._fresh(layout)
+                        row = at + 1
+                        continue
                     interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                     timed_out = interrupted and watch.fired_at is not None
-                    output_full = instance.status() == 5 and harvest.count > 0
+                    output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
                     retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
                     cause = None if retry else instance.failure_cause(exc, timed_out)
                     instance = self._fresh(layout)
@@ -212,10 +266,10 @@ class FastPath:
                         fail(start + at, cause)
                         row = at + 1
                     continue
-            if instance.status() == 1:
+            if instance.status() == A.Status.GUEST_ERROR:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
             row = resume
-        return True
+        return None
 
     # --- output -------------------------------------------------------------
 

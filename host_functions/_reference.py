@@ -38,22 +38,39 @@ class Converters:
 __all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "Converters", "signed_i32"]
 
 
+#: A record part not converted yet: as in the Kafka Connect transformer, the converters run only
+#: on what the guest reads (a value the guest never reads may be anything).
+UNREAD = object()
+
+
 @dataclasses.dataclass
 class RecordState:
-    """A record as the guest sees it: bytes after the transform's converters."""
+    """A record as the guest sees it: bytes after the transform's converters.
 
-    key: bytes | None
-    value: bytes | None
+    ``key``, ``value`` and ``headers`` start :data:`UNREAD`; :meth:`read`
+    converts them (``convert(part)``) when the guest first asks.
+    """
+
+    key: Any
+    value: Any
     topic: str
-    headers: list[tuple[str, bytes | None]]
+    headers: Any
     timestamp: int | None
     partition: int | None
     offset: int | None
+    convert: Callable[[str], Any]
     mask: int = 0
     dropped: bool = False
 
+    def read(self, part: str) -> Any:
+        data = getattr(self, part)
+        if data is UNREAD:
+            data = self.convert(part)
+            setattr(self, part, data)
+        return data
+
     def snapshot(self) -> "RecordState":
-        return dataclasses.replace(self, headers=list(self.headers))
+        return dataclasses.replace(self, headers=self.headers if self.headers is UNREAD else list(self.headers))
 
 
 def signed_i32(value: int) -> int:
@@ -139,8 +156,13 @@ class ReferenceInstance:
                 raise GuestReported(f"the guest reported an error: {message}")
             self._free(ptr, length)
         if not state.dropped:
-            self.outputs.append(state.snapshot())
+            self._output(state)
         return self.outputs
+
+    def _output(self, state: RecordState) -> None:
+        if len(self.outputs) >= self.settings.max_outputs_per_record:
+            raise Failure(self.settings.too_many_outputs())
+        self.outputs.append(state.snapshot())
 
     def _free(self, ptr: int, length: int) -> None:
         # Like the Java transformer: the returned buffer goes back to dealloc, len bits as returned.
@@ -155,14 +177,14 @@ class ReferenceInstance:
         return getattr(self, f"_{name}")
 
     def _get_key(self) -> int:
-        return self.give(self.state.key)
+        return self.give(self.state.read("key"))
 
     def _set_key(self, ptr: int, length: int) -> None:
         self.state.key = self.read(ptr, length)
         self.state.mask |= SET_KEY
 
     def _get_value(self) -> int:
-        return self.give(self.state.value)
+        return self.give(self.state.read("value"))
 
     def _set_value(self, ptr: int, length: int) -> None:
         self.state.value = self.read(ptr, length)
@@ -177,19 +199,19 @@ class ReferenceInstance:
 
     def _get_header(self, ptr: int, length: int) -> int:
         name = self.read(ptr, length)
-        for header_name, data in reversed(self.state.headers):
+        for header_name, data in reversed(self.state.read("headers")):
             if header_name.encode("utf-8") == name:
                 return self.give(data)
         return 0
 
     def _set_header(self, name_ptr: int, name_len: int, data_ptr: int, data_len: int) -> None:
         name = utf8(self.read(name_ptr, name_len), "set_header: the header name")
-        self.state.headers.append((name, self.read(data_ptr, data_len)))
+        self.state.read("headers").append((name, self.read(data_ptr, data_len)))
         self.state.mask |= SET_HEADERS
 
     def _get_record(self) -> int:
         state = self.state
-        return self.give(record_json(state.topic, state.key, state.value, state.headers))
+        return self.give(record_json(state.topic, state.read("key"), state.read("value"), state.read("headers")))
 
     def _set_record(self, ptr: int, length: int) -> None:
         topic, key, value, headers = parse_record_json(self.read(ptr, length))
@@ -220,7 +242,7 @@ class ReferenceInstance:
         self.state.dropped = True
 
     def _emit_record(self) -> None:
-        self.outputs.append(self.state.snapshot())
+        self._output(self.state)
 
 
 _VAL = {"i32": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64()}
@@ -287,18 +309,20 @@ class ReferencePath:
     def _state(self, record: Record) -> RecordState:
         c = self.converters
         topic = record.topic
-        return RecordState(
-            key=_convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter"),
-            value=_convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value), "value.converter"),
-            topic=topic,
-            headers=[
+
+        def convert(part: str) -> Any:
+            if part == "key":
+                return _convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter")
+            if part == "value":
+                return _convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value),
+                                "value.converter")
+            return [
                 (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))
                 for name, value in record.headers
-            ],
-            timestamp=record.timestamp,
-            partition=record.partition,
-            offset=record.offset,
-        )
+            ]
+
+        return RecordState(key=UNREAD, value=UNREAD, topic=topic, headers=UNREAD, timestamp=record.timestamp,
+                           partition=record.partition, offset=record.offset, convert=convert)
 
     def _record(self, record: Record, state: RecordState) -> Record:
         c, topic, changes = self.converters, state.topic, {}

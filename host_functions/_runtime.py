@@ -120,6 +120,7 @@ class WasmRuntime:
         self.watchdog = _Watchdog(self.engine)
         self._modules: dict[str, wasmtime.Module] = {}
         self._idle: dict[Hashable, list[Any]] = {}
+        self._inputs_read: dict[Hashable, frozenset[str]] = {}
         self._lock = threading.Lock()
         atexit.register(self._idle.clear)  # free the stores while the interpreter still runs
         self.shim = self.compile(_adapter.shim_wat().encode())
@@ -156,6 +157,16 @@ class WasmRuntime:
             idle = self._idle.setdefault(key, [])
             if len(idle) < _IDLE_PER_KEY:
                 idle.append(instance)
+
+    def inputs_read(self, key: Hashable) -> frozenset[str]:
+        """The input columns guests under ``key`` were seen to read in this process (none at first)."""
+        with self._lock:
+            return self._inputs_read.get(key, frozenset())
+
+    def note_inputs_read(self, key: Hashable, columns: frozenset[str]) -> None:
+        """Remember that guests under ``key`` read ``columns``: later batches stage them up front."""
+        with self._lock:
+            self._inputs_read[key] = self._inputs_read.get(key, frozenset()) | columns
 
     def adapter(self, shape: _adapter.AdapterShape) -> wasmtime.Module:
         return self.compile(_adapter.adapter_wat(shape).encode())

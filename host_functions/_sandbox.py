@@ -38,6 +38,7 @@ class Settings:
     wasi: bool
     guest_config: Mapping[str, str]
     logger_name: str
+    max_outputs_per_record: int = 10_000
 
     def key(self) -> tuple:
         """A hashable identity of these settings."""
@@ -48,6 +49,11 @@ class Settings:
     @property
     def logger(self) -> logging.Logger:
         return logging.getLogger(self.logger_name)
+
+    def too_many_outputs(self) -> str:
+        """The cause of a record failed for fanning out past ``max.outputs.per.record``."""
+        n = self.max_outputs_per_record
+        return f"the record output more than {n} records (max.outputs.per.record={n})"
 
     def error(self, cause: str, row: int | None = None) -> WasmGuestError:
         where = f" on record {row}" if row is not None else ""

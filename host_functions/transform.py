@@ -29,6 +29,7 @@ __all__ = ["WasmTransform"]
 GUEST_CONFIG_PREFIX = "config."
 DEFAULT_TIMEOUT_MS = 1000
 DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_OUTPUTS_PER_RECORD = 10_000
 
 
 class _RaiseOnFail(ErrorSink):
@@ -69,6 +70,10 @@ class WasmTransform(Transform):
                 "Time limit per record; a record over it fails, the rest of the batch continues.")
         .define("memory.max.bytes", ConfigType.LONG, DEFAULT_MEMORY_MAX_BYTES, at_least(1 << 17), Importance.MEDIUM,
                 "Largest size any linear memory of the guest may grow to; growing past it fails the record.")
+        .define("max.outputs.per.record", ConfigType.INT, DEFAULT_MAX_OUTPUTS_PER_RECORD, at_least(1),
+                Importance.LOW,
+                "Most records one input record may output (emit_record fan-out included); a record that "
+                "outputs more fails.")
         .define("wasi", ConfigType.BOOLEAN, False, None, Importance.LOW,
                 "Allow WASI imports: no preopened directories, no network, stdout/stderr go to the log.")
         .define("path", ConfigType.STRING, "fast", one_of("fast", "reference"), Importance.LOW,
@@ -145,6 +150,7 @@ class WasmTransform(Transform):
             wasi=config["wasi"],
             guest_config=self._guest_config(),
             logger_name=self.context.logger("transform").name,
+            max_outputs_per_record=config["max.outputs.per.record"],
         )
 
     def input_fields(self) -> frozenset[str] | None:
