@@ -264,6 +264,10 @@ class FastInstance:
         at, length = self.word(A.C_ERR_PTR), self.word(A.C_ERR_LEN)
         return ctypes.string_at(self._control_address + at, length).decode("utf-8", "replace")
 
+    def out_of_memory(self) -> int | None:
+        """The guest memory size when its trap looks like running out of memory, else None."""
+        return guest_memory_at_limit(self.guest_memory, self.store, self.settings)
+
     def failure_cause(self, exc: BaseException, timed_out: bool) -> str:
         status = self.status()
         if not timed_out and status == A.Status.BAD_POINTER:

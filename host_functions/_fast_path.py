@@ -223,6 +223,7 @@ class FastPath:
             fail(start, failure.cause)
             return None
         row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
+        retried_out_of_memory = None  # the row last given a fresh instance for running out of memory
         while row < count:
             if start + row in failed:
                 row += 1
@@ -256,6 +257,11 @@ class FastPath:
                     timed_out = interrupted and watch.fired_at is not None
                     output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
                     retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
+                    if not (retry or interrupted or isinstance(exc, Failure)) and retried_out_of_memory != start + at \
+                            and instance.status() == A.Status.OK and (memory_size := instance.out_of_memory()):
+                        # one more try on a fresh instance: a leaking guest is not this record's fault
+                        retry, retried_out_of_memory = True, start + at
+                        self.settings.note_out_of_memory(memory_size, start + at)
                     cause = None if retry else instance.failure_cause(exc, timed_out)
                     instance = self._fresh(layout)
                     if retry:

@@ -275,7 +275,7 @@ class ReferencePath:
         for row, record in enumerate(batch.records()):
             try:
                 state = self._state(record)
-                outputs = self._run(state)
+                outputs = self._run(state, row)
                 results = [self._record(record, output) for output in outputs]
             except Failure as failure:
                 errors.fail(row, self.settings.error(failure.cause, row))
@@ -284,8 +284,9 @@ class ReferencePath:
                 out.append(row, result)
         return out.build()
 
-    def _run(self, state: RecordState) -> list[RecordState]:
-        for _ in range(SPURIOUS_RETRIES + 1):
+    def _run(self, state: RecordState, row: int | None = None) -> list[RecordState]:
+        retried_out_of_memory = False
+        for _ in range(SPURIOUS_RETRIES + 2):
             instance = self.instance()
             self._seq += 1
             with self.rt.watchdog.watch(lambda: self._seq, self.settings.timeout_ms / 1000) as watch:
@@ -301,6 +302,11 @@ class ReferencePath:
                     if interrupted and not timed_out:
                         continue
                     memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
+                    if memory_full and not isinstance(exc, Failure) and not retried_out_of_memory:
+                        # one more try on a fresh instance: a leaking guest is not this record's fault
+                        retried_out_of_memory = True
+                        self.settings.note_out_of_memory(memory_full, row)
+                        continue
                     raise Failure(
                         describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
                     ) from exc

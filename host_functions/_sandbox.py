@@ -50,6 +50,20 @@ class Settings:
     def logger(self) -> logging.Logger:
         return logging.getLogger(self.logger_name)
 
+    def note_out_of_memory(self, size: int, row: int | None) -> None:
+        """Log that the guest ran out of memory and its record runs again on a fresh instance.
+
+        A guest that leaks (the Kafka Connect transformer's Rust SDK does, about
+        110 bytes a record) fills any memory limit in the end; one line per
+        instance lifetime says so without failing records.
+        """
+        where = f"record {row}" if row is not None else "the record"
+        self.logger.info(
+            "wasm transform '%s' (%s in %s): out of memory (guest memory at %d bytes of memory.max.bytes=%d); "
+            "%s runs again on a fresh instance", self.alias, self.function_name, self.module_label, size,
+            self.memory_max_bytes, where,
+        )
+
     def too_many_outputs(self) -> str:
         """The cause of a record failed for fanning out past ``max.outputs.per.record``."""
         n = self.max_outputs_per_record
