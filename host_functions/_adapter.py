@@ -32,6 +32,7 @@ import dataclasses
 import enum
 
 from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
+from host_functions._sandbox import SHIM_MODULE_NAME
 
 # --- control block (in $in) -------------------------------------------------
 C_ROW = 0  # the row being run (chunk-relative); the watchdog watches it move
@@ -166,7 +167,7 @@ def shim_wat() -> str:
             f"    (call_indirect (type {_type_name(f.params, f.results)}) {args} (i32.const {index})))"
         )
     return (
-        "(module\n  "
+        f"(module ${SHIM_MODULE_NAME}\n  "
         + _types()
         + f'\n  (table (export "table") {len(FAST_FUNCTIONS)} funcref)\n  '
         + "\n  ".join(funcs)

@@ -16,6 +16,7 @@ from host_functions._adapter import (
     AdapterShape, Status,
 )
 from host_functions._adapter_json import json_functions, json_memory
+from host_functions._sandbox import ADAPTER_MODULE_NAME
 from host_functions._adapter_set_record import set_record_functions
 from host_functions._adapter_calls import (
     BINARY, CURSOR, Binary, check_guest, copy, ensure, extra_imports, helpers, host_functions,
@@ -334,13 +335,13 @@ def _run(shape: AdapterShape) -> str:
     (local.get $end))"""
 
 
-_HEADER = """(module
+_HEADER = f"""(module ${ADAPTER_MODULE_NAME}
   (import "guest" "memory" (memory $g 0))
   (import "guest" "alloc" (func $alloc (param i32) (result i32)))
-  (import "guest" "entry" (func $entry {entry_type}))
+  (import "guest" "entry" (func $entry {{entry_type}}))
   (import "shim" "table" (table $table 0 funcref))
-  {dealloc}
-  {memories}
-  {globals}
-  (elem (table $table) (i32.const 0) func {elem})
+  {{dealloc}}
+  {{memories}}
+  {{globals}}
+  (elem (table $table) (i32.const 0) func {{elem}})
 """

@@ -7,7 +7,7 @@ Failures stay per record (see :mod:`host_functions._fast`).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -18,9 +18,9 @@ from host_functions import _adapter as A
 from host_functions._columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
 from host_functions._fast import FastInstance, Harvest, Layout
 from host_functions._guest import GuestModule
-from host_functions._reference import SPURIOUS_RETRIES, Converters
+from host_functions._reference import Converters
 from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings
+from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
@@ -28,6 +28,13 @@ __all__ = ["FastPath"]
 
 #: _run_chunk's answer when the chunk's input does not fit in memory.max.bytes.
 _TOO_BIG = object()
+
+
+class _Stopped(NamedTuple):
+    """_run_chunk's answer when no instance could start: the first row not run, and why."""
+
+    row: int
+    cause: str
 
 
 class FastPath:
@@ -76,7 +83,7 @@ class FastPath:
         def fail(row: int, cause: str) -> None:
             if row not in failed:
                 failed.add(row)
-                errors.fail(row, self.settings.error(cause, row))
+                errors.fail(row, self.settings.error(cause, row, *_read_at(batch, row)))
 
         if self._instance is not None and self._instance.has_outputs():
             self._instance.forget_outputs()  # a batch that raised part way left its outputs
@@ -88,6 +95,10 @@ class FastPath:
         while chunks:
             start, end = chunks.pop(0)
             outcome = self._run_chunk(inputs, start, end, failed, fail, harvests)
+            if isinstance(outcome, _Stopped):  # no instance could start: no row from there on can run
+                for row in range(outcome.row, n):
+                    fail(row, outcome.cause)
+                break
             if outcome is _TOO_BIG:
                 # the chunk does not fit in memory.max.bytes: halve it, down to the one row too big
                 middle = (start + end) // 2
@@ -198,7 +209,10 @@ class FastPath:
     # --- running ------------------------------------------------------------
 
     def _fresh(self, layout: Layout) -> FastInstance:
-        self._instance = FastInstance(self.rt, self.guest, self.settings, self._staged)
+        """A new instance (under the time limit: the guest's start function runs) with ``layout`` loaded."""
+        self._instance = None
+        staged = self._staged
+        self._instance = self.rt.start(self.settings, lambda: FastInstance(self.rt, self.guest, self.settings, staged))
         self._instance.load(layout)
         return self._instance
 
@@ -209,14 +223,25 @@ class FastPath:
         Returns None when they ran, ``_TOO_BIG`` (nothing run) when their input does not fit in
         memory, or the row to resume at once more input columns are staged.
         """
-        count = end - start
         layout = self._layout(inputs, start, end)
+        try:
+            return self._run_rows(layout, start, end, failed, fail, harvests)
+        except StartFailure as failure:
+            return _Stopped(start + self._row_reached, failure.cause)
+
+    def _run_rows(self, layout: Layout, start: int, end: int, failed: set[int], fail,
+                  harvests: list[Harvest]) -> Any:
+        """:meth:`_run_chunk` once its layout is built; ``_row_reached`` follows the rows done."""
+        count = end - start
+        self._row_reached = 0
         try:
             if self._instance is None or self._instance.shape.staged != self._staged:
                 instance = self._fresh(layout)
             else:
                 instance = self._instance
                 instance.load(layout)
+        except StartFailure:
+            raise
         except Failure as failure:  # nothing was written: the instance and its outputs stay good
             if count > 1:
                 return _TOO_BIG
@@ -225,6 +250,7 @@ class FastPath:
         row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
         retried_out_of_memory = None  # the row last given a fresh instance for running out of memory
         while row < count:
+            self._row_reached = row
             if start + row in failed:
                 row += 1
                 continue
@@ -243,34 +269,30 @@ class FastPath:
                     if at > row:
                         retries = 0  # rows were done since the last start: count interrupts afresh
                     if at >= stop and not isinstance(exc, Failure):
-                        # interrupted after the last row's commit: nothing is left to run or blame
-                        instance = self._fresh(layout)
-                        row = at
-                        continue
-                    if instance.status() == A.Status.INPUT_UNREADABLE:
+                        row = at  # interrupted after the last row's commit: nothing is left to run or blame
+                    elif instance.status() == A.Status.INPUT_UNREADABLE:
                         column = next(iter(instance.needed_inputs()))
                         fail(start + at, self._unreadable[column][start + at])
-                        instance = self._fresh(layout)
                         row = at + 1
-                        continue
-                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                    timed_out = interrupted and watch.fired_at is not None
-                    output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
-                    retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
-                    if not (retry or interrupted or isinstance(exc, Failure)) and retried_out_of_memory != start + at \
-                            and instance.status() == A.Status.OK and (memory_size := instance.out_of_memory()):
-                        # one more try on a fresh instance: a leaking guest is not this record's fault
-                        retry, retried_out_of_memory = True, start + at
-                        self.settings.note_out_of_memory(memory_size, start + at)
-                    cause = None if retry else instance.failure_cause(exc, timed_out)
-                    instance = self._fresh(layout)
-                    if retry:
-                        retries += 1
-                        row = at
                     else:
-                        retries = 0
-                        fail(start + at, cause)
-                        row = at + 1
+                        interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                        timed_out = interrupted and watch.fired_at is not None
+                        output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
+                        retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
+                        if not (retry or interrupted or isinstance(exc, Failure)) and retried_out_of_memory != start + at \
+                                and instance.status() == A.Status.OK and (memory_size := instance.out_of_memory()):
+                            # one more try on a fresh instance: a leaking guest is not this record's fault
+                            retry, retried_out_of_memory = True, start + at
+                            self.settings.note_out_of_memory(memory_size, start + at)
+                        if retry:
+                            retries += 1
+                            row = at
+                        else:
+                            retries = 0
+                            fail(start + at, instance.failure_cause(exc, timed_out))
+                            row = at + 1
+                    self._row_reached = row  # a fresh instance that cannot start fails the rows from here
+                    instance = self._fresh(layout)
                     continue
             if instance.status() == A.Status.GUEST_ERROR:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
@@ -365,6 +387,11 @@ class FastPath:
             except Exception as exc:
                 _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
         return result
+
+
+def _read_at(batch: RecordBatch, row: int) -> tuple[int | None, int | None]:
+    """The partition and offset row ``row`` was read at (None when the source does not say)."""
+    return batch.partition[row], batch.offset[row]
 
 
 def _merge(set_mask: np.ndarray, changed: pa.Array, unchanged: Callable[[], Any]) -> Any:

@@ -18,13 +18,13 @@ from host_functions._guest import GuestModule
 from host_functions._host_function import HostCall, HostFunction
 from host_functions._record_json import parse_record_json, record_json, utf8
 from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, GuestReported, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
+from host_functions._sandbox import (
+    SPURIOUS_RETRIES, Failure, GuestReported, Settings, StartFailure, describe_trap, guest_memory_at_limit,
+    log_function, new_store,
+)
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink
-
-#: Retries of a record interrupted because another store's record timed out.
-SPURIOUS_RETRIES = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,19 +266,26 @@ class ReferencePath:
         self._seq = 0
 
     def instance(self) -> ReferenceInstance:
+        """The current instance, created (under the time limit) when there is none; raises StartFailure."""
         if self._instance is None:
-            self._instance = ReferenceInstance(self.rt.engine, self.guest, self.settings, self.plugin_functions)
+            self._instance = self.rt.start(self.settings, lambda: ReferenceInstance(
+                self.rt.engine, self.guest, self.settings, self.plugin_functions))
         return self._instance
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         out = batch.builder()
-        for row, record in enumerate(batch.records()):
+        records = batch.records()
+        for row, record in enumerate(records):
             try:
                 state = self._state(record)
                 outputs = self._run(state, row)
                 results = [self._record(record, output) for output in outputs]
+            except StartFailure as failure:  # no instance: nothing of this batch can run
+                for rest, unrun in enumerate(records[row:], start=row):
+                    errors.fail(rest, self.settings.error(failure.cause, rest, unrun.partition, unrun.offset))
+                break
             except Failure as failure:
-                errors.fail(row, self.settings.error(failure.cause, row))
+                errors.fail(row, self.settings.error(failure.cause, row, record.partition, record.offset))
                 continue
             for result in results:
                 out.append(row, result)

@@ -95,7 +95,7 @@ def test_a_record_that_outputs_more_than_max_outputs_per_record_fails_alone(make
     assert errors.rows == [1]
     assert errors.message(1) == (
         "wasm transform 'mask' (fan_out in " + transform.guest.label + "): the record output more than 3 records "
-        "(max.outputs.per.record=3) on record 1"
+        "(max.outputs.per.record=3) on the record at partition=0 offset=0 (row 1 of the batch)"
     )
 
 
@@ -117,4 +117,5 @@ def test_headers_that_cannot_be_converted_fail_only_a_record_whose_guest_reads_t
     assert [r.headers[-2:] for r in out] == [(("copy", b"1"), ("topic", b"input")), (("copy", b"3"), ("topic", b"input"))]
     assert errors.rows == [1]
     assert errors.message(1).endswith(
-        "header.converter failed: DataError: ByteArrayConverter is not compatible with objects of type str on record 1")
+        "header.converter failed: DataError: ByteArrayConverter is not compatible with objects of type str "
+        "on the record at partition=0 offset=0 (row 1 of the batch)")

@@ -57,4 +57,8 @@ def test_a_panic_in_the_guest_fails_only_its_record(make_transform, kafka_connec
     assert [r.value for r in out] == [b"OK", b"OK"]
     assert origins == [0, 2]
     assert errors.rows == [1]
-    assert "unreachable" in errors.message(1)
+    # the panic's cause and, from the module's name section, where it happened
+    message = errors.message(1)
+    assert "trap: unreachable instruction executed (the guest aborted); guest backtrace: " in message
+    assert "<- to_upper" in message.split("guest backtrace: ")[1]
+    assert message.endswith("on the record at partition=1 offset=7 (row 1 of the batch)")
