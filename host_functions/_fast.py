@@ -117,6 +117,13 @@ class Harvest:
         self.header_offsets: np.ndarray | None = None
         self.header_table: np.ndarray | None = None
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes these outputs take in Python (their arrays)."""
+        arrays = [self.parents, self.flags, *self.offsets.values(), *self.data.values(),
+                  *(a for a in (self.timestamps, self.header_offsets, self.header_table) if a is not None)]
+        return sum(a.nbytes for a in arrays)
+
     @classmethod
     def merge(cls, harvests: list["Harvest"]) -> "Harvest":
         """One harvest of all, in order (offsets rebased)."""

@@ -278,7 +278,12 @@ class FastPath:
                         interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                         timed_out = interrupted and watch.fired_at is not None
                         output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
-                        retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
+                        # output memories that filled up are harvested and the record runs again, until
+                        # the batch's outputs reach their bound: from then on such a record fails
+                        bound = self.settings.max_output_bytes_per_batch
+                        too_big = output_full and sum(h.nbytes for h in harvests) > bound
+                        retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or (
+                            output_full and not too_big)
                         if not (retry or interrupted or isinstance(exc, Failure)) and retried_out_of_memory != start + at \
                                 and instance.status() == A.Status.OK and (memory_size := instance.out_of_memory()):
                             # one more try on a fresh instance: a leaking guest is not this record's fault
@@ -289,7 +294,8 @@ class FastPath:
                             row = at
                         else:
                             retries = 0
-                            fail(start + at, instance.failure_cause(exc, timed_out))
+                            fail(start + at, self.settings.batch_outputs_too_big() if too_big
+                                 else instance.failure_cause(exc, timed_out))
                             row = at + 1
                     self._row_reached = row  # a fresh instance that cannot start fails the rows from here
                     instance = self._fresh(layout)

@@ -275,10 +275,15 @@ class ReferencePath:
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         out = batch.builder()
         records = batch.records()
+        output_bytes = 0
         for row, record in enumerate(records):
             try:
                 state = self._state(record)
                 outputs = self._run(state, row)
+                output_bytes += sum(_nbytes(output) for output in outputs)
+                if output_bytes > self.settings.max_output_bytes_per_batch:
+                    output_bytes -= sum(_nbytes(output) for output in outputs)
+                    raise Failure(self.settings.batch_outputs_too_big())
                 results = [self._record(record, output) for output in outputs]
             except StartFailure as failure:  # no instance: nothing of this batch can run
                 for rest, unrun in enumerate(records[row:], start=row):
@@ -351,6 +356,14 @@ class ReferencePath:
                 for name, data in state.headers
             )
         return record.replace(topic=topic, timestamp=state.timestamp, **changes)
+
+
+def _nbytes(state: RecordState) -> int:
+    """The bytes of an output's key, value, topic and headers (parts never read count as nothing)."""
+    parts = [state.key, state.value, state.topic.encode()]
+    if state.headers is not UNREAD:
+        parts += [name.encode() for name, _ in state.headers] + [data for _, data in state.headers]
+    return sum(len(part) for part in parts if isinstance(part, (bytes, bytearray)))
 
 
 def _convert(work, converter_key: str):

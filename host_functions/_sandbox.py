@@ -46,6 +46,7 @@ class Settings:
     guest_config: Mapping[str, str]
     logger_name: str
     max_outputs_per_record: int = 10_000
+    max_output_bytes_per_batch: int = 512 * 1024 * 1024
 
     def key(self) -> tuple:
         """A hashable identity of these settings."""
@@ -75,6 +76,11 @@ class Settings:
         """The cause of a record failed for fanning out past ``max.outputs.per.record``."""
         n = self.max_outputs_per_record
         return f"the record output more than {n} records (max.outputs.per.record={n})"
+
+    def batch_outputs_too_big(self) -> str:
+        """The cause of a record failed because the batch's outputs reached ``max.output.bytes.per.batch``."""
+        n = self.max_output_bytes_per_batch
+        return f"its outputs take the batch's outputs past {n} bytes (max.output.bytes.per.batch={n})"
 
     def error(self, cause: str, row: int | None = None, partition: int | None = None,
               offset: int | None = None) -> WasmGuestError:

@@ -32,6 +32,7 @@ DEFAULT_TIMEOUT_MS = 1000
 DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_OUTPUTS_PER_RECORD = 10_000
 DEFAULT_MODULE_MAX_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH = 512 * 1024 * 1024
 
 
 class _RaiseOnFail(ErrorSink):
@@ -79,6 +80,10 @@ class WasmTransform(Transform):
                 Importance.LOW,
                 "Most records one input record may output (emit_record fan-out included); a record that "
                 "outputs more fails.")
+        .define("max.output.bytes.per.batch", ConfigType.LONG, DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH, at_least(1 << 16),
+                Importance.LOW,
+                "Bound on the bytes one batch's output records take (keys, values, headers): once the batch's "
+                "outputs pass it, each record that needs more room fails.")
         .define("wasi", ConfigType.BOOLEAN, False, None, Importance.LOW,
                 "Allow WASI imports: no preopened directories, no network, stdout/stderr go to the log.")
         .define("path", ConfigType.STRING, "fast", one_of("fast", "reference"), Importance.LOW,
@@ -148,6 +153,7 @@ class WasmTransform(Transform):
             guest_config=self._guest_config(),
             logger_name=self.context.logger("transform").name,
             max_outputs_per_record=config["max.outputs.per.record"],
+            max_output_bytes_per_batch=config["max.output.bytes.per.batch"],
         )
 
     def input_fields(self) -> frozenset[str] | None:

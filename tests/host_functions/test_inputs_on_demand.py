@@ -69,42 +69,6 @@ def test_a_part_the_guest_never_reads_is_never_converted(make_transform, path):
         errors.message(1))
 
 
-#: emits the record as many times as the value's first byte says, then outputs it once more.
-FAN_OUT = g.guest(
-    """(func (export "fan_out") (local $v i64) (local $n i32)
-    (call $reset)
-    (local.set $v (call $get_value))
-    (local.set $n (i32.load8_u (call $ptr (local.get $v))))
-    (block $done (loop $next
-      (br_if $done (i32.eqz (local.get $n)))
-      (call $emit_record)
-      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
-      (br $next))))""",
-    imports=("get_value", "emit_record"),
-)
-
-
-@pytest.mark.parametrize("path", PATHS)
-def test_a_record_that_outputs_more_than_max_outputs_per_record_fails_alone(make_transform, path):
-    transform = make_transform(FAN_OUT, "fan_out", path=path, max_outputs_per_record=3)
-
-    out, origins, errors = run(transform, [make_record(value=bytes([2])), make_record(value=bytes([3])),
-                                           make_record(value=bytes([0]))])
-
-    assert origins == [0, 0, 0, 2]
-    assert errors.rows == [1]
-    assert errors.message(1) == (
-        "wasm transform 'mask' (fan_out in " + transform.guest.label + "): the record output more than 3 records "
-        "(max.outputs.per.record=3) on the record at partition=0 offset=0 (row 1 of the batch)"
-    )
-
-
-def test_max_outputs_per_record_defaults_to_ten_thousand(make_transform):
-    transform = make_transform(FAN_OUT, "fan_out")
-
-    assert transform.config["max.outputs.per.record"] == 10_000
-
-
 @pytest.mark.parametrize("path", PATHS)
 def test_headers_that_cannot_be_converted_fail_only_a_record_whose_guest_reads_them(make_transform, path):
     transform = make_transform(g.HEADERS, "headers", path=path)
