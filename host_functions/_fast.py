@@ -32,6 +32,7 @@ from host_functions._guest import GuestModule
 from host_functions._record_json import RecordJson
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
+from host_functions._wasmtime_internals import direct_call
 
 __all__ = ["FastInstance", "Layout", "Harvest"]
 
@@ -193,7 +194,7 @@ class FastInstance:
                                                              record_json.set_record)
         adapter = rt.adapter(shape)
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
-        self._call_run = _direct_call(store, exports["run"])
+        self._call_run = direct_call(store, exports["run"])
         self.memories.update(
             (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
         )
@@ -359,36 +360,6 @@ def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
         if bound is None:
             raise Failure("the Wasm instance is gone")
         return bound(*args)
-
-    return call
-
-
-def _direct_call(store: wasmtime.Store, func: wasmtime.Func) -> Callable[[int, int], int]:
-    """``run(start, end) -> int`` without wasmtime-py's per-call type checks and conversions.
-
-    ``Func.__call__`` looks the function type up and converts every argument
-    through ``Val`` on each call: tens of microseconds, paid per batch.  The
-    signature is fixed by the adapter, so the argument and result arrays are
-    built once; traps and errors surface exactly as through ``__call__``.
-    """
-    try:
-        from wasmtime import _ffi as ffi
-        from wasmtime._func import enter_wasm
-    except ImportError:  # another wasmtime-py layout: the checked call is correct, only slower
-        return lambda start, end: func(store, start, end)
-    params = (ffi.wasmtime_val_t * 2)()
-    for param in params:
-        param.kind = ffi.WASMTIME_I32.value
-    results = (ffi.wasmtime_val_t * 1)()
-    handle = ctypes.byref(func._func)
-
-    def call(start: int, end: int) -> int:
-        params[0].of.i32, params[1].of.i32 = start, end
-        with enter_wasm(store) as trap:
-            error = ffi.wasmtime_func_call(store._context(), handle, params, 2, results, 1, trap)
-            if error:
-                raise wasmtime.WasmtimeError._from_ptr(error)
-        return results[0].of.i32
 
     return call
 
