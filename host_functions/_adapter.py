@@ -126,6 +126,8 @@ class AdapterShape:
     #: get_record/set_record are imported: the adapter hands the record state to Python for them
     get_record: bool = False
     set_record: bool = False
+    #: emit_record is imported: a record may output several records (max.outputs.per.record counts them)
+    emits: bool = False
 
     def modifies(self, column: str) -> bool:
         return getattr(self, f"modifies_{column}")

@@ -251,10 +251,12 @@ def _output_body(shape: AdapterShape) -> str:
         body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, set_bit=SET_HEADERS,
                                            **{f"ensure_{m}": ensure(m, "(local.get $e)")
                                                                       for m in ("ohk", "ohv", "oht")}))
-    return f"""(global.set $outs (i32.add (global.get $outs) (i32.const 1)))
+    # without emit_record a record outputs one record at most: nothing to count
+    count = f"""(global.set $outs (i32.add (global.get $outs) (i32.const 1)))
     (if (i32.gt_u (global.get $outs) (global.get $maxouts))
       (then (i32.store $in (i32.const {C_STATUS}) (i32.const {Status.TOO_MANY_OUTPUTS.value})) (unreachable)))
-    (local.set $k (global.get $wo))
+    """ if shape.emits else ""
+    return f"""{count}(local.set $k (global.get $wo))
     (if (i32.ge_u (local.get $k) (global.get $cap)) (then (call $grow_tables)))
     (i32.store $op (i32.shl (local.get $k) (i32.const 2)) (i32.add (global.get $row) (global.get $base)))
     (local.set $f (global.get $mask))
@@ -324,7 +326,7 @@ def _run(shape: AdapterShape) -> str:
       (global.set $row (local.get $r))
       (global.set $sc (global.get $sc0))
       (global.set $drop (i32.const 0))
-      (global.set $outs (i32.const 0))
+      {"(global.set $outs (i32.const 0))" if shape.emits else ""}
       {mask}
       {_load_row(shape)}
       {_call_entry(shape)}

@@ -58,6 +58,7 @@ class GuestModule:
             get_record=uses("get_record"),
             set_record=sets_record,
             staged=staged,
+            emits=uses("emit_record"),
         )
 
 
