@@ -17,6 +17,7 @@ from host_functions._module_file import read_module
 from host_functions._runtime import runtime
 from host_functions._sandbox import error_cause
 from host_functions.guest_abi import KAFKA_CONNECT, detect_abi
+from host_functions.sdk._wasm_start import read_uleb, sections
 from smt.errors import ConfigError, SmtError
 
 __all__ = ["describe_module", "adapter_text", "readable_columns", "InspectError"]
@@ -113,28 +114,13 @@ def _entry_functions(module: wasmtime.Module) -> list[str]:
 
 
 def _has_name_section(path: str | Path) -> bool:
-    """True when the module has a custom section called ``name`` (a cheap scan of the section headers)."""
+    """True when the module has a custom section called ``name``."""
     data = Path(path).read_bytes()
     if not data.startswith(b"\0asm"):  # the text format: its $names become the name section
         data = wasmtime.wat2wasm(data.decode("utf-8", "replace"))
-    at = 8
-    while at < len(data):
-        section_id = data[at]
-        size, at = _leb128(data, at + 1)
+    for section_id, payload in sections(data):
         if section_id == 0:
-            name_length, name_at = _leb128(data, at)
-            if data[name_at:name_at + name_length] == b"name":
+            name_length, at = read_uleb(payload, 0)
+            if payload[at:at + name_length] == b"name":
                 return True
-        at += size
     return False
-
-
-def _leb128(data: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, at

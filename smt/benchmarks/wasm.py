@@ -32,13 +32,10 @@ import wasmtime
 from smt.benchmarks import wasm_kafka_connect
 from smt.benchmarks._common import Comparison, Measurement, measure
 
-__all__ = ["run", "TO_UPPER_WAT"]
+__all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
 
-#: to_upper over the value, with a bump allocator reset per record.
-TO_UPPER_WAT = """(module
-  (import "env" "get_value" (func $get_value (result i64)))
-  (import "env" "set_value" (func $set_value (param i32 i32)))
-  (memory (export "memory") 1)
+#: A guest's memory with a bump allocator (``$bump`` is reset per record by the entry functions).
+BUMP_ALLOCATOR_WAT = """(memory (export "memory") 1)
   (global $bump (mut i32) (i32.const 1024))
   (func (export "alloc") (param $n i32) (result i32)
     (local $p i32) (local $end i32) (local $have i32)
@@ -49,7 +46,13 @@ TO_UPPER_WAT = """(module
       (then (drop (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (local.get $have)) (i32.const 65535)) (i32.const 16))))))
     (global.set $bump (local.get $end))
     (local.get $p))
-  (func (export "dealloc") (param i32 i32))
+  (func (export "dealloc") (param i32 i32))"""
+
+#: to_upper over the value, with a bump allocator reset per record.
+TO_UPPER_WAT = """(module
+  (import "env" "get_value" (func $get_value (result i64)))
+  (import "env" "set_value" (func $set_value (param i32 i32)))
+  """ + BUMP_ALLOCATOR_WAT + """
   ;; upper-cases 8 bytes at a time (SWAR), as an optimizing compiler would vectorize it
   (func $upper8 (param $x i64) (result i64)
     (local $low7 i64) (local $lower i64)

@@ -28,22 +28,16 @@ RUST_GUEST = Path(__file__).resolve().parents[2] / "examples" / "kafka_connect_r
 CARGO_TARGET_DIR = Path.home() / ".cache" / "spark-smt" / "cargo-target"
 RUST_TARGET_RATE = 5_000_000
 
-_GUEST = """(module
+
+def _guest_wat() -> str:
+    """get_record's JSON becomes the value (``to_json``), or is set back (``round_trip``)."""
+    from smt.benchmarks.wasm import BUMP_ALLOCATOR_WAT
+
+    return """(module
   (import "env" "get_record" (func $get_record (result i64)))
   (import "env" "set_record" (func $set_record (param i32 i32)))
   (import "env" "set_value" (func $set_value (param i32 i32)))
-  (memory (export "memory") 1)
-  (global $bump (mut i32) (i32.const 1024))
-  (func (export "alloc") (param $n i32) (result i32)
-    (local $p i32) (local $end i32) (local $have i32)
-    (local.set $p (global.get $bump))
-    (local.set $end (i32.add (local.get $p) (local.get $n)))
-    (local.set $have (i32.shl (memory.size) (i32.const 16)))
-    (if (i32.gt_u (local.get $end) (local.get $have))
-      (then (drop (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (local.get $have)) (i32.const 65535)) (i32.const 16))))))
-    (global.set $bump (local.get $end))
-    (local.get $p))
-  (func (export "dealloc") (param i32 i32))
+  """ + BUMP_ALLOCATOR_WAT + """
   (func (export "to_json") (local $r i64)
     (global.set $bump (i32.const 1024))
     (local.set $r (call $get_record))
@@ -95,7 +89,7 @@ def record_json(values: pa.Array, workdir: str) -> list[Comparison]:
     """get_record, and get_record + set_record, on records with a key and a header."""
     module = os.path.join(workdir, "record_json.wasm")
     with open(module, "wb") as out:
-        out.write(wasmtime.wat2wasm(_GUEST))
+        out.write(wasmtime.wat2wasm(_guest_wat()))
     table = _records(values)
     return [
         _compare("wasm get_record (JSON to the value)", module, "to_json", table),

@@ -28,7 +28,7 @@ def test_the_record_json_rows_run_both_paths(tmp_path):
 
 def test_the_record_json_guests_do_what_their_rows_say(tmp_path):
     module = tmp_path / "record_json.wasm"
-    module.write_bytes(wasmtime.wat2wasm(rows._GUEST))
+    module.write_bytes(wasmtime.wat2wasm(rows._guest_wat()))
     batch = RecordBatch.from_arrow(rows._records(bench._values(2)).to_batches()[0])
 
     as_json = bench._transform(str(module), "fast", "to_json").apply_batch(batch, bench._Raise())
