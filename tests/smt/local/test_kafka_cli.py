@@ -59,7 +59,7 @@ def test_start_status_stop(capsys, tmp_path):
 def test_a_restarted_broker_keeps_its_topics(tmp_path):
     from smt.testing.kafka import KafkaTestBroker
 
-    local = LocalKafka(tmp_path / "broker")
+    local = LocalKafka(tmp_path / "broker", port=0)
     try:
         first = local.start()
         KafkaTestBroker(first.bootstrap_servers).create_topic("kept", partitions=2)
@@ -81,7 +81,7 @@ def test_start_without_java_names_the_problem(capsys, monkeypatch, tmp_path):
 
 
 def test_a_broker_that_exits_during_start_up_is_reported_with_its_log(tmp_path):
-    local = LocalKafka(tmp_path / "broker")
+    local = LocalKafka(tmp_path / "broker", port=0)
     local.start()
     local.stop()
     config = tmp_path / "broker" / "server.properties"

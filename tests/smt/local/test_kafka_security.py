@@ -108,9 +108,9 @@ def test_a_sasl_ssl_broker_from_the_cli_authenticates_its_users(capsys, tmp_path
             fetch_metadata("127.0.0.1", port, ssl_context=untrusted, sasl_plain=("alice", "a-secret"))
 
         # Stopped and started without flags, it keeps its listeners, users and port.
-        LocalKafka(state).stop()
-        restarted = LocalKafka(state).start()
+        LocalKafka(state, port=0).stop()
+        restarted = LocalKafka(state, port=0).start()
         assert restarted.listeners == {"SASL_SSL": servers}
         assert fetch_metadata("127.0.0.1", port, ssl_context=trusted, sasl_plain=("alice", "a-secret")).brokers
     finally:
-        LocalKafka(state).stop()
+        LocalKafka(state, port=0).stop()
