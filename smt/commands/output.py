@@ -87,7 +87,7 @@ def common_options(suppress_defaults: bool = False) -> argparse.ArgumentParser:
 
 def report_failure(exc: BaseException, verbosity: Verbosity, *, mask: Callable[[str], str] = str,
                    hint: str = "") -> int:  # fmt: skip
-    """Print ``exc`` as one line (and a hint) on stderr; return the exit code.
+    """Print ``exc`` as one line on stderr, and a ``hint:`` line when there is one; return the exit code.
 
     A :class:`ConfigError` prints one line per problem and returns
     :data:`EXIT_INVALID`.  ``mask`` hides resolved config variables.  With
@@ -107,9 +107,8 @@ def report_failure(exc: BaseException, verbosity: Verbosity, *, mask: Callable[[
     hints = [h for h in (_record_failure_hint(exc), hint) if h]
     if not isinstance(exc, (SmtError, OSError)):
         hints.append("this is a bug in spark-smt: please report it with the output of --debug")
-    elif verbosity < Verbosity.DEBUG:
-        hints.append("--debug shows the traceback")
-    print(f"hint: {'; '.join(hints)}", file=sys.stderr)
+    if hints:
+        print(f"hint: {'; '.join(hints)}", file=sys.stderr)
     return EXIT_FAILED
 
 

@@ -84,7 +84,8 @@ def run_command(args: argparse.Namespace) -> int:
     except (SmtError, OSError, KeyboardInterrupt) as exc:
         if args.metrics_json:
             write_metrics_json(progress.last_result(), spec, args.metrics_json, error=mask(str(exc)))
-        return report_failure(exc, verbosity, mask=mask, hint=f"Spark's log: {log_file}" if log_file else "")
+        hint = f"Spark's log: {log_file} (--debug shows it here, with the traceback)" if log_file else ""
+        return report_failure(exc, verbosity, mask=mask, hint=hint)
     if verbosity > Verbosity.QUIET:
         print_summary(result, spec, log_file=log_file)
     if args.metrics_json:

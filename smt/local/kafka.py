@@ -354,3 +354,10 @@ def _metadata(port: int, client: ClientSecurity, timeout: float):
     ssl_context = ssl.create_default_context(cafile=str(client.tls.ca_pem)) if client.tls else None
     sasl = (client.username or "", client.password or "") if client.protocol.startswith("SASL_") else None
     return fetch_metadata(HOST, port, timeout=timeout, ssl_context=ssl_context, sasl_plain=sasl)
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
