@@ -56,8 +56,12 @@ class Verbosity(enum.IntEnum):
         """Our loggers at this verbosity's level, one line each on stderr.
 
         py4j's own loggers stay at WARNING even with ``--debug``: they log every
-        call between Python and the JVM, which buries ours.
+        call between Python and the JVM, which buries ours.  A process whose
+        logging is already set up (``smt.cli.main`` called from a program or a
+        test) keeps its own configuration.
         """
+        if logging.getLogger().handlers:
+            return
         level = {Verbosity.QUIET: logging.ERROR, Verbosity.NORMAL: logging.WARNING,
                  Verbosity.VERBOSE: logging.INFO, Verbosity.DEBUG: logging.DEBUG}[self]  # fmt: skip
         logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
