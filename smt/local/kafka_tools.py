@@ -9,8 +9,8 @@ secured broker needs no extra settings.
 
 Lines in, lines out: a produced line is ``VALUE``, or ``KEY<TAB>VALUE`` with
 keys, or ``NAME:VALUE,NAME:VALUE<TAB>KEY<TAB>VALUE`` with headers and keys;
-consumed records are printed the same way (no headers: ``NO_HEADERS``; no
-key: ``null``), as Kafka's console tools do.
+consumed records are printed the same way, as Kafka's console tools do (no
+headers: ``NO_HEADERS``, which a produced line cannot say; no key: ``null``).
 """
 
 from __future__ import annotations
