@@ -79,6 +79,8 @@ def run_command(args: argparse.Namespace) -> int:
     progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
     try:
         spark = build_spark_session(spec, jvm_log=log_file)
+        if log_file is not None and not log_file.exists():
+            log_file = None  # this process's Spark was already running: its output goes where it went
         with progress:
             result = run_pipeline(spec, spark=spark, on_progress=progress.update)
     except (SmtError, OSError, KeyboardInterrupt) as exc:

@@ -75,14 +75,16 @@ class PipelineSpec:
     @classmethod
     def from_properties(
         cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None,
-        overrides: Mapping[str, str] | None = None,
+        overrides: Mapping[str, str] | None = None, base_dir: str | None = None,
     ) -> "PipelineSpec":  # fmt: skip
         """Build and validate; raises :class:`ConfigError` listing every problem.
 
-        ``overrides`` replace keys of ``source`` before variables are resolved.
+        ``overrides`` replace keys of ``source`` before variables are resolved;
+        ``base_dir`` is where a mapping's relative paths start (default: the
+        current directory).
         """
         if isinstance(source, Mapping):
-            props, base_dir = dict(source), os.getcwd()
+            props, base_dir = dict(source), base_dir or os.getcwd()
         else:
             from smt.properties import load_properties
 

@@ -55,11 +55,12 @@ def run_test_pipeline(
 
     workdir = Path(workdir)
     output, dead_letters = workdir / "output", workdir / "dead-letters"
-    props = {k: v for k, v in {**_load(props_or_path), **(overrides or {})}.items()
+    props, base_dir = _load(props_or_path)
+    props = {k: v for k, v in {**props, **(overrides or {})}.items()
              if not k.startswith(_CAPTURED_PREFIXES) and k not in _CAPTURED_KEYS}  # fmt: skip
     props.update({"sink": "file", "sink.path": str(output), "sink.format": "parquet", "sink.write.mode": "overwrite",
                   "errors.deadletterqueue.path": str(dead_letters)})  # fmt: skip
-    spec = PipelineSpec.from_properties(props)
+    spec = PipelineSpec.from_properties(props, base_dir=base_dir)
     result = run_pipeline(spec, spark=spark)
     return PipelineOutcome(
         records=_read(spark, output, "parquet"),
@@ -69,15 +70,14 @@ def run_test_pipeline(
     )
 
 
-def _load(props_or_path: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
-    """The file's properties, relative paths made absolute against its folder (as ``smt run`` does)."""
+def _load(props_or_path: str | os.PathLike | Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The properties, and the folder their relative paths start from (a file's own, as ``smt run`` does)."""
     if isinstance(props_or_path, Mapping):
-        return dict(props_or_path)
-    from smt.pipeline.spec import resolve_paths
+        return dict(props_or_path), None
     from smt.properties import load_properties
 
     path = os.fspath(props_or_path)
-    return resolve_paths(load_properties(path), os.path.dirname(os.path.abspath(path)))
+    return load_properties(path), os.path.dirname(os.path.abspath(path))
 
 
 def _read(spark: Any, folder: Path, fmt: str) -> list[Record]:
