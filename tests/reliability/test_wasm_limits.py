@@ -18,6 +18,7 @@ import pytest
 import wasmtime
 
 from smt.cli import main
+from smt.commands.output import EXIT_INVALID
 from smt.testing import output_lines
 
 pytestmark = pytest.mark.spark
@@ -131,7 +132,7 @@ def test_the_driver_refuses_a_start_function_that_never_returns(tmp_path, capsys
     guest = write_guest(tmp_path, "start_loops", START_LOOPS)
     pipeline = write_pipeline(tmp_path, guest, "copy", records("a"))
 
-    assert main(["validate", str(pipeline)]) == 2
+    assert main(["validate", str(pipeline)]) == EXIT_INVALID
     assert ("error: transforms.guest.module.path: WebAssembly module 'start_loops.wasm' cannot be instantiated: "
             "the guest could not start (instantiation and start function): timed out after 500 ms (timeout.ms)"
             ) in capsys.readouterr().err
@@ -178,7 +179,7 @@ def test_a_module_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, m
 
     done = run_in_subprocess(["run", str(pipeline)], tmp_path)
 
-    assert done.returncode == 2
+    assert done.returncode == EXIT_INVALID
     kind = "a character device" if module == "/dev/zero" else "a FIFO"
     assert done.stderr.strip() == (
         f"error: transforms.guest.module.path: cannot read WebAssembly module '{module}': it is {kind}, "
@@ -189,7 +190,7 @@ def test_a_module_larger_than_module_max_bytes_is_refused(tmp_path, capsys):
     guest = write_guest(tmp_path, "fan_out", FAN_OUT)
     pipeline = write_pipeline(tmp_path, guest, "million", records("a"), **{"transforms.guest.module.max.bytes": "64"})
 
-    assert main(["validate", str(pipeline)]) == 2
+    assert main(["validate", str(pipeline)]) == EXIT_INVALID
     assert capsys.readouterr().err.strip() == (
         f"error: transforms.guest.module.max.bytes: WebAssembly module '{guest}' is larger than "
         f"module.max.bytes=64")
