@@ -115,7 +115,7 @@ class GuestAbi(Protocol):
 
 
 #: ABI name -> "module:attribute" of its :class:`GuestAbi` (imported on first use).
-_IMPLEMENTATIONS: dict[str, str] = {}
+_IMPLEMENTATIONS: dict[str, str] = {EXTISM: "host_functions.extism:ExtismAbi"}
 
 
 def guest_abi(name: str, key_prefix: str) -> GuestAbi:
