@@ -74,38 +74,65 @@ class RecordDocuments:
 
     # --- out -----------------------------------------------------------------------
 
-    def parse(self, outputs: Sequence[bytes]) -> list[Any]:
-        """Each output parsed (one ``loads`` for all when they are all valid JSON); an invalid one becomes a DocumentError."""
+    def parse(self, data: bytes, lengths: Sequence[int]) -> list[Any]:
+        """Each of the comma-separated outputs in ``data`` parsed (one ``loads`` for all when every
+        one is a single JSON value); one that is not becomes a :class:`DocumentError`."""
         try:
-            return orjson.loads(b"[" + b",".join(outputs) + b"]") if outputs else []
+            parsed = orjson.loads(b"[" + data + b"]")
+            if len(parsed) == len(lengths):
+                return parsed
         except orjson.JSONDecodeError:
-            return [_loads_or_error(output) for output in outputs]
+            pass
+        outputs, at = [], 0
+        for length in lengths:
+            outputs.append(_loads_or_error(data[at:at + length]))
+            at += length + 1
+        return outputs
 
-    def decode(self, parsed: Any, batch: RecordBatch, row: int) -> list[tuple]:
-        """The output records of input ``row``: ``(topic, key_schema, key, value_schema, value, headers)`` each."""
-        if isinstance(parsed, DocumentError):
-            raise parsed
-        if not isinstance(parsed, list):
-            raise DocumentError(f"the output is not a JSON array of records but {_json_kind(parsed)}")
-        if len(parsed) > self.max_outputs:
-            raise DocumentError(f"the output holds {len(parsed)} records for one input record; "
-                                f"max.outputs.per.record={self.max_outputs}")
-        topic, key, value = batch.topic[row], batch.key[row], batch.value[row]
-        records = []
-        for position, document in enumerate(parsed):
-            if not isinstance(document, dict):
-                raise DocumentError(f"output record {position} is {_json_kind(document)}, not a JSON object")
-            new_topic = document.get("topic")
-            if new_topic is None:
-                new_topic = topic
-            elif not isinstance(new_topic, str):
-                raise DocumentError(f"output record {position}: topic is {_json_kind(new_topic)}, not a string")
-            key_schema, new_key = _field(document, "key", key, batch.key_schema[row], position)
-            value_schema, new_value = _field(document, "value", value, batch.value_schema[row], position)
-            headers = document["headers"] if "headers" in document else None
-            new_headers = batch.headers[row] if "headers" not in document else _headers(headers, position)
-            records.append((new_topic, key_schema, new_key, value_schema, new_value, new_headers))
-        return records
+    def decode(self, rows: Sequence[int], parsed: Sequence[Any], batch: RecordBatch,
+               fail: Callable[[int, str], None]) -> tuple[list[int], list[tuple]]:
+        """The output records of the input ``rows`` (``parsed`` outputs, one per row): their parent rows,
+        and each record's ``(topic, key_schema, key, value_schema, value, headers)``.  A row whose
+        output is not a JSON array of records fails (through ``fail``) and gives none."""
+        topics, keys, values, all_headers = batch.topic, batch.key, batch.value, batch.headers
+        key_schemas, value_schemas = batch.key_schema, batch.value_schema
+        parents: list[int] = []
+        records: list[tuple] = []
+        for row, output in zip(rows, parsed):
+            try:
+                if not isinstance(output, list):
+                    raise output if isinstance(output, DocumentError) else DocumentError(
+                        f"the output is not a JSON array of records but {_json_kind(output)}")
+                if len(output) > self.max_outputs:
+                    raise DocumentError(f"the output holds {len(output)} records for one input record; "
+                                        f"max.outputs.per.record={self.max_outputs}")
+                decoded = [
+                    _record(document, position, topics[row], key_schemas[row], keys[row], value_schemas[row],
+                            values[row], all_headers[row])
+                    for position, document in enumerate(output)
+                ]
+            except DocumentError as exc:
+                fail(row, str(exc))
+                continue
+            parents.extend([row] * len(decoded))
+            records.extend(decoded)
+        return parents, records
+
+
+def _record(document: Any, position: int, topic: str, key_schema: Any, key: Any, value_schema: Any, value: Any,
+            headers: tuple) -> tuple:
+    if not isinstance(document, dict):
+        raise DocumentError(f"output record {position} is {_json_kind(document)}, not a JSON object")
+    new_topic = document.get("topic")
+    if new_topic is None:
+        new_topic = topic
+    elif not isinstance(new_topic, str):
+        raise DocumentError(f"output record {position}: topic is {_json_kind(new_topic)}, not a string")
+    key_schema, key = _field(document, "key", key, key_schema, position)
+    value_schema, value = _field(document, "value", value, value_schema, position)
+    if "headers" in document:
+        headers = _headers(document["headers"], position)
+    return new_topic, key_schema, key, value_schema, value, headers
 
 
 def _put(document: dict, name: str, data: Any) -> None:

@@ -13,9 +13,8 @@ plug-in's own globals persist across calls and batches while it lives.
 from __future__ import annotations
 
 import ctypes
-import struct
 from importlib import resources
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import wasmtime
@@ -34,7 +33,6 @@ DONE, OUTPUT_FULL, INPUT_TOO_BIG = 0, 2, 3
 
 _C_ROW, _C_STATUS, _C_TABLE, _C_DATA, _C_OUT_START, _C_OUT_CURSOR, _C_OUT_COUNT, _C_PENDING_RC = range(0, 32, 4)
 _CONTROL_BYTES = 64
-_ENTRY = struct.Struct("<iiii")
 _PAGE = 65536
 
 
@@ -55,6 +53,7 @@ class PluginInstance:
         kernel = self._kernel.exports(store)
         self.heap: wasmtime.Memory = kernel["memory"]
         self.io: wasmtime.Memory = kernel["io"]
+        self.entries: wasmtime.Memory = kernel["entries"]
         self._alloc, self._free, self._length = kernel["alloc"], kernel["free"], kernel["length"]
         self._run, self._commit = kernel["smt_run"], kernel["smt_commit"]
         kernel["log_level"].set_value(store, wasmtime.Val.i32(log_level_for(settings.logger)))
@@ -134,17 +133,16 @@ class PluginInstance:
         """The row being run (read by the watchdog thread, and by the host functions)."""
         return self._word(_C_ROW)
 
-    def harvest(self) -> Iterator[tuple[int, int, int, bytes]]:
-        """The committed results ``(chunk row, return code, kind, bytes)`` since the last harvest (then forgotten)."""
-        start, cursor = self._word(_C_OUT_START), self._word(_C_OUT_CURSOR)
-        area = ctypes.string_at(self._io_address() + start, cursor - start)
+    def harvest(self) -> tuple[np.ndarray, bytes]:
+        """The results committed since the last harvest, which are then forgotten: a table of
+        ``(chunk row, return code, kind, length)`` per record, and their bytes, comma-separated."""
+        start, cursor, count = self._word(_C_OUT_START), self._word(_C_OUT_CURSOR), self._word(_C_OUT_COUNT)
+        entries = ctypes.addressof(self.entries.data_ptr(self.store).contents)
+        table = np.frombuffer(ctypes.string_at(entries, 16 * count), dtype="<i4").reshape(count, 4)
+        data = ctypes.string_at(self._io_base + start, cursor - start)
         self._set_word(_C_OUT_CURSOR, start)
         self._set_word(_C_OUT_COUNT, 0)
-        at = 0
-        while at < len(area):
-            row, rc, kind, length = _ENTRY.unpack_from(area, at)
-            yield row, rc, kind, area[at + 16:at + 16 + length]
-            at += 16 + ((length + 3) & ~3)
+        return table, data
 
     def memory_at_limit(self) -> int | None:
         """The size of a memory (plug-in's or kernel's) that looks exhausted, else None."""

@@ -10,7 +10,10 @@ chunk goes on from the next record.  Outputs are decoded once per batch.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
+
+import numpy as np
 
 import wasmtime
 
@@ -21,6 +24,7 @@ from host_functions.extism._connect_host import ConnectRecords
 from host_functions.extism._documents import DocumentError, RecordDocuments
 from host_functions.extism._instance import BAD_OUTPUT, ERROR, INPUT_TOO_BIG, OUTPUT, OUTPUT_FULL, PluginInstance
 from host_functions.extism._plugin import RECORD_SHAPE, PluginModule
+from smt._gc import gc_paused
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
@@ -68,6 +72,10 @@ class ExtismRunner:
     # --- the batch ----------------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        with gc_paused():  # a map or two per record and no cycles: see smt._gc
+            return self._apply_batch(batch, errors)
+
+    def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         failed: set[int] = set()
 
         def fail(row: int, cause: str) -> None:
@@ -80,20 +88,21 @@ class ExtismRunner:
         else:
             self.connect.stage(batch, fail)
             documents = [b""] * len(batch)
-        results: dict[int, bytes] = {}
+        pieces: list[_Piece] = []
         try:
             chunks = self._chunks(documents)
             while chunks:
                 start, end = chunks.pop(0)
-                if not self._run_chunk(documents, start, end, failed, fail, results):
+                if not self._run_chunk(documents, start, end, failed, fail, pieces):
                     middle = (start + end) // 2  # the chunk does not fit in memory.max.bytes: halve it
                     chunks[:0] = [(start, middle), (middle, end)]
         except StartFailure as failure:
             self._instance = None
+            done = {int(row) for piece in pieces for row in piece.rows}
             for row in range(len(batch)):
-                if row not in results:
+                if row not in done:
                     fail(row, failure.cause)
-        return self._assemble(batch, results, fail)
+        return self._assemble(batch, pieces, fail)
 
     def _chunks(self, documents: list[bytes | None]) -> list[tuple[int, int]]:
         total = sum(len(d) for d in documents if d) + 8 * len(documents)
@@ -101,7 +110,7 @@ class ExtismRunner:
         per_chunk = max(1, int(len(documents) * budget / max(total, 1)))
         return [(s, min(s + per_chunk, len(documents))) for s in range(0, len(documents), per_chunk)]
 
-    def _run_chunk(self, documents, start: int, end: int, failed: set[int], fail, results: dict[int, bytes]) -> bool:
+    def _run_chunk(self, documents, start: int, end: int, failed: set[int], fail, pieces: list[_Piece]) -> bool:
         """Run rows [start, end); False (nothing run) when their input does not fit in memory."""
         chunk = [d or b"" for d in documents[start:end]]
         self._chunk_start = start
@@ -125,7 +134,7 @@ class ExtismRunner:
                     reached, status = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
                     at = instance.progress()
-                    self._collect(instance, start, fail, results)
+                    self._collect(instance, start, fail, pieces)
                     timed_out = _interrupted(exc) and watch.fired_at is not None
                     memory_full = None if _interrupted(exc) else instance.memory_at_limit()
                     cause = describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
@@ -138,8 +147,8 @@ class ExtismRunner:
                     fail(start + at, cause)
                     row = at + 1
                     continue
-            self._collect(instance, start, fail, results)
-            row = self._after_run(instance, start, reached, status, fail, results)
+            self._collect(instance, start, fail, pieces)
+            row = self._after_run(instance, start, reached, status, fail, pieces)
         return True
 
     def _staged(self, chunk: list[bytes]) -> PluginInstance:
@@ -148,11 +157,11 @@ class ExtismRunner:
         self._instance.stage(chunk)
         return self._instance
 
-    def _after_run(self, instance: PluginInstance, start: int, reached: int, status: int, fail, results) -> int:
+    def _after_run(self, instance: PluginInstance, start: int, reached: int, status: int, fail, pieces) -> int:
         """The chunk row to go on from, after a run that ended with ``status``."""
         if status == OUTPUT_FULL:
             if instance.commit_pending(reached):
-                self._collect(instance, start, fail, results)
+                self._collect(instance, start, fail, pieces)
             else:
                 fail(start + reached, f"its output does not fit in memory.max.bytes={self.settings.memory_max_bytes}")
             return reached + 1
@@ -162,42 +171,58 @@ class ExtismRunner:
             return reached + 1
         return reached
 
-    def _collect(self, instance: PluginInstance, start: int, fail, results: dict[int, bytes]) -> None:
-        for row, rc, kind, data in instance.harvest():
-            if kind == OUTPUT:
-                results[start + row] = data
-            elif kind == ERROR:
-                message = data.decode("utf-8", "replace")
-                fail(start + row, f"the plug-in reported an error (return code {rc}): {message}" if message
+    def _collect(self, instance: PluginInstance, start: int, fail, pieces: list["_Piece"]) -> None:
+        """Take the instance's committed results: outputs into ``pieces``, errors to ``fail``."""
+        table, data = instance.harvest()
+        if not len(table):
+            return
+        rows, kinds, lengths = table[:, 0] + start, table[:, 2], table[:, 3]
+        if (kinds == OUTPUT).all():
+            pieces.append(_Piece(rows, data, lengths))
+            return
+        ends = np.cumsum(lengths + 1) - 1  # each result is followed by a comma
+        starts = ends - lengths
+        for i in np.flatnonzero(kinds != OUTPUT):
+            row, rc, message = int(rows[i]), int(table[i, 1]), data[starts[i]:ends[i]].decode("utf-8", "replace")
+            if kinds[i] == BAD_OUTPUT:
+                fail(row, "output_set named a range outside kernel memory")
+            else:
+                fail(row, f"the plug-in reported an error (return code {rc}): {message}" if message
                      else f"the plug-in returned code {rc} without an error message")
-            elif kind == BAD_OUTPUT:
-                fail(start + row, "output_set named a range outside kernel memory")
+        ok = np.flatnonzero(kinds == OUTPUT)
+        if len(ok):
+            pieces.append(_Piece(rows[ok], b",".join(data[starts[i]:ends[i]] for i in ok), lengths[ok]))
 
     # --- output -------------------------------------------------------------------------
 
-    def _assemble(self, batch: RecordBatch, results: dict[int, bytes], fail: Callable[[int, str], None]) -> RecordBatch:
-        rows = sorted(results)
-        parents: list[int] = []
-        columns: dict[str, list] = {name: [] for name in _OUTPUT_COLUMNS}
+    def _assemble(self, batch: RecordBatch, pieces: list["_Piece"], fail: Callable[[int, str], None]) -> RecordBatch:
+        rows = [int(row) for piece in pieces for row in piece.rows]  # increasing: chunks run in order
         if self.documents is not None:
-            outputs = zip(rows, self.documents.parse([results[row] for row in rows]))
+            parsed = [output for piece in pieces for output in self.documents.parse(piece.data, piece.lengths)]
+            parents, records = self.documents.decode(rows, parsed, batch, fail)
         else:
-            outputs = ((row, None) for row in rows)
-        for row, parsed in outputs:
-            try:
-                records = (self.documents.decode(parsed, batch, row) if self.documents is not None
-                           else [self.connect.record(batch, row)])
-            except (DocumentError, Failure) as exc:
-                fail(row, str(exc))
-                continue
-            for record in records:
+            parents, records = [], []
+            for row in rows:
+                try:
+                    records.append(self.connect.record(batch, row))
+                except Failure as failure:
+                    fail(row, failure.cause)
+                    continue
                 parents.append(row)
-                for column, value in zip(columns.values(), record):
-                    column.append(value)
         out = batch.shallow_copy() if parents == list(range(len(batch))) else batch.take(parents)
-        for name, values in columns.items():
-            out.set_column(name, values)
+        columns = list(zip(*records)) if records else [()] * len(_OUTPUT_COLUMNS)
+        for name, values in zip(_OUTPUT_COLUMNS, columns):
+            out.set_column(name, list(values))
         return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Piece:
+    """Consecutive records' outputs from one harvest: their batch rows, bytes (comma-separated), lengths."""
+
+    rows: np.ndarray
+    data: bytes
+    lengths: np.ndarray
 
 
 def _interrupted(exc: BaseException) -> bool:

@@ -14,16 +14,17 @@
 ;; length.  Freeing the newest block gives its room back; older freed blocks wait for the reset.
 ;;
 ;; Driver (memory `io`, written by the host): a control block at 0, the chunk's input
-;; documents (offset table + data), then the outputs it appends, one entry per record:
-;; [row, rc, kind, length, bytes padded to 4].  kind 0: the output; 1: an error (the Extism
-;; error message, or none when only the return code was non-zero); 2: the output named a range
-;; outside kernel memory.
+;; documents (offset table + data), then the bytes of each record's result, comma-separated;
+;; memory `entries` holds one entry per record: [row, rc, kind, length].  kind 0: the output;
+;; 1: an error (the Extism error message, or none when only the return code was non-zero);
+;; 2: the output named a range outside kernel memory.
 (module
   (type $returns_rc (func (result i32)))
   (type $returns_nothing (func))
 
   (memory $heap (export "memory") 1)
   (memory $io (export "io") 1)
+  (memory $entries (export "entries") 1)
   ;; slot 0: the plug-in's export, set by the host after the plug-in is instantiated
   (table $entry (export "entry") 1 funcref)
 
@@ -152,7 +153,7 @@
   ;; control block in `io`: 0 row being run (the watchdog's progress, and the row host
   ;; functions serve); 4 status (0 done, 2 output area full: row's result pending, 3 input does
   ;; not fit in kernel memory); 8 offset of the input offset table; 12 offset of the input data;
-  ;; 16 output area start; 20 output cursor; 24 outputs committed; 28 pending return code.
+  ;; 16 output area start; 20 output cursor; 24 entries committed; 28 pending return code.
 
   (func $run (export "smt_run") (param $start i32) (param $end i32) (param $returns_rc i32) (result i32)
     (local $row i32) (local $at i32) (local $length i32) (local $h i64) (local $rc i32)
@@ -192,9 +193,12 @@
     (i32.store $io (i32.const 4) (i32.const 0))
     (local.get $row))
 
-  ;; Append the record's result to the output area; 0 when it does not fit (memory.max.bytes).
+  ;; Append the record's result; 0 when it does not fit (memory.max.bytes).  Its entry
+  ;; [row, rc, kind, length] goes to `entries`; its bytes to the output area of `io`, after a
+  ;; comma when the area is not empty, so that outputs that are JSON read as one array.
   (func $commit (export "smt_commit") (param $row i32) (param $rc i32) (result i32)
     (local $kind i32) (local $from i64) (local $length i64) (local $cursor i32) (local $end i64)
+    (local $entry i32)
     (if (i64.ne (global.get $error) (i64.const 0))
       (then
         (local.set $kind (i32.const 1))
@@ -211,27 +215,36 @@
                 (local.set $kind (i32.const 2))
                 (local.set $length (i64.const 0))))))))
     (local.set $cursor (i32.load $io (i32.const 20)))
-    (local.set $end (i64.add (i64.add (i64.extend_i32_u (local.get $cursor)) (i64.const 16))
-                             (i64.and (i64.add (local.get $length) (i64.const 3)) (i64.const -4))))
-    (if (i64.gt_u (local.get $end) (i64.shl (i64.extend_i32_u (memory.size $io)) (i64.const 16)))
-      (then
-        (if (i64.gt_u (local.get $end) (i64.const 0xffff0000)) (then (return (i32.const 0))))
-        (if (i32.eq (memory.grow $io
-                      (i32.wrap_i64 (i64.shr_u (i64.add (i64.sub (local.get $end)
-                                                                 (i64.shl (i64.extend_i32_u (memory.size $io)) (i64.const 16)))
-                                                        (i64.const 65535))
-                                               (i64.const 16))))
-                    (i32.const -1))
-          (then (return (i32.const 0))))))
-    (i32.store $io (local.get $cursor) (local.get $row))
-    (i32.store $io offset=4 (local.get $cursor) (local.get $rc))
-    (i32.store $io offset=8 (local.get $cursor) (local.get $kind))
-    (i32.store $io offset=12 (local.get $cursor) (i32.wrap_i64 (local.get $length)))
-    (memory.copy $io $heap
-      (i32.add (local.get $cursor) (i32.const 16))
-      (i32.wrap_i64 (local.get $from))
-      (i32.wrap_i64 (local.get $length)))
+    (if (i32.ne (local.get $cursor) (i32.load $io (i32.const 16)))
+      (then (local.set $cursor (i32.add (local.get $cursor) (i32.const 1)))))
+    (local.set $end (i64.add (i64.extend_i32_u (local.get $cursor)) (local.get $length)))
+    (local.set $entry (i32.shl (i32.load $io (i32.const 24)) (i32.const 4)))
+    (if (i32.eqz (call $room (i32.const 0) (local.get $end)))
+      (then (return (i32.const 0))))
+    (if (i32.eqz (call $room (i32.const 1) (i64.extend_i32_u (i32.add (local.get $entry) (i32.const 16)))))
+      (then (return (i32.const 0))))
+    (if (i32.ne (local.get $cursor) (i32.load $io (i32.const 20)))
+      (then (i32.store8 $io (i32.load $io (i32.const 20)) (i32.const 44))))  ;; ','
+    (memory.copy $io $heap (local.get $cursor) (i32.wrap_i64 (local.get $from)) (i32.wrap_i64 (local.get $length)))
+    (i32.store $entries (local.get $entry) (local.get $row))
+    (i32.store $entries offset=4 (local.get $entry) (local.get $rc))
+    (i32.store $entries offset=8 (local.get $entry) (local.get $kind))
+    (i32.store $entries offset=12 (local.get $entry) (i32.wrap_i64 (local.get $length)))
     (i32.store $io (i32.const 20) (i32.wrap_i64 (local.get $end)))
     (i32.store $io (i32.const 24) (i32.add (i32.load $io (i32.const 24)) (i32.const 1)))
     (i32.const 1))
+
+  ;; 1 when memory `which` (0: io, 1: entries) holds `size` bytes, growing it if needed
+  (func $room (param $which i32) (param $size i64) (result i32)
+    (local $have i64) (local $pages i32)
+    (local.set $have (i64.shl (i64.extend_i32_u
+      (if (result i32) (local.get $which) (then (memory.size $entries)) (else (memory.size $io)))) (i64.const 16)))
+    (if (i64.le_u (local.get $size) (local.get $have)) (then (return (i32.const 1))))
+    (if (i64.gt_u (local.get $size) (i64.const 0xffff0000)) (then (return (i32.const 0))))
+    (local.set $pages (i32.wrap_i64 (i64.shr_u (i64.add (i64.sub (local.get $size) (local.get $have)) (i64.const 65535))
+                                               (i64.const 16))))
+    (i32.ne (if (result i32) (local.get $which)
+              (then (memory.grow $entries (local.get $pages)))
+              (else (memory.grow $io (local.get $pages))))
+            (i32.const -1)))
 )
