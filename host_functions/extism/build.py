@@ -6,13 +6,16 @@ module using ``github.com/extism/go-pdk`` (built with ``GOOS=wasip1 GOARCH=wasm
 -buildmode=c-shared``; such plug-ins need ``transforms.X.wasi=true``).  The
 toolchains come from ``scripts/install-guest-toolchains.sh``.
 
-Builds are cached by content: the module is ``OUT_DIR/<folder>-<hash>.wasm``, the hash
-covering every file of the folder, so an unchanged plug-in is never rebuilt.  The
+Builds are cached by content: the module is ``CACHE_DIR/<parent>-<folder>-<hash>.wasm``
+(by default under ``~/.cache/spark-smt/extism-plugins``), the hash covering every file of
+the folder, so an unchanged plug-in is never rebuilt.  The
 folder is copied to a scratch directory first (Cargo and Go write lock files next to
 their manifests); Rust crates share one Cargo target directory, so their
 dependencies compile once.
 
-Command line: ``python -m host_functions.extism.build FOLDER... [-o OUT_DIR]``.
+Command line: ``python -m host_functions.extism.build FOLDER... [-o OUT_DIR]`` copies each
+module to ``OUT_DIR/<parent>-<folder>.wasm`` (``examples/wasm/extism/to_upper/rust`` ->
+``to_upper-rust.wasm``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Sequence
 
 from host_functions.sdk.build import BUILD_TIMEOUT_SECONDS, INSTALL_SCRIPT, GuestBuildError, ToolchainMissingError
 
-__all__ = ["build_plugin", "default_out_dir"]
+__all__ = ["build_plugin", "default_cache_dir"]
 
 #: Bumped when the way plug-ins are built changes: every cached module is then stale.
 _BUILDER_VERSION = "1"
@@ -37,13 +40,13 @@ _RUST_TARGET = "wasm32-unknown-unknown"
 _GO_ENVIRONMENT = {"GOOS": "wasip1", "GOARCH": "wasm", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
 
 
-def default_out_dir() -> Path:
+def default_cache_dir() -> Path:
     """``~/.cache/spark-smt/extism-plugins``: shared by every checkout, since builds are keyed by content."""
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "spark-smt" / "extism-plugins"
 
 
-def build_plugin(folder: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Build the plug-in in ``folder`` (Rust or Go, by its manifest) and return the module's path.
+def build_plugin(folder: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Build the plug-in in ``folder`` (Rust or Go, by its manifest) and return the cached module's path.
 
     Raises :class:`ToolchainMissingError` when cargo or go is missing, and
     :class:`GuestBuildError` when the folder is not a plug-in or the compiler fails
@@ -51,7 +54,7 @@ def build_plugin(folder: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     """
     source = Path(folder).resolve()
     language = _language_of(source)
-    out = Path(out_dir) if out_dir is not None else default_out_dir()
+    out = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     out.mkdir(parents=True, exist_ok=True)
     output = out / f"{source.parent.name}-{source.name}-{_content_hash(source)}.wasm"
     if output.exists():
@@ -127,11 +130,15 @@ def _run(project: Path, command: list[str], cwd: Path, environment: dict[str, st
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m host_functions.extism.build", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path, help="plug-in folders (with a Cargo.toml or a go.mod)")
-    parser.add_argument("-o", "--out-dir", type=Path, default=None, help="where to put the .wasm files")
+    parser.add_argument("-o", "--out-dir", type=Path, default=Path("build/wasm"), help="where to put the .wasm files")
     args = parser.parse_args(argv)
     try:
         for folder in args.folders:
-            print(build_plugin(folder, args.out_dir))
+            built = build_plugin(folder)
+            args.out_dir.mkdir(parents=True, exist_ok=True)
+            target = args.out_dir / f"{Path(folder).resolve().parent.name}-{Path(folder).resolve().name}.wasm"
+            shutil.copyfile(built, target)
+            print(target)
     except GuestBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -12,6 +12,12 @@ pub fn echo(Json(record): Json<Value>) -> FnResult<Json<Vec<Value>>> {
     Ok(Json(vec![record]))
 }
 
+/// Outputs the text of the value as is: the tests hand it the output to give.
+#[plugin_fn]
+pub fn raw(Json(record): Json<Value>) -> FnResult<String> {
+    Ok(record["value"].as_str().unwrap_or_default().to_string())
+}
+
 /// One record per space-separated word of the text value; no words: the record is dropped.
 /// Words starting with `@` go to the topic named after the rest of the word.
 #[plugin_fn]
@@ -27,8 +33,12 @@ pub fn split(Json(record): Json<Value>) -> FnResult<Json<Vec<Value>>> {
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 /// The value becomes `calls=N vars=M`: calls counted in a static and in an Extism variable.
+/// Traps when the value is `boom`.
 #[plugin_fn]
 pub fn count(Json(mut record): Json<Value>) -> FnResult<Json<Vec<Value>>> {
+    if record["value"] == "boom" {
+        panic!("boom");
+    }
     let calls = CALLS.fetch_add(1, Ordering::SeqCst) + 1;
     let vars: u64 = var::get::<String>("count")?.and_then(|text| text.parse().ok()).unwrap_or(0) + 1;
     var::set("count", vars.to_string())?;
