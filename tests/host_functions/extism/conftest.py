@@ -20,7 +20,8 @@ GUESTS = Path(__file__).resolve().parent / "guests"
 
 #: plug-in name -> its source folder
 PLUGIN_SOURCES = {
-    **{f"{folder.parent.name}-{folder.name}": folder for folder in sorted(EXAMPLES.glob("*/*")) if folder.is_dir()},
+    **{f"{folder.parent.name}-{folder.name}": folder for folder in sorted(EXAMPLES.glob("*/*"))
+       if (folder / "Cargo.toml").is_file() or (folder / "go.mod").is_file()},
     "hostile": GUESTS / "hostile",
 }
 #: Go plug-ins (standard Go, wasip1) need WASI.
