@@ -4,6 +4,8 @@ Both comparisons run to_upper over ~40-byte values.
 
 * standalone: the same Arrow batches through ``WasmTransform.apply_batch`` on
   the fast path and on the reference path (target: fast ≥ 50× reference);
+* Extism: a Rust-built to_upper plug-in, ours vs a naive host (see
+  :mod:`smt.benchmarks.wasm_extism`; target ≥ 100,000 records/s);
 * Spark: one parquet file of values written once, read by jobs that discard
   their output (Spark's ``noop`` format): our pipeline
   ``file(parquet) → wasm to_upper → noop`` (``sink.fields=value``: only the
@@ -26,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import wasmtime
 
+from smt.benchmarks import wasm_extism
 from smt.benchmarks._common import Comparison, Measurement, measure
 
 __all__ = ["run", "TO_UPPER_WAT"]
@@ -208,7 +211,9 @@ def run(scale: float = 1.0) -> list[Comparison]:
         module_path = os.path.join(workdir, "to_upper.wasm")
         with open(module_path, "wb") as out:
             out.write(wasmtime.wat2wasm(TO_UPPER_WAT))
-        return [standalone(module_path, scale), *in_spark(module_path, scale, workdir)]
+        extism_values = _values(max(1000, int(100_000 * scale)))
+        return [standalone(module_path, scale), *wasm_extism.run(extism_values, _BATCH_ROWS),
+                *in_spark(module_path, scale, workdir)]
 
 
 def main(argv: list[str] | None = None) -> None:
