@@ -62,7 +62,7 @@ def build_plugin(folder: str | os.PathLike[str], cache_dir: str | os.PathLike[st
     with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as scratch:
         project = Path(scratch) / source.name
         shutil.copytree(source, project, ignore=shutil.ignore_patterns("target", "*.wasm", "Cargo.lock", "go.sum"))
-        built = _build_rust(project, out) if language == "rust" else _build_go(project)
+        built = _build_rust(project) if language == "rust" else _build_go(project)
         temporary = Path(scratch) / output.name
         shutil.copyfile(built, temporary)
         os.replace(temporary, output)
@@ -84,9 +84,9 @@ def _content_hash(source: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _build_rust(project: Path, out: Path) -> Path:
+def _build_rust(project: Path) -> Path:
     cargo = _tool("cargo", project, "Rust (rustup, with the wasm32-unknown-unknown target)")
-    target_dir = out / "cargo-target"
+    target_dir = default_cache_dir() / "cargo-target"  # shared by every cache: dependencies compile once
     _run(project, [cargo, "build", "--release", "--quiet", "--target", _RUST_TARGET, "--target-dir", str(target_dir)],
          cwd=project)
     crate = _crate_name(project)
