@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from typing import Any, Callable, Sequence
 
 import orjson
@@ -39,7 +40,11 @@ class RecordDocuments:
 
     def __init__(self, max_outputs: int) -> None:
         self.max_outputs = max_outputs
-        self._json = {is_key: converters.load("json", {"schemas.enable": "false"}, is_key) for is_key in (True, False)}
+
+    @functools.cached_property
+    def _json(self) -> dict[bool, Any]:
+        """The JSON converters (schemaless) for keys and values that are not JSON-native (structs, decimals)."""
+        return {is_key: converters.load("json", {"schemas.enable": "false"}, is_key) for is_key in (True, False)}
 
     # --- in ------------------------------------------------------------------------
 

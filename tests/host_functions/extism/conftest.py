@@ -23,6 +23,7 @@ PLUGIN_SOURCES = {
     **{f"{folder.parent.name}-{folder.name}": folder for folder in sorted(EXAMPLES.glob("*/*"))
        if (folder / "Cargo.toml").is_file() or (folder / "go.mod").is_file()},
     "hostile": GUESTS / "hostile",
+    "hostile-go": GUESTS / "hostile_go",
 }
 #: Go plug-ins (standard Go, wasip1) need WASI.
 WASI_PLUGINS = frozenset(name for name in PLUGIN_SOURCES if name.endswith("-go"))

@@ -38,6 +38,28 @@ def test_a_hostile_record_fails_alone_and_the_batch_goes_on(extism_transform, ex
     assert message.endswith("on record 1")
 
 
+#: the same for a plug-in built with standard Go (a panic ends in `unreachable`; the Go runtime
+#: needs more memory to start)
+HOSTILE_GO = [
+    ("trap", b"boom", {}, r"trap: unreachable instruction executed \(the guest aborted\)"),
+    ("spin", b"spin", {"timeout_ms": 200}, r"timed out after 200 ms \(timeout.ms\)"),
+    ("bomb", b"bomb", {"memory_max_bytes": 32 << 20},
+     r"out of memory: guest memory at \d+ bytes of memory.max.bytes=33554432"),
+]
+
+
+@pytest.mark.parametrize(("export", "trigger", "settings", "cause"), HOSTILE_GO, ids=[h[0] for h in HOSTILE_GO])
+def test_a_hostile_record_fails_alone_in_a_go_plugin_too(extism_transform, export, trigger, settings, cause):
+    transform = extism_transform("hostile-go", function_name=export, **settings)
+    records = [make_record(value=b"before"), make_record(value=trigger), make_record(value=b"after")]
+
+    out, errors = run_batch(transform, records)
+
+    assert [r.value for r in out] == [b"before", b"after"]
+    assert errors.rows == [1]
+    assert re.search(cause, errors.message(1))
+
+
 def test_state_starts_afresh_after_a_trap(extism_transform):
     # the instance that trapped is never reused: its variables and globals go with it
     counting = extism_transform("hostile", function_name="count")
