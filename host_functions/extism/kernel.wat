@@ -97,10 +97,12 @@
   (func (export "length_unsafe") (param $h i64) (result i64)
     (call $length (local.get $h)))
 
-  ;; an address inside kernel memory (a 64-bit pointer past 4 GiB would wrap: trap instead)
+  ;; the 32-bit address of a pointer; one past 4 GiB, which would wrap, becomes the last address
+  ;; instead, so that the access traps as out of bounds (kernel memory never reaches 4 GiB)
   (func $address (param $p i64) (result i32)
-    (if (i64.gt_u (local.get $p) (i64.const 0xffffffff)) (then (unreachable)))
-    (i32.wrap_i64 (local.get $p)))
+    (if (result i32) (i64.gt_u (local.get $p) (i64.const 0xffffffff))
+      (then (i32.const -1))
+      (else (i32.wrap_i64 (local.get $p)))))
 
   (func (export "load_u8") (param $p i64) (result i32)
     (i32.load8_u $heap (call $address (local.get $p))))
@@ -214,6 +216,8 @@
               (then
                 (local.set $kind (i32.const 2))
                 (local.set $length (i64.const 0))))))))
+    ;; memory.copy bounds-checks its source even for 0 bytes
+    (if (i64.eqz (local.get $length)) (then (local.set $from (i64.const 0))))
     (local.set $cursor (i32.load $io (i32.const 20)))
     (if (i32.ne (local.get $cursor) (i32.load $io (i32.const 16)))
       (then (local.set $cursor (i32.add (local.get $cursor) (i32.const 1)))))

@@ -78,6 +78,22 @@ KERNEL_TOUR_WAT = """(module
     (i32.const 0)))"""
 
 
+#: Keeps a block's handle across calls; the output is length(the previous call's block), 8 bytes.
+STALE_HANDLE_WAT = """(module
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "length" (func $length (param i64) (result i64)))
+  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  (global $kept (mut i64) (i64.const 0))
+  (memory (export "memory") 1)
+  (func (export "transform") (result i32) (local $out i64)
+    (local.set $out (call $alloc (i64.const 8)))
+    (call $store_u64 (local.get $out) (call $length (global.get $kept)))
+    (global.set $kept (call $alloc (i64.const 4)))
+    (call $output_set (local.get $out) (i64.const 8))
+    (i32.const 0)))"""
+
+
 class Hosts:
     """One plug-in on both hosts: ``call(input) -> ("output", bytes) | ("error", message)``."""
 
@@ -114,6 +130,12 @@ def test_kernel_facts_match_extisms_kernel(kernel_tour):
     assert ours == official
     facts = [int.from_bytes(ours[1][13 + 8 * k:21 + 8 * k], "little") for k in range(8)]
     assert facts == [0, 5, 0, 0, 0, 0, 13, 7]
+
+
+def test_a_block_kept_from_an_earlier_call_is_no_longer_a_block():
+    hosts = Hosts(wasmtime.wat2wasm(STALE_HANDLE_WAT), "transform")
+    for _ in range(3):
+        assert hosts.ours_call(b"x") == hosts.official_call(b"x") == ("output", bytes(8))
 
 
 def test_an_error_set_by_the_plugin_is_its_message_on_both(kernel_tour):
