@@ -1,21 +1,11 @@
 """The host-function shape: the Kafka Connect Extism transformer's ``extism:host/user`` functions.
 
-The plug-in's export takes no input and returns nothing but its return code; it
-reads and changes the record through these imports, each passing one kernel
-memory handle (``i64``):
-
-| function | signature | meaning |
-|---|---|---|
-| ``getKey`` / ``getValue`` | ``() -> i64`` | key / value bytes (through ``key.converter`` / ``value.converter``); 0 when null |
-| ``setKey`` / ``setValue`` | ``(i64)`` | replace them |
-| ``getTopic`` / ``setTopic`` | ``() -> i64`` / ``(i64)`` | the topic, UTF-8 |
-| ``getHeader`` | ``(i64 name) -> i64`` | the last header with that name (through ``header.converter``); 0 when absent |
-| ``setHeader`` | ``(i64)`` | append a header: JSON ``{"key": name, "value": base64}`` |
-| ``getRecord`` | ``() -> i64`` | JSON ``{"headers": [{"key", "value"}], "topic", "key", "value"}``, bytes base64, nulls left out |
-| ``setRecord`` | ``(i64)`` | replace topic, key, value and all headers from such a document |
-
-The same names in snake_case (``get_key``, ...) are accepted: the transformer used
-both spellings.  One output record per input record, always.
+The plug-in's export takes no input; it reads and changes the record through
+``getKey``/``setKey``, ``getValue``/``setValue``, ``getTopic``/``setTopic``,
+``getHeader``/``setHeader`` and ``getRecord``/``setRecord``, each passing one kernel
+memory handle (the table is in ``host_functions/ABI.md``, "Extism plug-ins").  Bytes
+go through the transform's converters, as on the Kafka Connect ABI; one output record
+per input record, always.
 """
 
 from __future__ import annotations

@@ -138,14 +138,13 @@ class ExtismRunner:
                     timed_out = _interrupted(exc) and watch.fired_at is not None
                     memory_full = None if _interrupted(exc) else instance.memory_at_limit()
                     cause = describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
-                    self._instance = None  # never reuse an instance that trapped
-                    instance = self._staged(chunk)
                     if _interrupted(exc) and not timed_out and retries < SPURIOUS_RETRIES:
                         retries, row = retries + 1, at  # another transform's timeout: run the record again
-                        continue
-                    retries = 0
-                    fail(start + at, cause)
-                    row = at + 1
+                    else:
+                        fail(start + at, cause)
+                        retries, row = 0, at + 1
+                    self._instance = None  # never reuse an instance that trapped
+                    instance = self._staged(chunk)
                     continue
             self._collect(instance, start, fail, pieces)
             row = self._after_run(instance, start, reached, status, fail, pieces)
