@@ -13,7 +13,6 @@ plug-in's own globals persist across calls and batches while it lives.
 from __future__ import annotations
 
 import ctypes
-import weakref
 from importlib import resources
 from typing import Any, Callable, Mapping
 
@@ -50,9 +49,8 @@ class PluginInstance:
         self.settings = settings
         self.variables: dict[bytes, bytes] = {}
         self.store = store = new_store(rt.engine, settings)
-        # Freed when the instance goes, and at the latest while the interpreter still runs: a WASI
-        # store alive at exit has wasmtime's worker threads call into a finalised interpreter.
-        weakref.finalize(self, store.close)
+        # Never closed at interpreter exit (atexit, weakref.finalize): closing a WASI store then
+        # aborts the process in wasmtime's worker threads about one exit in two; dropped, it does not.
         self._kernel = wasmtime.Instance(store, rt.compile(kernel_wat().encode()), [])
         kernel = self._kernel.exports(store)
         self.heap: wasmtime.Memory = kernel["memory"]
