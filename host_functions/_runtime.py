@@ -104,8 +104,10 @@ class _Watchdog:
                 if progress != watch.last:
                     watch.last, watch.since = progress, now
                 elif watch.fired_at is None and now - watch.since >= watch.timeout:
-                    watch.fired_at = progress
-                    self._engine.increment_epoch()
+                    with self._cond:  # a watch whose call ended during the tick must not hit the next call
+                        if watch in self._watches:
+                            watch.fired_at = progress
+                            self._engine.increment_epoch()
 
 
 class WasmRuntime:

@@ -14,7 +14,6 @@ import dataclasses
 from typing import Callable
 
 import numpy as np
-
 import wasmtime
 
 from host_functions._reference import SPURIOUS_RETRIES, Converters
@@ -98,7 +97,7 @@ class ExtismRunner:
                     chunks[:0] = [(start, middle), (middle, end)]
         except StartFailure as failure:
             self._instance = None
-            done = {int(row) for piece in pieces for row in piece.rows}
+            done = {row for piece in pieces for row in piece.rows.tolist()}
             for row in range(len(batch)):
                 if row not in done:
                     fail(row, failure.cause)
@@ -195,7 +194,8 @@ class ExtismRunner:
     # --- output -------------------------------------------------------------------------
 
     def _assemble(self, batch: RecordBatch, pieces: list["_Piece"], fail: Callable[[int, str], None]) -> RecordBatch:
-        rows = [int(row) for piece in pieces for row in piece.rows]  # increasing: chunks run in order
+        # increasing: chunks run in order, and a chunk's rows too
+        rows = np.concatenate([piece.rows for piece in pieces]).tolist() if pieces else []
         if self.documents is not None:
             parsed = [output for piece in pieces for output in self.documents.parse(piece.data, piece.lengths)]
             parents, records = self.documents.decode(rows, parsed, batch, fail)
