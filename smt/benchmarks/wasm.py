@@ -1,6 +1,6 @@
 """Wasm transform throughput: fast path vs reference path, and Wasm vs Spark's ``upper()``.
 
-Both comparisons run to_upper over ~40-byte values.
+The comparisons run to_upper over ~40-byte values.
 
 * standalone: the same Arrow batches through ``WasmTransform.apply_batch`` on
   the fast path and on the reference path (target: fast ≥ 50× reference);
