@@ -100,14 +100,15 @@ class _Watchdog:
             time.sleep(min(max(tick, 0.001), 0.05))
             now = time.monotonic()
             for watch in watches:
+                with self._cond:
+                    if watch not in self._watches:
+                        continue  # it ended while this thread slept: firing now would interrupt someone else
                 progress = watch.read_progress()
                 if progress != watch.last:
                     watch.last, watch.since = progress, now
                 elif watch.fired_at is None and now - watch.since >= watch.timeout:
-                    with self._cond:  # a watch whose call ended during the tick must not hit the next call
-                        if watch in self._watches:
-                            watch.fired_at = progress
-                            self._engine.increment_epoch()
+                    watch.fired_at = progress
+                    self._engine.increment_epoch()
 
 
 class WasmRuntime:

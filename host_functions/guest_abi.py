@@ -115,7 +115,10 @@ class GuestAbi(Protocol):
 
 
 #: ABI name -> "module:attribute" of its :class:`GuestAbi` (imported on first use).
-_IMPLEMENTATIONS: dict[str, str] = {EXTISM: "host_functions.extism:ExtismAbi"}
+_IMPLEMENTATIONS: dict[str, str] = {
+    REDPANDA: "host_functions.redpanda:RedpandaAbi",
+    EXTISM: "host_functions.extism:ExtismAbi",
+}
 
 
 def guest_abi(name: str, key_prefix: str) -> GuestAbi:

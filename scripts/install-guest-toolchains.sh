@@ -5,8 +5,10 @@
 #   Go  -> checked only: Go >= 1.21 must be on PATH (CI images have it); Go
 #          guests need 1.24, which `go` fetches itself as a toolchain module
 #          from the Go module proxy when the installed one is older.
-#   Rust -> rustup must be on PATH (CI images have it); the wasm32-unknown-unknown
-#          target (Extism plug-ins built with extism-pdk) is added when missing.
+#   Rust -> rustup must be on PATH (CI images have it); the wasm32-wasip1 target
+#          (Redpanda Data Transforms guests) and wasm32-unknown-unknown (Extism
+#          plug-ins, extism-pdk) are added when missing; cargo fetches the SDK
+#          crates from crates.io on first build.
 # Idempotent and fast when everything is present: apt-get update runs only
 # when a Debian tool is missing.  Needs root for apt-get (CI runs as root).
 #
@@ -64,7 +66,7 @@ install_rust_targets() {
         exit 1
     fi
     local target
-    for target in wasm32-unknown-unknown; do
+    for target in wasm32-wasip1 wasm32-unknown-unknown; do
         if rustup target list --installed | grep -qx "$target"; then
             echo "guest toolchains: Rust target $target already installed"
         else
