@@ -20,8 +20,8 @@ from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap
 from host_functions.extism._connect_host import ConnectRecords
-from host_functions.extism._documents import DocumentError, RecordDocuments
-from host_functions.extism._instance import BAD_OUTPUT, ERROR, INPUT_TOO_BIG, OUTPUT, OUTPUT_FULL, PluginInstance
+from host_functions.extism._documents import RecordDocuments
+from host_functions.extism._instance import BAD_OUTPUT, INPUT_TOO_BIG, OUTPUT, OUTPUT_FULL, PluginInstance
 from host_functions.extism._plugin import RECORD_SHAPE, PluginModule
 from smt._gc import gc_paused
 from smt.batch import RecordBatch

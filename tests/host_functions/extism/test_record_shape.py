@@ -1,9 +1,11 @@
 """Record in, records out: how records become JSON documents and what comes back, on plug-ins built
 with the Rust and Go PDKs."""
 
-import base64
+import decimal
 
 import pytest
+
+from smt.data import Decimal, Schema, SchemaBuilder, Struct
 
 from tests.host_functions.conftest import make_record
 from tests.host_functions.extism.conftest import run_batch
@@ -121,3 +123,16 @@ def test_an_output_that_is_not_records_fails_its_record(extism_transform, output
     assert errors.rows == [1]
     assert message in errors.message(1)
     assert errors.message(1).startswith("wasm transform 'x' (raw in guests-hostile-")
+
+
+def test_a_connect_struct_goes_in_as_the_json_converter_writes_it(extism_transform):
+    schema = (SchemaBuilder.struct().name("order").field("id", Schema.INT64_SCHEMA)
+              .field("price", Decimal.schema(2)).build())
+    order = Struct(schema).put("id", 7).put("price", decimal.Decimal("3.50"))
+    record = make_record(value=order, topic="orders").replace(value_schema=schema)
+
+    out, errors = run_batch(extism_transform("hostile", function_name="echo"), [record])
+
+    assert errors.failures == []
+    # back as schemaless data: the struct's JSON, the decimal in the JSON converter's default (base64) form
+    assert [(r.value, r.value_schema) for r in out] == [({"id": 7, "price": "AV4="}, None)]
