@@ -118,8 +118,15 @@ class WasmTransform(Transform):
             ) from exc
         abi = config["abi"] if config["abi"] != AUTO else detect_abi(module)
         self.abi = abi
+        conv = Converters(
+            key=self._converter("key.converter", is_key=True),
+            value=self._converter("value.converter", is_key=False),
+            header=self._converter("header.converter", is_key=False),
+        )
         if abi != KAFKA_CONNECT:
-            self._path = guest_abi(abi, prefix).build(module, self._settings(label), config, prefix, check)
+            # the transform's converters travel with its parsed keys: they are built from sub-configs
+            self._path = guest_abi(abi, prefix).build(
+                module, self._settings(label), {**config, "converters": conv}, prefix, check)
             self.guest = None
             return
         if not config["function.name"]:
@@ -128,11 +135,6 @@ class WasmTransform(Transform):
         guest = inspect_guest(module, label=label, function_name=config["function.name"],
                               plugin_functions=plugin_functions, wasi=config["wasi"], key_prefix=prefix)
         settings = self._settings(label)
-        conv = Converters(
-            key=self._converter("key.converter", is_key=True),
-            value=self._converter("value.converter", is_key=False),
-            header=self._converter("header.converter", is_key=False),
-        )
         if check:  # an unpickled copy was checked where it was configured
             self._check_instance(rt, guest, settings, plugin_functions)
         if config["path"] == "fast" and guest.fast_path_possible:
