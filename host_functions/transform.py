@@ -58,7 +58,7 @@ class WasmTransform(Transform):
     aliases = ("com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",)
     config_def = (
         ConfigDef()
-        .define("module.path", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
+        .define("module.path", ConfigType.PATH, validator=non_empty_string, importance=Importance.HIGH,
                 doc="Path of the WebAssembly module (read once, when the transform is configured).")
         .define("abi", ConfigType.STRING, AUTO, one_of(AUTO, *ABI_NAMES), Importance.MEDIUM,
                 "The ABI the guest was built for; auto detects it from the module's imports and exports.")

@@ -87,7 +87,7 @@ ERRORS_CONFIG = (
     )
     .define(
         "errors.deadletterqueue.path",
-        ConfigType.STRING,
+        ConfigType.PATH,
         "",
         None,
         Importance.MEDIUM,

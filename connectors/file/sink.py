@@ -27,7 +27,7 @@ class FileSink(Sink):
     aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
     config_def = (
         ConfigDef()
-        .define("path", ConfigType.STRING, REQUIRED, None, Importance.HIGH,
+        .define("path", ConfigType.PATH, REQUIRED, None, Importance.HIGH,
                 "Output directory. Relative paths resolve against the pipeline file's folder.")
         .define("format", ConfigType.STRING, "text", known_formats, Importance.HIGH,
                 "File format: " + ", ".join(sorted(FORMATS)) + ".")
@@ -40,6 +40,9 @@ class FileSink(Sink):
     def output_fields(self):
         # One line per value: nothing else of the record reaches a text file.
         return frozenset({"value"}) if self.config["format"] == "text" else None
+
+    def output_paths(self):
+        return {f"{self.context.prefix}path": self.config["path"]}
 
     def record_errors(self, records):
         check = _RECORD_CHECKS.get(self.config["format"])

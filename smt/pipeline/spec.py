@@ -3,8 +3,9 @@
 ``PipelineSpec.from_properties`` builds every plugin the pipeline needs
 (source, sink, converters, chain, error policy) on the driver, so that a bad
 file fails before Spark starts, with every problem listed, each naming its key.
-Relative paths in ``*.path`` and ``*.location`` keys resolve against the
-folder of the properties file (for a mapping: the current directory).
+Relative values of the keys declared as paths (``ConfigType.PATH``) resolve
+against the folder of the properties file (for a mapping: the current
+directory); see :mod:`smt.pipeline.paths`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
+from smt.pipeline import paths
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
@@ -35,7 +37,7 @@ PIPELINE_CONFIG = (
     .define("mode", ConfigType.STRING, "batch", one_of("batch", "streaming"), Importance.HIGH,
             "'batch' processes what is there and exits; 'streaming' runs a Structured Streaming "
             "query with checkpoint.location.")
-    .define("checkpoint.location", ConfigType.STRING, "", None, Importance.HIGH,
+    .define("checkpoint.location", ConfigType.PATH, "", None, Importance.HIGH,
             "Checkpoint directory of the streaming query (required in streaming mode).")
     .define("key.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
             "Converter for record keys (its keys go under 'key.converter.').")
@@ -46,9 +48,6 @@ PIPELINE_CONFIG = (
     .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
 ).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
-
-_PATH_SUFFIXES = (".path", ".location")
-
 
 @dataclasses.dataclass
 class PipelineSpec:
@@ -69,19 +68,21 @@ class PipelineSpec:
         cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None
     ) -> "PipelineSpec":
         """Build and validate; raises :class:`ConfigError` listing every problem."""
+        pipeline_file = None
         if isinstance(source, Mapping):
             props, base_dir = dict(source), os.getcwd()
         else:
             from smt.properties import load_properties
 
             props = load_properties(source)
-            base_dir = os.path.dirname(os.path.abspath(os.fspath(source)))
-        props = resolve_paths(props, base_dir)
+            pipeline_file = os.path.abspath(os.fspath(source))
+            base_dir = os.path.dirname(pipeline_file)
         if plugins is None:
             from smt.plugins import default_plugins
 
             plugins = default_plugins()
-        return _Builder(props, plugins).build(cls)
+        props = resolve_paths(props, base_dir, plugins)
+        return _Builder(props, plugins, pipeline_file).build(cls)
 
     @property
     def streaming(self) -> bool:
@@ -127,23 +128,22 @@ class _JarsOf:
         return self._conf
 
 
-def resolve_paths(props: Mapping[str, Any], base_dir: str) -> dict[str, Any]:
-    """Make relative ``*.path`` / ``*.location`` values absolute against ``base_dir``."""
-    resolved = dict(props)
-    for key, value in props.items():
-        if key.endswith(_PATH_SUFFIXES) and isinstance(value, str):
-            text = value.strip()
-            if text and "://" not in text and not os.path.isabs(text):
-                resolved[key] = os.path.normpath(os.path.join(base_dir, text))
-    return resolved
+def resolve_paths(props: Mapping[str, Any], base_dir: str, plugins: Any = None) -> dict[str, Any]:
+    """Make the relative values of declared path keys absolute against ``base_dir``."""
+    if plugins is None:
+        from smt.plugins import default_plugins
+
+        plugins = default_plugins()
+    return paths.resolve_paths(props, base_dir, PIPELINE_CONFIG, plugins)
 
 
 class _Builder:
     """Builds each part, collecting problems instead of stopping at the first."""
 
-    def __init__(self, props: dict[str, Any], plugins: Any) -> None:
+    def __init__(self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None) -> None:
         self.props = props
         self.plugins = plugins
+        self.pipeline_file = pipeline_file
         self.problems: list[ConfigProblem] = []
 
     def build(self, spec_cls: type[PipelineSpec]) -> PipelineSpec:
@@ -159,9 +159,18 @@ class _Builder:
         )
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
+        self._check_overlaps(parts)
         if self.problems:
             raise ConfigError(self.problems)
         return spec_cls(props=self.props, config=config, **parts)
+
+    def _check_overlaps(self, parts: dict[str, Any]) -> None:
+        source, sink, policy = parts["source"], parts["sink"], parts["policy"]
+        dead_letters = {"errors.deadletterqueue.path": policy.dlq_path} if policy and policy.dlq_path else {}
+        self.problems.extend(paths.overlap_problems(
+            source.input_paths() if source is not None else {},
+            sink.output_paths() if sink is not None else {},
+            dead_letters, self.pipeline_file))
 
     def _parse_top_level(self) -> dict[str, Any]:
         try:

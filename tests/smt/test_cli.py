@@ -15,6 +15,7 @@ def write(path, text):
 
 
 def test_validate_accepts_a_good_file(tmp_path, capsys):
+    write(tmp_path / "in.txt", "a line\n")
     pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\nvalue.converter=string\n")
     assert main(["validate", str(pipeline)]) == 0
     assert capsys.readouterr().out.strip() == f"{pipeline}: valid"
