@@ -19,6 +19,8 @@ from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.pipeline import paths
+from smt.pipeline.cluster import spark_master_url
+from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
@@ -45,7 +47,7 @@ PIPELINE_CONFIG = (
             "Converter for record values (its keys go under 'value.converter.').")
     .define("header.converter", ConfigType.CLASS, "bytearray", None, Importance.MEDIUM,
             "Converter for header values written out (headers are read as bytes).")
-    .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
+    .define("spark.master", ConfigType.STRING, "local[*]", spark_master_url, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
 ).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
 
@@ -160,9 +162,19 @@ class _Builder:
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
+        self._check_dead_letters(config, parts["policy"])
         if self.problems:
             raise ConfigError(self.problems)
         return spec_cls(props=self.props, config=config, **parts)
+
+    def _check_dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None) -> None:
+        # Built here so that `smt validate` finds what the run would (a topic with no Kafka settings).
+        if policy is None:
+            return
+        try:
+            build_dead_letters(policy, self.props, config.get("sink"))
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
 
     def _check_overlaps(self, parts: dict[str, Any]) -> None:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]
