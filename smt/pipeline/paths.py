@@ -92,11 +92,12 @@ def overlap_problems(inputs: Mapping[str, str], outputs: Mapping[str, str], dead
 
 def _relation(written: str, read: str) -> str:
     """How the folder ``written`` stands to the path ``read``: ``is``, ``contains``, ``lies inside`` or ``''``."""
+    pattern = _is_pattern(read)
     written, read = _canonical(written), _canonical(read)
     if written is None or read is None or written[0] != read[0]:
         return ""
     if written == read:
-        return "is the same path as"
+        return "contains" if pattern else "is the same path as"
     if _inside(read[1], written[1]):
         return "contains"
     if _inside(written[1], read[1]):
@@ -118,19 +119,22 @@ def _canonical(path: str) -> tuple[str, str] | None:
         scheme, rest = "file", text
     elif scheme == "file":
         rest = rest if rest.startswith("/") else "/" + rest
-    if glob.has_magic(rest) or "{" in rest:
+    if _is_pattern(rest):
         rest = _fixed_prefix(rest)
     if scheme != "file":
         return scheme, os.path.normpath("/" + rest.lstrip("/")) if rest else "/"
     return scheme, os.path.realpath(rest)
 
 
+def _is_pattern(path: str) -> bool:
+    return glob.has_magic(path) or "{" in path  # Hadoop globs also take {a,b}
+
+
 def _fixed_prefix(pattern: str) -> str:
     """The folders of a glob pattern before its first wildcard."""
-    parts = pattern.split("/")
     fixed = []
-    for part in parts:
-        if glob.has_magic(part) or "{" in part:
+    for part in pattern.split("/"):
+        if _is_pattern(part):
             break
         fixed.append(part)
     return "/".join(fixed) or "/"
