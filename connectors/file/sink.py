@@ -56,7 +56,6 @@ class FileSink(Sink):
         else:
             write_micro_batch(fmt, df, self.config["path"], batch_id)
 
-
     def _write_batch(self, fmt, df) -> None:
         path, mode = self.config["path"], self.config["write.mode"]
         try:

@@ -75,7 +75,6 @@ class FileSource(Source):
                            where=f"{self.context.prefix}path")
 
 
-
 def _unreadable(path: str) -> str | None:
     """Why the local ``path`` cannot be read, or ``None`` (remote paths are Spark's to report)."""
     if "://" in path or "{" in path:

@@ -51,6 +51,7 @@ PIPELINE_CONFIG = (
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
 ).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
 
+
 @dataclasses.dataclass
 class PipelineSpec:
     """Everything a pipeline run needs, configured and validated."""
@@ -179,9 +180,9 @@ class _Builder:
     def _check_overlaps(self, parts: dict[str, Any]) -> None:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]
         dead_letters = {"errors.deadletterqueue.path": policy.dlq_path} if policy and policy.dlq_path else {}
+        # Plugins that predate input_paths/output_paths name no paths.
         self.problems.extend(paths.overlap_problems(
-            source.input_paths() if source is not None else {},
-            sink.output_paths() if sink is not None else {},
+            getattr(source, "input_paths", dict)(), getattr(sink, "output_paths", dict)(),
             dead_letters, self.pipeline_file))
 
     def _parse_top_level(self) -> dict[str, Any]:
