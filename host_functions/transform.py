@@ -62,7 +62,7 @@ class WasmTransform(Transform):
     aliases = ("com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",)
     config_def = (
         ConfigDef()
-        .define("module.path", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
+        .define("module.path", ConfigType.PATH, validator=non_empty_string, importance=Importance.HIGH,
                 doc="Path of the WebAssembly module (read once, when the transform is configured).")
         .define("module.max.bytes", ConfigType.LONG, DEFAULT_MODULE_MAX_BYTES, at_least(8), Importance.LOW,
                 "Largest module.path file read; a bigger one, or a path that is not a regular file (a device, "
