@@ -34,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         if args.debug:
             raise
+        _print_warnings(exc.notices)
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_INVALID
@@ -61,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check a pipeline file and list every problem")
     validate.add_argument("pipeline")
+    validate.add_argument("--strict", action="store_true",
+                          help="unknown and deprecated keys are errors, not warnings")
     validate.set_defaults(handler=_validate)
 
     plugins = commands.add_parser("plugins", help="list registered plugins and where they came from")
@@ -83,6 +86,8 @@ def _run(args: argparse.Namespace) -> int:
     from smt.pipeline.report import ProgressLine, print_summary, write_metrics_json
 
     spec = PipelineSpec.from_properties(args.pipeline)
+    for notice in spec.notices:  # once, before anything runs
+        logging.getLogger("smt.config").warning("%s", notice)
     with ProgressLine() as progress:
         result = run_pipeline(spec, on_progress=progress.update)
     print_summary(result, spec)
@@ -94,9 +99,16 @@ def _run(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from smt.pipeline import PipelineSpec
 
-    PipelineSpec.from_properties(args.pipeline)
-    print(f"{args.pipeline}: valid")
+    spec = PipelineSpec.from_properties(args.pipeline, strict=args.strict)
+    _print_warnings(spec.notices)
+    warned = f" ({len(spec.notices)} warning{'s' if len(spec.notices) != 1 else ''})" if spec.notices else ""
+    print(f"{args.pipeline}: valid{warned}")
     return EXIT_OK
+
+
+def _print_warnings(notices) -> None:
+    for notice in notices:
+        print(f"warning: {notice}", file=sys.stderr)
 
 
 def _plugins(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.config_review import ConfigNotice, review_pipeline_keys
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
@@ -45,6 +46,15 @@ PIPELINE_CONFIG = (
             "Converter for header values written out (headers are read as bytes).")
     .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
+    .define_prefix("spark.", "Spark settings, given to the SparkSession as they are.")
+    .define_prefix("source.", "The source connector's settings.", plugin_kind="source", plugin_key="source")
+    .define_prefix("sink.", "The sink connector's settings.", plugin_kind="sink", plugin_key="sink")
+    .define_prefix("key.converter.", "The key converter's settings.",
+                   plugin_kind="converter", plugin_key="key.converter")
+    .define_prefix("value.converter.", "The value converter's settings.",
+                   plugin_kind="converter", plugin_key="value.converter")
+    .define_prefix("header.converter.", "The header converter's settings.",
+                   plugin_kind="converter", plugin_key="header.converter")
 ).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
 
 _PATH_SUFFIXES = (".path", ".location")
@@ -63,12 +73,18 @@ class PipelineSpec:
     header_converter: Any
     chain: TransformChain
     policy: ErrorPolicy
+    #: Keys no plugin reads and deprecated keys in use (``smt validate`` warns, ``smt run`` logs them).
+    notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
 
     @classmethod
     def from_properties(
-        cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None
+        cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None, strict: bool = False
     ) -> "PipelineSpec":
-        """Build and validate; raises :class:`ConfigError` listing every problem."""
+        """Build and validate; raises :class:`ConfigError` listing every problem.
+
+        Unknown and deprecated keys are ``notices`` of the spec (and of the
+        error, when there is one); with ``strict`` they are problems.
+        """
         if isinstance(source, Mapping):
             props, base_dir = dict(source), os.getcwd()
         else:
@@ -81,7 +97,7 @@ class PipelineSpec:
             from smt.plugins import default_plugins
 
             plugins = default_plugins()
-        return _Builder(props, plugins).build(cls)
+        return _Builder(props, plugins, strict).build(cls)
 
     @property
     def streaming(self) -> bool:
@@ -141,9 +157,10 @@ def resolve_paths(props: Mapping[str, Any], base_dir: str) -> dict[str, Any]:
 class _Builder:
     """Builds each part, collecting problems instead of stopping at the first."""
 
-    def __init__(self, props: dict[str, Any], plugins: Any) -> None:
+    def __init__(self, props: dict[str, Any], plugins: Any, strict: bool = False) -> None:
         self.props = props
         self.plugins = plugins
+        self.strict = strict
         self.problems: list[ConfigProblem] = []
 
     def build(self, spec_cls: type[PipelineSpec]) -> PipelineSpec:
@@ -159,9 +176,15 @@ class _Builder:
         )
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
+        notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
+        if self.strict:
+            self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in notices]
+            notices = []
         if self.problems:
-            raise ConfigError(self.problems)
-        return spec_cls(props=self.props, config=config, **parts)
+            error = ConfigError(self.problems)
+            error.notices = notices
+            raise error
+        return spec_cls(props=self.props, config=config, notices=notices, **parts)
 
     def _parse_top_level(self) -> dict[str, Any]:
         try:
