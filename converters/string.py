@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 from converters.base import Converter, HeaderConverter, OnError, _raise
 from smt.config import ConfigDef, ConfigType, Importance
+from smt.data import Float32, format_float
 from smt.data.values import format_double
 from smt.errors import DataError
 
@@ -46,6 +47,8 @@ class StringConverter(Converter, HeaderConverter):
             return None
         if isinstance(value, bool):
             value = "true" if value else "false"
+        elif isinstance(value, Float32):
+            value = format_float(value)  # Kafka writes Float.toString: 10.03
         elif isinstance(value, float):
             value = format_double(value)  # Kafka writes Double.toString: 1.0E7, not 10000000.0
         text = str(value)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from converters.json._codec import CodecOptions, json_type_name
 from converters.json._writer import _INT_BOUNDS
-from smt.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type
 from smt.errors import DataError
 
 Reader = Callable[[Any], Any]
@@ -78,6 +78,8 @@ def _reader_for_type(schema: Schema, options: CodecOptions) -> Reader:
                 return float(value)
             raise _expected(schema, "a number", value)
 
+        if type_ is Type.FLOAT32:  # Jackson reads a float: it prints as one from then on
+            return lambda value: Float32(read_float(value))
         return read_float
     if type_ is Type.BOOLEAN:
         return _json_type_reader(schema, bool, "a boolean")

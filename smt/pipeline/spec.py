@@ -42,8 +42,10 @@ PIPELINE_CONFIG = (
             "Converter for record keys (its keys go under 'key.converter.').")
     .define("value.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
             "Converter for record values (its keys go under 'value.converter.').")
-    .define("header.converter", ConfigType.CLASS, "bytearray", None, Importance.MEDIUM,
-            "Converter for header values written out (headers are read as bytes).")
+    .define("header.converter", ConfigType.CLASS, "simple", None, Importance.MEDIUM,
+            "Converter for header values a transform set (InsertHeader, HeaderFrom), written out; "
+            "headers read from the source stay bytes and are written back as they were. "
+            "Kafka Connect's default, SimpleHeaderConverter, writes a value's string form.")
     .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
     .define_prefix("spark.", "Spark settings, given to the SparkSession as they are.")
