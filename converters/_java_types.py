@@ -1,21 +1,24 @@
-"""The Java class a Connect value would have in Kafka, for error messages that match Kafka's.
+"""Connect values as Java sees them: their class, and their ``toString``.
 
 Kafka's converters name the class of a value they cannot take ("Failed to
 serialize to long (was class java.lang.Integer)").  Here a value's schema, when
 there is one, says which Java class it would be (an INT32 is an ``Integer``);
 without one, its Python type does, as Kafka's schemaless values come from
 JSON (whole numbers are ``Long``, others ``Double``, objects ``HashMap``).
+StringConverter writes ``value.toString()``: :func:`java_to_string`.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import decimal as _decimal
 from typing import Any
 
-from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type
+from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type, format_float
+from smt.data.values import format_double, temporal_millis
 
-__all__ = ["java_class_of"]
+__all__ = ["java_class_of", "java_to_string"]
 
 _BY_SCHEMA_TYPE = {
     Type.INT8: "java.lang.Byte",
@@ -70,3 +73,37 @@ def _class_name(schema: Schema | None, value: Any) -> str:
     if isinstance(value, (_dt.date, _dt.time)):
         return "java.util.Date"
     return type(value).__name__
+
+
+def java_to_string(value: Any) -> str:
+    """``String.valueOf(value)`` of the Java object ``value`` would be in Kafka.
+
+    Lists print as ``[a, b]``, maps as ``{k=v, k2=v2}`` (in their order here:
+    Java's HashMap prints in hash order), structs as ``Struct{a=1,b=x}``
+    without their null fields, dates as ``java.util.Date`` does in UTC.  Bytes,
+    whose Java ``toString`` is the array's identity (``[B@1b6d3586``), print
+    as base64.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Float32):
+        return format_float(value)
+    if isinstance(value, float):
+        return format_double(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(java_to_string, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, Struct):
+        fields = (f"{f.name}={java_to_string(value.get(f))}" for f in value.schema.fields if value.get(f) is not None)
+        return "Struct{" + ",".join(fields) + "}"
+    if isinstance(value, (_dt.date, _dt.time)):
+        moment = _dt.datetime(1970, 1, 1) + _dt.timedelta(milliseconds=temporal_millis(value))
+        return moment.strftime("%a %b %d %H:%M:%S UTC ") + str(moment.year)
+    return str(value)

@@ -47,10 +47,14 @@ class _PrimitiveConverter(Converter, HeaderConverter):
     # --- writing ------------------------------------------------------------
 
     def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
+        self._check_schema(topic, schema)
         if value is None:
             return None
         self._check_type(topic, schema, value)
         return self._pack(topic, value)
+
+    def _check_schema(self, topic: str, schema: Any) -> None:
+        """BooleanConverter checks the schema first, even of a null; the number converters do not."""
 
     def from_connect_batch(
         self, topics: Sequence[str], schemas: Sequence[Any] | None, values: Sequence[Any], on_error: OnError = _raise
@@ -197,10 +201,11 @@ class BooleanConverter(_PrimitiveConverter):
     aliases = (_KAFKA_PACKAGE + "BooleanConverter", "BooleanConverter")
     type_name, schema, dtype, deserializer = "boolean", Schema.OPTIONAL_BOOLEAN_SCHEMA, ">u1", "BooleanDeserializer"
 
-    def _check_type(self, topic: str, schema: Any, value: Any) -> None:
-        # Kafka checks the schema first, then casts (with its own message).
+    def _check_schema(self, topic: str, schema: Any) -> None:
         if schema is not None and schema.type is not Type.BOOLEAN:
             raise self.error(topic, f"Invalid schema type for BooleanConverter: {schema.type}")
+
+    def _check_type(self, topic: str, schema: Any, value: Any) -> None:
         if not isinstance(value, bool):
             raise self.error(topic, f"BooleanConverter is not compatible with objects of type "
                                     f"{java_class_of(schema, value)}")

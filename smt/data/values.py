@@ -152,7 +152,7 @@ def _append(out: list[str], value: Any, embedded: bool, schema: Schema | None = 
             _append(out, value.get(field), True, field.schema)
         out.append("}")
     elif isinstance(value, (_dt.date, _dt.time)):
-        out.append(format_temporal(value))
+        out.append(format_java_date(value))
     else:
         raise DataError(
             f"Failed to serialize unexpected value type {type(value).__name__}: {value!r}"
@@ -201,14 +201,33 @@ def format_double(value: float) -> str:
     return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{scientific}"
 
 
-def format_temporal(value: _dt.date | _dt.time) -> str:
-    """ISO-8601 as Kafka prints it: ``yyyy-MM-dd``, ``HH:mm:ss.SSSZ``, ``yyyy-MM-ddTHH:mm:ss.SSSZ``."""
+_MS_PER_DAY = 86_400_000
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_EPOCH_DATE = _dt.date(1970, 1, 1)
+
+
+def temporal_millis(value: _dt.date | _dt.time) -> int:
+    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
     if isinstance(value, _dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+        delta = aware - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
     if isinstance(value, _dt.date):
-        return value.strftime("%Y-%m-%d")
-    return value.strftime("%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return (value - _EPOCH_DATE).days * _MS_PER_DAY
+    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
 
 
+def format_java_date(value: _dt.date | _dt.time) -> str:
+    """Kafka's ``Values.dateFormatFor``, in UTC: by the instant, not the logical type.
+
+    Under a day after the epoch (or before it) a time ``HH:mm:ss.SSSZ``, whole
+    days a date ``yyyy-MM-dd``, else a timestamp ``yyyy-MM-ddTHH:mm:ss.SSSZ``.
+    """
+    millis = temporal_millis(value)
+    moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+    fraction = f"{moment.microsecond // 1000:03d}"
+    if millis < _MS_PER_DAY:
+        return moment.strftime("%H:%M:%S.") + fraction + "Z"
+    if millis % _MS_PER_DAY == 0:
+        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}" + moment.strftime("T%H:%M:%S.") + fraction + "Z"

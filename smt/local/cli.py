@@ -6,8 +6,9 @@
 ``start --listener SASL_PLAINTEXT --user alice:secret`` opens secured
 listeners instead of PLAINTEXT (``--listener`` repeats; the first one's
 servers are printed last; the others, and the TLS CA, are printed before).
-``smt local fetch`` downloads every Java artifact the project uses (the broker
-and Spark's Kafka connector) into the cache, for CI or offline work.
+``smt local fetch`` downloads every Java artifact the project uses (the broker,
+Spark's Kafka connector, and Kafka Connect's classes the tests compare with)
+into the cache, for CI or offline work.
 
 Exit codes: 0 success, 1 error (message on stderr), 2 usage, 3 ``status`` of a
 broker that is not running (as LSB init scripts do).
@@ -131,9 +132,9 @@ def _kafka_status(args: argparse.Namespace) -> int:
 def _fetch(args: argparse.Namespace) -> int:
     from connectors.kafka import SPARK_KAFKA_BUNDLE
     from smt.local import maven
-    from smt.local.kafka import BROKER_BUNDLE
+    from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
 
-    for bundle in (BROKER_BUNDLE, SPARK_KAFKA_BUNDLE):
+    for bundle in (BROKER_BUNDLE, SPARK_KAFKA_BUNDLE, CONNECT_BUNDLE):
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from smt.data.float32 import Float32, format_float
-from smt.data.values import format_double
+from smt.data.values import format_double, format_java_date, temporal_millis
 from smt.errors import DataError
 
 __all__ = ["cast_value", "TARGET_TYPES"]
@@ -40,35 +40,10 @@ def _float_to_int(value: float, bits: int) -> int:
 
 
 _MS_PER_DAY = 86_400_000
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_EPOCH_DATE = _dt.date(1970, 1, 1)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _CONNECT_TYPES = {bool: "BOOLEAN", int: "INT64", float: "FLOAT64", str: "STRING", bytes: "BYTES",
                   bytearray: "BYTES", list: "ARRAY", dict: "MAP"}
 _SUPPORTED_INPUT = "[INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES]"
-
-
-def temporal_millis(value: Any) -> int:
-    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        delta = aware - _EPOCH
-        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-    if isinstance(value, _dt.date):
-        return (value - _EPOCH_DATE).days * _MS_PER_DAY
-    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
-
-
-def _date_string(value: Any) -> str:
-    """Kafka's ``Values.dateFormatFor``: under a day a time, whole days a date, else a timestamp."""
-    millis = temporal_millis(value)
-    moment = _EPOCH + _dt.timedelta(milliseconds=millis)
-    fraction = f"{moment.microsecond // 1000:03d}"
-    if millis < _MS_PER_DAY:
-        return moment.strftime("%H:%M:%S.") + fraction + "Z"
-    if millis % _MS_PER_DAY == 0:
-        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}" + moment.strftime("T%H:%M:%S.") + fraction + "Z"
 
 
 def _as_string(value: Any, float32: bool) -> str:
@@ -79,7 +54,7 @@ def _as_string(value: Any, float32: bool) -> str:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (_dt.date, _dt.time)):
-        return _date_string(value)
+        return format_java_date(value)
     return str(value)
 
 
