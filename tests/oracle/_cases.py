@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import converters
-from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
+from smt.data import Date, Decimal, Schema, SchemaBuilder, Time, Timestamp
 from tests.converters.strategies import values as connect_values
 
 T = "org.apache.kafka.connect.transforms."
@@ -109,14 +109,23 @@ HEADERS = st.lists(st.tuples(st.sampled_from(["h1", "h2", "card"]), st.one_of(WO
     lambda pairs: [[name, None if value is None else _b64(value.encode())] for name, value in pairs])
 
 
-def records(mode: str, key_mode: str | None = None, count: int = 6):
-    """``count`` records whose keys and values the JSON converters of ``mode`` read."""
-    one = st.fixed_dictionaries({
+def record(mode: str):
+    """One record whose key and value the JSON converters of ``mode`` read."""
+    return st.fixed_dictionaries({
         "topic": st.sampled_from(TOPICS), "partition": st.integers(0, 2),
         "timestamp": st.one_of(st.integers(1_600_000_000_000, 1_800_000_000_000), st.none()),
-        "key": part_bytes(key_mode or mode).map(_b64), "value": part_bytes(mode).map(_b64), "headers": HEADERS,
+        "key": part_bytes(mode).map(_b64), "value": part_bytes(mode).map(_b64), "headers": HEADERS,
     })
-    return st.lists(one, min_size=count, max_size=count).map(
+
+
+#: Records per case.  Records are drawn from a pool made once per session (a record with a
+#: schema costs hypothesis ~25 ms to build; cases pick theirs from the pool by index).
+RECORDS_PER_CASE = 6
+
+
+def records(pool: list[dict]):
+    """:data:`RECORDS_PER_CASE` records drawn from ``pool``, numbered by offset."""
+    return st.lists(st.sampled_from(pool), min_size=RECORDS_PER_CASE, max_size=RECORDS_PER_CASE).map(
         lambda rows: [{**row, "offset": offset} for offset, row in enumerate(rows)])
 
 
@@ -204,12 +213,15 @@ TRANSFORMS = {
 }
 
 
-def transform_case(family: str):
-    """A pipeline case running one transform of ``family`` (a Key or Value variant, when it has them)."""
+def transform_case(family: str, pools: dict[str, list[dict]]):
+    """A pipeline case running one transform of ``family`` (a Key or Value variant, when it has them).
+
+    ``pools`` holds the records to draw from, by mode (``schemaless``, ``schema``).
+    """
     variants, settings = TRANSFORMS[family]
     kind = st.sampled_from([f"{family}$Key", f"{family}$Value"]) if variants else st.just(family)
     mode = st.sampled_from(["schemaless", "schema"])
-    return st.tuples(kind, settings(), mode).flatmap(lambda parts: records(parts[2]).map(lambda rows: {
+    return st.tuples(kind, settings(), mode).flatmap(lambda parts: records(pools[parts[2]]).map(lambda rows: {
         "kind": "pipeline",
         "plugin": parts[0],
         "config": {**json_converters(parts[2]), "transforms": "t", "transforms.t.type": T + parts[0],
@@ -227,14 +239,14 @@ PREDICATES = {
 }
 
 
-def predicate_case(name: str):
+def predicate_case(name: str, pools: dict[str, list[dict]]):
     """A pipeline case where ``name`` (maybe negated) decides whether Filter or InsertHeader applies."""
     gated = st.sampled_from([{"transforms.t.type": T + "Filter"},
                              {"transforms.t.type": T + "InsertHeader", "transforms.t.header": "gated",
                               "transforms.t.value.literal": "yes"}])
     negate = st.sampled_from([{}, {"transforms.t.negate": "true"}, {"transforms.t.negate": "false"}])
     mode = st.sampled_from(["schemaless", "schema"])
-    return st.tuples(PREDICATES[name], gated, negate, mode).flatmap(lambda parts: records(parts[3]).map(
+    return st.tuples(PREDICATES[name], gated, negate, mode).flatmap(lambda parts: records(pools[parts[3]]).map(
         lambda rows: {
             "kind": "pipeline", "plugin": name,
             "config": {**json_converters(parts[3]), "transforms": "t", **parts[1], **parts[2],
@@ -306,6 +318,3 @@ def converter_case(name: str, direction: str):
         "kind": direction, "plugin": name, "converter": CONVERTER_CLASSES[name], "config": parts[0],
         "header": parts[1], "is_key": parts[2] and not parts[1], "topic": "t", **parts[3]})
 
-
-def struct_value(schema: Schema, **values: Any) -> Struct:
-    return Struct(schema).put_all(values)
