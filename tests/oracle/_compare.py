@@ -16,8 +16,7 @@ import collections
 import dataclasses
 import json
 import math
-import struct
-from typing import Any, Callable
+from typing import Any
 
 from tests.oracle._deviations import DEVIATIONS
 
@@ -94,16 +93,16 @@ def same_output(case: dict, theirs: Any, mine: Any) -> bool:
     if case["kind"] == "to_connect":
         return same_json(theirs, mine)
     if case["kind"] == "from_connect":
-        return same_bytes(theirs, mine, _json_converter(case.get("converter"), case.get("config", {})))
+        return same_bytes(theirs, mine, _is_json(case.get("converter")))
     config = case["config"]
     if any(theirs[k] != mine[k] for k in ("topic", "partition", "timestamp")):
         return False
-    return (same_bytes(theirs["key"], mine["key"], _json_converter(config.get("key.converter"), {}))
-            and same_bytes(theirs["value"], mine["value"], _json_converter(config.get("value.converter"), {}))
+    return (same_bytes(theirs["key"], mine["key"], _is_json(config.get("key.converter")))
+            and same_bytes(theirs["value"], mine["value"], _is_json(config.get("value.converter")))
             and theirs["headers"] == mine["headers"])
 
 
-def _json_converter(name: str | None, config: dict) -> bool:
+def _is_json(name: str | None) -> bool:
     return bool(name) and name.endswith("JsonConverter")
 
 
@@ -140,16 +139,6 @@ def _same_number(a: Any, b: Any) -> bool:
     return float(a) == float(b) or (math.isnan(a) and math.isnan(b))
 
 
-def same_as_float32(a: float, b: float) -> bool:
-    """True when ``a`` and ``b`` are the same 32-bit float (Java 17 prints some with a digit more)."""
-    try:
-        return struct.pack("<f", a) == struct.pack("<f", b)
-    except OverflowError:
-        return False
-
-
 def _shown_case(case: dict) -> dict:
     return {k: v for k, v in case.items() if k not in ("records", "data", "items")}
 
-
-Applies = Callable[[dict, Any, dict, dict], bool]

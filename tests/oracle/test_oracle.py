@@ -10,9 +10,9 @@ documented deviations or a failure.  The tally per plugin is printed.
 
 from __future__ import annotations
 
-import pytest
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from tests.oracle import _cases, _ours
@@ -40,13 +40,13 @@ def generate(strategy, count: int) -> list[Any]:
     return drawn
 
 
-def run_and_compare(kafka_connect, cases: list[dict], tally: Tally) -> None:
-    kafka_results = kafka_connect.run(cases)
-    for case, theirs in zip(cases, kafka_results):
+def assert_matches_kafka(kafka_connect, strategies: list, configs_each: int, minimum_cases: int) -> None:
+    """Generate ``configs_each`` cases from each strategy, run them both ways, and require every
+    difference to be a documented deviation; prints the tally per plugin."""
+    cases = [case for strategy in strategies for case in generate(strategy, configs_each)]
+    tally = Tally()
+    for case, theirs in zip(cases, kafka_connect.run(cases)):
         compare(case, theirs, _ours.run(case), tally)
-
-
-def assert_explained(tally: Tally, minimum_cases: int) -> None:
     print("\n" + tally.report())
     shown = "\n".join(repr(d) for d in tally.unexplained[:5])
     assert not tally.unexplained, f"{len(tally.unexplained)} unexplained differences, first ones:\n{shown}"
@@ -64,28 +64,16 @@ def record_pools() -> dict[str, list[dict]]:
 
 
 def test_every_transform_matches_kafka_connect(kafka_connect, record_pools):
-    tally = Tally()
-    cases = []
-    for family in _cases.TRANSFORMS:
-        cases += generate(_cases.transform_case(family, record_pools), CONFIGS_PER_TRANSFORM)
-    run_and_compare(kafka_connect, cases, tally)
-    assert_explained(tally, minimum_cases=100)
+    strategies = [_cases.transform_case(family, record_pools) for family in _cases.TRANSFORMS]
+    assert_matches_kafka(kafka_connect, strategies, CONFIGS_PER_TRANSFORM, minimum_cases=100)
 
 
 def test_every_predicate_matches_kafka_connect(kafka_connect, record_pools):
-    tally = Tally()
-    cases = []
-    for name in _cases.PREDICATES:
-        cases += generate(_cases.predicate_case(name, record_pools), CONFIGS_PER_PREDICATE)
-    run_and_compare(kafka_connect, cases, tally)
-    assert_explained(tally, minimum_cases=300)
+    strategies = [_cases.predicate_case(name, record_pools) for name in _cases.PREDICATES]
+    assert_matches_kafka(kafka_connect, strategies, CONFIGS_PER_PREDICATE, minimum_cases=300)
 
 
 @pytest.mark.parametrize("direction", ["to_connect", "from_connect"])
 def test_every_converter_matches_kafka_connect(kafka_connect, direction):
-    tally = Tally()
-    cases = []
-    for name in _cases.CONVERTER_CLASSES:
-        cases += generate(_cases.converter_case(name, direction), CONFIGS_PER_CONVERTER)
-    run_and_compare(kafka_connect, cases, tally)
-    assert_explained(tally, minimum_cases=100)
+    strategies = [_cases.converter_case(name, direction) for name in _cases.CONVERTER_CLASSES]
+    assert_matches_kafka(kafka_connect, strategies, CONFIGS_PER_CONVERTER, minimum_cases=100)
