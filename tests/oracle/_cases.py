@@ -213,19 +213,23 @@ TRANSFORMS = {
 }
 
 
-def transform_case(family: str, pools: dict[str, list[dict]]):
-    """A pipeline case running one transform of ``family`` (a Key or Value variant, when it has them).
+#: Every transform class the oracle runs: each family's Key and Value variants, or the family itself.
+TRANSFORM_CLASSES = [name for family, (variants, _) in TRANSFORMS.items()
+                     for name in ([f"{family}$Key", f"{family}$Value"] if variants else [family])]
+
+
+def transform_case(name: str, pools: dict[str, list[dict]]):
+    """A pipeline case running the transform class ``name`` (``InsertField$Value``, ``RegexRouter``).
 
     ``pools`` holds the records to draw from, by mode (``schemaless``, ``schema``).
     """
-    variants, settings = TRANSFORMS[family]
-    kind = st.sampled_from([f"{family}$Key", f"{family}$Value"]) if variants else st.just(family)
+    _, settings = TRANSFORMS[name.split("$")[0]]
     mode = st.sampled_from(["schemaless", "schema"])
-    return st.tuples(kind, settings(), mode).flatmap(lambda parts: records(pools[parts[2]]).map(lambda rows: {
+    return st.tuples(settings(), mode).flatmap(lambda parts: records(pools[parts[1]]).map(lambda rows: {
         "kind": "pipeline",
-        "plugin": parts[0],
-        "config": {**json_converters(parts[2]), "transforms": "t", "transforms.t.type": T + parts[0],
-                   **{f"transforms.t.{k}": v for k, v in parts[1].items()}},
+        "plugin": name,
+        "config": {**json_converters(parts[1]), "transforms": "t", "transforms.t.type": T + name,
+                   **{f"transforms.t.{k}": v for k, v in parts[0].items()}},
         "records": rows,
     }))
 
