@@ -73,7 +73,8 @@ def _reader_for_type(schema: Schema, options: CodecOptions) -> Reader:
 
         def read_float(value: Any) -> Any:
             if type(value) is float:
-                return value
+                # Kafka reads JSON numbers as BigDecimal, which has no -0.0
+                return value if value != 0.0 else 0.0
             if isinstance(value, (int, float, _decimal.Decimal)) and not isinstance(value, bool):
                 return float(value)
             raise _expected(schema, "a number", value)

@@ -219,7 +219,10 @@ def _temporal_writer(schema: Schema) -> Writer:
 
 def _float32_json(value: float) -> orjson.Fragment:
     """A FLOAT32 as Jackson writes a Java float: ``10.03``, not the double's ``10.029999732971191``."""
-    return orjson.Fragment(format_float(value))
+    text = format_float(value)
+    if text[-1] == "y" or text == "NaN":  # past the float range: ±Infinity has no JSON form
+        raise DataError(f"Invalid value for FLOAT32: {value} cannot be written as JSON")
+    return orjson.Fragment(text)
 
 
 def write_schemaless(value: Any) -> Any:

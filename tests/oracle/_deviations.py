@@ -214,7 +214,17 @@ def deprecated_replace_field_names(case: dict, item: Any, theirs: dict, mine: di
         for old, new in (("blacklist", "exclude"), ("whitelist", "include")))
 
 
+def schemaless_negative_zero(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
+    """A schemaless JSON -0.0 stays -0.0; Kafka reads numbers as BigDecimal and gets 0.0."""
+    texts = _texts(case, theirs, mine)
+    differing = [(a, b) for a, b in texts if a != b]
+    return bool(differing) and all(
+        a is not None and b is not None and "-0.0" in b and b.replace("-0.0", "0.0") == a.replace("-0.0", "0.0")
+        for a, b in differing)
+
+
 DEVIATIONS: list[Deviation] = [
+    Deviation("schemaless-negative-zero", schemaless_negative_zero),
     Deviation("deprecated-replace-field-names", deprecated_replace_field_names),
     Deviation("rename-collisions", rename_collisions),
     Deviation("header-bytes-pass-through", header_bytes_pass_through),
