@@ -17,6 +17,8 @@ class ByteArrayConverter(Converter, HeaderConverter):
     null_is_null = True  # null bytes <-> None, as in Kafka
 
     def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
+        if schema is not None and schema.type.value != "bytes":
+            raise DataError(f"Invalid schema type for ByteArrayConverter: {schema.type}")
         if value is None:
             return None
         if isinstance(value, (bytes, bytearray, memoryview)):

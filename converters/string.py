@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import codecs
-from typing import Any, Sequence
+import functools
+from typing import Any, Callable, Sequence
 
 from converters.base import Converter, HeaderConverter, OnError, _raise
 from smt.config import ConfigDef, ConfigType, Importance
-from smt.data.values import format_double
+from converters._java_types import java_to_string
 from smt.errors import DataError
 
 
@@ -16,6 +17,30 @@ def _known_encoding(name: str) -> None:
         codecs.lookup(name)
     except LookupError:
         raise ValueError(f"unknown character encoding '{name}'") from None
+
+
+def java_charset(name: str) -> tuple[Callable[[str], bytes], Callable[[bytes], str]]:
+    """(encode, decode) of the Java charset ``name``.
+
+    Java's UTF-16 and UTF-32 read big-endian unless a byte-order mark says
+    otherwise, and its UTF-16 writes a big-endian mark before any text; Python's own
+    codecs of those names use the machine's byte order.
+    """
+    key = codecs.lookup(name).name
+    if key in ("utf-16", "utf-32"):
+        big = f"{key}-be"
+        marks = {codecs.BOM_UTF16_BE: "utf-16-be", codecs.BOM_UTF16_LE: "utf-16-le"} if key == "utf-16" else {
+            codecs.BOM_UTF32_BE: "utf-32-be", codecs.BOM_UTF32_LE: "utf-32-le"}
+        mark = codecs.BOM_UTF16_BE if key == "utf-16" else b""
+
+        def decode(data: bytes) -> str:
+            for bom, codec in marks.items():
+                if data.startswith(bom):
+                    return data[len(bom):].decode(codec)
+            return data.decode(big)
+
+        return (lambda text: mark + text.encode(big) if text else b""), decode
+    return functools.partial(str.encode, encoding=name), functools.partial(bytes.decode, encoding=name)
 
 
 class StringConverter(Converter, HeaderConverter):
@@ -41,16 +66,17 @@ class StringConverter(Converter, HeaderConverter):
     def encoding(self) -> str:
         return self.config["converter.encoding"]
 
+    def configure(self, configs, is_key: bool = False, context=None) -> None:
+        super().configure(configs, is_key, context)
+        self._encode, self._decode = java_charset(self.encoding)
+
     def from_connect_data(self, topic: str, schema: Any, value: Any) -> bytes | None:
         if value is None:
             return None
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        elif isinstance(value, float):
-            value = format_double(value)  # Kafka writes Double.toString: 1.0E7, not 10000000.0
-        text = str(value)
+        # Kafka writes value.toString(): Double.toString's 1.0E7, Float's 10.03, a map's {a=1}
+        text = value if type(value) is str else java_to_string(value)
         try:
-            return text.encode(self.encoding)
+            return self._encode(text)
         except UnicodeEncodeError as exc:
             raise self.error(
                 topic, f"cannot encode {text[exc.start:exc.end]!r} at character {exc.start} as {self.encoding}"
@@ -60,16 +86,16 @@ class StringConverter(Converter, HeaderConverter):
         if data is None:
             return None, None
         try:
-            return None, bytes(data).decode(self.encoding)
+            return None, self._decode(bytes(data))
         except UnicodeDecodeError as exc:
             raise self._decode_error(topic, exc) from exc
 
     def to_connect_batch(
         self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
     ) -> tuple[None, list[Any]]:
-        encoding = self.encoding
+        decode = self._decode
         try:
-            return None, [None if item is None else item.decode(encoding) for item in data]
+            return None, [None if item is None else decode(item) for item in data]
         except UnicodeDecodeError:
             pass  # find and report the bad rows one by one
         values: list[Any] = []
@@ -78,7 +104,7 @@ class StringConverter(Converter, HeaderConverter):
                 values.append(None)
                 continue
             try:
-                values.append(item.decode(encoding))
+                values.append(decode(item))
             except UnicodeDecodeError as exc:
                 on_error(row, self._decode_error(topics[row], exc))
                 values.append(None)
@@ -91,10 +117,10 @@ class StringConverter(Converter, HeaderConverter):
         values: Sequence[Any],
         on_error: OnError = _raise,
     ) -> list[bytes | None]:
-        encoding = self.encoding
+        encode = self._encode
         if all(type(v) is str or v is None for v in values):
             try:
-                return [None if v is None else v.encode(encoding) for v in values]
+                return [None if v is None else encode(v) for v in values]
             except UnicodeEncodeError:
                 pass  # a character the encoding lacks: report it per row below
         return super().from_connect_batch(topics, schemas, values, on_error)

@@ -95,6 +95,13 @@ class WasmTransform(Transform):
                 "Converter between the record value and the bytes the guest sees.")
         .define("header.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
                 "Converter between header values and the bytes the guest sees.")
+        .define_prefix(GUEST_CONFIG_PREFIX, "Settings for the guest, read with get_config (config.NAME).")
+        .define_prefix("key.converter.", "The key converter's settings.",
+                       plugin_kind="converter", plugin_key="key.converter")
+        .define_prefix("value.converter.", "The value converter's settings.",
+                       plugin_kind="converter", plugin_key="value.converter")
+        .define_prefix("header.converter.", "The header converter's settings.",
+                       plugin_kind="converter", plugin_key="header.converter")
     ).merge(abi_config_defs())
 
     # --- configuration ------------------------------------------------------

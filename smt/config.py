@@ -15,6 +15,12 @@ one resolves against the folder of the pipeline file
 (:meth:`ConfigDef.resolve_paths`).  Only keys declared PATH are resolved, so a
 value that merely looks like a path (a guest's ``config.location=EU``) is
 never rewritten.
+
+Besides its keys, a definition declares the key prefixes a plugin owns
+(:meth:`ConfigDef.define_prefix`: ``kafka.*`` pass-through settings, a wasm
+guest's ``config.*``, a nested converter's ``key.converter.*``) and the
+deprecated names it still accepts (:meth:`ConfigDef.define_deprecated`), so
+that :mod:`smt.config_review` can report every key nobody reads.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from smt.errors import ConfigError, ConfigProblem
 __all__ = [
     "ConfigDef",
     "ConfigKey",
+    "ConfigPrefix",
+    "DeprecatedKey",
     "ConfigType",
     "Importance",
     "REQUIRED",
@@ -87,13 +95,50 @@ class ConfigKey:
         return self.default is REQUIRED
 
 
-class ConfigDef:
-    """An ordered set of :class:`ConfigKey` declarations."""
+@dataclasses.dataclass(frozen=True)
+class ConfigPrefix:
+    """Every key under ``prefix`` belongs to the plugin, without being listed one by one.
 
-    def __init__(self, keys: Iterable[ConfigKey] = ()) -> None:
+    With ``plugin_kind`` the keys configure a nested plugin of that kind
+    (``converter``, ``source``, ...), named by the value of the key
+    ``plugin_key`` of the same definition; its own declaration then says which
+    of them it reads.  Without, they are passed through (``kafka.*``).
+    """
+
+    prefix: str
+    doc: str = ""
+    importance: Importance = Importance.MEDIUM
+    plugin_kind: str | None = None
+    plugin_key: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class DeprecatedKey:
+    """An old name still accepted for ``replacement``; ``note`` says since when, or why."""
+
+    name: str
+    replacement: str
+    note: str = ""
+
+
+class ConfigDef:
+    """An ordered set of :class:`ConfigKey` declarations, owned prefixes and deprecated names."""
+
+    def __init__(
+        self,
+        keys: Iterable[ConfigKey] = (),
+        prefixes: Iterable[ConfigPrefix] = (),
+        deprecated: Iterable[DeprecatedKey] = (),
+    ) -> None:
         self._keys: dict[str, ConfigKey] = {}
+        self._prefixes: dict[str, ConfigPrefix] = {}
+        self._deprecated: dict[str, DeprecatedKey] = {}
         for key in keys:
             self._add(key)
+        for prefix in prefixes:
+            self._prefixes.setdefault(prefix.prefix, prefix)  # two ABIs may both own ``config.``
+        for old in deprecated:
+            self._deprecated[old.name] = old
 
     def define(
         self,
@@ -117,13 +162,58 @@ class ConfigDef:
             _check_default(key)
         self._keys[key.name] = key
 
+    def define_prefix(
+        self,
+        prefix: str,
+        doc: str = "",
+        importance: Importance | str = Importance.MEDIUM,
+        *,
+        plugin_kind: str | None = None,
+        plugin_key: str | None = None,
+    ) -> "ConfigDef":
+        """Declare that every key under ``prefix`` is this plugin's (see :class:`ConfigPrefix`)."""
+        if not prefix.endswith("."):
+            raise ValueError(f"config prefix {prefix!r} must end with '.'")
+        if (plugin_kind is None) != (plugin_key is None):
+            raise ValueError(f"config prefix {prefix!r}: give plugin_kind and plugin_key together")
+        if plugin_key is not None and plugin_key not in self._keys:
+            raise ValueError(f"config prefix {prefix!r}: plugin_key {plugin_key!r} is not defined")
+        self._prefixes[prefix] = ConfigPrefix(prefix, doc, Importance(importance), plugin_kind, plugin_key)
+        return self
+
+    def define_deprecated(self, name: str, replacement: str, note: str = "") -> "ConfigDef":
+        """Accept ``name`` as a deprecated name of the defined key ``replacement``.
+
+        :meth:`parse` reads ``name`` as ``replacement`` when only the old name
+        is given; when both are, ``replacement`` wins (as Kafka's
+        ``ConfigUtils.translateDeprecatedConfigs`` did).
+        """
+        if replacement not in self._keys:
+            raise ValueError(f"deprecated key {name!r}: replacement {replacement!r} is not defined")
+        if name in self._keys:
+            raise ValueError(f"deprecated key {name!r} is also defined as a key")
+        self._deprecated[name] = DeprecatedKey(name, replacement, note)
+        return self
+
     def merge(self, other: "ConfigDef") -> "ConfigDef":
         """A new definition with this one's keys followed by ``other``'s."""
-        return ConfigDef(list(self._keys.values()) + list(other._keys.values()))
+        return ConfigDef(
+            list(self._keys.values()) + list(other._keys.values()),
+            list(self._prefixes.values()) + list(other._prefixes.values()),
+            list(self._deprecated.values()) + list(other._deprecated.values()),
+        )
 
     @property
     def keys(self) -> list[ConfigKey]:
         return list(self._keys.values())
+
+    @property
+    def prefixes(self) -> list[ConfigPrefix]:
+        return list(self._prefixes.values())
+
+    @property
+    def deprecated(self) -> list[DeprecatedKey]:
+        return list(self._deprecated.values())
 
     def __contains__(self, name: str) -> bool:
         return name in self._keys
@@ -136,6 +226,7 @@ class ConfigDef:
         ignored (plugins may read them as sub-configs).  Raises
         :class:`ConfigError` listing every problem found.
         """
+        props = self._translate_deprecated(props)
         values: dict[str, Any] = {}
         problems: list[ConfigProblem] = []
         for key in self._keys.values():
@@ -173,6 +264,16 @@ class ConfigDef:
                 resolved[prefix + key.name] = _absolute(value, base_dir)
         return resolved
 
+    def _translate_deprecated(self, props: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``props`` with each deprecated name read as its replacement (unless that is given too)."""
+        used = [old for old in self._deprecated.values() if old.name in props]
+        if not used:
+            return props
+        translated = dict(props)
+        for old in used:
+            translated.setdefault(old.replacement, props[old.name])
+        return translated
+
     def to_markdown(self, heading_level: int = 3) -> str:
         """A Markdown table documenting every key, generated from the declarations."""
         lines = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
@@ -182,6 +283,12 @@ class ConfigDef:
             lines.append(
                 f"| `{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
             )
+        for prefix in self._prefixes.values():
+            kind = f"{prefix.plugin_kind} settings" if prefix.plugin_kind else "prefix"
+            lines.append(f"| `{prefix.prefix}*` | {kind} | | {prefix.importance.value} | {_cell(prefix.doc)} |")
+        for old in self._deprecated.values():
+            note = f" {old.note}" if old.note else ""
+            lines.append(f"| `{old.name}` | deprecated | | low | Deprecated: use `{old.replacement}`.{_cell(note)} |")
         return "\n".join(lines)
 
 

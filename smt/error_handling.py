@@ -104,6 +104,10 @@ ERRORS_CONFIG = (
         Importance.MEDIUM,
         "If true, add __connect.errors.* headers with the error context to dead-letter records.",
     )
+    .define_prefix(
+        "errors.deadletterqueue.kafka.",
+        "Kafka producer settings of the dead-letter topic (default: the Kafka sink's kafka.* settings).",
+    )
 )
 
 _INITIAL_BACKOFF_MS = 300

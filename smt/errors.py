@@ -48,7 +48,11 @@ class ConfigError(SmtError):
     """One or more configuration problems; ``problems`` lists them all.
 
     The message is one line per problem, each ``<full key>: <reason>``.
+    ``notices`` holds the warnings found alongside (unknown or deprecated keys,
+    see :mod:`smt.config_review`), when the raiser reviewed the keys.
     """
+
+    notices: "tuple | list" = ()
 
     def __init__(self, problems: ConfigProblem | str | Iterable[ConfigProblem], key: str | None = None) -> None:
         if isinstance(problems, str):

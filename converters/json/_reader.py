@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from converters.json._codec import CodecOptions, json_type_name
 from converters.json._writer import _INT_BOUNDS
-from smt.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type
 from smt.errors import DataError
 
 Reader = Callable[[Any], Any]
@@ -73,11 +73,14 @@ def _reader_for_type(schema: Schema, options: CodecOptions) -> Reader:
 
         def read_float(value: Any) -> Any:
             if type(value) is float:
-                return value
+                # Kafka reads JSON numbers as BigDecimal, which has no -0.0
+                return value if value != 0.0 else 0.0
             if isinstance(value, (int, float, _decimal.Decimal)) and not isinstance(value, bool):
                 return float(value)
             raise _expected(schema, "a number", value)
 
+        if type_ is Type.FLOAT32:  # Jackson reads a float: it prints as one from then on
+            return lambda value: Float32(read_float(value))
         return read_float
     if type_ is Type.BOOLEAN:
         return _json_type_reader(schema, bool, "a boolean")

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import orjson
 
 from converters.json._codec import CodecOptions
-from smt.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type, format_float
 from smt.data.logical import datetime_to_millis
 from smt.data.schema import SchemaMatch
 from smt.errors import DataError
@@ -88,6 +88,8 @@ def _writer_for_type(schema: Schema, options: CodecOptions) -> Writer:
                 raise DataError(f"Invalid value for {type_}: {value} cannot be written as JSON")
             return value
 
+        if type_ is Type.FLOAT32:
+            return lambda value: _float32_json(write_float(value))
         return write_float
     if type_ is Type.BOOLEAN:
         return _exact_type_writer(schema, bool)
@@ -215,10 +217,20 @@ def _temporal_writer(schema: Schema) -> Writer:
     return write_temporal
 
 
+def _float32_json(value: float) -> orjson.Fragment:
+    """A FLOAT32 as Jackson writes a Java float: ``10.03``, not the double's ``10.029999732971191``."""
+    text = format_float(value)
+    if text[-1] == "y" or text == "NaN":  # past the float range: ±Infinity has no JSON form
+        raise DataError(f"Invalid value for FLOAT32: {value} cannot be written as JSON")
+    return orjson.Fragment(text)
+
+
 def write_schemaless(value: Any) -> Any:
     """A value without a schema, written by what its Python type is."""
-    if type(value) is float and value - value != 0.0:
+    if isinstance(value, float) and value - value != 0.0:
         raise DataError(f"{value} cannot be written as JSON")
+    if isinstance(value, Float32):
+        return _float32_json(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (bytes, bytearray, memoryview)):

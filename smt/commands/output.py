@@ -19,13 +19,13 @@ import enum
 import logging
 import sys
 import traceback
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 from smt.errors import ConfigError, SmtError, StageError
 
 __all__ = [
     "EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_NOT_RUNNING", "EXIT_OK", "EXIT_USAGE",
-    "Verbosity", "common_options", "report_failure",
+    "Verbosity", "common_options", "print_warnings", "report_failure",
 ]  # fmt: skip
 
 EXIT_OK = 0
@@ -100,6 +100,7 @@ def report_failure(exc: BaseException, verbosity: Verbosity, *, mask: Callable[[
     if verbosity >= Verbosity.DEBUG:
         traceback.print_exception(exc, file=sys.stderr)
     if isinstance(exc, ConfigError):
+        print_warnings(exc.notices, mask)
         for problem in exc.problems:
             print(f"error: {mask(str(problem))}", file=sys.stderr)
         return EXIT_INVALID
@@ -114,6 +115,12 @@ def report_failure(exc: BaseException, verbosity: Verbosity, *, mask: Callable[[
     if hints:
         print(f"hint: {'; '.join(hints)}", file=sys.stderr)
     return EXIT_FAILED
+
+
+def print_warnings(notices: Iterable[Any], mask: Callable[[str], str] = str) -> None:
+    """One ``warning:`` line per notice (an unknown or deprecated key) on stderr."""
+    for notice in notices:
+        print(f"warning: {mask(str(notice))}", file=sys.stderr)
 
 
 def _one_line(exc: BaseException) -> str:

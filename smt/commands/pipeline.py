@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import logging
 import os
 import re
 import tempfile
 from pathlib import Path
 
-from smt.commands.output import EXIT_OK, Verbosity, report_failure
+from smt.commands.output import EXIT_OK, Verbosity, print_warnings, report_failure
 from smt.errors import SmtError
 
 __all__ = ["add_commands"]
@@ -43,6 +44,8 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                                    "printed on its own line, naming its key (exit 3); exit 0 when valid.")  # fmt: skip
     validate.add_argument("pipeline", help="the pipeline's .properties file")
     _add_set_option(validate)
+    validate.add_argument("--strict", action="store_true",
+                          help="unknown and deprecated keys are errors (exit 3), not warnings")
     validate.set_defaults(handler=validate_command)
 
 
@@ -62,9 +65,12 @@ def _key_value(text: str) -> tuple[str, str]:
 def validate_command(args: argparse.Namespace) -> int:
     from smt.pipeline import PipelineSpec
 
-    PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides))
+    spec = PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides), strict=args.strict)
+    print_warnings(spec.notices, spec.variables.mask if spec.variables is not None else str)
     if Verbosity.of(args) > Verbosity.QUIET:
-        print(f"{args.pipeline}: valid")
+        count = len(spec.notices)
+        warned = f" ({count} warning{'s' if count != 1 else ''})" if count else ""
+        print(f"{args.pipeline}: valid{warned}")
     return EXIT_OK
 
 
@@ -75,6 +81,8 @@ def run_command(args: argparse.Namespace) -> int:
     verbosity = Verbosity.of(args)
     spec = PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides))
     mask = spec.variables.mask if spec.variables is not None else str
+    for notice in spec.notices:  # once, before anything runs
+        logging.getLogger("smt.config").warning("%s", mask(str(notice)))
     log_file = None if verbosity >= Verbosity.DEBUG or "spark.log.level" in spec.props else _new_log_file(spec)
     progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
     try:

@@ -87,7 +87,9 @@ class ResolvedProperties:
                 reason = reason.replace(str(self.values[problem.key]), str(self.written[problem.key]))
             value = self.written.get(problem.key, problem.value) if problem.key in self.resolved_keys else problem.value
             problems.append(ConfigProblem(problem.key, reason, value))
-        return ConfigError(problems)
+        masked = ConfigError(problems)
+        masked.notices = error.notices  # they name keys, never values
+        return masked
 
 
 def resolve_variables(props: Mapping[str, Any], plugins: Any = None) -> ResolvedProperties:

@@ -6,6 +6,7 @@ types, and ``infer_schema``/``parse_string``/``convert_to_string`` mirror
 Kafka's ``Values``.  Errors are :class:`smt.errors.DataError`.
 """
 
+from smt.data.float32 import Float32, format_float
 from smt.data.logical import Date, Decimal, Time, Timestamp, from_logical, is_logical, to_logical
 from smt.data.schema import Field, Schema, SchemaBuilder, SchemaBuilderError, Type, copy_schema_basics
 from smt.data.struct import Struct
@@ -15,6 +16,7 @@ __all__ = [
     "Date",
     "Decimal",
     "Field",
+    "Float32",
     "Schema",
     "SchemaBuilder",
     "SchemaBuilderError",
@@ -24,6 +26,7 @@ __all__ = [
     "Type",
     "convert_to_string",
     "copy_schema_basics",
+    "format_float",
     "from_logical",
     "infer_schema",
     "is_logical",

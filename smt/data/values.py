@@ -17,8 +17,9 @@ import decimal as _decimal
 from typing import Any
 
 from smt.data._string_parser import parse_text
+from smt.data.float32 import Float32, format_float
 from smt.data.logical import Date, Decimal, Time, Timestamp
-from smt.data.schema import Schema, SchemaBuilder
+from smt.data.schema import Schema, SchemaBuilder, Type
 from smt.data.struct import Struct
 from smt.errors import DataError
 
@@ -107,17 +108,18 @@ def convert_to_string(schema: Schema | None, value: Any) -> str | None:
     if value is None:
         return None
     parts: list[str] = []
-    _append(parts, value, embedded=False)
+    _append(parts, value, embedded=False, schema=schema)
     return "".join(parts)
 
 
-def _append(out: list[str], value: Any, embedded: bool) -> None:
+def _append(out: list[str], value: Any, embedded: bool, schema: Schema | None = None) -> None:
     if value is None:
         out.append("null")
     elif isinstance(value, bool):
         out.append("true" if value else "false")
     elif isinstance(value, float):
-        out.append(format_double(value))
+        float32 = isinstance(value, Float32) or (schema is not None and schema.type is Type.FLOAT32)
+        out.append(format_float(value) if float32 else format_double(value))
     elif isinstance(value, (int, _decimal.Decimal)):
         out.append(str(value))
     elif isinstance(value, str):
@@ -127,16 +129,18 @@ def _append(out: list[str], value: Any, embedded: bool) -> None:
         out.append(f'"{encoded}"' if embedded else encoded)
     elif isinstance(value, (list, tuple)):
         out.append("[")
-        _append_all(out, value)
+        _append_all(out, value, _part_schema(schema, Type.ARRAY, "value_schema"))
         out.append("]")
     elif isinstance(value, dict):
+        key_schema = _part_schema(schema, Type.MAP, "key_schema")
+        value_schema = _part_schema(schema, Type.MAP, "value_schema")
         out.append("{")
         for i, (key, item) in enumerate(value.items()):
             if i:
                 out.append(",")
-            _append(out, key, True)
+            _append(out, key, True, key_schema)
             out.append(":")
-            _append(out, item, True)
+            _append(out, item, True, value_schema)
         out.append("}")
     elif isinstance(value, Struct):
         out.append("{")
@@ -145,21 +149,28 @@ def _append(out: list[str], value: Any, embedded: bool) -> None:
                 out.append(",")
             _append(out, field.name, True)
             out.append(":")
-            _append(out, value.get(field), True)
+            _append(out, value.get(field), True, field.schema)
         out.append("}")
     elif isinstance(value, (_dt.date, _dt.time)):
-        out.append(format_temporal(value))
+        out.append(format_java_date(value))
     else:
         raise DataError(
             f"Failed to serialize unexpected value type {type(value).__name__}: {value!r}"
         )
 
 
-def _append_all(out: list[str], values: Any) -> None:
+def _append_all(out: list[str], values: Any, schema: Schema | None = None) -> None:
     for i, value in enumerate(values):
         if i:
             out.append(",")
-        _append(out, value, True)
+        _append(out, value, True, schema)
+
+
+def _part_schema(schema: Schema | None, type_: Type, part: str) -> Schema | None:
+    """The element (``value_schema``) or key schema of an array or map schema, if there is one."""
+    if schema is None or schema.type is not type_:
+        return None
+    return getattr(schema, part)
 
 
 def _escape(text: str) -> str:
@@ -179,20 +190,44 @@ def format_double(value: float) -> str:
     magnitude = abs(value)
     if value == 0 or 1e-3 <= magnitude < 1e7:
         return repr(value)  # Python writes this range in plain notation too, with ".0" when integral
-    sign, digits, exponent = _decimal.Decimal(repr(value)).as_tuple()
+    shortest = repr(value)
+    if magnitude < 1e-307 and len(_decimal.Decimal(shortest).as_tuple().digits) == 1:
+        # Java prints two significant digits at least, the two closest to the value: 4.9E-324.
+        two = f"{value:.2g}"
+        shortest = two if float(two) == value else shortest
+    sign, digits, exponent = _decimal.Decimal(shortest).as_tuple()
     text = "".join(map(str, digits)).rstrip("0") or "0"
     scientific = len(digits) - 1 + exponent
     return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{scientific}"
 
 
-def format_temporal(value: _dt.date | _dt.time) -> str:
-    """ISO-8601 as Kafka prints it: ``yyyy-MM-dd``, ``HH:mm:ss.SSSZ``, ``yyyy-MM-ddTHH:mm:ss.SSSZ``."""
+_MS_PER_DAY = 86_400_000
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_EPOCH_DATE = _dt.date(1970, 1, 1)
+
+
+def temporal_millis(value: _dt.date | _dt.time) -> int:
+    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
     if isinstance(value, _dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+        delta = aware - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
     if isinstance(value, _dt.date):
-        return value.strftime("%Y-%m-%d")
-    return value.strftime("%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return (value - _EPOCH_DATE).days * _MS_PER_DAY
+    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
 
 
+def format_java_date(value: _dt.date | _dt.time) -> str:
+    """Kafka's ``Values.dateFormatFor``, in UTC: by the instant, not the logical type.
+
+    Under a day after the epoch (or before it) a time ``HH:mm:ss.SSSZ``, whole
+    days a date ``yyyy-MM-dd``, else a timestamp ``yyyy-MM-ddTHH:mm:ss.SSSZ``.
+    """
+    millis = temporal_millis(value)
+    moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+    fraction = f"{moment.microsecond // 1000:03d}"
+    if millis < _MS_PER_DAY:
+        return moment.strftime("%H:%M:%S.") + fraction + "Z"
+    if millis % _MS_PER_DAY == 0:
+        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}" + moment.strftime("T%H:%M:%S.") + fraction + "Z"

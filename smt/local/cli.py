@@ -3,10 +3,14 @@
 ``smt local kafka start|stop|status`` manages the single-node broker of
 :mod:`smt.local.kafka`; ``start`` and ``status`` print the bootstrap servers
 (``host:port``) as their last line, so scripts can take ``| tail -n1``.
+``start --listener SASL_PLAINTEXT --user alice:secret`` opens secured
+listeners instead of PLAINTEXT (``--listener`` repeats; the first one's
+servers are printed last; the others, and the TLS CA, are printed before).
 ``smt local kafka topics create|list|delete`` and ``produce|consume`` use
 Kafka's own tools on it (:mod:`smt.local.kafka_tools`).  ``smt local fetch``
-downloads every Java artifact the project uses (the broker, its tools and
-Spark's Kafka connector) into the cache, for CI or offline work.
+downloads every Java artifact the project uses (the broker, its tools,
+Spark's Kafka connector, and Kafka Connect's classes the tests compare with)
+into the cache, for CI or offline work.
 
 Exit codes are the ``smt`` command's (:mod:`smt.commands.output`); ``status``
 of a broker that is not running exits 4.
@@ -43,10 +47,10 @@ def main(argv: list[str] | None = None) -> int:
 def _fetch(args: argparse.Namespace) -> int:
     from connectors.kafka import SPARK_KAFKA_BUNDLE
     from smt.local import maven
-    from smt.local.kafka import BROKER_BUNDLE
+    from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
     from smt.local.kafka_tools import TOOLS_BUNDLE
 
-    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, SPARK_KAFKA_BUNDLE):
+    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, SPARK_KAFKA_BUNDLE, CONNECT_BUNDLE):
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")

@@ -49,7 +49,7 @@ from smt.local._kafka_setup import (
 from smt.local._probe import fetch_metadata
 
 __all__ = [
-    "KAFKA_VERSION", "BROKER_BUNDLE", "DEFAULT_PORT", "BrokerError", "BrokerSecurity", "BrokerStatus", "ClientSecurity",
+    "KAFKA_VERSION", "BROKER_BUNDLE", "DEFAULT_PORT", "CONNECT_BUNDLE", "BrokerError", "BrokerSecurity", "BrokerStatus", "ClientSecurity",
     "LocalKafka", "TlsFiles",
 ]  # fmt: skip
 
@@ -64,6 +64,14 @@ BROKER_BUNDLE = maven.Bundle(
         maven.Artifact("org.apache.kafka", "kafka_2.13", KAFKA_VERSION),
         maven.Artifact("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
     ),
+)
+
+#: Kafka Connect's own classes at the broker's version: the transforms, predicates and
+#: converters spark-smt reproduces, run by the test suite's differential oracle.
+CONNECT_BUNDLE = maven.Bundle(
+    f"kafka-connect-{KAFKA_VERSION}",
+    tuple(maven.Artifact("org.apache.kafka", name, KAFKA_VERSION)
+          for name in ("connect-api", "connect-transforms", "connect-json", "connect-runtime")),
 )
 
 _SERVER_MAIN = "kafka.Kafka"

@@ -23,6 +23,7 @@ from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.config_providers import ResolvedProperties, resolve_variables
+from smt.config_review import ConfigNotice, review_pipeline_keys
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.pipeline import paths
 from smt.pipeline.cluster import spark_master_url
@@ -51,10 +52,25 @@ PIPELINE_CONFIG = (
             "Converter for record keys (its keys go under 'key.converter.').")
     .define("value.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
             "Converter for record values (its keys go under 'value.converter.').")
-    .define("header.converter", ConfigType.CLASS, "bytearray", None, Importance.MEDIUM,
-            "Converter for header values written out (headers are read as bytes).")
+    .define("header.converter", ConfigType.CLASS, "simple", None, Importance.MEDIUM,
+            "Converter for header values a transform set (InsertHeader, HeaderFrom), written out; "
+            "headers read from the source stay bytes and are written back as they were. "
+            "Kafka Connect's default, SimpleHeaderConverter, writes a value's string form.")
     .define("spark.master", ConfigType.STRING, "local[*]", spark_master_url, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
+    .define("config.providers", ConfigType.LIST, [], None, Importance.LOW,
+            "Names of Kafka config providers whose ${NAME:[path:]key} variables are resolved in this "
+            "file; each is set up with config.providers.NAME.class and config.providers.NAME.param.*.")
+    .define_prefix("config.providers.", "Each config provider's class and params (see config.providers).")
+    .define_prefix("spark.", "Spark settings, given to the SparkSession as they are.")
+    .define_prefix("source.", "The source connector's settings.", plugin_kind="source", plugin_key="source")
+    .define_prefix("sink.", "The sink connector's settings.", plugin_kind="sink", plugin_key="sink")
+    .define_prefix("key.converter.", "The key converter's settings.",
+                   plugin_kind="converter", plugin_key="key.converter")
+    .define_prefix("value.converter.", "The value converter's settings.",
+                   plugin_kind="converter", plugin_key="value.converter")
+    .define_prefix("header.converter.", "The header converter's settings.",
+                   plugin_kind="converter", plugin_key="header.converter")
 ).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
 
 
@@ -73,17 +89,21 @@ class PipelineSpec:
     policy: ErrorPolicy
     #: What config providers replaced; :meth:`shown_props` and its ``mask`` hide the values.
     variables: ResolvedProperties | None = None
+    #: Keys no plugin reads and deprecated keys in use (``smt validate`` warns, ``smt run`` logs them).
+    notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
 
     @classmethod
     def from_properties(
         cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None,
-        overrides: Mapping[str, str] | None = None, base_dir: str | None = None,
+        overrides: Mapping[str, str] | None = None, base_dir: str | None = None, strict: bool = False,
     ) -> "PipelineSpec":  # fmt: skip
         """Build and validate; raises :class:`ConfigError` listing every problem.
 
         ``overrides`` replace keys of ``source`` before variables are resolved;
         ``base_dir`` is where a mapping's relative paths start (default: the
-        current directory).
+        current directory).  Unknown and deprecated keys are ``notices`` of the
+        spec (and of the error, when there is one); with ``strict`` they are
+        problems.
         """
         pipeline_file = None
         if isinstance(source, Mapping):
@@ -100,7 +120,8 @@ class PipelineSpec:
             plugins = default_plugins()
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
         try:
-            spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file).build(cls)
+            spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file,
+                            strict).build(cls)
         except ConfigError as exc:
             raise variables.mask_error(exc) from None
         spec.variables = variables
@@ -169,10 +190,12 @@ def resolve_paths(props: Mapping[str, Any], base_dir: str, plugins: Any = None) 
 class _Builder:
     """Builds each part, collecting problems instead of stopping at the first."""
 
-    def __init__(self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None) -> None:
+    def __init__(self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None,
+                 strict: bool = False) -> None:
         self.props = props
         self.plugins = plugins
         self.pipeline_file = pipeline_file
+        self.strict = strict
         self.problems: list[ConfigProblem] = []
 
     def build(self, spec_cls: type[PipelineSpec]) -> PipelineSpec:
@@ -190,9 +213,15 @@ class _Builder:
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
         self._check_dead_letters(config, parts["policy"])
+        notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
+        if self.strict:
+            self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in notices]
+            notices = []
         if self.problems:
-            raise ConfigError(self.problems)
-        return spec_cls(props=self.props, config=config, **parts)
+            error = ConfigError(self.problems)
+            error.notices = notices
+            raise error
+        return spec_cls(props=self.props, config=config, notices=notices, **parts)
 
     def _check_dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None) -> None:
         # Built here so that `smt validate` finds what the run would (a topic with no Kafka settings).

@@ -12,9 +12,10 @@ import base64
 import datetime as _dt
 import math
 import re
-import struct
 from typing import Any
 
+from smt.data.float32 import Float32, format_float
+from smt.data.values import format_double, format_java_date, temporal_millis
 from smt.errors import DataError
 
 __all__ = ["cast_value", "TARGET_TYPES"]
@@ -38,90 +39,22 @@ def _float_to_int(value: float, bits: int) -> int:
     return whole if bits == wide else _wrap(whole, bits)
 
 
-def _to_float32(value: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-
-
-def _java_double_string(value: float) -> str:
-    """Java's ``Double.toString``: plain between 1e-3 and 1e7, else ``d.dddE<n>``."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        text = repr(float(value))
-        return text if "e" not in text else f"{value:f}"
-    digits, exponent = f"{value:e}".split("e")
-    shortest = repr(float(value))
-    if "e" in shortest:
-        digits, exponent = shortest.split("e")
-    else:
-        exponent_value = len(shortest.split(".")[0].lstrip("-")) - 1
-        sign = "-" if value < 0 else ""
-        raw = shortest.lstrip("-").replace(".", "").rstrip("0") or "0"
-        digits = sign + raw[0] + "." + (raw[1:] or "0")
-        exponent = str(exponent_value)
-    if "." not in digits:
-        digits += ".0"
-    return f"{digits}E{int(exponent)}"
-
-
 _MS_PER_DAY = 86_400_000
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_EPOCH_DATE = _dt.date(1970, 1, 1)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _CONNECT_TYPES = {bool: "BOOLEAN", int: "INT64", float: "FLOAT64", str: "STRING", bytes: "BYTES",
                   bytearray: "BYTES", list: "ARRAY", dict: "MAP"}
 _SUPPORTED_INPUT = "[INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES]"
 
 
-def temporal_millis(value: Any) -> int:
-    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        delta = aware - _EPOCH
-        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-    if isinstance(value, _dt.date):
-        return (value - _EPOCH_DATE).days * _MS_PER_DAY
-    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
-
-
-def _date_string(value: Any) -> str:
-    """Kafka's ``Values.dateFormatFor``: under a day a time, whole days a date, else a timestamp."""
-    millis = temporal_millis(value)
-    moment = _EPOCH + _dt.timedelta(milliseconds=millis)
-    fraction = f"{moment.microsecond // 1000:03d}"
-    if millis < _MS_PER_DAY:
-        return moment.strftime("%H:%M:%S.") + fraction + "Z"
-    if millis % _MS_PER_DAY == 0:
-        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}" + moment.strftime("T%H:%M:%S.") + fraction + "Z"
-
-
-def _java_float_string(value: float) -> str:
-    """Java's ``Float.toString``: the shortest digits that identify the float32 value."""
-    if math.isnan(value) or math.isinf(value) or value == 0:
-        return _java_double_string(value)
-    packed = struct.pack("f", value)
-    for precision in range(1, 10):
-        candidate = float(f"{value:.{precision}g}")
-        if struct.pack("f", candidate) == packed:
-            return _java_double_string(candidate)
-    return _java_double_string(value)
-
-
 def _as_string(value: Any, float32: bool) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _java_float_string(value) if float32 else _java_double_string(value)
+        return format_float(value) if float32 or isinstance(value, Float32) else format_double(value)
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (_dt.date, _dt.time)):
-        return _date_string(value)
+        return format_java_date(value)
     return str(value)
 
 
@@ -161,7 +94,7 @@ def cast_value(value: Any, target: str, float32: bool = False) -> Any:
             return _float_to_int(value, _BITS[target])
         return _wrap(int(value), _BITS[target])
     if target == "float32":
-        return _to_float32(float(value))
+        return Float32(value)
     if target == "float64":
         return float(value)
     raise DataError(f"{target} is not supported in the Cast transformation.")
@@ -184,6 +117,6 @@ def _parse(text: str, target: str) -> Any:
                 raise ValueError(text)
             return number
         number = float(text.strip())
-        return _to_float32(number) if target == "float32" else number
+        return Float32(number) if target == "float32" else number
     except ValueError:
         raise DataError(f"Value ({text}) was out of range for requested data type") from None

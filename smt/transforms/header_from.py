@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list, one_of
-from smt.errors import ConfigError
+from smt.errors import ConfigError, DataError
 from smt.record import Record
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._nested_replace import NestedReplacer
@@ -65,12 +65,24 @@ class HeaderFrom(PartTransform):
                          else {k: v for k, v in value.items() if k not in self.moved})
         else:
             struct = require_struct(value, self.purpose)
+            self._require_fields(struct)
             rnd = self.replace_null_with_default
             added = tuple((h, p.get_from_struct(struct, rnd)) for p, h in zip(self.paths, self.header_names))
             if self.move:
                 schema, value = self._without_moved(struct)
         record = self.part.new_record(record, schema, value)
         return record.replace(headers=record.headers + added)
+
+    def _require_fields(self, struct: Any) -> None:
+        """Kafka fails a record whose schema lacks a named field (a NullPointerException there)."""
+        for path in self.paths:
+            current = struct.schema
+            for step in path.steps:
+                field = current.field(step) if current.type.value == "struct" else None
+                if field is None:
+                    raise DataError(f"{'.'.join(path.steps)} is not a field of the {self.part.name} schema, "
+                                    f"so it cannot go to a header")
+                current = field.schema
 
     def _without_moved(self, struct: Any) -> tuple[Any, Any]:
         from smt.data import Struct

@@ -129,7 +129,9 @@ class InsertField(PartTransform):
         struct = require_struct(value, PURPOSE)
         new_schema = self.schema_cache.get(struct.schema, self.rewriter.schema)
         added: dict[tuple[str, ...], list[tuple[str, Any]]] = {}
-        for insertion, item, _present in self._values_for(record):
+        for insertion, item, present in self._values_for(record):
+            if not present:
+                continue  # left null, as Kafka leaves it: a required field fails when it is written
             if insertion is self.insertions.get("timestamp") and item is not None:
                 item = millis_to_datetime(item)
             added.setdefault(insertion.path.steps[:-1], []).append((insertion.path.last, item))

@@ -18,6 +18,7 @@ from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, defi
 from smt.transforms._variant import PartTransform, finish_column, key_value_variants
 
 PURPOSE = "field replacement"
+_REMOVED_IN_KAFKA_4 = "removed in Kafka 4.0, which ignores it; honoured here with its Kafka 3.x meaning"
 
 
 def _rename_mappings(value: list[str]) -> None:
@@ -42,6 +43,10 @@ class ReplaceField(PartTransform):
                 "Fields to include. If specified, only these fields will be used.")
         .define("renames", ConfigType.LIST, [], _rename_mappings, Importance.MEDIUM,
                 "Field rename mappings, as old:new pairs separated by commas.")
+        # Kafka 2.7-3.9 accepted these; 4.0 removed them and ignores them, silently keeping
+        # every field.  Honoured here with their old meaning, and reported as deprecated.
+        .define_deprecated("blacklist", "exclude", _REMOVED_IN_KAFKA_4)
+        .define_deprecated("whitelist", "include", _REMOVED_IN_KAFKA_4)
     ))
 
     def configure(self, configs, context=None) -> None:

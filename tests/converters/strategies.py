@@ -73,7 +73,9 @@ def _required_values(schema):
     if type_ in INT_RANGES:
         bits = INT_RANGES[type_]
         return st.integers(-(2**bits), 2**bits - 1)
-    if type_ in (Type.FLOAT32, Type.FLOAT64):
+    if type_ is Type.FLOAT32:
+        return st.floats(width=32, allow_nan=False, allow_infinity=False)
+    if type_ is Type.FLOAT64:
         return FINITE
     if type_ is Type.BOOLEAN:
         return st.booleans()

@@ -62,15 +62,17 @@ def test_plugins_docs_come_from_the_config_declarations(capsys):
 
 
 @pytest.mark.spark
-def test_run_writes_output_summary_and_metrics_json(tmp_path):
+def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_path):
     write(tmp_path / "in.txt", "hello\nworld\n")
     pipeline = write(tmp_path / "p.properties", "\n".join([
-        "source.path=in.txt", "sink.path=out", "value.converter=string",
+        "source.path=in.txt", "sink.path=out", "value.converter=string", "value.converter.encodng=UTF-8",
         "spark.master=local[1]", "spark.ui.enabled=false", ""]))
     done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json",
                            str(tmp_path / "m.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "read" in done.stdout and "written" in done.stdout
+    # an unknown key is logged once, at start
+    assert done.stderr.count("value.converter.encodng: unknown key") == 1
     lines = sorted(l for f in (tmp_path / "out").glob("part-*") for l in f.read_text().splitlines())
     assert lines == ["hello", "world"]
     assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2
@@ -84,3 +86,37 @@ def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
     assert done.returncode == EXIT_INVALID  # a missing input is found when the pipeline is built, as by `smt validate`
     assert "error: source.path: cannot read" in done.stderr and "missing.txt" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_validate_warns_about_unknown_keys_with_a_suggestion(tmp_path, capsys):
+    write(tmp_path / "in.txt", "a\n")
+    pipeline = write(tmp_path / "p.properties", "\n".join([
+        "source.path=in.txt", "sink.path=out", "transforms=mask", "transforms.mask.type=MaskField$Value",
+        "transforms.mask.fields=card", "transforms.mask.feilds=card", ""]))
+    assert main(["validate", str(pipeline)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == f"{pipeline}: valid (1 warning)"
+    assert captured.err.splitlines() == [
+        "warning: transforms.mask.feilds: unknown key: no plugin reads it, so it has no effect; "
+        "did you mean 'transforms.mask.fields'?"]
+
+
+def test_validate_strict_makes_unknown_and_deprecated_keys_errors(tmp_path, capsys):
+    write(tmp_path / "in.txt", "a\n")
+    pipeline = write(tmp_path / "p.properties", "\n".join([
+        "source.path=in.txt", "sink.path=out", "transforms=r", "transforms.r.type=ReplaceField$Value",
+        "transforms.r.blacklist=card", "transforms=r", ""]))
+    assert main(["validate", "--strict", str(pipeline)]) == EXIT_INVALID
+    assert capsys.readouterr().err.splitlines() == [
+        "error: transforms.r.blacklist: is deprecated (removed in Kafka 4.0, which ignores it; honoured here "
+        "with its Kafka 3.x meaning); use 'transforms.r.exclude' instead"]
+
+
+def test_validate_errors_come_with_the_warnings_found_beside_them(tmp_path, capsys):
+    write(tmp_path / "in.txt", "a\n")
+    pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nerrors.tolerence=all\n")
+    assert main(["validate", str(pipeline)]) == EXIT_INVALID
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: errors.tolerence: unknown key: no plugin reads it, so it has no effect; "
+        "did you mean 'errors.tolerance'?",
+        "error: sink.path: is required and has no default"]

@@ -244,3 +244,43 @@ def test_resolve_paths_makes_relative_path_keys_absolute_and_nothing_else():
     assert definition.resolve_paths(props, "/base", prefix="sink.") == {
         "sink.path": "/base/data", "sink.dir": "hdfs://nn/x", "sink.name.path": "rel", "other.path": "rel"}
     assert "| `path` | path | (required) |" in definition.to_markdown()
+
+
+# --- owned prefixes and deprecated names --------------------------------------------
+
+
+def _renamed() -> ConfigDef:
+    return (ConfigDef().define("exclude", ConfigType.LIST, []).define("include", ConfigType.LIST, [])
+            .define_deprecated("blacklist", "exclude", "removed in Kafka 4.0"))
+
+
+def test_deprecated_name_is_read_as_its_replacement():
+    assert _renamed().parse({"blacklist": "a, b"})["exclude"] == ["a", "b"]
+
+
+def test_replacement_wins_over_its_deprecated_name():
+    assert _renamed().parse({"blacklist": "a", "exclude": "b"})["exclude"] == ["b"]
+
+
+def test_deprecated_name_of_an_undefined_key_is_refused():
+    with pytest.raises(ValueError, match="deprecated key 'old': replacement 'new' is not defined"):
+        ConfigDef().define_deprecated("old", "new")
+
+
+def test_prefix_must_end_with_a_dot_and_name_its_type_key():
+    with pytest.raises(ValueError, match="config prefix 'kafka' must end with '.'"):
+        ConfigDef().define_prefix("kafka")
+    with pytest.raises(ValueError, match="plugin_key 'conv' is not defined"):
+        ConfigDef().define_prefix("conv.", plugin_kind="converter", plugin_key="conv")
+
+
+def test_merge_keeps_prefixes_and_deprecated_names():
+    merged = _renamed().merge(ConfigDef().define_prefix("kafka.", "client settings"))
+    assert [p.prefix for p in merged.prefixes] == ["kafka."]
+    assert [d.name for d in merged.deprecated] == ["blacklist"]
+
+
+def test_markdown_documents_prefixes_and_deprecated_names():
+    text = _renamed().merge(ConfigDef().define_prefix("kafka.", "client settings")).to_markdown()
+    assert "| `kafka.*` | prefix | | medium | client settings |" in text
+    assert "| `blacklist` | deprecated | | low | Deprecated: use `exclude`. removed in Kafka 4.0 |" in text

@@ -6,6 +6,7 @@ import decimal
 import pytest
 
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from smt.data.float32 import Float32
 from smt.errors import ConfigError, DataError
 from smt.transforms.cast import CastKey, CastValue
 from tests.smt.transforms._helpers import conf, make_record
@@ -56,7 +57,7 @@ def test_whole_key_with_schema():
 
 WHOLE_VALUE_CASES = [  # (spec, input, expected) — Kafka's castWholeRecordValue* cases
     ("int8", 42, 42), ("int16", 42, 42), ("int32", 42, 42), ("int64", 42, 42),
-    ("float32", 42, 42.0), ("float64", 42, 42.0), ("boolean", 42, True), ("boolean", 0, False),
+    ("float32", 42, Float32(42.0)), ("float64", 42, 42.0), ("boolean", 42, True), ("boolean", 0, False),
     ("string", 42, "42"),
 ]
 

@@ -144,3 +144,15 @@ def test_batch_matches_per_record_and_reports_bad_rows():
     assert out.value == [xform.apply(records[i]).value for i in (0, 2, 3)]
     assert out.origin == [10, 12, 13]
     assert records[0].value == {"a": 1}
+
+
+def test_a_required_field_with_no_metadata_is_left_null_and_fails_when_written_as_in_kafka():
+    import converters
+    from converters.base import ConverterError
+
+    schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
+    out = conf(InsertFieldValue, {"timestamp.field": "ts!"}).apply(
+        make_record(Struct(schema).put("id", 1), value_schema=schema, timestamp=None))
+    assert out.value.get("ts") is None
+    with pytest.raises(ConverterError, match="null value for field that is required"):
+        converters.load("json").from_connect_data("t", out.value_schema, out.value)

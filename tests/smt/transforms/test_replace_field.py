@@ -106,3 +106,34 @@ def test_v2_top_level_paths_use_the_fast_path():
     xform = conf(ReplaceFieldValue, {"exclude": "a", "renames": "b:c", "field.syntax.version": "V2"})
     assert xform.nested is None
     assert xform.apply(make_record({"a": 1, "b": 2})).value == {"c": 2}
+
+
+# --- deprecated names (#12): Kafka 3.x's blacklist/whitelist keep their meaning ---------
+
+
+def test_blacklist_drops_the_field_as_exclude_does():
+    out = conf(ReplaceFieldValue, {"blacklist": "card"}).apply(make_record({"card": "4111", "name": "a"}))
+    assert out.value == {"name": "a"}
+
+
+def test_whitelist_keeps_only_its_fields_as_include_does():
+    value = Struct(SCHEMA).put("dont", "x").put("abc", 1).put("foo", False).put("etc", "e")
+    out = conf(ReplaceFieldValue, {"whitelist": "abc"}).apply(make_record(value, value_schema=SCHEMA))
+    assert [f.name for f in out.value_schema.fields] == ["abc"]
+
+
+def test_exclude_wins_over_blacklist_when_both_are_given():
+    out = conf(ReplaceFieldValue, {"blacklist": "name", "exclude": "card"}).apply(
+        make_record({"card": "4111", "name": "a"}))
+    assert out.value == {"name": "a"}
+
+
+def test_blacklist_in_a_chain_drops_the_card_number_in_batches_too():
+    from smt.batch import RecordBatch
+    from smt.chain import TransformChain
+
+    chain = TransformChain.from_properties({
+        "transforms": "drop", "transforms.drop.type": "org.apache.kafka.connect.transforms.ReplaceField$Value",
+        "transforms.drop.blacklist": "card"})
+    out = chain.apply_batch(RecordBatch.from_records([make_record({"card": "4111", "id": i}) for i in range(3)]))
+    assert [r.value for r in out.records()] == [{"id": 0}, {"id": 1}, {"id": 2}]

@@ -1,0 +1,84 @@
+"""The Kafka Connect oracle: KafkaConnectOracle.java, compiled once and run as one JVM.
+
+The classes come from Maven Central (:data:`smt.local.kafka.CONNECT_BUNDLE`,
+fetched by ``smt local fetch``); ``javac`` compiles the oracle against them into
+the project cache, keyed by a hash of the source and the classpath, so a
+second session starts the JVM at once.  :meth:`Oracle.run` sends a list of
+cases (JSON lines) and returns Kafka's answer to each, in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from smt.local import maven
+from smt.local.kafka import CONNECT_BUNDLE
+
+SOURCE = Path(__file__).with_name("KafkaConnectOracle.java")
+MAIN_CLASS = "KafkaConnectOracle"
+
+
+def compile_oracle() -> tuple[Path, list[Path]]:
+    """The compiled classes folder and the jars of its classpath (compiling when needed)."""
+    jars = maven.resolve(CONNECT_BUNDLE)
+    classpath = os.pathsep.join(map(str, jars))
+    digest = hashlib.sha256(SOURCE.read_bytes() + classpath.encode()).hexdigest()[:16]
+    classes = maven.cache_dir() / "oracle" / digest
+    if not (classes / f"{MAIN_CLASS}.class").is_file():
+        javac = shutil.which("javac")
+        assert javac, "the Kafka Connect oracle needs javac (a JDK 17)"
+        partial = classes.with_suffix(".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        subprocess.run([javac, "-nowarn", "-d", str(partial), "-cp", classpath, str(SOURCE)],
+                       check=True, capture_output=True, text=True, timeout=300)
+        shutil.rmtree(classes, ignore_errors=True)
+        os.replace(partial, classes)
+    return classes, jars
+
+
+class Oracle:
+    """One JVM running KafkaConnectOracle for the whole test session."""
+
+    def __init__(self, log_path: Path) -> None:
+        classes, jars = compile_oracle()
+        java = shutil.which("java")
+        assert java, "the Kafka Connect oracle needs java"
+        self._log = open(log_path, "wb")
+        self._process = subprocess.Popen(
+            [java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Duser.timezone=UTC",
+             "-cp", os.pathsep.join([str(classes), *map(str, jars)]), MAIN_CLASS],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+        )
+        self.log_path = log_path
+        self.cases_run = 0
+
+    def run(self, cases: list[dict]) -> list[dict]:
+        """Kafka's result for each case, in order."""
+        lines = b"".join(json.dumps(case).encode() + b"\n" for case in cases)
+        writer = threading.Thread(target=self._write, args=(lines,), daemon=True)
+        writer.start()
+        results = []
+        for _ in cases:
+            line = self._process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the Kafka Connect oracle stopped; see {self.log_path}")
+            results.append(json.loads(line))
+        writer.join()
+        self.cases_run += len(cases)
+        return results
+
+    def _write(self, lines: bytes) -> None:
+        self._process.stdin.write(lines)
+        self._process.stdin.flush()
+
+    def close(self) -> None:
+        self._process.stdin.close()
+        self._process.wait(timeout=30)
+        self._log.close()

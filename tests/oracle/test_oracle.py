@@ -1,0 +1,80 @@
+"""Kafka Connect's own classes as the oracle: generated cases, ours vs theirs, every difference named.
+
+Hypothesis generates configurations and records for every transform (Key and
+Value variants, schemaless and with schemas, nested fields, tombstones,
+headers), every predicate and every converter (both directions, keys, values
+and headers); one JVM (tests/oracle/_jvm.py) answers them all, and our
+pipeline path answers the same cases.  A difference is either one of the
+documented deviations or a failure.  The tally per plugin is printed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+
+from tests.oracle import _cases, _ours
+from tests.oracle._compare import Tally, compare
+
+#: Generated configurations per plugin (each transform class, predicate, converter and direction);
+#: each has several records or converted items.
+CONFIGS_PER_TRANSFORM = 40
+CONFIGS_PER_PREDICATE = 70
+CONFIGS_PER_CONVERTER = 35
+#: The record pools: this many batches of 20 records per mode.
+POOL_BATCHES = 12
+
+
+def generate(strategy, count: int) -> list[Any]:
+    """``count`` cases drawn from ``strategy``, the same on every run (no example database)."""
+    drawn: list[dict] = []
+
+    @settings(max_examples=count, derandomize=True, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), deadline=None)
+    @given(strategy)
+    def collect(case):
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+def assert_matches_kafka(kafka_connect, strategies: list, configs_each: int, minimum_cases: int) -> None:
+    """Generate ``configs_each`` cases from each strategy, run them both ways, and require every
+    difference to be a documented deviation; prints the tally per plugin."""
+    cases = [case for strategy in strategies for case in generate(strategy, configs_each)]
+    tally = Tally()
+    for case, theirs in zip(cases, kafka_connect.run(cases)):
+        compare(case, theirs, _ours.run(case), tally)
+    print("\n" + tally.report())
+    shown = "\n".join(repr(d) for d in tally.unexplained[:5])
+    assert not tally.unexplained, f"{len(tally.unexplained)} unexplained differences, first ones:\n{shown}"
+    for plugin in tally.verdicts:
+        assert tally.cases(plugin) >= minimum_cases, f"{plugin}: only {tally.cases(plugin)} cases"
+
+
+@pytest.fixture(scope="module")
+def record_pools() -> dict[str, list[dict]]:
+    """Records for the pipeline cases, by mode: generated once, drawn from by every case."""
+    batches = st.lists(_cases.record("schemaless"), min_size=20, max_size=20)
+    with_schema = st.lists(_cases.record("schema"), min_size=20, max_size=20)
+    return {"schemaless": [r for batch in generate(batches, POOL_BATCHES) for r in batch],
+            "schema": [r for batch in generate(with_schema, POOL_BATCHES) for r in batch]}
+
+
+def test_every_transform_matches_kafka_connect(kafka_connect, record_pools):
+    strategies = [_cases.transform_case(name, record_pools) for name in _cases.TRANSFORM_CLASSES]
+    assert_matches_kafka(kafka_connect, strategies, CONFIGS_PER_TRANSFORM, minimum_cases=100)
+
+
+def test_every_predicate_matches_kafka_connect(kafka_connect, record_pools):
+    strategies = [_cases.predicate_case(name, record_pools) for name in _cases.PREDICATES]
+    assert_matches_kafka(kafka_connect, strategies, CONFIGS_PER_PREDICATE, minimum_cases=300)
+
+
+@pytest.mark.parametrize("direction", ["to_connect", "from_connect"])
+def test_every_converter_matches_kafka_connect(kafka_connect, direction):
+    strategies = [_cases.converter_case(name, direction) for name in _cases.CONVERTER_CLASSES]
+    assert_matches_kafka(kafka_connect, strategies, CONFIGS_PER_CONVERTER, minimum_cases=100)
