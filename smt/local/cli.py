@@ -129,11 +129,11 @@ def _kafka_status(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from connectors.kafka import SPARK_KAFKA_BUNDLE
+    from connectors.kafka import spark_kafka_bundle
     from smt.local import maven
     from smt.local.kafka import BROKER_BUNDLE
 
-    for bundle in (BROKER_BUNDLE, SPARK_KAFKA_BUNDLE):
+    for bundle in (BROKER_BUNDLE, spark_kafka_bundle()):
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")
