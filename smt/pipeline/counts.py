@@ -1,0 +1,127 @@
+"""Counts that come back from the executors without accumulators, on classic and Spark Connect sessions.
+
+Spark Connect has no accumulators (no ``SparkContext`` at all), so each
+batch's figures travel with the data: after the output rows of a batch, the
+Python task emits one *counts row*, whose :data:`COUNTS_COLUMN` holds the
+batch's :class:`~smt.pipeline.processor.BatchCounts` and per-transform
+figures as one ``array<bigint>`` (null on every other row; its dead-letter
+flag is null too, so neither the sink nor the dead-letter queue sees it).
+``DataFrame.observe`` sums the counts rows while the output is written, and
+the driver reads the sums from an ``Observation`` (batch runs) or from each
+micro-batch's progress (streaming queries).
+
+A column of nulls costs four bytes a row between Python and the JVM (Arrow
+offsets); a struct of numbers would cost eight bytes per field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from smt.metrics import ChainMetrics, StageMetrics
+from smt.pipeline.processor import BatchCounts
+
+__all__ = ["COUNTS_COLUMN", "CountsLayout", "LiveCounts", "observed_values"]
+
+COUNTS_COLUMN = "_smt_counts"
+
+_ARROW_TYPE = pa.list_(pa.int64())
+_STAGE_FIELDS = [f.name for f in dataclasses.fields(StageMetrics)]
+
+
+class CountsLayout:
+    """Where each figure sits in the counts array: the batch counts, then each stage's figures in chain order.
+
+    Seconds travel as whole microseconds.  Built on the driver from the chain's
+    stage aliases; pickled to the executors with the batch step.
+    """
+
+    def __init__(self, aliases: tuple[str, ...]) -> None:
+        self.aliases = tuple(aliases)
+        self._count_fields = [f.name for f in dataclasses.fields(BatchCounts)]
+        self._names = [*self._count_fields,
+                       *(f"{index}.{field}" for index in range(len(aliases)) for field in _STAGE_FIELDS)]
+
+    #: Spark SQL type of :data:`COUNTS_COLUMN`.
+    SPARK_TYPE = "array<bigint>"
+
+    # --- on the executors --------------------------------------------------
+
+    def without_counts(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """An output batch with a null counts column."""
+        return batch.append_column(pa.field(COUNTS_COLUMN, _ARROW_TYPE), pa.nulls(batch.num_rows, _ARROW_TYPE))
+
+    def counts_row(self, schema: pa.Schema, counts: BatchCounts, stages: ChainMetrics) -> pa.RecordBatch:
+        """One row of ``schema`` (an output batch's, counts column included): nulls and the figures."""
+        values = [getattr(counts, name) for name in self._count_fields]
+        for alias in self.aliases:
+            figures = stages.get(alias) or StageMetrics()
+            values.extend(_whole(getattr(figures, field), field) for field in _STAGE_FIELDS)
+        arrays = [pa.nulls(1, field.type) for field in schema if field.name != COUNTS_COLUMN]
+        arrays.append(pa.array([values], _ARROW_TYPE))
+        names = [field.name for field in schema if field.name != COUNTS_COLUMN] + [COUNTS_COLUMN]
+        return pa.RecordBatch.from_arrays(arrays, schema=pa.schema([schema.field(n) for n in names]))
+
+    # --- on the driver -------------------------------------------------------
+
+    def sums(self) -> list:
+        """The aggregate columns ``DataFrame.observe`` takes: one sum per figure, named by position."""
+        from pyspark.sql import functions as F
+
+        column = F.col(COUNTS_COLUMN)
+        return [F.sum(column.getItem(index)).alias(f"f{index}") for index in range(len(self._names))]
+
+    def totals(self, observed: Mapping[str, Any]) -> tuple[BatchCounts, ChainMetrics]:
+        """The run's (or micro-batch's) counts and per-transform figures from the observed sums."""
+        values = [int(observed.get(f"f{index}") or 0) for index in range(len(self._names))]
+        counts = BatchCounts(**dict(zip(self._count_fields, values)))
+        stages = ChainMetrics()
+        offset = len(self._count_fields)
+        for index, alias in enumerate(self.aliases):
+            figures = values[offset + index * len(_STAGE_FIELDS): offset + (index + 1) * len(_STAGE_FIELDS)]
+            metrics = StageMetrics(**dict(zip(_STAGE_FIELDS, figures)))
+            metrics.seconds = metrics.seconds / 1e6
+            stages[alias] = metrics
+        return counts, stages
+
+
+def _whole(value: float | int, field: str) -> int:
+    return round(value * 1e6) if field == "seconds" else int(value)
+
+
+def observed_values(row: Any) -> dict[str, Any]:
+    """A streaming progress's observed metrics row as a dict.
+
+    A classic session gives a ``Row`` of the named sums; Spark Connect (4.x)
+    gives ``Row(values=[...], schema={...})`` with the names in the schema.
+    """
+    data = row.asDict() if hasattr(row, "asDict") else dict(row)
+    if set(data) == {"values", "schema"} and isinstance(data["schema"], Mapping):
+        names = [field["name"] for field in data["schema"]["fields"]]
+        return dict(zip(names, data["values"]))
+    return data
+
+
+class LiveCounts:
+    """Spark accumulators of the running counts, for a live progress line (classic sessions only).
+
+    The final figures come from :class:`CountsLayout`; these only show how far
+    a running job has got.
+    """
+
+    def __init__(self, spark) -> None:
+        context = spark.sparkContext
+        self._fields = [f.name for f in dataclasses.fields(BatchCounts)]
+        self._accumulators = {name: context.accumulator(0) for name in self._fields}
+
+    def add(self, counts: BatchCounts) -> None:
+        for name, accumulator in self._accumulators.items():
+            value = getattr(counts, name)
+            if value:
+                accumulator.add(value)
+
+    def snapshot(self) -> BatchCounts:
+        return BatchCounts(**{name: acc.value for name, acc in self._accumulators.items()})
