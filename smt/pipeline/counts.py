@@ -17,6 +17,7 @@ offsets); a struct of numbers would cost eight bytes per field.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Mapping
 
 import pyarrow as pa
@@ -24,7 +25,7 @@ import pyarrow as pa
 from smt.metrics import ChainMetrics, StageMetrics
 from smt.pipeline.processor import BatchCounts
 
-__all__ = ["COUNTS_COLUMN", "CountsLayout", "LiveCounts", "observed_values"]
+__all__ = ["COUNTS_COLUMN", "CountsLayout", "LiveCounts", "observed_sums", "observed_values"]
 
 COUNTS_COLUMN = "_smt_counts"
 
@@ -90,6 +91,26 @@ class CountsLayout:
 
 def _whole(value: float | int, field: str) -> int:
     return round(value * 1e6) if field == "seconds" else int(value)
+
+
+def observed_sums(observation: Any, wait_s: float = 0.0) -> dict[str, Any] | None:
+    """An ``Observation``'s sums, or None when no action has reported them (within ``wait_s``).
+
+    A Connect client receives them with the action's own response; a classic
+    session's listener delivers them just after the action returns, and its
+    ``get`` would wait forever for an action that never runs.
+    """
+    from smt.sessions import is_connect
+
+    if is_connect(observation):
+        return observation.get or None
+    future = observation._jo.future()
+    deadline = time.monotonic() + wait_s
+    while not future.isCompleted():
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
+    return observation.get
 
 
 def observed_values(row: Any) -> dict[str, Any]:

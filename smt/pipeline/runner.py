@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -26,7 +27,7 @@ import pyarrow as pa
 
 from smt.errors import SmtError
 from smt.metrics import ChainMetrics
-from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_values
+from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
@@ -34,7 +35,7 @@ from smt.pipeline.spec import PipelineSpec
 from smt.pipeline.dead_letters import dead_letter_sink
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
-from smt.sessions import is_connect
+from smt.sessions import is_connect, new_observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from connectors.read_tasks import ReadTask
@@ -43,6 +44,11 @@ __all__ = ["PipelineResult", "build_spark_session", "read_and_transform", "run_p
 
 #: Rows per batch a read task produces when Spark's Arrow batch size is unlimited (0 or less).
 _UNLIMITED_BATCH_ROWS = 1 << 20
+
+#: How long a finished batch run waits for Spark's listener to deliver the counts.
+_OBSERVATION_WAIT_S = 30.0
+
+log = logging.getLogger(__name__)
 
 
 class PipelineFailed(SmtError):
@@ -215,11 +221,13 @@ class _Run:
         return transform_dataframe(df, self.processor, self.layout, self.live, plan)
 
     def _batch(self, out, write_outputs) -> None:
-        from pyspark.sql import Observation
-
-        observation = Observation(f"smt-{self.spec.config['name']}")
+        observation = new_observation(self.spark, f"smt-counts-{self.spec.config['name']}")
         write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
-        self._add(observation.get)
+        observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
+        if observed is None:
+            log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])
+        else:
+            self._add(observed)
 
     def _stream(self, out, write_outputs, progress_interval: float) -> None:
         from smt.pipeline.streaming import run_streaming

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
+from smt.sessions import connect_session
 
 __all__ = ["REMOTE_KEY", "build_spark_session", "remote_url"]
 
@@ -64,9 +65,7 @@ def _classic_session(spec: Any, conf: dict[str, str]):
 
 
 def _connect_session(spec: Any, conf: dict[str, str], remote: str):
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.builder.remote(remote).getOrCreate()
+    session = connect_session(remote)
     server_keys = []
     for key, value in conf.items():
         if key.startswith("spark.sql."):
