@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["connect_session", "default_parallelism", "is_connect", "new_observation"]
+__all__ = ["connect_session", "default_parallelism", "is_connect"]
 
 
 def is_connect(spark: Any) -> bool:
@@ -32,34 +32,18 @@ def default_parallelism(spark: Any) -> int:
     configured = spark.conf.get("spark.default.parallelism", None)
     if configured:
         return int(configured)
-    row = spark.range(0, 1 << 16).select(F.max(F.spark_partition_id()).alias("last")).first()
+    partitions = spark.range(0, 1 << 16).select(F.spark_partition_id().alias("partition"))
+    row = partitions.agg(F.max("partition").alias("last")).first()
     return int(row["last"]) + 1
 
 
 def connect_session(url: str) -> Any:
     """The Spark Connect session for ``url`` (``sc://host:port``).
 
-    Built with the Connect client's own builder: PySpark's generic builder
-    would also switch this whole process to Connect mode (an environment
-    variable), and a classic session here could no longer make Observations.
+    As with PySpark's own builder, the process is then in Connect mode:
+    ``pyspark.sql.functions`` build Connect columns, so a classic session
+    cannot be used in the same process.
     """
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
+    from pyspark.sql import SparkSession
 
-    return ConnectSession.builder.remote(url).getOrCreate()
-
-
-def new_observation(spark: Any, name: str) -> Any:
-    """An ``Observation`` for DataFrames of ``spark``, whichever kind of session the process made first.
-
-    ``pyspark.sql.Observation()`` picks the Connect class when the process
-    is in Connect mode, even for a classic DataFrame.
-    """
-    if is_connect(spark):
-        from pyspark.sql.connect.observation import Observation as ConnectObservation
-
-        return ConnectObservation(name)
-    from pyspark.sql.observation import Observation as ClassicObservation
-
-    observation = object.__new__(ClassicObservation)
-    observation.__init__(name)
-    return observation
+    return SparkSession.builder.remote(url).getOrCreate()

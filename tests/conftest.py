@@ -21,15 +21,22 @@ def smt_spark_conf() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def spark_connect(tmp_path_factory):
-    """A Spark Connect session on a local server (``local[2]``, 127.0.0.1), one for the test session.
+def spark_connect_server(tmp_path_factory):
+    """A Spark Connect server (``local[2]``, 127.0.0.1), one for the test session: its ``url`` is ``sc://...``.
 
-    The server starts on first use (about 20 s) and stops at the end.
+    It starts on first use (about 20 s) and stops at the end.
     """
     from smt.local.spark_connect import LocalConnectServer
-    from smt.sessions import connect_session
 
     with LocalConnectServer(tmp_path_factory.mktemp("spark-connect")) as server:
-        session = connect_session(server.url)
-        yield session
-        session.stop()
+        yield server
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark_connect_server):
+    """A Spark Connect session on :func:`spark_connect_server`."""
+    from smt.sessions import connect_session
+
+    session = connect_session(spark_connect_server.url)
+    yield session
+    session.stop()

@@ -24,7 +24,7 @@ to the dead-letter queue).
 
 from __future__ import annotations
 
-from connectors.file.formats import FileFormat, ReadOptions
+from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from smt.pipeline.processor import SOURCE_ERROR_COLUMN
 
 #: Spark's column for a line it could not parse (PERMISSIVE mode).
@@ -93,7 +93,7 @@ class JsonLinesFormat(FileFormat):
         )
         # Null fields are left out of the line (Spark's default), so exactly one
         # of value / value_base64 appears for a non-null value.
-        lines.write.mode(mode).option("ignoreNullFields", "true").format("json").save(path)
+        lines.write.mode(spark_save_mode(mode)).option("ignoreNullFields", "true").format("json").save(path)
 
 
 def _bytes_from(text, base64_text):

@@ -35,7 +35,7 @@ from smt.pipeline.spec import PipelineSpec
 from smt.pipeline.dead_letters import dead_letter_sink
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
-from smt.sessions import is_connect, new_observation
+from smt.sessions import is_connect
 
 if TYPE_CHECKING:  # pragma: no cover
     from connectors.read_tasks import ReadTask
@@ -221,7 +221,9 @@ class _Run:
         return transform_dataframe(df, self.processor, self.layout, self.live, plan)
 
     def _batch(self, out, write_outputs) -> None:
-        observation = new_observation(self.spark, f"smt-counts-{self.spec.config['name']}")
+        from pyspark.sql import Observation
+
+        observation = Observation(f"smt-counts-{self.spec.config['name']}")
         write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
         if observed is None:

@@ -71,9 +71,10 @@ class Chain:
 
 
 def _apply(df: Any, config: ChainConfig) -> TransformResult:
+    from pyspark.sql import Observation
+
     from smt.pipeline.counts import CountsLayout
     from smt.pipeline.runner import transform_dataframe
-    from smt.sessions import new_observation
     from smt.spark._input import kafka_rows
 
     rows = kafka_rows(df)
@@ -83,7 +84,7 @@ def _apply(df: Any, config: ChainConfig) -> TransformResult:
     name = f"smt-{uuid.uuid4().hex[:12]}"
     if df.isStreaming:  # an Observation takes batch DataFrames only; progress reports carry streaming ones
         return TransformResult(out.observe(name, *layout.sums()), layout, None, name)
-    observation = new_observation(df.sparkSession, name)
+    observation = Observation(name)
     return TransformResult(out.observe(observation, *layout.sums()), layout, observation, name)
 
 
