@@ -104,17 +104,25 @@ def read_and_transform(
     counts: CountsLayout,
     live: LiveCounts | None = None,
     plan: FieldPlan | None = None,
+    data_source: bool = False,
 ):
     """The source's read tasks, each read and transformed inside one Python task.
 
     Spark runs one task per read task (the input rows are just task numbers);
     the batches a task reads go through the processor where they were read,
-    so only the results cross into the JVM.
+    so only the results cross into the JVM.  ``data_source=True`` runs the
+    tasks as the partitions of a Python data source instead
+    (:mod:`smt.pipeline.read_source`, measured by ``smt bench pipeline``).
     """
     max_rows = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
     if max_rows <= 0:  # Spark's "no limit"; a read task still needs a batch size
         max_rows = _UNLIMITED_BATCH_ROWS
     step = _BatchStep(processor, counts, live)
+    ddl = _output_ddl(plan, processor, {})
+    if data_source:
+        from smt.pipeline.read_source import read_tasks_source
+
+        return read_tasks_source(spark, tasks, step, ddl, max_rows)
 
     def read_partition(task_numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for numbers in task_numbers:
@@ -123,7 +131,7 @@ def read_and_transform(
                     yield from step(arrow_batch)
 
     numbered = spark.range(len(tasks), numPartitions=max(1, len(tasks)))
-    return numbered.mapInArrow(read_partition, _output_ddl(plan, processor, {}))
+    return numbered.mapInArrow(read_partition, ddl)
 
 
 class _BatchStep:
