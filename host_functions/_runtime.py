@@ -100,6 +100,9 @@ class _Watchdog:
             time.sleep(min(max(tick, 0.001), 0.05))
             now = time.monotonic()
             for watch in watches:
+                with self._cond:
+                    if watch not in self._watches:
+                        continue  # it ended while this thread slept: firing now would interrupt someone else
                 progress = watch.read_progress()
                 if progress != watch.last:
                     watch.last, watch.since = progress, now

@@ -56,12 +56,15 @@ class Settings:
         )
 
 
-def new_store(engine: wasmtime.Engine, settings: Settings) -> wasmtime.Store:
+def new_store(engine: wasmtime.Engine, settings: Settings, environment: Mapping[str, str] | None = None) -> wasmtime.Store:
+    """A bounded store; with WASI, ``environment`` is all the guest's environment holds."""
     store = wasmtime.Store(engine)
     store.set_limits(memory_size=settings.memory_max_bytes)
     store.set_epoch_deadline(1)
     if settings.wasi:
         wasi = wasmtime.WasiConfig()
+        if environment:
+            wasi.env = sorted(environment.items())
         logger = settings.logger
         wasi.stdout_custom = _stream_logger(logger, logging.INFO, "stdout")
         wasi.stderr_custom = _stream_logger(logger, logging.WARNING, "stderr")

@@ -5,6 +5,8 @@
 #   Go  -> checked only: Go >= 1.21 must be on PATH (CI images have it); Go
 #          guests need 1.24, which `go` fetches itself as a toolchain module
 #          from the Go module proxy when the installed one is older.
+#   Rust -> the wasm32-wasip1 target through rustup (Redpanda Data Transforms
+#          guests); cargo fetches the SDK crates from crates.io on first build.
 # Idempotent and fast when everything is present: apt-get update runs only
 # when a Debian tool is missing.  Needs root for apt-get (CI runs as root).
 #
@@ -56,7 +58,21 @@ check_go_toolchain() {
     GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" GOFLAGS= go version >/dev/null
 }
 
+install_rust_wasip1_target() {
+    if ! command -v rustup >/dev/null; then
+        echo "guest toolchains: rustup is not on PATH; install Rust with rustup to build the Rust guests" >&2
+        exit 1
+    fi
+    if rustup target list --installed | grep -qx wasm32-wasip1; then
+        echo "guest toolchains: Rust target wasm32-wasip1 already installed"
+        return
+    fi
+    echo "guest toolchains: adding the Rust target wasm32-wasip1"
+    rustup target add wasm32-wasip1 >/dev/null
+}
+
 install_c_toolchain
 install_zig_toolchain
 check_go_toolchain
+install_rust_wasip1_target
 echo "guest toolchains: ready (clang $(clang --version | head -1 | grep -o '[0-9][0-9.]*' | head -1), zig $("$python" -m ziglang version), $(go version | cut -d' ' -f3))"

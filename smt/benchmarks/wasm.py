@@ -12,6 +12,9 @@ Both comparisons run to_upper over ~40-byte values.
   job runs our pipeline with ``source.reader=spark`` (Spark reads the file,
   ``mapInArrow`` carries the records to Python and back) to show what reading
   in the pipeline's own Python tasks saves.
+* Redpanda: the Rust SDK's to_upper guest through the ``wasm`` transform vs
+  a naive host (a Python call per host function), see
+  :mod:`smt.benchmarks.wasm_redpanda` (target: ours >= 1M records/s).
 
 Run ``python -m smt.benchmarks.wasm [scale]`` (or ``smt bench wasm``).
 """
@@ -26,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import wasmtime
 
+from smt.benchmarks import wasm_redpanda
 from smt.benchmarks._common import Comparison, Measurement, measure
 
 __all__ = ["run", "TO_UPPER_WAT"]
@@ -208,7 +212,8 @@ def run(scale: float = 1.0) -> list[Comparison]:
         module_path = os.path.join(workdir, "to_upper.wasm")
         with open(module_path, "wb") as out:
             out.write(wasmtime.wat2wasm(TO_UPPER_WAT))
-        return [standalone(module_path, scale), *in_spark(module_path, scale, workdir)]
+        redpanda = wasm_redpanda.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS)
+        return [standalone(module_path, scale), redpanda, *in_spark(module_path, scale, workdir)]
 
 
 def main(argv: list[str] | None = None) -> None:

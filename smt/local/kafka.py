@@ -243,7 +243,7 @@ class LocalKafka:
         self._logs_dir.mkdir(parents=True, exist_ok=True)
         self._data_dir.mkdir(parents=True)
         (self.state_dir / "log4j2.properties").write_text(_log4j_properties(self._logs_dir))
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster_id = _new_cluster_id()
         command = [java, *self._jvm_args(classpath), _STORAGE_MAIN, "format",
                    "--cluster-id", cluster_id, "--config", str(self._server_properties)]  # fmt: skip
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
@@ -418,3 +418,15 @@ appender.file.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = file
 """
+
+
+def _new_cluster_id() -> str:
+    """A random Kafka cluster id: 16 bytes, URL-safe base64 without padding.
+
+    Like Kafka's own ``Uuid.randomUuid``, never one that starts with ``-``:
+    ``kafka-storage format --cluster-id -abc`` reads it as an option.
+    """
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id

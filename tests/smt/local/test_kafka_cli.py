@@ -94,3 +94,14 @@ def test_a_broker_that_exits_during_start_up_is_reported_with_its_log(tmp_path):
 def test_usage_errors_exit_2(capsys):
     assert cli.main(["kafka", "restart"]) == 2
     assert "invalid choice: 'restart'" in capsys.readouterr().err
+
+
+def test_a_cluster_id_never_starts_with_a_dash(monkeypatch):
+    # kafka-storage reads "--cluster-id -xyz" as a missing value and an unknown option.
+    import uuid
+
+    from smt.local import kafka
+
+    ids = iter([uuid.UUID(bytes=b"\xf8" + bytes(15)), uuid.UUID(bytes=b"\x00" * 16)])
+    monkeypatch.setattr(kafka.uuid, "uuid4", lambda: next(ids))
+    assert kafka._new_cluster_id() == "AAAAAAAAAAAAAAAAAAAAAA"
