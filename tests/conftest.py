@@ -24,19 +24,12 @@ def smt_spark_conf() -> dict[str, str]:
 def spark_connect_server(tmp_path_factory):
     """A Spark Connect server (``local[2]``, 127.0.0.1), one for the test session: its ``url`` is ``sc://...``.
 
-    It starts on first use (about 20 s) and stops at the end.
+    It starts on first use (about 20 s) and stops at the end.  Clients run in
+    processes of their own (:mod:`tests.connect_client`): a Connect session
+    would switch this process, and its classic ``spark`` session, to Connect.
     """
     from smt.local.spark_connect import LocalConnectServer
 
     with LocalConnectServer(tmp_path_factory.mktemp("spark-connect")) as server:
         yield server
 
-
-@pytest.fixture(scope="session")
-def spark_connect(spark_connect_server):
-    """A Spark Connect session on :func:`spark_connect_server`."""
-    from smt.sessions import connect_session
-
-    session = connect_session(spark_connect_server.url)
-    yield session
-    session.stop()
