@@ -8,10 +8,9 @@ from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, observed_values
 from smt.pipeline.processor import BatchCounts
 
 
-def sums_of(rows: list[pa.RecordBatch], layout: CountsLayout) -> dict:
-    """What DataFrame.observe's sums give over these batches' counts rows."""
-    arrays = [row for batch in rows for row in batch.column(COUNTS_COLUMN).to_pylist() if row is not None]
-    return {f"f{index}": sum(values[index] for values in arrays) for index in range(len(arrays[0]))}
+def observed(rows: list[pa.RecordBatch]) -> dict:
+    """What DataFrame.observe's collect_list gives over these batches' counts rows."""
+    return {COUNTS_COLUMN: [row for batch in rows for row in batch.column(COUNTS_COLUMN).to_pylist() if row is not None]}
 
 
 def test_counts_rows_sum_to_the_batches_counts_and_stage_figures():
@@ -25,7 +24,7 @@ def test_counts_rows_sum_to_the_batches_counts_and_stage_figures():
     assert all(batch.schema == out.schema for batch in rows)
     assert rows[1].column("value").null_count == 1 and rows[1].column("_smt_dead_letter").null_count == 1
 
-    counts, stages = layout.totals(sums_of(rows, layout))
+    counts, stages = layout.totals(observed(rows))
     assert counts == BatchCounts(read=5, written=3, output_rows=3, filtered=1, failed=1, dead_lettered=1)
     assert stages["mask"] == StageMetrics(5, 5, 0, 1, pytest.approx(0.75))
     assert stages["route"] == StageMetrics(1, 0, 1, 0, pytest.approx(0.125))
@@ -39,6 +38,6 @@ def test_nothing_observed_counts_as_zeros():
 def test_observed_metrics_of_a_streaming_progress_read_alike_from_classic_and_connect():
     from pyspark.sql import Row
 
-    classic = Row(f0=3, f1=2)
-    connect = Row(values=[3, 2], schema={"type": "struct", "fields": [{"name": "f0"}, {"name": "f1"}]})
-    assert observed_values(classic) == observed_values(connect) == {"f0": 3, "f1": 2}
+    classic = Row(_smt_counts=[[3, 2]])
+    connect = Row(values=[[[3, 2]]], schema={"type": "struct", "fields": [{"name": "_smt_counts"}]})
+    assert observed_values(classic) == observed_values(connect) == {"_smt_counts": [[3, 2]]}
