@@ -72,8 +72,16 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--scale", type=float, default=1.0, help="multiply the data sizes")
     bench.set_defaults(handler=_bench)
 
+    wasm = commands.add_parser("wasm", help="WebAssembly guests: 'smt wasm inspect MODULE'")
+    wasm_commands = wasm.add_subparsers(dest="wasm_command", metavar="WASM_COMMAND", required=True)
+    inspect = wasm_commands.add_parser("inspect", help="what the host sees in a guest module")
+    inspect.add_argument("module", help="the .wasm (or .wat) file")
+    inspect.add_argument("--function", help="the entry function (function.name); needed when it exports several")
+    inspect.add_argument("--adapter", action="store_true", help="print the fast path's generated adapter (WAT)")
+    inspect.set_defaults(handler=_wasm_inspect)
+
     commands.add_parser("local", help="local services for trying things out: 'smt local kafka start|stop|status'")
-    for sub in (run, validate, plugins, bench):
+    for sub in (run, validate, plugins, bench, inspect):
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
@@ -118,6 +126,13 @@ def _bench(args: argparse.Namespace) -> int:
     from smt.benchmarks.runner import run_benchmarks
 
     return EXIT_OK if run_benchmarks(args.areas, args.scale) else EXIT_FAILED
+
+
+def _wasm_inspect(args: argparse.Namespace) -> int:
+    from host_functions.inspect import adapter_text, describe_module
+
+    print(adapter_text(args.module, args.function) if args.adapter else describe_module(args.module, args.function))
+    return EXIT_OK
 
 
 def _local(argv: list[str]) -> int:

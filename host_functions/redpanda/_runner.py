@@ -85,7 +85,7 @@ class RedpandaRunner:
         def fail(row: int, cause: str) -> None:
             if row not in failed:
                 failed.add(row)
-                errors.fail(row, self.settings.error(cause, row))
+                errors.fail(row, self.settings.row_error(cause, batch, row))
 
         staged = _Staged.of(batch, self.converters, fail)
         parts: list[tuple[np.ndarray, Outputs, list[str]]] = []
