@@ -4,15 +4,18 @@ Spark Connect has no accumulators (no ``SparkContext`` at all), so each
 batch's figures travel with the data: after the output rows of a batch, the
 Python task emits one *counts row*, whose :data:`COUNTS_COLUMN` holds the
 batch's :class:`~smt.pipeline.processor.BatchCounts` and per-transform
-figures as one ``array<bigint>`` (null on every other row; its dead-letter
-flag is null too, so neither the sink nor the dead-letter queue sees it).
+figures as one string of comma-separated integers (null on every other row;
+its dead-letter flag is null too, so neither the sink nor the dead-letter
+queue sees it).  A string, because every PySpark from 4.0 on hands an
+observed string back as a ``str`` (4.0's classic ``Observation`` leaves a
+list as a Java object).
 ``DataFrame.observe`` collects the counts rows while the output is written
 (one cheap aggregate; a sum per figure costs a third of a simple pipeline's
 throughput), and the driver adds them up from an ``Observation`` (batch
 runs) or from each micro-batch's progress (streaming queries).
 
-A column of nulls costs four bytes a row between Python and the JVM (Arrow
-offsets); a struct of numbers would cost eight bytes per field.
+A column of null strings costs four bytes a row between Python and the JVM
+(Arrow offsets); a struct of numbers would cost eight bytes per field.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ __all__ = ["COUNTS_COLUMN", "CountsLayout", "LiveCounts", "observed_sums", "obse
 
 COUNTS_COLUMN = "_smt_counts"
 
-_ARROW_TYPE = pa.list_(pa.int64())
+_ARROW_TYPE = pa.string()
 _STAGE_FIELDS = [f.name for f in dataclasses.fields(StageMetrics)]
 
 
@@ -48,7 +51,7 @@ class CountsLayout:
                        *(f"{index}.{field}" for index in range(len(aliases)) for field in _STAGE_FIELDS)]
 
     #: Spark SQL type of :data:`COUNTS_COLUMN`.
-    SPARK_TYPE = "array<bigint>"
+    SPARK_TYPE = "string"
 
     # --- on the executors --------------------------------------------------
 
@@ -63,27 +66,27 @@ class CountsLayout:
             figures = stages.get(alias) or StageMetrics()
             values.extend(_whole(getattr(figures, field), field) for field in _STAGE_FIELDS)
         arrays = [pa.nulls(1, field.type) for field in schema if field.name != COUNTS_COLUMN]
-        arrays.append(pa.array([values], _ARROW_TYPE))
+        arrays.append(pa.array([",".join(map(str, values))], _ARROW_TYPE))
         names = [field.name for field in schema if field.name != COUNTS_COLUMN] + [COUNTS_COLUMN]
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema([schema.field(n) for n in names]))
 
     # --- on the driver -------------------------------------------------------
 
     def sums(self) -> list:
-        """The aggregate column ``DataFrame.observe`` takes: every counts row of the output, as a list.
+        """The aggregate column ``DataFrame.observe`` takes: every counts row of the output, joined by ';'.
 
         One cheap aggregate over every row (a null is skipped), rather than one
         sum per figure: the driver adds the few rows up (one per batch).
         """
         from pyspark.sql import functions as F
 
-        return [F.collect_list(F.col(COUNTS_COLUMN)).alias(COUNTS_COLUMN)]
+        return [F.concat_ws(";", F.collect_list(F.col(COUNTS_COLUMN))).alias(COUNTS_COLUMN)]
 
     def totals(self, observed: Mapping[str, Any]) -> tuple[BatchCounts, ChainMetrics]:
         """The run's (or micro-batch's) counts and per-transform figures from the observed counts rows."""
         values = [0] * len(self._names)
-        for row in observed.get(COUNTS_COLUMN) or ():
-            values = [total + int(value or 0) for total, value in zip(values, row)]
+        for row in filter(None, (observed.get(COUNTS_COLUMN) or "").split(";")):
+            values = [total + int(value) for total, value in zip(values, row.split(","))]
         counts = BatchCounts(**dict(zip(self._count_fields, values)))
         stages = ChainMetrics()
         offset = len(self._count_fields)
