@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from connectors.base import Source
 from smt.config import ConfigDef, ConfigType, Importance, at_least
+from smt.sessions import default_parallelism
 
 
 class GeneratorSource(Source):
@@ -51,7 +52,7 @@ class GeneratorSource(Source):
     )
 
     def read(self, spark, streaming=False):
-        partitions = self.config["partitions"] or spark.sparkContext.defaultParallelism
+        partitions = self.config["partitions"] or default_parallelism(spark)
         if streaming:
             indices = self._streaming_indices(spark, partitions)
         else:

@@ -1,4 +1,8 @@
-"""Kafka Connect-style single message transforms on Apache Spark."""
+"""Kafka Connect-style single message transforms on Apache Spark.
+
+Run a pipeline file with the ``smt`` command, or apply a chain to your own
+DataFrame with :func:`smt.spark.transform` (classic or Spark Connect sessions).
+"""
 
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance

@@ -1,8 +1,9 @@
 """Per-transform counters: records in and out, dropped, failed, and time spent.
 
 The chain fills a :class:`ChainMetrics` per batch on the executors; the
-pipeline adds them up through a Spark accumulator (:class:`MetricsParam`), so
-the figures come from where the work was done, not from driver-side guesses.
+pipeline brings them back with the batch's output and adds them up
+(:mod:`smt.pipeline.counts`), so the figures come from where the work was
+done, not from driver-side guesses.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["StageMetrics", "ChainMetrics", "MetricsParam"]
+__all__ = ["StageMetrics", "ChainMetrics"]
 
 
 @dataclasses.dataclass
@@ -47,13 +48,3 @@ class ChainMetrics(dict):
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
         return {alias: dataclasses.asdict(m) for alias, m in self.items()}
-
-
-class MetricsParam:
-    """A Spark ``AccumulatorParam`` that adds :class:`ChainMetrics` together."""
-
-    def zero(self, value: ChainMetrics) -> ChainMetrics:
-        return ChainMetrics()
-
-    def addInPlace(self, value1: ChainMetrics, value2: ChainMetrics) -> ChainMetrics:  # noqa: N802 - Spark's name
-        return value1.merge(value2)

@@ -1,4 +1,4 @@
-"""Shared test set-up: our pytest plugin, and one Spark session with Spark's Kafka connector."""
+"""Shared test set-up: our pytest plugin, one Spark session with Spark's Kafka connector, one Spark Connect server."""
 
 import pytest
 
@@ -18,3 +18,18 @@ def smt_spark_conf() -> dict[str, str]:
     from connectors.kafka import spark_jars
 
     return {"spark.jars": ",".join(spark_jars())}
+
+
+@pytest.fixture(scope="session")
+def spark_connect_server(tmp_path_factory):
+    """A Spark Connect server (``local[2]``, 127.0.0.1), one for the test session: its ``url`` is ``sc://...``.
+
+    It starts on first use (about 20 s) and stops at the end.  Clients run in
+    processes of their own (:mod:`tests.connect_client`): a Connect session
+    would switch this process, and its classic ``spark`` session, to Connect.
+    """
+    from smt.local.spark_connect import LocalConnectServer
+
+    with LocalConnectServer(tmp_path_factory.mktemp("spark-connect")) as server:
+        yield server
+

@@ -65,9 +65,9 @@ class AvroFormat(FileFormat):
         return files.select("path", "content").mapInArrow(decoder, KAFKA_ROW_SCHEMA_DDL)
 
     def write(self, df, path, mode):
-        from connectors.file.hadoop import HadoopFiles
+        from connectors.file.hadoop import driver_files
 
-        files = HadoopFiles(df.sparkSession)
+        files = driver_files(df.sparkSession)
         if files.exists(path):
             if mode == "errorifexists":
                 raise OutputExistsError(f"cannot write Avro files to '{path}': it already exists "

@@ -37,7 +37,7 @@ import pyarrow as pa
 from connectors.file._jsonl_lines import parse_jsonl_lines
 from connectors.file._lines import read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
-from connectors.file.formats import FileFormat, ReadOptions
+from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from connectors.read_tasks import ReadTask
 from smt.pipeline.processor import SOURCE_ERROR_COLUMN
 from smt.record import KAFKA_ROW_SCHEMA_DDL
@@ -82,7 +82,7 @@ class JsonLinesFormat(FileFormat):
         )
         # Null fields are left out of the line (Spark's default), so exactly one
         # of value / value_base64 appears for a non-null value.
-        lines.write.mode(mode).option("ignoreNullFields", "true").format("json").save(path)
+        lines.write.mode(spark_save_mode(mode)).option("ignoreNullFields", "true").format("json").save(path)
 
 
 def _text_or_base64(column, name: str):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.file.hadoop import HadoopFiles
+from connectors.file.hadoop import driver_files
 
 COMMITS_DIR = "_smt_commits"
 STAGING_DIR = "_smt_staging"
@@ -32,7 +32,7 @@ def batch_file_prefix(batch_id: int) -> str:
 
 def write_micro_batch(fmt: Any, df: Any, path: str, batch_id: int) -> bool:
     """Write micro-batch ``batch_id`` once; False when it was committed before."""
-    files = HadoopFiles(df.sparkSession)
+    files = driver_files(df.sparkSession)
     root = path.rstrip("/")
     marker = f"{root}/{COMMITS_DIR}/{batch_id}"
     if files.exists(marker):

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.file._splits import max_split_bytes, pack_splits
-from connectors.file.formats import FileFormat, ReadOptions
+from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from connectors.read_tasks import ReadTask, constant_strings, empty_headers, kafka_batch
 from smt.batch import KAFKA_ARROW_SCHEMA
 from smt.errors import SmtError
@@ -58,7 +58,7 @@ class ParquetFormat(FileFormat):
         return [_ParquetReadTask(task, options.topic) for task in tasks]
 
     def write(self, df, path, mode):
-        df.write.mode(mode).format("parquet").save(path)
+        df.write.mode(spark_save_mode(mode)).format("parquet").save(path)
 
 
 @dataclasses.dataclass(frozen=True)

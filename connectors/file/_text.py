@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from connectors.base import SinkRecordError
 from connectors.file._lines import read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
-from connectors.file.formats import FileFormat, ReadOptions
+from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from connectors.read_tasks import ReadTask, constant_strings, kafka_batch
 
 #: Row ids as Spark's monotonically_increasing_id makes them: the task index in the upper bits.
@@ -69,7 +69,7 @@ class TextFormat(FileFormat):
         from pyspark.sql import functions as F
 
         lines = df.select(F.coalesce(F.col("value").cast("string"), F.lit("")).alias("value"))
-        lines.write.mode(mode).format("text").save(path)
+        lines.write.mode(spark_save_mode(mode)).format("text").save(path)
 
 
 class _TextReadTask(ReadTask):

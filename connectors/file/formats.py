@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from smt.errors import SmtError
 
-__all__ = ["FORMATS", "FileFormat", "OutputExistsError", "ReadOptions", "known_formats"]
+__all__ = ["FORMATS", "FileFormat", "OutputExistsError", "ReadOptions", "known_formats", "spark_save_mode"]
 
 
 class OutputExistsError(SmtError):
@@ -71,6 +71,11 @@ class FileFormat:
     def write(self, df: "DataFrame", path: str, mode: str) -> None:
         """Write ``df`` to the directory ``path`` with Spark's save ``mode``."""
         raise NotImplementedError
+
+
+def spark_save_mode(mode: str) -> str:
+    """``write.mode`` as both kinds of session take it: Spark Connect knows ``errorifexists`` only as ``error``."""
+    return "error" if mode == "errorifexists" else mode
 
 
 def _all_formats() -> dict[str, FileFormat]:

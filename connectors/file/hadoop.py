@@ -3,11 +3,25 @@
 Spark resolves ``file:``, ``hdfs:``, ``s3a:`` and friends through Hadoop; so
 do we, so a path that Spark can write is a path we can commit in.  Renames are
 atomic on local and HDFS file systems (not on object stores).
+
+A Spark Connect session has no JVM to ask: :func:`driver_files` then gives
+the same operations through pyarrow (:mod:`connectors.file._arrow_files`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from smt.sessions import is_connect
+
+
+def driver_files(spark: Any) -> Any:
+    """File operations for the driver of ``spark``: Hadoop's on a classic session, pyarrow's on Spark Connect."""
+    if is_connect(spark):
+        from connectors.file._arrow_files import ArrowFiles
+
+        return ArrowFiles()
+    return HadoopFiles(spark)
 
 
 class HadoopFiles:

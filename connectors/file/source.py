@@ -11,6 +11,7 @@ from connectors.file._splits import list_files
 from connectors.file.formats import FORMATS, ReadOptions, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import ConfigError, SmtError
+from smt.sessions import default_parallelism
 
 
 class FileSource(Source):
@@ -62,7 +63,7 @@ class FileSource(Source):
         if files is None:
             return None
         max_partition_bytes = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m"))
-        parallelism = spark.sparkContext.defaultParallelism
+        parallelism = default_parallelism(spark)
         return FORMATS[self.config["format"]].read_tasks(options, files, parallelism, max_partition_bytes)
 
     def _options(self, streaming: bool) -> ReadOptions:

@@ -1,13 +1,12 @@
 """Kafka source and sink, through Spark's own Kafka connector (``spark-sql-kafka-0-10``)."""
 
-from connectors.kafka._jars import SPARK_KAFKA_BUNDLE, spark_jars
+from connectors.kafka._jars import spark_jars, spark_kafka_bundle
 from connectors.kafka._preflight import KafkaAuthenticationError, KafkaUnavailableError, MissingTopicError
 from connectors.kafka._record_checks import RecordTooLargeError
 from connectors.kafka.sink import KafkaSink, KafkaWriteError
 from connectors.kafka.source import KafkaSource
 
 __all__ = [
-    "SPARK_KAFKA_BUNDLE",
     "KafkaAuthenticationError",
     "KafkaSink",
     "KafkaSource",
@@ -16,4 +15,5 @@ __all__ = [
     "MissingTopicError",
     "RecordTooLargeError",
     "spark_jars",
+    "spark_kafka_bundle",
 ]

@@ -6,10 +6,17 @@ session gets the jar files through ``spark.jars``, so nothing is resolved over
 the network (Ivy) when a session starts.  Jars Spark already ships (Scala,
 Hadoop client, compression codecs) are left out, so the classpath holds one
 copy of each library.
+
+PyPI may publish a PySpark release before Maven Central has its connector
+(PySpark 4.3.0 has none there yet): then the newest connector released
+before it is used, with a warning naming both versions.  The 4.2.0 connector
+passes the Kafka tests on Spark 4.3.0.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import re
 from importlib.metadata import version
@@ -17,20 +24,51 @@ from pathlib import Path
 
 from smt.local import maven
 
-__all__ = ["SPARK_KAFKA_BUNDLE", "spark_jars"]
+__all__ = ["connector_version", "spark_jars", "spark_kafka_bundle"]
+
+log = logging.getLogger(__name__)
 
 SCALA_BINARY_VERSION = "2.13"
 #: The connector must match the Spark that runs it, so it follows the installed PySpark.
 SPARK_VERSION = version("pyspark")
+_GROUP = "org.apache.spark"
+_CONNECTOR = f"spark-sql-kafka-0-10_{SCALA_BINARY_VERSION}"
 
-SPARK_KAFKA_BUNDLE = maven.Bundle(
-    f"spark-sql-kafka-0-10_{SCALA_BINARY_VERSION}-{SPARK_VERSION}",
-    (
-        maven.Artifact(
-            "org.apache.spark", f"spark-sql-kafka-0-10_{SCALA_BINARY_VERSION}", SPARK_VERSION
-        ),
-    ),
-)
+
+def spark_kafka_bundle(spark_version: str = SPARK_VERSION) -> maven.Bundle:
+    """The connector for ``spark_version``: its own release, else the newest released before it.
+
+    Asks Maven Central only when the exact version is missing from the cache
+    and from Maven Central.  Raises :class:`smt.local.maven.MavenError` when
+    neither exists.
+    """
+    exact = _bundle(spark_version, spark_version)
+    try:
+        maven.resolve(exact)
+        return exact
+    except maven.MissingArtifactError:
+        pass
+    fallback = connector_version(spark_version, maven.published_versions(_GROUP, _CONNECTOR))
+    if fallback is None:
+        raise maven.MavenError(f"Maven Central has no {_GROUP}:{_CONNECTOR} for Spark {spark_version} or before it")
+    return _bundle(spark_version, fallback)
+
+
+def connector_version(spark_version: str, published: list[str]) -> str | None:
+    """The newest release in ``published`` (no previews) of Spark's major version, not after ``spark_version``."""
+    wanted = _numbers(spark_version)
+    releases = [v for v in published if re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    candidates = [v for v in releases if _numbers(v)[0] == wanted[0] and _numbers(v) <= wanted]
+    return max(candidates, key=_numbers, default=None)
+
+
+def _numbers(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", release)[:3])
+
+
+def _bundle(spark_version: str, connector: str) -> maven.Bundle:
+    # Named after the PySpark version it serves, so a fallback is found again in the cache.
+    return maven.Bundle(f"{_CONNECTOR}-{spark_version}", (maven.Artifact(_GROUP, _CONNECTOR, connector),))
 
 _VERSIONED_JAR = re.compile(r"^(?P<name>.+?)-\d[^-]*(?:-[^-]+)*\.jar$")
 
@@ -42,7 +80,17 @@ def spark_jars() -> list[str]:
     raises :class:`smt.local.maven.MavenError` if that fails).
     """
     shipped = _shipped_artifact_names()
-    return [str(jar) for jar in maven.resolve(SPARK_KAFKA_BUNDLE) if _artifact_name(jar) not in shipped]
+    jars = maven.resolve(spark_kafka_bundle())
+    for jar in jars:
+        if _artifact_name(jar) == _CONNECTOR and jar.parent.name != SPARK_VERSION:
+            _warn_older_connector(jar.parent.name)
+    return [str(jar) for jar in jars if _artifact_name(jar) not in shipped]
+
+
+@functools.cache
+def _warn_older_connector(connector: str) -> None:
+    log.warning("Maven Central has no %s %s (PySpark's version); using %s, the newest release before it",
+                _CONNECTOR, SPARK_VERSION, connector)
 
 
 def _artifact_name(jar: Path) -> str:

@@ -12,10 +12,12 @@ written, with an error saying that authentication failed.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from smt.errors import SmtError
+from smt.sessions import is_connect
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
@@ -24,6 +26,9 @@ __all__ = [
     "KafkaAuthenticationError", "KafkaUnavailableError", "MissingTopicError",
     "list_topics", "require_topics", "kafka_error_summary",
 ]  # fmt: skip
+
+
+log = logging.getLogger(__name__)
 
 
 class KafkaUnavailableError(SmtError):
@@ -50,14 +55,17 @@ def list_topics(
 
     ``kafka_params`` are Kafka client settings (``bootstrap.servers``, security
     settings), ``where`` the config key naming the servers in errors.  Returns
-    ``None`` when the session has no JVM to check with (Spark Connect).
+    ``None`` (after a warning saying so) when the session has no JVM to check
+    with (Spark Connect).
     Raises :class:`KafkaUnavailableError` when the cluster does not answer
     within ``timeout_ms``, :class:`KafkaAuthenticationError` (a subclass) when
     it refuses the client's credentials or the TLS handshake fails.
     """
-    jvm = getattr(spark, "_jvm", None)
-    if jvm is None:
+    if is_connect(spark):
+        log.warning("Spark Connect: the Kafka checks for %s (cluster reachable, topics exist) need the JVM and are "
+                    "skipped; an unreachable cluster or a missing topic shows as Spark's own error", where)
         return None
+    jvm = spark._jvm
     servers = kafka_params.get("bootstrap.servers", "")
     properties = jvm.java.util.Properties()
     for name, value in kafka_params.items():

@@ -45,12 +45,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from connectors.kafka import SPARK_KAFKA_BUNDLE
+    from connectors.kafka import spark_kafka_bundle
     from smt.local import maven
     from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
     from smt.local.kafka_tools import TOOLS_BUNDLE
 
-    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, SPARK_KAFKA_BUNDLE, CONNECT_BUNDLE):
+    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, spark_kafka_bundle(), CONNECT_BUNDLE):
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")

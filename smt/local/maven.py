@@ -15,9 +15,11 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import time
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -25,7 +27,7 @@ from xml.sax.saxutils import escape
 
 from smt.errors import SmtError
 
-__all__ = ["Artifact", "Bundle", "MavenError", "cache_dir", "resolve"]
+__all__ = ["Artifact", "Bundle", "MavenError", "MissingArtifactError", "cache_dir", "published_versions", "resolve"]
 
 #: Pinned so resolution does not depend on the (old) plugin version Maven defaults to.
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
@@ -33,9 +35,18 @@ DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 #: Maven runs at most this long for one bundle (a cold fetch is well under it).
 RESOLVE_TIMEOUT_S = 1200
 
+MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2"
+
+# Maven's words for "this version is not in the repository" (cached or fresh).
+_NOT_FOUND = re.compile(r"was not found in|Could not find artifact")
+
 
 class MavenError(SmtError):
     """Maven is missing, or could not resolve a bundle; the message names it."""
+
+
+class MissingArtifactError(MavenError):
+    """The repository has no such artifact version (as opposed to a network or Maven failure)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,13 +141,25 @@ def _run_maven(bundle: Bundle, bundle_dir: Path, repo: Path, classpath_file: Pat
         ) from exc
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        raise MavenError(
+        error = MissingArtifactError if _NOT_FOUND.search(done.stdout + done.stderr) else MavenError
+        raise error(
             f"Maven could not resolve {bundle.describe()} (exit {done.returncode}); "
             f"POM {pom}:\n{tail}"
         )
     # Renamed into place only when complete, so an interrupted fetch is redone.
     os.replace(partial, classpath_file)
     (bundle_dir / "resolved-in-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
+
+
+def published_versions(group: str, artifact: str, timeout_s: float = 30) -> list[str]:
+    """The versions Maven Central lists for ``group:artifact`` (its ``maven-metadata.xml``)."""
+    url = f"{MAVEN_CENTRAL}/{group.replace('.', '/')}/{artifact}/maven-metadata.xml"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+            metadata = response.read().decode("utf-8")
+    except OSError as exc:
+        raise MavenError(f"cannot list the versions of {group}:{artifact} at {url}: {exc}") from exc
+    return re.findall(r"<version>([^<]+)</version>", metadata)
 
 
 def _pom(bundle: Bundle) -> str:

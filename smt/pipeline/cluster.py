@@ -8,7 +8,9 @@ masters, the runner zips the packages a pipeline runs on the executors
 (``smt``, ``converters``, ``host_functions``, ``connectors``, with their data
 files such as ``.wat``/``.wasm`` guests and ``.avsc`` schemas) and adds the
 zip with ``SparkContext.addPyFile``: each executor fetches it and puts it on
-its Python path before it runs a task.
+its Python path before it runs a task.  A Spark Connect session gets the same
+zip with ``SparkSession.addArtifacts(..., pyfile=True)``: the server puts it on
+the Python path of that session's workers.
 
 What is *not* shipped: third-party Python dependencies (pyarrow, wasmtime,
 fastavro, orjson, pluggy, ...) and third-party plugin distributions.  Point
@@ -78,9 +80,17 @@ def use_executor_python(conf: dict[str, str]) -> None:
 
 
 def ship_project_code(spark: Any) -> str:
-    """Add the project's packages, zipped, to ``spark``'s executors; returns the zip's path."""
+    """Add the project's packages, zipped, to ``spark``'s executors; returns the zip's path.
+
+    On a Spark Connect session, the zip goes to the server as a session artifact.
+    """
+    from smt.sessions import is_connect
+
     path = project_code_zip()
-    spark.sparkContext.addPyFile(path)
+    if is_connect(spark):
+        spark.addArtifacts(path, pyfile=True)
+    else:
+        spark.sparkContext.addPyFile(path)
     return path
 
 

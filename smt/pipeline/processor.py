@@ -13,6 +13,9 @@ the serialized record, see :meth:`connectors.base.Sink.record_errors`).
 Every input row ends up in exactly one of: written (one or more output
 rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
 :class:`BatchCounts` reports those numbers for each batch.
+
+Columns of the input batch outside the Kafka row layout (a user's own ids,
+say) travel with their record, see :mod:`smt.pipeline.extra_columns`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from smt.error_handling import (
 )
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
+from smt.pipeline.extra_columns import with_error_columns, with_extras
 from smt.record import KAFKA_ROW_FIELDS
 
 __all__ = [
@@ -116,6 +120,8 @@ class BatchProcessor:
         output_fields: tuple[str, ...] | None = None,
         sink: Any = None,
         dead_letters: Any = None,
+        dead_letter_rows: bool | None = None,
+        error_columns: bool = False,
     ) -> None:
         self.source_class = source_class
         #: The sink, asked for the records it cannot write (TASK_PUT); pickled to executors.
@@ -130,6 +136,10 @@ class BatchProcessor:
         self.header_converter = header_converter
         self.policy = policy
         self.task_id = task_id
+        #: Whether failed records come back as dead-letter rows (default: when a queue is configured).
+        self.dead_letter_rows = policy.dead_letters if dead_letter_rows is None else dead_letter_rows
+        #: Whether output batches carry :data:`ERROR_COLUMNS`.
+        self.error_columns = error_columns
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
@@ -157,7 +167,7 @@ class BatchProcessor:
             batch = self.chain.apply_batch(batch, failures, metrics)
             batch = self._encode(batch, failures)
             batch, records = self._put_failures(batch, failures)
-        output = self._output(arrow_batch, records, failures)
+        output = self._output(arrow_batch, records, batch.origins(), failures)
         return output, self._count(arrow_batch.num_rows, batch, failures)
 
     def _source_failures(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> RecordBatch:
@@ -282,16 +292,21 @@ class BatchProcessor:
             output_rows=len(batch),
             filtered=read - written - failed,
             failed=failed,
-            dead_lettered=failed - failures.undeliverable if self.policy.dead_letters else 0,
+            dead_lettered=failed - failures.undeliverable if self.dead_letter_rows else 0,
         )
 
     @property
     def _written(self) -> tuple[str, ...]:
         return self.output_fields or KAFKA_ROW_FIELDS
 
-    def _output(self, arrow_batch: pa.RecordBatch, records: pa.RecordBatch, failures: _Failures) -> pa.RecordBatch:
+    def _output(
+        self, arrow_batch: pa.RecordBatch, records: pa.RecordBatch, origins, failures: _Failures
+    ) -> pa.RecordBatch:
+        records = with_extras(records, arrow_batch, origins)
+        if self.error_columns:
+            records = with_error_columns(records, None)
         records = records.append_column(DEAD_LETTER_COLUMN, pa.array(np.zeros(records.num_rows, dtype=bool)))
-        if not failures.records or not self.policy.dead_letters:
+        if not failures.records or not self.dead_letter_rows:
             return records
         dead = self._dead_letters(arrow_batch, failures)
         return pa.Table.from_batches([records, dead]).combine_chunks().to_batches()[0]
@@ -306,22 +321,28 @@ class BatchProcessor:
                 headers[row] = tuple(headers[row]) + tuple(
                     context_headers(failure.error, originals.record(row), self.policy, self.task_id)
                 )
-        dead = self._deliverable(originals.to_arrow(), origins, failures)
+        dead, origins = self._deliverable(originals.to_arrow(), origins, failures)
+        dead = with_extras(dead, arrow_batch, origins)
+        if self.error_columns:
+            dead = with_error_columns(dead, [failures.records[origin].error for origin in origins])
         return dead.append_column(DEAD_LETTER_COLUMN, pa.array([True] * dead.num_rows, pa.bool_()))
 
-    def _deliverable(self, dead: pa.RecordBatch, origins: list[int], failures: _Failures) -> pa.RecordBatch:
+    def _deliverable(
+        self, dead: pa.RecordBatch, origins: list[int], failures: _Failures
+    ) -> tuple[pa.RecordBatch, list[int]]:
         # A dead letter the queue cannot take (larger than its producer allows)
         # would fail the whole dead-letter write: it is logged and dropped
         # instead, as Kafka Connect's dead-letter reporter does.
         if self.dead_letters is None:
-            return dead
+            return dead, origins
         refused = dict(self.dead_letters.record_errors(dead))
         if not refused:
-            return dead
+            return dead, origins
         for row, exc in sorted(refused.items()):
             log_undeliverable(failures.records[origins[row]].error, exc)
         failures.undeliverable = len(refused)
-        return dead.take(pa.array([row for row in range(dead.num_rows) if row not in refused], pa.int64()))
+        kept = [row for row in range(dead.num_rows) if row not in refused]
+        return dead.take(pa.array(kept, pa.int64())), [origins[row] for row in kept]
 
 
 def _all_null(batch: RecordBatch, column: str) -> bool:

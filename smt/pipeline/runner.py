@@ -8,15 +8,17 @@ results.  Otherwise the source's DataFrame goes through ``mapInArrow``.
 The processor is built on the driver and shipped to executors inside the
 ``mapInArrow`` closure (Spark pickles it once per task); every executor
 process then keeps what it compiled (Wasm modules) in its own caches.
-Counts come back from the executors through Spark accumulators.
+Counts come back with the output, one counts row per batch, summed by
+``DataFrame.observe`` (:mod:`smt.pipeline.counts`), so the same code runs on a
+classic and a Spark Connect session; a classic session also feeds a live
+progress line from accumulators.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import os
-import sys
+import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -24,26 +26,30 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import pyarrow as pa
 
 from smt.errors import SmtError
-from smt.metrics import ChainMetrics, MetricsParam
-from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
+from smt.metrics import ChainMetrics
+from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
+from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
+from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
 from smt.pipeline.dead_letters import dead_letter_sink
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
-from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL, KAFKA_ROW_TYPES
+from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
+from smt.sessions import is_connect
 
 if TYPE_CHECKING:  # pragma: no cover
     from connectors.read_tasks import ReadTask
 
 __all__ = ["PipelineResult", "build_spark_session", "read_and_transform", "run_pipeline", "transform_dataframe"]
 
-OUTPUT_SCHEMA_DDL = f"{KAFKA_ROW_SCHEMA_DDL}, {DEAD_LETTER_COLUMN} boolean"
-
-_COUNT_FIELDS = [f.name for f in dataclasses.fields(BatchCounts)]
-
 #: Rows per batch a read task produces when Spark's Arrow batch size is unlimited (0 or less).
 _UNLIMITED_BATCH_ROWS = 1 << 20
+
+#: How long a finished batch run waits for Spark's listener to deliver the counts.
+_OBSERVATION_WAIT_S = 30.0
+
+log = logging.getLogger(__name__)
 
 
 class PipelineFailed(SmtError):
@@ -63,133 +69,98 @@ class PipelineResult:
         return self.counts.read / self.seconds if self.seconds > 0 else 0.0
 
 
-def build_spark_session(spec: PipelineSpec, jvm_log: str | os.PathLike | None = None):
-    """A SparkSession configured from the pipeline (``spark.*`` keys, connector needs).
-
-    With ``jvm_log``, a JVM this call starts writes its output (Spark's logs,
-    Python workers' stderr) to that file instead of the terminal.
-    """
-    from pyspark.sql import SparkSession
-
-    conf = spec.spark_conf()
-    use_executor_python(conf)
-    if conf["spark.master"].startswith("local"):
-        # Local workers must run the same interpreter (and packages) as the driver.
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    if jvm_log is not None:
-        from smt.pipeline.jvm_output import start_jvm_logging_to
-
-        start_jvm_logging_to(jvm_log, {**conf, "spark.app.name": spec.config["name"]})
-    master = conf.pop("spark.master")
-    builder = SparkSession.builder.appName(spec.config["name"]).master(master)
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
-    if not is_local_master(master):
-        # Executors in other processes may not have this package installed.
-        ship_project_code(session)
-    return session
-
-
-class _Accumulators:
-    """Spark accumulators: one per :class:`BatchCounts` field, one for per-transform metrics."""
-
-    def __init__(self, spark) -> None:
-        context = spark.sparkContext
-        self._accumulators = {name: context.accumulator(0) for name in _COUNT_FIELDS}
-        self._stages = context.accumulator(ChainMetrics(), MetricsParam())
-
-    def add(self, counts: BatchCounts, stages: ChainMetrics) -> None:
-        for name, accumulator in self._accumulators.items():
-            value = getattr(counts, name)
-            if value:
-                accumulator.add(value)
-        if stages:
-            self._stages.add(stages)
-
-    def snapshot(self) -> BatchCounts:
-        return BatchCounts(**{name: acc.value for name, acc in self._accumulators.items()})
-
-    def stages(self) -> ChainMetrics:
-        return self._stages.value
-
-
 def transform_dataframe(
     df,
     processor: BatchProcessor,
-    accumulators: _Accumulators | None = None,
+    counts: CountsLayout,
+    live: LiveCounts | None = None,
     plan: FieldPlan | None = None,
 ):
-    """``df`` (Kafka row layout) through the processor: records and dead letters, flagged.
+    """``df`` (Kafka row layout, plus any columns of its own) through the processor.
 
-    With a ``plan``, only its input fields go into Python and only its output
-    fields come back (see :mod:`smt.pipeline.fields`).
+    The result has the output fields, ``df``'s extra columns (they travel
+    with their records), the processor's error columns if it adds them, the
+    dead-letter flag and the counts column.  With a ``plan``, only its input
+    fields go into Python and only its output fields come back (see
+    :mod:`smt.pipeline.fields`).
     """
-    extra = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # e.g. a source's error column
+    internal = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # extras, a source's error column
     if plan is not None:
-        df = df.select(*plan.inputs, *extra)
-    process = _BatchStep(processor, accumulators)
+        df = df.select(*plan.inputs, *internal)
+    extras = {field.name: field.dataType.simpleString() for field in df.schema.fields
+              if field.name in extra_columns(internal)}
+    step = _BatchStep(processor, counts, live)
 
     def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for arrow_batch in batches:
-            yield process(arrow_batch)
+            yield from step(arrow_batch)
 
-    return df.mapInArrow(process_partition, _output_ddl(plan))
+    return df.mapInArrow(process_partition, _output_ddl(plan, processor, extras))
 
 
 def read_and_transform(
     spark,
     tasks: list[ReadTask],
     processor: BatchProcessor,
-    accumulators: _Accumulators | None = None,
+    counts: CountsLayout,
+    live: LiveCounts | None = None,
     plan: FieldPlan | None = None,
+    data_source: bool = False,
 ):
     """The source's read tasks, each read and transformed inside one Python task.
 
     Spark runs one task per read task (the input rows are just task numbers);
     the batches a task reads go through the processor where they were read,
-    so only the results cross into the JVM.
+    so only the results cross into the JVM.  ``data_source=True`` runs the
+    tasks as the partitions of a Python data source instead
+    (:mod:`smt.pipeline.read_source`, measured by ``smt bench pipeline``).
     """
     max_rows = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
     if max_rows <= 0:  # Spark's "no limit"; a read task still needs a batch size
         max_rows = _UNLIMITED_BATCH_ROWS
-    process = _BatchStep(processor, accumulators)
+    step = _BatchStep(processor, counts, live)
+    ddl = _output_ddl(plan, processor, {})
+    if data_source:
+        from smt.pipeline.read_source import read_tasks_source
+
+        return read_tasks_source(spark, tasks, step, ddl, max_rows)
 
     def read_partition(task_numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for numbers in task_numbers:
             for number in numbers.column(0).to_pylist():
                 for arrow_batch in tasks[number].batches(max_rows):
-                    yield process(arrow_batch)
+                    yield from step(arrow_batch)
 
     numbered = spark.range(len(tasks), numPartitions=max(1, len(tasks)))
-    return numbered.mapInArrow(read_partition, _output_ddl(plan))
+    return numbered.mapInArrow(read_partition, ddl)
 
 
 class _BatchStep:
-    """One input batch through the processor, its counts added to the accumulators."""
+    """One input batch through the processor: its output, then its counts row."""
 
-    def __init__(self, processor: BatchProcessor, accumulators: _Accumulators | None) -> None:
+    def __init__(self, processor: BatchProcessor, counts: CountsLayout, live: LiveCounts | None) -> None:
         self.processor = processor
-        self.accumulators = accumulators
+        self.counts = counts
+        self.live = live
 
-    def __call__(self, arrow_batch: pa.RecordBatch) -> pa.RecordBatch:
-        stages = ChainMetrics() if self.accumulators is not None else None
+    def __call__(self, arrow_batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        stages = ChainMetrics()
         out, counts = self.processor.process(arrow_batch, stages)
-        if self.accumulators is not None:
-            self.accumulators.add(counts, stages)
-        return out
+        if self.live is not None:
+            self.live.add(counts)
+        out = self.counts.without_counts(out)
+        yield out
+        yield self.counts.counts_row(out.schema, counts, stages)
 
 
-def _output_ddl(plan: FieldPlan | None) -> str:
-    if plan is None:
-        return OUTPUT_SCHEMA_DDL
-    return f"{_ddl(plan.outputs)}, {DEAD_LETTER_COLUMN} boolean"
-
-
-def _ddl(fields: tuple[str, ...]) -> str:
-    """Spark DDL of the Kafka row layout restricted to ``fields``."""
-    return ", ".join(f"{name} {KAFKA_ROW_TYPES[name]}" for name in fields)
+def _output_ddl(plan: FieldPlan | None, processor: BatchProcessor, extras: dict[str, str]) -> str:
+    fields = KAFKA_ROW_FIELDS if plan is None else plan.outputs
+    columns = [(name, KAFKA_ROW_TYPES[name]) for name in fields]
+    columns += extras.items()
+    if processor.error_columns:
+        columns += [(name, "string") for name in ERROR_COLUMNS]
+    columns += [(DEAD_LETTER_COLUMN, "boolean"), (COUNTS_COLUMN, CountsLayout.SPARK_TYPE)]
+    return ", ".join(f"`{name.replace('`', '``')}` {ddl}" for name, ddl in columns)
 
 
 def run_pipeline(
@@ -202,58 +173,104 @@ def run_pipeline(
 
     ``on_progress(counts, seconds)`` is called from a driver thread every
     ``progress_interval`` seconds with the counts the executors reported so
-    far.  Raises :class:`PipelineFailed` with the underlying record error when
-    a record fails with ``errors.tolerance=none``, and
+    far (on a classic session; on Spark Connect a batch run reports only at
+    the end, a streaming run after each micro-batch).  Raises
+    :class:`PipelineFailed` with the underlying record error when a record
+    fails with ``errors.tolerance=none``, and
     :class:`smt.pipeline.jvm.JvmFailure` naming the memory settings when the
     JVM runs out of memory or dies.
     """
     spark = spark or build_spark_session(spec)
-    accumulators = _Accumulators(spark)
-    processor = BatchProcessor.from_spec(spec)
-    started = time.perf_counter()
-    with _ProgressThread(accumulators, started, on_progress, progress_interval), quiet_py4j_while_failing():
-        _run(spec, spark, processor, accumulators)
-    return PipelineResult(accumulators.snapshot(), time.perf_counter() - started, accumulators.stages())
+    run = _Run(spec, spark, on_progress)
+    snapshot = run.live.snapshot if run.live else None
+    with _ProgressThread(snapshot, run.started, on_progress, progress_interval), quiet_py4j_while_failing():
+        run.execute(progress_interval)
+    return PipelineResult(run.counts, time.perf_counter() - run.started, run.stages)
 
 
-def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Accumulators) -> None:
-    try:
-        dead_letters = dead_letter_sink(spec)
-        if dead_letters is not None and hasattr(dead_letters, "check"):
-            # A dead-letter queue that cannot be written must fail the run
-            # before any output is written, not after.
-            dead_letters.check(spark)
-        write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters)
-        out = _transformed_source(spec, spark, processor, accumulators)
-        if spec.streaming:
-            from smt.pipeline.streaming import run_streaming
+class _Run:
+    """One run of a pipeline: its processor, how its counts come back, and the totals so far."""
 
-            run_streaming(spec, spark, out, write_outputs)
+    def __init__(self, spec: PipelineSpec, spark, on_progress) -> None:
+        self.spec = spec
+        self.spark = spark
+        self.on_progress = on_progress
+        self.processor = BatchProcessor.from_spec(spec)
+        self.layout = CountsLayout(tuple(stage.alias for stage in spec.chain.stages))
+        # Live counts need accumulators: classic sessions, batch runs (streaming reports per micro-batch).
+        self.live = LiveCounts(spark) if on_progress and not spec.streaming and not is_connect(spark) else None
+        self.counts = BatchCounts()
+        self.stages = ChainMetrics()
+        self.started = time.perf_counter()
+
+    def execute(self, progress_interval: float) -> None:
+        try:
+            dead_letters = dead_letter_sink(self.spec)
+            if dead_letters is not None and hasattr(dead_letters, "check"):
+                # A dead-letter queue that cannot be written must fail the run
+                # before any output is written, not after.
+                dead_letters.check(self.spark)
+            write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters)
+            out = self._transformed_source()
+            if self.spec.streaming:
+                self._stream(out, write_outputs, progress_interval)
+            else:
+                self._batch(out, write_outputs)
+        except SmtError:
+            raise
+        except Exception as exc:
+            failure = jvm_failure(exc, self.spark, self.spec.spark_conf())
+            if failure is not None:
+                raise failure from exc
+            raise PipelineFailed(_first_cause_line(exc)) from exc
+
+    def _transformed_source(self):
+        """The source's records through the processor: read in Python where the source can, else by Spark."""
+        spec, spark = self.spec, self.spark
+        plan = plan_fields(spec)
+        tasks = None if spec.streaming else spec.source.read_tasks(spark)
+        if tasks is not None:
+            return read_and_transform(spark, tasks, self.processor, self.layout, self.live, plan)
+        df = spec.source.read(spark, streaming=spec.streaming)
+        return transform_dataframe(df, self.processor, self.layout, self.live, plan)
+
+    def _batch(self, out, write_outputs) -> None:
+        from pyspark.sql import Observation
+
+        observation = Observation(f"smt-counts-{self.spec.config['name']}")
+        write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
+        observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
+        if observed is None:
+            log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])
         else:
-            write_outputs(spec, out, None)
-    except SmtError:
-        raise
-    except Exception as exc:
-        failure = jvm_failure(exc, spark, spec.spark_conf())
-        if failure is not None:
-            raise failure from exc
-        raise PipelineFailed(_first_cause_line(exc)) from exc
+            self._add(observed)
 
+    def _stream(self, out, write_outputs, progress_interval: float) -> None:
+        from smt.pipeline.streaming import run_streaming
 
-def _transformed_source(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Accumulators):
-    """The source's records through the processor: read in Python where the source can, else by Spark."""
-    plan = plan_fields(spec)
-    tasks = None if spec.streaming else spec.source.read_tasks(spark)
-    if tasks is not None:
-        return read_and_transform(spark, tasks, processor, accumulators, plan)
-    return transform_dataframe(spec.source.read(spark, streaming=spec.streaming), processor, accumulators, plan)
+        name = f"smt-counts-{self.spec.config['name']}"
+
+        def on_batch(progress) -> None:
+            observed = (progress.observedMetrics or {}).get(name)
+            if observed is not None:
+                self._add(observed_values(observed))
+            if self.on_progress is not None:
+                self.on_progress(self.counts, time.perf_counter() - self.started)
+
+        observed_out = out.observe(name, *self.layout.sums())
+        run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval)
+
+    def _add(self, observed) -> None:
+        counts, stages = self.layout.totals(observed)
+        self.counts.add(counts)
+        self.stages.merge(stages)
 
 
 class _ProgressThread:
-    """Calls ``on_progress`` periodically while the job runs (a no-op without a callback)."""
+    """Calls ``on_progress`` periodically while the job runs (a no-op without a callback or counts)."""
 
-    def __init__(self, accumulators: _Accumulators, started: float, on_progress, interval: float) -> None:
-        self._accumulators = accumulators
+    def __init__(self, snapshot: Callable[[], BatchCounts] | None, started: float, on_progress, interval: float) -> None:
+        self._snapshot = snapshot
         self._started = started
         self._on_progress = on_progress
         self._interval = interval
@@ -261,35 +278,36 @@ class _ProgressThread:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> "_ProgressThread":
-        if self._on_progress is not None:
+        if self._on_progress is not None and self._snapshot is not None:
             self._thread = threading.Thread(target=self._loop, name="smt-progress", daemon=True)
             self._thread.start()
         return self
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval):
-            self._on_progress(self._accumulators.snapshot(), time.perf_counter() - self._started)
+            self._on_progress(self._snapshot(), time.perf_counter() - self._started)
 
     def __exit__(self, *exc_info) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
             # The final figures, also when the run failed: what was counted up to then.
-            self._on_progress(self._accumulators.snapshot(), time.perf_counter() - self._started)
+            self._on_progress(self._snapshot(), time.perf_counter() - self._started)
 
 
 def _write_outputs(spec: PipelineSpec, out, batch_id: int | None, dead_letters: Any = None) -> None:
     """Write one run's (or micro-batch's) records to the sink and dead letters to their queue."""
     from pyspark.sql import functions as F
 
+    # Counts rows have a null flag: neither the records nor the dead letters.
+    internal = (DEAD_LETTER_COLUMN, COUNTS_COLUMN)
     if dead_letters is None:
-        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
+        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
         return
     out = out.persist()
     try:
-        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN), batch_id)
-        dead = out.where(F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN)
-        dead_letters.write(dead, batch_id)
+        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
+        dead_letters.write(out.where(F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
     finally:
         out.unpersist()
 

@@ -16,11 +16,15 @@ differ, before Spark touches the checkpoint.
 
 The query ends by itself with ``streaming.trigger=availableNow`` (once the
 input present at start is processed) or after ``streaming.timeout.ms``.
+While it runs, the driver reads each finished micro-batch's progress (its
+observed metrics carry the pipeline's counts), on classic and Spark Connect
+sessions alike.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Callable, Mapping
 
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
@@ -53,10 +57,19 @@ class CheckpointMismatch(SmtError):
     """The checkpoint was written by another pipeline, or not by this tool."""
 
 
-def run_streaming(spec: Any, spark: Any, out: Any, write_outputs: Callable[[Any, Any, int], None]) -> None:
+def run_streaming(
+    spec: Any,
+    spark: Any,
+    out: Any,
+    write_outputs: Callable[[Any, Any, int], None],
+    on_batch: Callable[[Any], None] | None = None,
+    poll_interval: float = 0.5,
+) -> None:
     """Run the streaming query until it stops (trigger, timeout) or fails.
 
-    ``write_outputs(spec, batch_df, batch_id)`` writes one micro-batch.
+    ``write_outputs(spec, batch_df, batch_id)`` writes one micro-batch;
+    ``on_batch(progress)`` is called on the driver once for each finished
+    micro-batch, with its ``StreamingQueryProgress``.
     Raises :class:`smt.errors.ConfigError` for bad ``streaming.*`` keys and
     :class:`CheckpointMismatch` when the checkpoint belongs to another pipeline.
     """
@@ -75,18 +88,44 @@ def run_streaming(spec: Any, spark: Any, out: Any, write_outputs: Callable[[Any,
     elif settings["streaming.trigger.interval.ms"]:
         writer = writer.trigger(processingTime=f"{settings['streaming.trigger.interval.ms']} milliseconds")
     query = writer.start()
+    progress = _ProgressReader(query, on_batch)
     timeout_ms = settings["streaming.timeout.ms"]
+    deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
     try:
-        if timeout_ms:
-            query.awaitTermination(timeout_ms / 1000)
-        else:
-            query.awaitTermination()
+        while query.isActive and (deadline is None or time.monotonic() < deadline):
+            wait = poll_interval if deadline is None else max(0.0, min(poll_interval, deadline - time.monotonic()))
+            query.awaitTermination(wait)
+            progress.read()
     finally:
         if query.isActive:
             query.stop()
+        progress.read()
     error = query.exception()
     if error is not None:
         raise error
+
+
+class _ProgressReader:
+    """Hands each micro-batch's progress to ``on_batch`` once, as the query reports it.
+
+    Spark keeps the last ``spark.sql.streaming.numRecentProgressUpdates``
+    (100) progress reports; the driver reads them every poll interval.
+    """
+
+    def __init__(self, query: Any, on_batch: Callable[[Any], None] | None) -> None:
+        self._query = query
+        self._on_batch = on_batch
+        self._seen: set[tuple[int, str]] = set()
+
+    def read(self) -> None:
+        if self._on_batch is None:
+            return
+        for progress in self._query.recentProgress:
+            # An idle query reports again under the last batch id (with nothing observed).
+            report = (progress.batchId, progress.timestamp)
+            if report not in self._seen:
+                self._seen.add(report)
+                self._on_batch(progress)
 
 
 # --- the checkpoint's owner -------------------------------------------------------
@@ -107,9 +146,9 @@ def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any]) -> N
     A checkpoint holding only a fingerprint (the query never started a batch)
     is claimed anew.
     """
-    from connectors.file.hadoop import HadoopFiles
+    from connectors.file.hadoop import driver_files
 
-    files = HadoopFiles(spark)
+    files = driver_files(spark)
     fingerprint = pipeline_fingerprint(props)
     marker = f"{checkpoint.rstrip('/')}/{FINGERPRINT_FILE}"
     spark_state = [n for n in files.list_names(checkpoint) if FINGERPRINT_FILE not in n]

@@ -64,6 +64,17 @@ def test_missing_maven_is_reported_with_the_bundle(monkeypatch, tmp_path):
 def test_an_unknown_artifact_is_reported_with_its_coordinates(tmp_path):
     cache = cache_sharing_downloads(tmp_path)
     bundle = maven.Bundle("no-such", (maven.Artifact("org.apache.kafka", "no-such-artifact-xyz", "0.0.1"),))
-    with pytest.raises(maven.MavenError, match=r"Maven could not resolve org\.apache\.kafka:no-such-artifact-xyz:0\.0\.1 \(exit 1\)"):
+    with pytest.raises(maven.MissingArtifactError,
+                       match=r"Maven could not resolve org\.apache\.kafka:no-such-artifact-xyz:0\.0\.1 \(exit 1\)"):
         maven.resolve(bundle, cache)
     assert not (cache / "maven" / "no-such" / "classpath.txt").exists()
+
+
+def test_published_versions_are_read_from_maven_central():
+    versions = maven.published_versions("org.apache.kafka", "kafka-clients")
+    assert {"3.9.0", "4.1.1"} <= set(versions)
+
+
+def test_an_unknown_group_has_no_published_versions_to_list():
+    with pytest.raises(maven.MavenError, match=r"cannot list the versions of org\.example\.nothing:thing at https://"):
+        maven.published_versions("org.example.nothing", "thing")

@@ -113,3 +113,44 @@ def test_a_source_error_stops_the_pipeline_with_tolerance_none():
     with pytest.raises(StageError, match=r"TASK_POLL stage with source on record topic='in' partition=0 "
                                          r"offset=0: SourceRecordError: truncated record"):
         processor(ErrorPolicy(), **CHAIN).process(arrow)
+
+
+# --- columns beside the Kafka row layout ---------------------------------------
+
+
+def with_ids(arrow: pa.RecordBatch, ids: list[str]) -> pa.RecordBatch:
+    return arrow.append_column("order_id", pa.array(ids, pa.string())).append_column(
+        "day", pa.array([20240101 + i for i in range(len(ids))], pa.int32()))
+
+
+def test_extra_columns_travel_with_their_record_through_fan_out_drop_and_failure():
+    arrow = with_ids(input_batch([b"a|b", b"gone", b"boom", b"c"]), ["o1", "o2", "o3", "o4"])
+    policy = ErrorPolicy(tolerance="all")
+    out, _ = BatchProcessor(processor(policy, **CHAIN).chain, *converters(), policy, dead_letter_rows=True).process(arrow)
+    rows = out.to_pylist()
+    assert [(r["value"], r["order_id"], r["day"]) for r in rows if not r[DEAD_LETTER_COLUMN]] == [
+        (b"a!", "o1", 20240101), (b"b!", "o1", 20240101), (b"c!", "o4", 20240104)]
+    assert [(r["value"], r["order_id"]) for r in rows if r[DEAD_LETTER_COLUMN]] == [(b"boom", "o3")]
+    assert out.schema.field("day").type == pa.int32()
+
+
+def test_error_columns_say_why_each_dead_letter_failed_and_are_null_on_records():
+    policy = ErrorPolicy(tolerance="all")
+    chain = processor(policy, **CHAIN).chain
+    out, counts = BatchProcessor(chain, *converters(), policy, dead_letter_rows=True, error_columns=True).process(
+        input_batch([b"ok", b"boom", b"\xff"]))
+    rows = out.to_pylist()
+    assert [(r["error_stage"], r["error_message"]) for r in rows if not r[DEAD_LETTER_COLUMN]] == [(None, None)]
+    dead = [r for r in rows if r[DEAD_LETTER_COLUMN]]
+    assert [(r["value"], r["error_stage"]) for r in dead] == [(b"boom", "TRANSFORMATION"), (b"\xff", "VALUE_CONVERTER")]
+    assert dead[0]["error_class"].endswith("AppendSuffix")
+    assert dead[0]["error_message"] == "cannot append to boom"
+    assert dead[1]["error_class"] == "converters.string.StringConverter"
+    assert dead[1]["error_exception"] == "converters.base.ConverterError"
+    assert (counts.failed, counts.dead_lettered) == (2, 2)
+
+
+def converters():
+    raw = ByteArrayConverter()
+    raw.configure({})
+    return raw, string_converter(), raw

@@ -1,0 +1,100 @@
+"""The SparkSession a pipeline runs on: classic (``spark.master``) or Spark Connect (``spark.remote``).
+
+``spark.remote=sc://host:port`` in the pipeline file (or the ``SPARK_REMOTE``
+environment variable, as PySpark reads it) runs the pipeline on a Spark
+Connect server.  A Connect client can only set a session's runtime settings
+(``spark.sql.*``): the connectors' jars go to the server with
+``SparkSession.addArtifacts``, so does a zip of this project's packages
+(:mod:`smt.pipeline.cluster`), and any other ``spark.*`` key of the file is
+the server's to set when it starts (each one is named in a warning).  The
+server's Python workers need the project's dependencies (pyarrow, wasmtime,
+orjson, fastavro, ...).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Any
+
+from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
+from smt.sessions import connect_session
+
+__all__ = ["REMOTE_KEY", "build_spark_session", "remote_url"]
+
+log = logging.getLogger(__name__)
+
+REMOTE_KEY = "spark.remote"
+
+#: Keys the Connect client handles itself.
+_CLIENT_KEYS = frozenset({REMOTE_KEY, "spark.jars"})
+
+
+def remote_url(conf: dict[str, str]) -> str | None:
+    """The Spark Connect URL the pipeline asks for (``spark.remote``, else ``SPARK_REMOTE``), or None."""
+    return conf.get(REMOTE_KEY) or os.environ.get("SPARK_REMOTE") or None
+
+
+def build_spark_session(spec: Any, jvm_log: str | os.PathLike | None = None):
+    """A SparkSession configured from the pipeline (``spark.*`` keys, connector needs).
+
+    With ``jvm_log``, a JVM this call starts writes its output (Spark's logs,
+    Python workers' stderr) to that file instead of the terminal; a Spark
+    Connect session starts no JVM here.
+    """
+    conf = spec.spark_conf()
+    remote = remote_url(conf)
+    if remote:
+        return _connect_session(spec, conf, remote)
+    return _classic_session(spec, conf, jvm_log)
+
+
+def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike | None):
+    from pyspark.sql import SparkSession
+
+    use_executor_python(conf)
+    if conf["spark.master"].startswith("local"):
+        # Local workers must run the same interpreter (and packages) as the driver.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if jvm_log is not None:
+        from smt.pipeline.jvm_output import start_jvm_logging_to
+
+        start_jvm_logging_to(jvm_log, {**conf, "spark.app.name": spec.config["name"]})
+    master = conf.pop("spark.master")
+    builder = SparkSession.builder.appName(spec.config["name"]).master(master)
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
+    if not is_local_master(master):
+        # Executors in other processes may not have this package installed.
+        ship_project_code(session)
+    return session
+
+
+def _connect_session(spec: Any, conf: dict[str, str], remote: str):
+    session = connect_session(remote)
+    server_keys = []
+    for key, value in conf.items():
+        if key.startswith("spark.sql."):
+            try:
+                session.conf.set(key, value)
+            except Exception:  # a static spark.sql.* setting
+                server_keys.append(key)
+        elif key not in _CLIENT_KEYS:
+            server_keys.append(key)
+    user_keys = sorted(key for key in server_keys if key in spec.props)
+    if user_keys:
+        log.warning("Spark Connect (%s): %s can only be set on the server, when it starts; ignored here",
+                    remote, ", ".join(user_keys))
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
+    remote_jars = [jar for jar in jars if not os.path.isfile(jar)]
+    if remote_jars:
+        log.warning("Spark Connect (%s): spark.jars %s are not local files to upload; the server needs them itself",
+                    remote, ", ".join(remote_jars))
+    local_jars = [jar for jar in jars if os.path.isfile(jar)]
+    if local_jars:
+        session.addArtifacts(*local_jars)
+    ship_project_code(session)
+    return session

@@ -1,0 +1,35 @@
+"""Spark's Kafka connector follows the installed PySpark, or the newest release before it."""
+
+from __future__ import annotations
+
+import pytest
+
+from connectors.kafka import spark_jars
+from connectors.kafka._jars import SPARK_VERSION, connector_version
+from smt.local import maven
+
+PUBLISHED = ["3.5.9", "4.0.0", "4.0.0-preview2", "4.0.4", "4.1.3", "4.2.0", "4.2.0-preview5"]
+
+
+@pytest.mark.parametrize(
+    ("spark", "connector"),
+    [
+        ("4.2.0", "4.2.0"),  # published: its own
+        ("4.0.5", "4.0.4"),  # a newer patch on PyPI than on Maven Central
+        ("4.3.0", "4.2.0"),  # a new minor line: the newest release, never a preview
+        ("4.0.0", "4.0.0"),
+        ("5.0.0", None),  # never a connector of another major version
+        ("3.5.0", None),  # nor one released after the Spark it would serve
+    ],
+)
+def test_connector_version_is_the_newest_release_not_after_spark(spark, connector):
+    assert connector_version(spark, PUBLISHED) == connector
+
+
+def test_spark_jars_hold_the_connector_maven_central_has_for_this_pyspark():
+    expected = connector_version(SPARK_VERSION, maven.published_versions("org.apache.spark", "spark-sql-kafka-0-10_2.13"))
+    connectors = [jar for jar in spark_jars() if "/spark-sql-kafka-0-10_2.13/" in jar]
+    assert connectors == [
+        f"{maven.cache_dir()}/maven-repo/org/apache/spark/spark-sql-kafka-0-10_2.13/{expected}/"
+        f"spark-sql-kafka-0-10_2.13-{expected}.jar"
+    ]

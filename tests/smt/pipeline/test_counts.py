@@ -1,0 +1,44 @@
+"""Counts travel as one counts row per batch and come back as sums, whatever the session."""
+
+import pyarrow as pa
+import pytest
+
+from smt.metrics import ChainMetrics, StageMetrics
+from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, observed_values
+from smt.pipeline.processor import BatchCounts
+
+
+def observed(rows: list[pa.RecordBatch]) -> dict:
+    """What DataFrame.observe gives over these batches' counts rows: them all, joined by ';'."""
+    return {COUNTS_COLUMN: ";".join(row for batch in rows for row in batch.column(COUNTS_COLUMN).to_pylist()
+                                    if row is not None)}
+
+
+def test_counts_rows_sum_to_the_batches_counts_and_stage_figures():
+    layout = CountsLayout(("mask", "route"))
+    schema = pa.schema([("value", pa.binary()), ("_smt_dead_letter", pa.bool_())])
+    out = layout.without_counts(pa.RecordBatch.from_pylist([{"value": b"a", "_smt_dead_letter": False}], schema))
+    first = ChainMetrics({"mask": StageMetrics(3, 3, 0, 0, 0.25)})
+    second = ChainMetrics({"mask": StageMetrics(2, 2, 0, 1, 0.5), "route": StageMetrics(1, 0, 1, 0, 0.125)})
+    rows = [out, layout.counts_row(out.schema, BatchCounts(3, 3, 3, 0, 0, 0), first),
+            layout.counts_row(out.schema, BatchCounts(2, 0, 0, 1, 1, 1), second)]
+    assert all(batch.schema == out.schema for batch in rows)
+    assert rows[1].column("value").null_count == 1 and rows[1].column("_smt_dead_letter").null_count == 1
+
+    counts, stages = layout.totals(observed(rows))
+    assert counts == BatchCounts(read=5, written=3, output_rows=3, filtered=1, failed=1, dead_lettered=1)
+    assert stages["mask"] == StageMetrics(5, 5, 0, 1, pytest.approx(0.75))
+    assert stages["route"] == StageMetrics(1, 0, 1, 0, pytest.approx(0.125))
+
+
+def test_nothing_observed_counts_as_zeros():
+    counts, stages = CountsLayout(("a",)).totals({})
+    assert counts == BatchCounts() and stages["a"] == StageMetrics()
+
+
+def test_observed_metrics_of_a_streaming_progress_read_alike_from_classic_and_connect():
+    from pyspark.sql import Row
+
+    classic = Row(_smt_counts="3,2;1,1")
+    connect = Row(values=["3,2;1,1"], schema={"type": "struct", "fields": [{"name": "_smt_counts"}]})
+    assert observed_values(classic) == observed_values(connect) == {"_smt_counts": "3,2;1,1"}
