@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Mapping
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from connectors.base import Sink
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import kafka_params, spark_kafka_options
 from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
+from connectors.kafka._subscription import Subscription, same_cluster, server_addresses
+from connectors.kafka.source import KafkaSource
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
@@ -15,11 +21,14 @@ from connectors.kafka._preflight import (
     require_topics,
 )
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
-from smt.errors import SmtError
+from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from pyspark.sql import DataFrame, SparkSession
+
+    from connectors.base import Source
 
 __all__ = ["KafkaSink", "KafkaWriteError"]
 
@@ -34,11 +43,16 @@ class KafkaWriteError(SmtError):
 
 
 class KafkaSink(Sink):
-    """Writes each record's key, value and headers to its own topic with Spark's Kafka connector.
+    """Writes each record's key, value and headers to its topic with Spark's Kafka connector.
 
-    The topic comes from the record, so ``set_topic``, ``RegexRouter`` and
-    ``TimestampRouter`` route records; ``topic`` is the topic for records that
-    carry none.  The partition is left to the producer (by key) unless
+    ``topic`` is the destination of every record whose topic the chain did
+    not change (and of records with no topic); a record a transform routed
+    (``set_topic``, ``RegexRouter``, ``TimestampRouter``, ...) goes to its new
+    topic.  Without ``topic`` every record keeps its own.  Unlike Spark's own
+    ``topic`` option, which overrides every row, it never undoes routing.
+    The sink never writes into a topic that its pipeline reads from the same
+    cluster (unless ``allow.source.topics``): such a record fails on its own
+    at TASK_PUT.  The partition is left to the producer (by key) unless
     ``keep.partition`` is set; the timestamp is the time of writing (Spark's
     Kafka sink does not write timestamps).  Every ``kafka.*`` key goes to the
     Kafka producer with the prefix removed.
@@ -65,7 +79,14 @@ class KafkaSink(Sink):
                 "Kafka brokers to connect to, host:port[,host:port...]. Every other kafka.* key "
                 "(security settings, client tuning) goes to the Kafka producer with the prefix removed.")
         .define("topic", ConfigType.STRING, None, _topic_or_empty, Importance.HIGH,
-                "Topic for records whose topic is null or empty.")
+                "Destination of every record whose topic the chain did not change, and of records "
+                "with no topic; a record a transform routed keeps its new topic. Unset: every record "
+                "keeps its own topic (for records read from Kafka, the topic they were read from).")
+        .define("allow.source.topics", ConfigType.BOOLEAN, False, None, Importance.LOW,
+                "Allow writing into topics that the pipeline's Kafka source reads from the same "
+                "cluster (same bootstrap server). Off: such a record fails at TASK_PUT, through "
+                "errors.tolerance and the dead-letter queue, and a pipeline that could only write "
+                "there is refused up front.")
         .define("check.topics", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
                 "Before writing, find every destination topic and fail, writing nothing, if one does "
                 "not exist or a record has no topic. The output is cached to find them, so the "
@@ -86,8 +107,52 @@ class KafkaSink(Sink):
         self._reached = False
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
 
+    def output_fields(self) -> frozenset[str]:
+        """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept)."""
+        fields = {"key", "value", "topic", "headers"}
+        return frozenset(fields | {"partition"} if self.config["keep.partition"] else fields)
+
+    def bind_source(self, source: "Source", may_route: bool) -> None:
+        """Refuse records bound for the topics a Kafka source on the same cluster reads.
+
+        Raises :class:`ConfigError` when ``topic`` is one of them, or when it
+        is unset and no transform can route records: every record would go
+        back where it was read.
+        """
+        if self.config["allow.source.topics"] or not isinstance(source, KafkaSource):
+            return
+        read = source.subscription()
+        if not same_cluster(read.servers, server_addresses(self._servers)):
+            return
+        self._record_checks = dataclasses.replace(self._record_checks, source_topics=read)
+        self._refuse_writing_back(read, may_route)
+
+    def _refuse_writing_back(self, read: Subscription, may_route: bool) -> None:
+        key, default = f"{self.context.prefix}topic", self.config["topic"]
+        allow = f"{self.context.prefix}allow.source.topics=true"
+        if default and read.reads(default):
+            raise ConfigError.for_key(
+                key, f"'{default}' is read by this pipeline's source ({read.describe()}) from the same Kafka "
+                f"cluster; choose another topic, or set {allow}", default)
+        if not default and not may_route:
+            raise ConfigError.for_key(
+                key, f"is not set and no transform can change a record's topic, so every record would be "
+                f"written back into the topic it was read from ({read.describe()}, same Kafka cluster); set "
+                f"{key}, route records with a transform such as RegexRouter, or set {allow}")
+
+    def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
+        """Records the chain did not route (and records with no topic) get ``topic``."""
+        default = self.config["topic"]
+        if not default or "topic" not in records.schema.names:
+            return records
+        topics = records.column("topic")
+        keep = pc.and_(pa.array(routed, pa.bool_()), pc.fill_null(pc.not_equal(topics, ""), False))
+        index = records.schema.get_field_index("topic")
+        return records.set_column(index, "topic", pc.if_else(keep, topics, pa.scalar(default, pa.string())))
+
     def record_errors(self, records):
-        """Records the Kafka producer would refuse (see :mod:`connectors.kafka._record_checks`)."""
+        """Records the Kafka producer would refuse, or bound for a source topic
+        (see :mod:`connectors.kafka._record_checks`)."""
         return self._record_checks.record_errors(records)
 
     def spark_conf(self) -> dict[str, str]:

@@ -36,6 +36,7 @@ from smt.error_handling import (
 )
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
+from smt.pipeline.routing import routed_rows
 from smt.record import KAFKA_ROW_FIELDS
 
 __all__ = [
@@ -156,7 +157,7 @@ class BatchProcessor:
             batch = self._decode(batch, failures)
             batch = self.chain.apply_batch(batch, failures, metrics)
             batch = self._encode(batch, failures)
-            batch, records = self._put_failures(batch, failures)
+            batch, records = self._put_failures(batch, failures, arrow_batch)
         output = self._output(arrow_batch, records, failures)
         return output, self._count(arrow_batch.num_rows, batch, failures)
 
@@ -254,13 +255,17 @@ class BatchProcessor:
                 )
         batch.set_column("headers", headers)
 
-    def _put_failures(self, batch: RecordBatch, failures: _Failures) -> tuple[RecordBatch, pa.RecordBatch]:
+    def _put_failures(
+        self, batch: RecordBatch, failures: _Failures, arrow_batch: pa.RecordBatch
+    ) -> tuple[RecordBatch, pa.RecordBatch]:
         # The sink sees the records as it will receive them (serialized, only
-        # the fields it writes) and names those it cannot write; they fail at
-        # TASK_PUT, like any other stage, instead of failing the whole write.
+        # the fields it writes, knowing which the chain routed) and names those
+        # it cannot write; they fail at TASK_PUT, like any other stage, instead
+        # of failing the whole write.
         records = batch.to_arrow(self.output_fields)
         if self.sink is None or not len(batch):
             return batch, records
+        records = self.sink.prepare_records(records, _routed(records, arrow_batch, batch))
         problems = sorted(self.sink.record_errors(records), key=lambda problem: problem[0])
         if not problems:
             return batch, records
@@ -322,6 +327,14 @@ class BatchProcessor:
             log_undeliverable(failures.records[origins[row]].error, exc)
         failures.undeliverable = len(refused)
         return dead.take(pa.array([row for row in range(dead.num_rows) if row not in refused], pa.int64()))
+
+
+def _routed(records: pa.RecordBatch, arrow_batch: pa.RecordBatch, batch: RecordBatch):
+    """Which output records the chain routed (see :mod:`smt.pipeline.routing`)."""
+    def topics(arrow: pa.RecordBatch):
+        return arrow.column("topic") if "topic" in arrow.schema.names else None
+
+    return routed_rows(topics(records), topics(arrow_batch), batch.origins())
 
 
 def _all_null(batch: RecordBatch, column: str) -> bool:

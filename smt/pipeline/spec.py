@@ -157,11 +157,22 @@ class _Builder:
             chain=self._chain(),
             policy=self._policy(config),
         )
+        self._bind_sink(parts)
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         if self.problems:
             raise ConfigError(self.problems)
         return spec_cls(props=self.props, config=config, **parts)
+
+    def _bind_sink(self, parts: dict[str, Any]) -> None:
+        """Let the sink see the source (a Kafka sink refuses to write where the pipeline reads)."""
+        source, sink, chain = parts["source"], parts["sink"], parts["chain"]
+        if source is None or sink is None or chain is None:
+            return  # already reported
+        try:
+            sink.bind_source(source, may_route=chain.may_change("topic"))
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
 
     def _parse_top_level(self) -> dict[str, Any]:
         try:
