@@ -89,8 +89,9 @@ class KafkaSink(Sink):
                 "there is refused up front.")
         .define("check.topics", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
                 "Before writing, find every destination topic and fail, writing nothing, if one does "
-                "not exist or a record has no topic. The output is cached to find them, so the "
-                "pipeline runs once. Turn off for brokers that create topics on first use.")
+                "not exist or a record has no topic. Unless every record goes to topic (no transform "
+                "can route), the output is cached to find them, so the pipeline runs once. Turn off "
+                "for brokers that create topics on first use.")
         .define("keep.partition", ConfigType.BOOLEAN, False, None, Importance.LOW,
                 "Write each record to the partition number it carries instead of letting the "
                 "producer choose by key.")
@@ -105,12 +106,21 @@ class KafkaSink(Sink):
         # Topics seen to exist: later micro-batches to them skip the Admin round trip.
         self._known_topics: set[str] = set()
         self._reached = False
+        #: The one destination of every record, when the chain cannot route (see bind_source).
+        self._only_topic: str | None = None
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
 
     def output_fields(self) -> frozenset[str]:
-        """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept)."""
-        fields = {"key", "value", "topic", "headers"}
-        return frozenset(fields | {"partition"} if self.config["keep.partition"] else fields)
+        """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept).
+
+        The topic is left out when every record goes to ``topic`` anyway.
+        """
+        fields = {"key", "value", "headers"}
+        if self._only_topic is None:
+            fields.add("topic")
+        if self.config["keep.partition"]:
+            fields.add("partition")
+        return frozenset(fields)
 
     def bind_source(self, source: "Source", may_route: bool) -> None:
         """Refuse records bound for the topics a Kafka source on the same cluster reads.
@@ -119,6 +129,10 @@ class KafkaSink(Sink):
         is unset and no transform can route records: every record would go
         back where it was read.
         """
+        # With no transform that can route, every record goes to ``topic`` (when
+        # set): its topic need not travel through Python and back, and the
+        # destination is checked without running the pipeline first.
+        self._only_topic = None if may_route else self.config["topic"]
         if self.config["allow.source.topics"] or not isinstance(source, KafkaSource):
             return
         read = source.subscription()
@@ -141,14 +155,18 @@ class KafkaSink(Sink):
                 f"{key}, route records with a transform such as RegexRouter, or set {allow}")
 
     def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
-        """Records the chain did not route (and records with no topic) get ``topic``."""
+        """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
+        names = records.schema.names
+        if "headers" in names:
+            records = records.set_column(names.index("headers"), "headers",
+                                         _null_when_empty(records.column("headers")))
         default = self.config["topic"]
-        if not default or "topic" not in records.schema.names:
+        if not default or "topic" not in names:
             return records
         topics = records.column("topic")
         keep = pc.and_(pa.array(routed, pa.bool_()), pc.fill_null(pc.not_equal(topics, ""), False))
-        index = records.schema.get_field_index("topic")
-        return records.set_column(index, "topic", pc.if_else(keep, topics, pa.scalar(default, pa.string())))
+        return records.set_column(names.index("topic"), "topic",
+                                  pc.if_else(keep, topics, pa.scalar(default, pa.string())))
 
     def record_errors(self, records):
         """Records the Kafka producer would refuse, or bound for a source topic
@@ -177,9 +195,8 @@ class KafkaSink(Sink):
         :class:`connectors.kafka.KafkaUnavailableError` before writing, and
         :class:`KafkaWriteError` when Spark's write fails."""
         out = self._output_columns(df)
-        if not self.config["check.topics"]:
-            if not self._reached:
-                self._list_topics(df.sparkSession)  # is the cluster there at all?
+        if not self.config["check.topics"] or self._only_topic is not None:
+            self._check_before_running(df.sparkSession)
             self._save(out)
             return
         out = out.persist()
@@ -192,7 +209,8 @@ class KafkaSink(Sink):
     def _output_columns(self, df: "DataFrame") -> "DataFrame":
         from pyspark.sql import functions as F
 
-        topic = F.when(F.col("topic") == "", F.lit(None)).otherwise(F.col("topic"))
+        topic = F.col("topic") if "topic" in df.columns else F.lit(None).cast("string")
+        topic = F.when(topic == "", F.lit(None)).otherwise(topic)
         if self.config["topic"]:
             topic = F.coalesce(topic, F.lit(self.config["topic"]))
         columns = [F.col("key"), F.col("value"), F.col("headers"), topic.alias("topic")]
@@ -209,6 +227,16 @@ class KafkaSink(Sink):
         )
         self._reached = True
         return existing
+
+    def _check_before_running(self, spark: "SparkSession") -> None:
+        """What can be known before the records exist: the cluster answers, and the one destination exists."""
+        wanted = {self._only_topic} if self._only_topic and self.config["check.topics"] else set()
+        if self._reached and wanted <= self._known_topics:
+            return
+        existing = self._list_topics(spark)
+        if existing is not None and wanted:
+            require_topics(wanted, existing, self._servers, f"{self.context.prefix}topic")
+            self._known_topics |= wanted
 
     def _check_destinations(self, out: "DataFrame") -> None:
         destinations = {row[0] for row in out.select("topic").distinct().collect()}
@@ -233,3 +261,20 @@ class KafkaSink(Sink):
                 f"writing to the Kafka cluster at {self._servers} failed; records written before "
                 f"the failure stay in Kafka: {kafka_error_summary(exc)}"
             ) from exc
+
+
+def _null_when_empty(headers: pa.Array) -> pa.Array:
+    """The headers column with each empty list made null (the same to Kafka: no headers).
+
+    Spark reads a column of empty lists back from Arrow at a cost per row;
+    nulls it skips.  (Into Python the opposite holds, see smt.pipeline.runner.)
+    """
+    offsets = headers.offsets.to_numpy()
+    empty = offsets[1:] == offsets[:-1]
+    if headers.null_count:
+        empty |= headers.is_null().to_numpy(zero_copy_only=False)
+    if not empty.any():
+        return headers
+    first, last = int(offsets[0]), int(offsets[-1])
+    return pa.ListArray.from_arrays(pa.array(offsets - first, pa.int32()), headers.values.slice(first, last - first),
+                                    type=headers.type, mask=pa.array(empty))

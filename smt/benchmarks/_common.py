@@ -46,3 +46,18 @@ def measure(label: str, records: int, work: Callable[[], object], repeat: int = 
         work()
         best = min(best, time.perf_counter() - start)
     return Measurement(label, records, best)
+
+
+def alternating(name: str, records: int, ours: tuple, baseline: tuple, target: float | None = None,
+                rounds: int = 3) -> Comparison:
+    """Best of ``rounds`` for each path, measured alternately so both see the same machine load.
+
+    ``ours`` and ``baseline`` are ``(label, work)`` pairs.
+    """
+    best: dict[str, Measurement] = {}
+    for _ in range(rounds):
+        for label, work in (ours, baseline):
+            result = measure(label, records, work)
+            if label not in best or result.seconds < best[label].seconds:
+                best[label] = result
+    return Comparison(name, best[ours[0]], best[baseline[0]], target)

@@ -8,7 +8,7 @@ from typing import Sequence
 from smt.benchmarks._common import Comparison
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka")
 
 
 def console():
