@@ -135,8 +135,9 @@ def _null_headers_empty(df):
 
     Spark's Kafka source gives a record without headers a null list, and
     Spark's Arrow writer handles a column of null lists in time that grows
-    with the Arrow batch size: at 65,536 rows a batch it made reading Kafka
-    ten times slower than the whole job.  Empty lists cross at no cost.
+    with the Arrow batch size: at 65,536 rows a batch, passing a million
+    Kafka records through Python took ten times longer than without the
+    headers.  Empty lists cross cheaply.
     """
     from pyspark.sql import functions as F
 

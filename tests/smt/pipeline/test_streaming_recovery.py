@@ -2,12 +2,10 @@
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
+
+from tests.smt.pipeline._sigkill import kill_after, start
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -32,14 +30,6 @@ def pipeline_file(tmp_path, header="via"):
         encoding="utf-8",
     )
     return path
-
-
-def start(pipeline, root):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
-           "PYSPARK_PYTHON": sys.executable}
-    # A session of its own, so SIGKILL reaches the driver's JVM and Python workers too.
-    return subprocess.Popen([sys.executable, "-m", "smt", "run", str(pipeline)], cwd=root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def committed_batches(out):
@@ -69,15 +59,7 @@ def test_sigkill_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, 
         expected.extend(lines)
     pipeline = pipeline_file(tmp_path)
 
-    first = start(pipeline, root)
-    deadline = time.monotonic() + 300
-    while len(committed_batches(tmp_path / "out")) < 2:
-        assert first.poll() is None, f"the first run ended before it could be killed: {first.communicate()}"
-        assert time.monotonic() < deadline, "no micro-batch committed in time"
-        time.sleep(0.05)
-    os.killpg(first.pid, signal.SIGKILL)
-    first.wait(30)
-    killed_at = len(committed_batches(tmp_path / "out"))
+    killed_at = kill_after(start(pipeline, root), lambda: len(committed_batches(tmp_path / "out")), 2)
     assert 2 <= killed_at < FILES, "the kill must land mid-stream"
 
     second = start(pipeline, root)
