@@ -243,10 +243,10 @@ class WasmTransform(Transform):
         self._build(state["module_bytes"], check=False)
 
 
-#: Host function → the Kafka row fields it reads.
 #: Fields a kafka-connect guest may change, each through its setter (or set_record).
 _CHANGEABLE_FIELDS = ("key", "value", "topic", "headers", "timestamp")
 
+#: Host function → the Kafka row fields it reads.
 _FIELDS_READ_BY = {
     "get_key": frozenset({"key"}),
     "get_value": frozenset({"value"}),

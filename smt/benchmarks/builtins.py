@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 
-from smt.benchmarks._common import Comparison, alternating
+from smt.benchmarks._common import Comparison, alternating, local_spark
 
 #: The chain, as a Kafka Connect properties file would give it.
 CHAIN_PROPERTIES = {
@@ -93,7 +93,7 @@ def smt_chain_comparison(records: int) -> Comparison:
                 record = transform.apply(record)
 
     return alternating("builtins: 4-SMT chain (SMTs only)", records,
-                        ("apply_batch", per_batch), ("apply per record", per_record))
+                       ("apply_batch", per_batch), ("apply per record", per_record))
 
 
 # --- the pipeline row -----------------------------------------------------------------
@@ -188,15 +188,7 @@ def check_same_records(spark, source: str, topic: str, out: str) -> None:
 
 
 def _spark_session():
-    from pyspark.sql import SparkSession
-
-    # Local workers must run this interpreter (and its packages), as the pipeline runner does.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return (SparkSession.builder.master("local[2]").appName("smt-bench-builtins")
-            .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-            .config("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate())
+    return local_spark("smt-bench-builtins", {"spark.sql.execution.arrow.maxRecordsPerBatch": "10000"})
 
 
 def pipeline_comparison(records: int, spark=None) -> Comparison:
@@ -225,7 +217,7 @@ def pipeline_comparison(records: int, spark=None) -> Comparison:
         ours()  # warm up the Python workers
         spark_sql()
         return alternating("builtins: 4-SMT chain on ~200-byte JSON, files → noop", records,
-                            ("smt pipeline", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
+                           ("smt pipeline", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
