@@ -115,7 +115,9 @@ class GuestAbi(Protocol):
 
 
 #: ABI name -> "module:attribute" of its :class:`GuestAbi` (imported on first use).
-_IMPLEMENTATIONS: dict[str, str] = {}
+_IMPLEMENTATIONS: dict[str, str] = {
+    REDPANDA: "host_functions.redpanda:RedpandaAbi",
+}
 
 
 def guest_abi(name: str, key_prefix: str) -> GuestAbi:

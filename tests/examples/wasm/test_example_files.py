@@ -10,7 +10,8 @@ from host_functions.sdk.build import output_path
 from smt.pipeline import PipelineSpec
 from tests.examples.wasm.conftest import EXAMPLES_DIR, example_properties, example_sources, languages_of, wasm_aliases
 
-EXAMPLES = sorted(path.name for path in EXAMPLES_DIR.iterdir() if path.is_dir())
+#: Kafka Connect ABI examples: a folder with its own pipeline file (other ABIs' examples have folders of their own)
+EXAMPLES = sorted(path.name for path in EXAMPLES_DIR.iterdir() if (path / f"{path.name}.properties").is_file())
 
 
 @pytest.fixture(scope="module")

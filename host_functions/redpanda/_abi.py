@@ -1,0 +1,94 @@
+"""The Redpanda Data Transforms ABI as a :class:`host_functions.guest_abi.GuestAbi`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import wasmtime
+
+import converters
+from host_functions._reference import Converters
+from host_functions._runtime import runtime
+from host_functions._sandbox import Settings
+from host_functions.guest_abi import REDPANDA
+from host_functions.redpanda._guest import inspect_redpanda_guest
+from host_functions.redpanda._instance import StartFailed
+from host_functions.redpanda._runner import RedpandaRunner
+from smt.config import ConfigDef, ConfigType, Importance
+from smt.errors import ConfigError
+from smt.plugin import PluginContext
+
+__all__ = ["RedpandaAbi"]
+
+#: Set by the wasmfast change to the wasm transform; read here with its default.
+MAX_OUTPUTS_KEY, DEFAULT_MAX_OUTPUTS = "max.outputs.per.record", 10_000
+#: Redpanda reserves this prefix for the variables it sets itself.
+_RESERVED_PREFIX = "REDPANDA_"
+
+
+class RedpandaAbi:
+    """Guests built with Redpanda's transform SDKs (Go, Rust, JavaScript)."""
+
+    name = REDPANDA
+    config_def = (
+        ConfigDef()
+        .define("output.topics", ConfigType.LIST, [], None, Importance.MEDIUM,
+                "redpanda ABI: the transform's output topics (REDPANDA_OUTPUT_TOPIC_0..N); the first is where "
+                "write_record sends records, the others are reachable by name (write_record_with_options). "
+                "Empty: records stay on their own topic.")
+        .define("input.topic", ConfigType.STRING, None, None, Importance.LOW,
+                "redpanda ABI: the guest's REDPANDA_INPUT_TOPIC; empty: the topic of the record it reads.")
+    )
+
+    def build(self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str,
+              check: bool) -> RedpandaRunner:
+        guest = inspect_redpanda_guest(module, settings.module_label, key_prefix)
+        if config["function.name"]:
+            raise ConfigError.for_key(f"{key_prefix}function.name",
+                                      "is not used by Redpanda guests (their _start loops over batches): remove it",
+                                      config["function.name"])
+        if config["path"] != "fast":
+            raise ConfigError.for_key(f"{key_prefix}path", "Redpanda guests run on one path (served per batch)",
+                                      config["path"])
+        environment = dict(settings.guest_config)
+        reserved = sorted(name for name in environment if name.upper().startswith(_RESERVED_PREFIX))
+        if reserved:
+            raise ConfigError.for_key(f"{key_prefix}config.{reserved[0]}",
+                                      "is reserved: the host sets the REDPANDA_* environment variables itself")
+        runner = RedpandaRunner(
+            runtime(), guest, _settings(settings), _converters(config, key_prefix),
+            output_topics=[str(topic) for topic in config["output.topics"]],
+            input_topic=config["input.topic"] or None,
+            environment=environment,
+            max_outputs=int(config.get(MAX_OUTPUTS_KEY, DEFAULT_MAX_OUTPUTS)),
+        )
+        if check:  # start once now, under the time limit, so a guest that cannot start fails here
+            try:
+                runner.instance(runner.input_topic or "input")
+            except StartFailed as exc:
+                raise ConfigError.for_key(f"{key_prefix}module.path",
+                                          f"Redpanda transform '{guest.label}' cannot run: {exc}") from exc
+            finally:
+                runner.close()
+        return runner
+
+    def input_fields(self, config: dict[str, Any]) -> frozenset[str]:
+        """Key, value and headers make the record body; the topic picks the instance; timestamp and offset too."""
+        return frozenset({"key", "value", "headers", "topic", "timestamp", "offset"})
+
+
+def _settings(settings: Settings) -> Settings:
+    """Redpanda guests are WASI commands: WASI is always on (restricted, see the instance)."""
+    return dataclasses.replace(settings, wasi=True, function_name="_start")
+
+
+def _converters(config: dict[str, Any], key_prefix: str) -> Converters:
+    def load(key: str, is_key: bool):
+        try:
+            return converters.load(config[key], {}, is_key, context=PluginContext(None, f"{key_prefix}{key}."))
+        except KeyError as exc:
+            raise ConfigError.for_key(f"{key_prefix}{key}", str(exc.args[0]), config[key]) from exc
+
+    return Converters(key=load("key.converter", True), value=load("value.converter", False),
+                      header=load("header.converter", False))

@@ -1,0 +1,314 @@
+"""Runs a Redpanda guest over record batches: staging, failures, outputs.
+
+Per batch: key, value and headers go through the transform's converters
+into Kafka record bodies (:func:`host_functions.kafka_wire.encode_record_bodies`),
+rows are grouped by input topic (the guest's ``REDPANDA_INPUT_TOPIC`` is set
+per instance), each group runs on its instance in chunks that fit
+``memory.max.bytes``, and the outputs come back as Arrow columns.
+
+A record that fails (trap, time limit, exit, bad pointer, too many outputs)
+is reported for its row; its instance is never reused and the rest of the
+chunk runs on a fresh one.  An output keeps its input record's partition,
+offset and timestamp (as Redpanda stamps outputs with the input's time), and
+goes to the topic the guest chose: the first output topic by default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import wasmtime
+
+from host_functions._columns import binary_column
+from host_functions._fast import Layout
+from host_functions._reference import SPURIOUS_RETRIES, Converters
+from host_functions._runtime import WasmRuntime
+from host_functions._sandbox import Settings
+from host_functions.kafka_wire import HEADERS_TYPE, encode_record_bodies, not_utf8
+from host_functions.redpanda import _adapter as A
+from host_functions.redpanda._guest import RedpandaGuest
+from host_functions.redpanda._instance import Batch, Outputs, RedpandaInstance, StartFailed, failure_cause
+from smt.batch import RecordBatch
+from smt.transform import ErrorSink
+
+__all__ = ["RedpandaRunner"]
+
+#: Instances kept per transform, one per input topic (each is a thread and a store).
+_MAX_INSTANCES = 4
+
+
+class RedpandaRunner:
+    """The :class:`host_functions.guest_abi.GuestRunner` of Redpanda guests."""
+
+    def __init__(self, rt: WasmRuntime, guest: RedpandaGuest, settings: Settings, converters: Converters,
+                 output_topics: list[str], input_topic: str | None, environment: dict[str, str],
+                 max_outputs: int) -> None:
+        self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
+        self.output_topics, self.input_topic = output_topics, input_topic
+        self.environment, self.max_outputs = environment, max_outputs
+        self._adapter = rt.compile(A.adapter_wat().encode())
+        self._shim = rt.compile(A.shim_wat().encode())
+        self._instances: dict[str, RedpandaInstance] = {}
+
+    # --- instances --------------------------------------------------------------
+
+    def instance(self, input_topic: str) -> RedpandaInstance:
+        """The live instance for ``input_topic``, started if needed; raises StartFailed."""
+        instance = self._instances.get(input_topic)
+        if instance is not None and instance.alive:
+            return instance
+        if len(self._instances) >= _MAX_INSTANCES and input_topic not in self._instances:
+            self._instances.pop(next(iter(self._instances))).close()
+        topics = self.output_topics or [input_topic]
+        environment = {**self.environment, "REDPANDA_INPUT_TOPIC": input_topic}
+        environment.update((f"REDPANDA_OUTPUT_TOPIC_{i}", topic) for i, topic in enumerate(topics))
+        if instance is not None:
+            self._instances.pop(input_topic).close()  # a trap ended it: free its store now
+        instance = RedpandaInstance(self.rt, self._adapter, self._shim, self.guest, self.settings, environment,
+                                    topics, self.max_outputs)
+        self._instances[input_topic] = instance
+        return instance
+
+    def close(self) -> None:
+        for instance in self._instances.values():
+            instance.close()
+        self._instances.clear()
+
+    # --- the batch --------------------------------------------------------------
+
+    def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        failed: set[int] = set()
+
+        def fail(row: int, cause: str) -> None:
+            if row not in failed:
+                failed.add(row)
+                errors.fail(row, self.settings.row_error(cause, batch, row))
+
+        staged = _Staged.of(batch, self.converters, fail)
+        parts: list[tuple[np.ndarray, Outputs, list[str]]] = []
+        for topic, rows in self._groups(batch, failed):
+            self._run_group(topic, rows, staged, parts, fail)
+        return _assemble(batch, parts, self.converters, fail)
+
+    def _groups(self, batch: RecordBatch, failed: set[int]) -> list[tuple[str, np.ndarray]]:
+        """Rows by the input topic their instance sees (``input.topic``, else the record's own)."""
+        rows = np.arange(len(batch))
+        if failed:
+            rows = np.setdiff1d(rows, np.fromiter(failed, dtype=np.int64))
+        if self.input_topic is not None or not len(rows):
+            return [(self.input_topic or "", rows)]
+        topics = pc.fill_null(_single(batch.arrow_column("topic", pa.string())).cast(pa.string()), "")
+        if len(topics) and pc.all(pc.equal(topics, topics[0])).as_py():  # the common case: one topic
+            return [(topics[0].as_py(), rows)]
+        encoded = topics.take(pa.array(rows)).dictionary_encode()
+        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        return [(name, rows[indices == i]) for i, name in enumerate(encoded.dictionary.to_pylist())]
+
+    def _run_group(self, topic: str, rows: np.ndarray, staged: "_Staged", parts: list, fail) -> None:
+        for chunk in _chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
+            start, retries = 0, 0
+            while start < len(chunk):
+                try:
+                    instance = self.instance(topic)
+                except StartFailed as exc:  # the guest cannot start at all: the rest of the group fails with it
+                    for row in rows[np.searchsorted(rows, chunk[start]):].tolist():
+                        fail(row, str(exc))
+                    return
+                outcome = instance.run(staged.batch(chunk[start:]))
+                parts.append((chunk[start:], outcome.outputs, instance.topics))
+                if outcome.failed_row is None:
+                    break
+                at = start + outcome.failed_row
+                interrupted = getattr(outcome.error, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                if interrupted and not outcome.timed_out and retries < SPURIOUS_RETRIES:
+                    retries, start = retries + 1, at  # another call's time limit interrupted this one: again
+                    continue
+                retries = 0
+                fail(int(chunk[at]), failure_cause(outcome, self.settings, self.max_outputs))
+                start = at + 1
+
+
+def _chunks(rows: np.ndarray, sizes: np.ndarray, budget: int) -> list[np.ndarray]:
+    """``rows`` cut where their staged bytes pass ``budget`` (a row bigger than that goes alone)."""
+    if not len(rows):
+        return []
+    cumulative = np.cumsum(sizes[rows] + 16)
+    chunks, start = [], 0
+    while start < len(rows):
+        base = cumulative[start - 1] if start else 0
+        end = max(int(np.searchsorted(cumulative, base + budget, side="right")), start + 1)
+        chunks.append(rows[start:end])
+        start = end
+    return chunks
+
+
+class _Staged:
+    """The batch as the guest reads it: record bodies, timestamps and offsets."""
+
+    def __init__(self, bodies: pa.Array, millis: np.ndarray, offsets: np.ndarray) -> None:
+        self.bodies, self.millis, self.offsets = bodies, millis, offsets
+        body_offsets = np.frombuffer(bodies.buffers()[1], dtype=np.int32, count=len(bodies) + 1, offset=bodies.offset * 4)
+        self.sizes = np.diff(body_offsets)
+
+    @classmethod
+    def of(cls, batch: RecordBatch, converters: Converters, fail) -> "_Staged":
+        keys = _bytes_column(batch, "key", converters.key, "key.converter", fail)
+        values = _bytes_column(batch, "value", converters.value, "value.converter", fail)
+        bodies = encode_record_bodies(keys, values, _headers_column(batch, converters.header, fail))
+        millis, null = batch.timestamp_millis()
+        millis = np.where(null, -1, millis) if null is not None else millis
+        offsets = _single(batch.arrow_column("offset", pa.int64())).cast(pa.int64()).fill_null(-1)
+        return cls(bodies, millis.astype(np.int64), offsets.to_numpy(zero_copy_only=False))
+
+    def batch(self, rows: np.ndarray) -> Batch:
+        bodies = self.bodies.take(pa.array(rows))
+        millis, offsets = self.millis[rows], self.offsets[rows]
+        layout = Layout()
+        layout.place_binary(bodies, A.D_BODIES, validity=False)
+        layout.set(A.D_TIMESTAMPS, layout.place_array(millis))
+        layout.set(A.D_OFFSETS, layout.place_array(offsets))
+        return Batch(layout, len(rows), max_body=int(self.sizes[rows].max()), base_offset=int(offsets[0]),
+                     base_timestamp=int(millis[0]), max_timestamp=int(millis.max()))
+
+
+def _single(column: Any) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _bytes_column(batch: RecordBatch, name: str, converter, converter_key: str, fail) -> pa.Array:
+    """The key or value as the guest sees it: bytes from the converter (no per-row work for bytearray)."""
+    if not batch.has_column(name):  # not held: null in every row
+        return pa.nulls(len(batch), pa.binary())
+    if getattr(converter, "passthrough", False) and batch.is_arrow(name):
+        column = _single(batch.arrow_column(name))
+        return column if column.type == pa.binary() else column.cast(pa.binary())
+
+    def on_error(row: int, exc: BaseException) -> None:
+        fail(row, f"{converter_key} failed: {type(exc).__name__}: {exc}")
+
+    data = converter.from_connect_batch(batch.topic, batch.column(f"{name}_schema"), batch.column(name), on_error)
+    return pa.array(data, type=pa.binary())
+
+
+def _headers_column(batch: RecordBatch, converter, fail) -> pa.Array | None:
+    if not batch.has_column("headers"):
+        return None
+    if getattr(converter, "passthrough", False) and batch.is_arrow("headers"):
+        return _single(batch.arrow_column("headers"))
+    rows = []
+    for row, (topic, headers) in enumerate(zip(batch.topic, batch.headers)):
+        try:
+            rows.append([{"key": k, "value": converter.from_connect_header(topic, k, None, v)} for k, v in headers])
+        except Exception as exc:
+            fail(row, f"header.converter failed: {type(exc).__name__}: {exc}")
+            rows.append([])
+    return pa.array(rows, type=HEADERS_TYPE)
+
+
+# --- outputs ---------------------------------------------------------------------
+
+
+def _assemble(batch: RecordBatch, parts: list, converters: Converters, fail) -> RecordBatch:
+    parts = [(rows, outputs, topics) for rows, outputs, topics in parts if len(outputs.meta)]
+    if not parts:
+        return batch.take([])
+    parents = np.concatenate([rows[outputs.meta["parent"]] for rows, outputs, _ in parts])
+    columns = {
+        "key": pa.concat_arrays([_bytes_out(o.meta, o.keys, "key_end", 1) for _, o, _ in parts]),
+        "value": pa.concat_arrays([_bytes_out(o.meta, o.values, "value_end", 2) for _, o, _ in parts]),
+        "headers": pa.concat_arrays([_headers_out(o) for _, o, _ in parts]),
+        "topic": pa.concat_arrays([_topics_out(o.meta, topics) for _, o, topics in parts]),
+    }
+    bad = _bad_header_names(columns["headers"], parents, fail)
+    order = np.argsort(parents, kind="stable")  # groups of input topics come one after the other
+    if bad:
+        order = order[~np.isin(parents[order], bad)]
+    if len(order) != len(parents) or (order != np.arange(len(parents))).any():
+        parents = parents[order]
+        columns = {name: column.take(pa.array(order)) for name, column in columns.items()}
+    out = batch.take(parents)
+    columns["headers"] = columns["headers"].cast(HEADERS_TYPE)
+    converted_badly: set[int] = set()
+
+    def fail_output(parent: int, cause: str) -> None:  # a converter refused an output: its record fails whole
+        converted_badly.add(parent)
+        fail(parent, cause)
+
+    for name in ("key", "value"):
+        _set_bytes(out, name, columns[name], getattr(converters, name), columns["topic"], fail_output, parents)
+    out.set_column("topic", columns["topic"])
+    _set_headers(out, columns["headers"], converters.header, fail_output, parents)
+    if converted_badly:
+        out = out.take(np.flatnonzero(~np.isin(parents, list(converted_badly))))
+    return out
+
+
+def _bytes_out(meta: np.ndarray, data: np.ndarray, end_field: str, null_flag: int) -> pa.Array:
+    ends = meta[end_field]
+    lengths = np.diff(np.concatenate([[0], ends])).astype(np.int64)
+    return binary_column(np.where(meta["flags"] & null_flag, -1, lengths), data.tobytes(), pa.binary())
+
+
+def _headers_out(outputs: Outputs) -> pa.Array:
+    header_meta = outputs.header_meta
+    key_lengths = np.diff(np.concatenate([[0], header_meta["key_end"]]))
+    value_lengths = np.diff(np.concatenate([[0], header_meta["value_end"]]))
+    keys = binary_column(key_lengths, outputs.header_keys.tobytes(), pa.binary())
+    values = binary_column(np.where(header_meta["flags"] & 1, -1, value_lengths), outputs.header_values.tobytes(),
+                           pa.binary())
+    structs = pa.StructArray.from_arrays([keys, values], names=["key", "value"])
+    list_offsets = np.concatenate([[0], outputs.meta["header_end"]]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(list_offsets), structs)
+
+
+def _topics_out(meta: np.ndarray, topics: list[str]) -> pa.Array:
+    indices = pa.array(meta["topic"], type=pa.int32())
+    return pa.DictionaryArray.from_arrays(indices, pa.array(topics, pa.string())).cast(pa.string())
+
+
+def _bad_header_names(headers: pa.Array, parents: np.ndarray, fail) -> list[int]:
+    """Parents of outputs with a header name that is not UTF-8 (header names are strings here)."""
+    names = pc.list_flatten(headers).field("key")
+    try:
+        names.cast(pa.string())
+        return []
+    except pa.ArrowInvalid:  # the error path: find them one by one
+        counts = pc.list_value_length(headers).to_numpy(zero_copy_only=False)
+        bad = np.unique(np.repeat(parents, counts)[not_utf8(names)]).tolist()
+        for parent in bad:
+            fail(parent, "the guest wrote a header name that is not UTF-8")
+        return bad
+
+
+def _set_bytes(out: RecordBatch, name: str, column: pa.Array, converter, topics: pa.Array, fail,
+               parents: np.ndarray) -> None:
+    schema_name = f"{name}_schema"
+    if getattr(converter, "passthrough", False):
+        out.set_column(name, column)
+        if out.has_column(schema_name):  # a written record carries bytes, no schema
+            out.set_column(schema_name, [None] * len(out))
+        return
+
+    def on_error(row: int, exc: BaseException) -> None:
+        fail(int(parents[row]), f"{name}.converter failed: {type(exc).__name__}: {exc}")
+
+    schemas, values = converter.to_connect_batch(topics.to_pylist(), column.to_pylist(), on_error)
+    out.set_column(name, values)
+    out.set_column(schema_name, schemas if schemas is not None else [None] * len(out))
+
+
+def _set_headers(out: RecordBatch, headers: pa.Array, converter, fail, parents: np.ndarray) -> None:
+    if getattr(converter, "passthrough", False):
+        out.set_column("headers", headers)
+        return
+    topics, rows, result = out.topic, headers.to_pylist(), []
+    for i, row in enumerate(rows):
+        try:
+            result.append(tuple((h["key"], converter.to_connect_header(topics[i], h["key"], h["value"])[1]) for h in row))
+        except Exception as exc:
+            fail(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}")
+            result.append(())
+    out.set_column("headers", result)
