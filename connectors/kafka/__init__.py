@@ -2,7 +2,7 @@
 
 from connectors.kafka._jars import SPARK_KAFKA_BUNDLE, spark_jars
 from connectors.kafka._preflight import KafkaAuthenticationError, KafkaUnavailableError, MissingTopicError
-from connectors.kafka._record_checks import RecordTooLargeError
+from connectors.kafka._record_checks import RecordTooLargeError, SourceTopicError
 from connectors.kafka.sink import KafkaSink, KafkaWriteError
 from connectors.kafka.source import KafkaSource
 
@@ -15,5 +15,6 @@ __all__ = [
     "KafkaWriteError",
     "MissingTopicError",
     "RecordTooLargeError",
+    "SourceTopicError",
     "spark_jars",
 ]

@@ -10,7 +10,7 @@ import pytest
 import wasmtime
 from pyspark import cloudpickle
 
-from connectors.kafka._record_checks import SourceTopicError
+from connectors.kafka import SourceTopicError
 from smt import RecordBatch
 from smt.cli import EXIT_INVALID, main
 from smt.errors import ConfigError
