@@ -9,6 +9,13 @@ A sink may also name the records it cannot write (:meth:`Sink.record_errors`):
 the pipeline then fails those records alone, at the TASK_PUT stage, through
 the error policy and the dead-letter queue, as Kafka Connect's
 ``ErrantRecordReporter`` lets a sink task do, instead of failing the whole write.
+
+Before that, a sink learns which records the chain routed
+(:meth:`Sink.prepare_records`): those whose topic differs from the topic of
+the input record they came from.  The Kafka sink sends the others to
+``sink.topic``.  And when the pipeline is built, a sink sees its source
+(:meth:`Sink.bind_source`), so that it can refuse to write where the
+pipeline reads.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from smt.errors import DataError
 from smt.plugin import Plugin
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
@@ -89,6 +97,30 @@ class Sink(Plugin):
         :meth:`Source.input_paths`.
         """
         return {}
+
+    def bind_source(self, source: Source, may_route: bool) -> None:
+        """Called once on the driver when the pipeline is built, with its configured source.
+
+        ``may_route`` is False when no transform of the chain can change a
+        record's topic (each transform declares what it may change,
+        :meth:`smt.transform.Transform.changed_fields`).  A sink that must not
+        write where the pipeline reads remembers what it needs here (it
+        travels to the executors with the sink) and raises
+        :class:`smt.errors.ConfigError`, naming its key, when it can tell that
+        it would refuse every record.  The default does nothing.
+        """
+
+    def prepare_records(self, records: "pa.RecordBatch", routed: "np.ndarray") -> "pa.RecordBatch":
+        """The records of one batch as this sink will write them.
+
+        ``records`` is what :meth:`record_errors` receives (serialized, the
+        :meth:`output_fields` columns); ``routed`` holds one bool per row: True
+        when the chain changed the record's topic, compared with the input
+        record it came from (a null topic counts as empty).  Called on the
+        executors for every batch, before :meth:`record_errors`; it must keep
+        the rows and their order.  The default returns ``records`` as they are.
+        """
+        return records
 
     def record_errors(self, records: "pa.RecordBatch") -> Iterable[tuple[int, BaseException]]:
         """The records of ``records`` this sink cannot write, as ``(row, error)`` pairs.

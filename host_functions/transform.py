@@ -176,6 +176,13 @@ class WasmTransform(Transform):
             fields |= _FIELDS_READ_BY.get(name, frozenset())
         return frozenset(fields)
 
+    def changed_fields(self) -> frozenset[str] | None:
+        """The record fields the guest can change, from the host functions it imports."""
+        if self.abi != KAFKA_CONNECT or self.guest.plugin_imports:
+            return None  # another ABI's host, or a Python host function, may change anything
+        shape = self.guest.adapter_shape()
+        return frozenset(field for field in _CHANGEABLE_FIELDS if shape.modifies(field))
+
     @property
     def path(self) -> str:
         """``"fast"`` or ``"reference"``: the path this transform runs on (kafka-connect ABI)."""
@@ -251,6 +258,9 @@ class WasmTransform(Transform):
         self.config = self.config_def.parse(self.raw_config, prefix=self.context.prefix)
         self._build(state["module_bytes"], check=False)
 
+
+#: Fields a kafka-connect guest may change, each through its setter (or set_record).
+_CHANGEABLE_FIELDS = ("key", "value", "topic", "headers", "timestamp")
 
 #: Host function → the Kafka row fields it reads.
 _FIELDS_READ_BY = {

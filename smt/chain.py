@@ -278,6 +278,15 @@ class TransformChain:
         )
         return merged, len(selected), (len(transformed), distinct_origins(out_rows))
 
+    def may_change(self, field: str) -> bool:
+        """False when no transform of the chain can change the Kafka row field ``field``
+        (each declares it, :meth:`smt.transform.Transform.changed_fields`)."""
+        for stage in self.stages:
+            changed = stage.transform.changed_fields()
+            if changed is None or field in changed:
+                return True
+        return False
+
     def close(self) -> None:
         """Close every transform and predicate, once."""
         closed: set[int] = set()

@@ -44,6 +44,18 @@ class Transform(Plugin):
         """
         return None
 
+    def changed_fields(self) -> frozenset[str] | None:
+        """The Kafka row fields this transform may change, or ``None`` for any of them (the safe default).
+
+        Dropping or fanning out a record changes no field.  The pipeline asks
+        before it runs: a chain where no transform can change ``topic`` cannot
+        route records, so a Kafka sink that would write every record back into
+        the topics the pipeline reads is refused up front.  What actually
+        happened to each record is found while running, by comparing its topic
+        with its input record's.
+        """
+        return None
+
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         """Transform every row of ``batch``.
 

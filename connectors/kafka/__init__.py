@@ -2,7 +2,7 @@
 
 from connectors.kafka._jars import spark_jars, spark_kafka_bundle
 from connectors.kafka._preflight import KafkaAuthenticationError, KafkaUnavailableError, MissingTopicError
-from connectors.kafka._record_checks import RecordTooLargeError
+from connectors.kafka._record_checks import RecordTooLargeError, SourceTopicError
 from connectors.kafka.sink import KafkaSink, KafkaWriteError
 from connectors.kafka.source import KafkaSource
 
@@ -14,6 +14,7 @@ __all__ = [
     "KafkaWriteError",
     "MissingTopicError",
     "RecordTooLargeError",
+    "SourceTopicError",
     "spark_jars",
     "spark_kafka_bundle",
 ]

@@ -9,6 +9,9 @@ its own at the TASK_PUT stage (see :meth:`connectors.base.Sink.record_errors`):
   stops with "null topic present in the data";
 - a topic name Kafka does not allow (1 to 249 of ``[a-zA-Z0-9._-]``, not
   ``.`` or ``..``): the producer's metadata request fails;
+- a topic the pipeline itself reads from the same cluster (unless
+  ``allow.source.topics``): not Kafka's rule but ours, so that a pipeline
+  never feeds its output back into its input;
 - with ``keep.partition``, a negative partition: ``ProducerRecord`` refuses it;
 - a header with a null name: Kafka's ``RecordHeader`` refuses it;
 - a record larger than the producer accepts: the producer's own estimate
@@ -29,9 +32,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.base import SinkRecordError
+from connectors.kafka._subscription import Subscription
 from smt.errors import ConfigError
 
-__all__ = ["KafkaRecordChecks", "RecordTooLargeError", "legal_topic_name", "serialized_sizes"]
+__all__ = ["KafkaRecordChecks", "RecordTooLargeError", "SourceTopicError", "legal_topic_name", "serialized_sizes"]
 
 #: Kafka's producer defaults for the two size limits.
 DEFAULT_MAX_REQUEST_SIZE = 1048576
@@ -55,6 +59,10 @@ class RecordTooLargeError(SinkRecordError):
     """A record is larger than the Kafka producer accepts (Kafka's RecordTooLargeException)."""
 
 
+class SourceTopicError(SinkRecordError):
+    """A record would be written into a topic its own pipeline reads (from the same cluster)."""
+
+
 def legal_topic_name(name: str) -> None:
     """A validator: raises ValueError naming Kafka's rule when ``name`` is not a legal topic."""
     if name in ("", ".", "..") or len(name) > _MAX_TOPIC_LENGTH or not all(
@@ -72,6 +80,8 @@ class KafkaRecordChecks:
     keep_partition: bool
     max_request_size: int = DEFAULT_MAX_REQUEST_SIZE
     buffer_memory: int = DEFAULT_BUFFER_MEMORY
+    #: What the pipeline's source reads from this sink's cluster: no record may go there.
+    source_topics: Subscription | None = None
 
     @classmethod
     def from_settings(cls, config: Mapping[str, Any], kafka_params: Mapping[str, str], prefix: str) -> "KafkaRecordChecks":
@@ -88,7 +98,8 @@ class KafkaRecordChecks:
         """``(row, error)`` for each record of ``records`` Kafka would refuse; the first reason per row."""
         found: dict[int, BaseException] = {}
         headers = _Headers(records.column("headers")) if "headers" in records.schema.names else None
-        for check in (self._topic_errors, self._partition_errors, self._header_name_errors, self._size_errors):
+        for check in (self._topic_errors, self._source_topic_errors, self._partition_errors,
+                      self._header_name_errors, self._size_errors):
             for row, exc in check(records, headers):
                 found.setdefault(row, exc)
         return sorted(found.items(), key=lambda item: item[0])
@@ -112,6 +123,17 @@ class KafkaRecordChecks:
         if len(illegal):
             for row in _rows(pc.is_in(topics, illegal)):
                 yield row, SinkRecordError(f"'{topics[row].as_py()}' is not a legal Kafka topic name: {_TOPIC_RULE}")
+
+    def _source_topic_errors(self, records: pa.RecordBatch, headers: "_Headers | None"):
+        if self.source_topics is None or "topic" not in records.schema.names:
+            return
+        topics = records.column("topic")
+        refused = [name for name in pc.drop_null(pc.unique(topics)).to_pylist() if self.source_topics.reads(name)]
+        if refused:
+            for row in _rows(pc.is_in(topics, pa.array(refused, pa.string()))):
+                yield row, SourceTopicError(
+                    f"would write into '{topics[row].as_py()}', which this pipeline reads; "
+                    f"set {self.prefix}topic or route it")
 
     def _partition_errors(self, records: pa.RecordBatch, headers: "_Headers | None"):
         if not self.keep_partition or "partition" not in records.schema.names:

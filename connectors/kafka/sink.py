@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Mapping
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from connectors.base import Sink
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
 from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
+from connectors.kafka._subscription import Subscription, same_cluster, server_addresses
+from connectors.kafka.source import KafkaSource
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
@@ -15,11 +21,14 @@ from connectors.kafka._preflight import (
     require_topics,
 )
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
-from smt.errors import SmtError
+from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from pyspark.sql import DataFrame, SparkSession
+
+    from connectors.base import Source
 
 __all__ = ["KafkaSink", "KafkaWriteError"]
 
@@ -34,11 +43,16 @@ class KafkaWriteError(SmtError):
 
 
 class KafkaSink(Sink):
-    """Writes each record's key, value and headers to its own topic with Spark's Kafka connector.
+    """Writes each record's key, value and headers to its topic with Spark's Kafka connector.
 
-    The topic comes from the record, so ``set_topic``, ``RegexRouter`` and
-    ``TimestampRouter`` route records; ``topic`` is the topic for records that
-    carry none.  The partition is left to the producer (by key) unless
+    ``topic`` is the destination of every record whose topic the chain did
+    not change (and of records with no topic); a record a transform routed
+    (``set_topic``, ``RegexRouter``, ``TimestampRouter``, ...) goes to its new
+    topic.  Without ``topic`` every record keeps its own.  Unlike Spark's own
+    ``topic`` option, which overrides every row, it never undoes routing.
+    The sink never writes into a topic that its pipeline reads from the same
+    cluster (unless ``allow.source.topics``): such a record fails on its own
+    at TASK_PUT.  The partition is left to the producer (by key) unless
     ``keep.partition`` is set; the timestamp is the time of writing (Spark's
     Kafka sink does not write timestamps).  Every ``kafka.*`` key goes to the
     Kafka producer with the prefix removed.
@@ -65,11 +79,19 @@ class KafkaSink(Sink):
                 "Kafka brokers to connect to, host:port[,host:port...]. Every other kafka.* key "
                 "(security settings, client tuning) goes to the Kafka producer with the prefix removed.")
         .define("topic", ConfigType.STRING, None, _topic_or_empty, Importance.HIGH,
-                "Topic for records whose topic is null or empty.")
+                "Destination of every record whose topic the chain did not change, and of records "
+                "with no topic; a record a transform routed keeps its new topic. Unset: every record "
+                "keeps its own topic (for records read from Kafka, the topic they were read from).")
+        .define("allow.source.topics", ConfigType.BOOLEAN, False, None, Importance.LOW,
+                "Allow writing into topics that the pipeline's Kafka source reads from the same "
+                "cluster (same bootstrap server). Off: such a record fails at TASK_PUT, through "
+                "errors.tolerance and the dead-letter queue, and a pipeline that could only write "
+                "there is refused up front.")
         .define("check.topics", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
                 "Before writing, find every destination topic and fail, writing nothing, if one does "
-                "not exist or a record has no topic. The output is cached to find them, so the "
-                "pipeline runs once. Turn off for brokers that create topics on first use.")
+                "not exist or a record has no topic. Unless every record goes to topic (no transform "
+                "can route), the output is cached to find them, so the pipeline runs once. Turn off "
+                "for brokers that create topics on first use.")
         .define("keep.partition", ConfigType.BOOLEAN, False, None, Importance.LOW,
                 "Write each record to the partition number it carries instead of letting the "
                 "producer choose by key.")
@@ -85,10 +107,71 @@ class KafkaSink(Sink):
         # Topics seen to exist: later micro-batches to them skip the Admin round trip.
         self._known_topics: set[str] = set()
         self._reached = False
+        #: The one destination of every record, when the chain cannot route (see bind_source).
+        self._only_topic: str | None = None
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
 
+    def output_fields(self) -> frozenset[str]:
+        """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept).
+
+        The topic is left out when every record goes to ``topic`` anyway.
+        """
+        fields = {"key", "value", "headers"}
+        if self._only_topic is None:
+            fields.add("topic")
+        if self.config["keep.partition"]:
+            fields.add("partition")
+        return frozenset(fields)
+
+    def bind_source(self, source: "Source", may_route: bool) -> None:
+        """Refuse records bound for the topics a Kafka source on the same cluster reads.
+
+        Raises :class:`ConfigError` when ``topic`` is one of them, or when it
+        is unset and no transform can route records: every record would go
+        back where it was read.
+        """
+        # With no transform that can route, every record goes to ``topic`` (when
+        # set): its topic need not travel through Python and back, and the
+        # destination is checked without running the pipeline first.
+        self._only_topic = None if may_route else self.config["topic"]
+        if self.config["allow.source.topics"] or not isinstance(source, KafkaSource):
+            return
+        read = source.subscription()
+        if not same_cluster(read.servers, server_addresses(self._servers)):
+            return
+        self._record_checks = dataclasses.replace(self._record_checks, source_topics=read)
+        self._refuse_writing_back(read, may_route)
+
+    def _refuse_writing_back(self, read: Subscription, may_route: bool) -> None:
+        key, default = f"{self.context.prefix}topic", self.config["topic"]
+        allow = f"{self.context.prefix}allow.source.topics=true"
+        if default and read.reads(default):
+            raise ConfigError.for_key(
+                key, f"'{default}' is read by this pipeline's source ({read.describe()}) from the same Kafka "
+                f"cluster; choose another topic, or set {allow}", default)
+        if not default and not may_route:
+            raise ConfigError.for_key(
+                key, f"is not set and no transform can change a record's topic, so every record would be "
+                f"written back into the topic it was read from ({read.describe()}, same Kafka cluster); set "
+                f"{key}, route records with a transform such as RegexRouter, or set {allow}")
+
+    def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
+        """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
+        names = records.schema.names
+        if "headers" in names:
+            records = records.set_column(names.index("headers"), "headers",
+                                         _null_when_empty(records.column("headers")))
+        default = self.config["topic"]
+        if not default or "topic" not in names:
+            return records
+        topics = records.column("topic")
+        keep = pc.and_(pa.array(routed, pa.bool_()), pc.fill_null(pc.not_equal(topics, ""), False))
+        return records.set_column(names.index("topic"), "topic",
+                                  pc.if_else(keep, topics, pa.scalar(default, pa.string())))
+
     def record_errors(self, records):
-        """Records the Kafka producer would refuse (see :mod:`connectors.kafka._record_checks`)."""
+        """Records the Kafka producer would refuse, or bound for a source topic
+        (see :mod:`connectors.kafka._record_checks`)."""
         return self._record_checks.record_errors(records)
 
     def spark_conf(self) -> dict[str, str]:
@@ -113,9 +196,8 @@ class KafkaSink(Sink):
         :class:`connectors.kafka.KafkaUnavailableError` before writing, and
         :class:`KafkaWriteError` when Spark's write fails."""
         out = self._output_columns(df)
-        if not self.config["check.topics"]:
-            if not self._reached:
-                self._list_topics(df.sparkSession)  # is the cluster there at all?
+        if not self.config["check.topics"] or self._only_topic is not None:
+            self._check_before_running(df.sparkSession)
             self._save(out)
             return
         out = out.persist()
@@ -128,7 +210,8 @@ class KafkaSink(Sink):
     def _output_columns(self, df: "DataFrame") -> "DataFrame":
         from pyspark.sql import functions as F
 
-        topic = F.when(F.col("topic") == "", F.lit(None)).otherwise(F.col("topic"))
+        topic = F.col("topic") if "topic" in df.columns else F.lit(None).cast("string")
+        topic = F.when(topic == "", F.lit(None)).otherwise(topic)
         if self.config["topic"]:
             topic = F.coalesce(topic, F.lit(self.config["topic"]))
         columns = [F.col("key"), F.col("value"), F.col("headers"), topic.alias("topic")]
@@ -145,6 +228,16 @@ class KafkaSink(Sink):
         )
         self._reached = True
         return existing
+
+    def _check_before_running(self, spark: "SparkSession") -> None:
+        """What can be known before the records exist: the cluster answers, and the one destination exists."""
+        wanted = {self._only_topic} if self._only_topic and self.config["check.topics"] else set()
+        if self._reached and wanted <= self._known_topics:
+            return
+        existing = self._list_topics(spark)
+        if existing is not None and wanted:
+            require_topics(wanted, existing, self._servers, f"{self.context.prefix}topic")
+            self._known_topics |= wanted
 
     def _check_destinations(self, out: "DataFrame") -> None:
         destinations = {row[0] for row in out.select("topic").distinct().collect()}
@@ -169,3 +262,20 @@ class KafkaSink(Sink):
                 f"writing to the Kafka cluster at {self._servers} failed; records written before "
                 f"the failure stay in Kafka: {kafka_error_summary(exc)}"
             ) from exc
+
+
+def _null_when_empty(headers: pa.Array) -> pa.Array:
+    """The headers column with each empty list made null (the same to Kafka: no headers).
+
+    Spark reads a column of empty lists back from Arrow at a cost per row;
+    nulls it skips.  (Into Python the opposite holds, see smt.pipeline.runner.)
+    """
+    offsets = headers.offsets.to_numpy()
+    empty = offsets[1:] == offsets[:-1]
+    if headers.null_count:
+        empty |= headers.is_null().to_numpy(zero_copy_only=False)
+    if not empty.any():
+        return headers
+    first, last = int(offsets[0]), int(offsets[-1])
+    return pa.ListArray.from_arrays(pa.array(offsets - first, pa.int32()), headers.values.slice(first, last - first),
+                                    type=headers.type, mask=pa.array(empty))

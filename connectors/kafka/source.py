@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from connectors.base import Source
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, offsets_spec, spark_kafka_options
+from connectors.kafka._subscription import Subscription, server_addresses
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
@@ -87,6 +88,14 @@ class KafkaSource(Source):
                     f"{prefix}topic.pattern", f"is not a valid regular expression: {exc}", pattern
                 ) from exc
         self.kafka_params = kafka_params(self.raw_config)
+
+    def subscription(self) -> Subscription:
+        """The topics this source reads, and from which servers."""
+        return Subscription(
+            servers=server_addresses(self.kafka_params["bootstrap.servers"]),
+            topics=frozenset(self.config["topics"]),
+            pattern=self.config["topic.pattern"],
+        )
 
     def spark_conf(self) -> dict[str, str]:
         return {"spark.jars": ",".join(spark_jars())}

@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 
-from smt.benchmarks._common import Comparison, Measurement, measure
+from smt.benchmarks._common import Comparison, alternating, local_spark
 
 #: The chain, as a Kafka Connect properties file would give it.
 CHAIN_PROPERTIES = {
@@ -53,18 +53,6 @@ def sample_value(i: int, rng: random.Random) -> dict:
         "internal": {"shard": i % 16, "trace": f"{rng.getrandbits(48):012x}"},
         "active": bool(i % 2),
     }
-
-
-def _alternating(name: str, records: int, ours: tuple, baseline: tuple, target: float | None = None,
-                 rounds: int = 3) -> Comparison:
-    """Best of ``rounds`` for each path, measured alternately so both see the same machine load."""
-    best: dict[str, Measurement] = {}
-    for _ in range(rounds):
-        for label, work in (ours, baseline):
-            result = measure(label, records, work)
-            if label not in best or result.seconds < best[label].seconds:
-                best[label] = result
-    return Comparison(name, best[ours[0]], best[baseline[0]], target)
 
 
 def _chain():
@@ -104,8 +92,8 @@ def smt_chain_comparison(records: int) -> Comparison:
             for transform in transforms:
                 record = transform.apply(record)
 
-    return _alternating("builtins: 4-SMT chain (SMTs only)", records,
-                        ("apply_batch", per_batch), ("apply per record", per_record))
+    return alternating("builtins: 4-SMT chain (SMTs only)", records,
+                       ("apply_batch", per_batch), ("apply per record", per_record))
 
 
 # --- the pipeline row -----------------------------------------------------------------
@@ -144,9 +132,18 @@ def spark_sql_chain(lines, topic: str):
     """
     from pyspark.sql import functions as F
 
+    return spark_sql_chain_of(lines, F.lit(topic), F.lit(0), F.current_timestamp())
+
+
+def spark_sql_chain_of(records, topic, partition, timestamp):
+    """The four SMTs in Spark SQL over ``records``' ``value`` column, given each record's
+    ``topic``, ``partition`` and ``timestamp`` as columns: key, value and topic out."""
+    from pyspark.sql import functions as F
+
     schema = ("id long, name string, email string, ssn string, card string, amount double, "
               "internal struct<shard:int,trace:string>, active boolean")
-    parsed = lines.select(F.from_json(F.col("value"), schema).alias("v"))
+    parsed = records.select(F.from_json(F.col("value").cast("string"), schema).alias("v"),
+                            topic.alias("_topic"), partition.alias("_partition"), timestamp.alias("_timestamp"))
     value = F.struct(
         F.col("v.id").alias("id"),
         F.col("v.name").alias("customer_name"),
@@ -155,13 +152,13 @@ def spark_sql_chain(lines, topic: str):
         F.when(F.col("v.card").isNotNull(), F.lit("")).alias("card"),
         F.col("v.amount").alias("amount"),
         F.col("v.active").alias("active"),
-        F.lit(topic).alias("source_topic"),
-        F.lit(0).alias("source_partition"),
+        F.col("_topic").alias("source_topic"),
+        F.col("_partition").alias("source_partition"),
     )
     return parsed.select(
         F.lit(None).cast("binary").alias("key"),
         F.to_json(value).cast("binary").alias("value"),
-        F.concat(F.lit(topic + "-"), F.date_format(F.current_timestamp(), "yyyyMMdd")).alias("topic"),
+        F.concat(F.col("_topic"), F.lit("-"), F.date_format(F.col("_timestamp"), "yyyyMMdd")).alias("topic"),
     )
 
 
@@ -191,15 +188,7 @@ def check_same_records(spark, source: str, topic: str, out: str) -> None:
 
 
 def _spark_session():
-    from pyspark.sql import SparkSession
-
-    # Local workers must run this interpreter (and its packages), as the pipeline runner does.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return (SparkSession.builder.master("local[2]").appName("smt-bench-builtins")
-            .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-            .config("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate())
+    return local_spark("smt-bench-builtins", {"spark.sql.execution.arrow.maxRecordsPerBatch": "10000"})
 
 
 def pipeline_comparison(records: int, spark=None) -> Comparison:
@@ -227,8 +216,8 @@ def pipeline_comparison(records: int, spark=None) -> Comparison:
 
         ours()  # warm up the Python workers
         spark_sql()
-        return _alternating("builtins: 4-SMT chain on ~200-byte JSON, files → noop", records,
-                            ("smt pipeline", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
+        return alternating("builtins: 4-SMT chain on ~200-byte JSON, files → noop", records,
+                           ("smt pipeline", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import json
 
-from smt.benchmarks._common import Comparison, Measurement, measure
+from smt.benchmarks._common import Comparison, alternating
 
 ORDER_AVRO = {
     "type": "record",
@@ -54,19 +54,6 @@ def sample_orders(count: int) -> list[dict]:
     ]
 
 
-def _compare(
-    name: str, count: int, ours: tuple, baseline: tuple, target: float | None = None, rounds: int = 3
-) -> Comparison:
-    """Best of ``rounds`` for each path, measured alternately so both see the same machine load."""
-    best: dict[str, Measurement] = {}
-    for _ in range(rounds):
-        for label, work in (ours, baseline):
-            result = measure(label, count, work)
-            if label not in best or result.seconds < best[label].seconds:
-                best[label] = result
-    return Comparison(name, best[ours[0]], best[baseline[0]], target)
-
-
 def _round_trip(converter, topics, data):
     schemas, values = converter.to_connect_batch(topics, data)
     return converter.from_connect_batch(topics, schemas, values)
@@ -83,7 +70,7 @@ def json_schemaless(count: int) -> Comparison:
     def baseline():
         return [json.dumps(json.loads(d), separators=(",", ":")).encode() for d in data]
 
-    return _compare(
+    return alternating(
         "json schemaless rt",
         count,
         ("batch, orjson", lambda: _round_trip(converter, topics, data)),
@@ -119,7 +106,7 @@ def json_envelope(count: int) -> Comparison:
             out.append(json.dumps({"schema": to_json_schema(parsed, options), "payload": payload}).encode())
         return out
 
-    return _compare(
+    return alternating(
         "json envelope rt",
         count,
         ("batch, cached schema", lambda: _round_trip(converter, topics, data)),
@@ -154,7 +141,7 @@ def avro(count: int) -> Comparison:
             out.append(buffer.getvalue())
         return out
 
-    return _compare(
+    return alternating(
         "avro rt",
         count,
         ("batch, parsed once", lambda: _round_trip(converter, topics, data)),

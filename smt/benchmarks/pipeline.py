@@ -25,7 +25,7 @@ import sys
 import tempfile
 from typing import Any
 
-from smt.benchmarks._common import Comparison, measure
+from smt.benchmarks._common import Comparison, local_spark, measure
 from smt.plugins import hookimpl
 from smt.transform import Transform
 
@@ -148,31 +148,10 @@ def _check_written(spark, out: str, records: int) -> None:
 
 
 def _session():
-    from pyspark.sql import SparkSession
-
-    # Python workers run this interpreter, with this checkout importable.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
-    return (
-        SparkSession.builder.master("local[2]").appName("smt-bench-pipeline")
-        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate()
-    )
-
-
-def main(argv: list[str]) -> int:
-
-    from smt.benchmarks.runner import comparison_table, console
-
-    scale = float(argv[0]) if argv else 1.0
-    console().print(comparison_table(run(scale)))
-    return 0
+    return local_spark("smt-bench-pipeline")
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
+    from smt.benchmarks.runner import area_main
+
+    sys.exit(area_main(run, sys.argv[1:]))

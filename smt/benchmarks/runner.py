@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from typing import Sequence
+from typing import Callable, Sequence
 
 from smt.benchmarks._common import Comparison
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka")
 
 
 def console():
@@ -62,3 +62,9 @@ def comparison_table(comparisons: Sequence[Comparison]):
             target,
         )
     return table
+
+
+def area_main(run: Callable[[float], Sequence[Comparison]], argv: Sequence[str]) -> int:
+    """``python -m smt.benchmarks.<area> [scale]``: run one area and print its table."""
+    console().print(comparison_table(run(float(argv[0]) if argv else 1.0)))
+    return 0

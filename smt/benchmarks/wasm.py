@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 import wasmtime
 
 from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_redpanda
-from smt.benchmarks._common import Comparison, Measurement, measure
+from smt.benchmarks._common import Comparison, Measurement, local_spark, measure
 
 __all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
 
@@ -144,24 +144,7 @@ def standalone(module_path: str, scale: float) -> Comparison:
 
 
 def _spark_session():
-    from pyspark.sql import SparkSession
-
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
-    return (
-        SparkSession.builder.master("local[2]")
-        .appName("smt-bench-wasm")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(_ARROW_BATCH_ROWS))
-        .getOrCreate()
-    )
+    return local_spark("smt-bench-wasm", {"spark.sql.execution.arrow.maxRecordsPerBatch": str(_ARROW_BATCH_ROWS)})
 
 
 def in_spark(module_path: str, scale: float, workdir: str) -> list[Comparison]:

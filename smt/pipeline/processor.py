@@ -40,6 +40,7 @@ from smt.error_handling import (
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
 from smt.pipeline.extra_columns import with_error_columns, with_extras
+from smt.pipeline.routing import routed_rows
 from smt.record import KAFKA_ROW_FIELDS
 
 __all__ = [
@@ -166,7 +167,7 @@ class BatchProcessor:
             batch = self._decode(batch, failures)
             batch = self.chain.apply_batch(batch, failures, metrics)
             batch = self._encode(batch, failures)
-            batch, records = self._put_failures(batch, failures)
+            batch, records = self._put_failures(batch, failures, arrow_batch)
         output = self._output(arrow_batch, records, batch.origins(), failures)
         return output, self._count(arrow_batch.num_rows, batch, failures)
 
@@ -264,13 +265,17 @@ class BatchProcessor:
                 )
         batch.set_column("headers", headers)
 
-    def _put_failures(self, batch: RecordBatch, failures: _Failures) -> tuple[RecordBatch, pa.RecordBatch]:
+    def _put_failures(
+        self, batch: RecordBatch, failures: _Failures, arrow_batch: pa.RecordBatch
+    ) -> tuple[RecordBatch, pa.RecordBatch]:
         # The sink sees the records as it will receive them (serialized, only
-        # the fields it writes) and names those it cannot write; they fail at
-        # TASK_PUT, like any other stage, instead of failing the whole write.
+        # the fields it writes, knowing which the chain routed) and names those
+        # it cannot write; they fail at TASK_PUT, like any other stage, instead
+        # of failing the whole write.
         records = batch.to_arrow(self.output_fields)
         if self.sink is None or not len(batch):
             return batch, records
+        records = self.sink.prepare_records(records, _routed(records, arrow_batch, batch))
         problems = sorted(self.sink.record_errors(records), key=lambda problem: problem[0])
         if not problems:
             return batch, records
@@ -343,6 +348,14 @@ class BatchProcessor:
         failures.undeliverable = len(refused)
         kept = [row for row in range(dead.num_rows) if row not in refused]
         return dead.take(pa.array(kept, pa.int64())), [origins[row] for row in kept]
+
+
+def _routed(records: pa.RecordBatch, arrow_batch: pa.RecordBatch, batch: RecordBatch):
+    """Which output records the chain routed (see :mod:`smt.pipeline.routing`)."""
+    def topics(arrow: pa.RecordBatch):
+        return arrow.column("topic") if "topic" in arrow.schema.names else None
+
+    return routed_rows(topics(records), topics(arrow_batch), batch.origins())
 
 
 def _all_null(batch: RecordBatch, column: str) -> bool:

@@ -209,6 +209,7 @@ class _Builder:
             chain=self._chain(),
             policy=self._policy(config),
         )
+        self._bind_sink(parts)
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
@@ -239,6 +240,16 @@ class _Builder:
         self.problems.extend(paths.overlap_problems(
             getattr(source, "input_paths", dict)(), getattr(sink, "output_paths", dict)(),
             dead_letters, self.pipeline_file))
+
+    def _bind_sink(self, parts: dict[str, Any]) -> None:
+        """Let the sink see the source (a Kafka sink refuses to write where the pipeline reads)."""
+        source, sink, chain = parts["source"], parts["sink"], parts["chain"]
+        if source is None or sink is None or chain is None:
+            return  # already reported
+        try:
+            sink.bind_source(source, may_route=chain.may_change("topic"))
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
 
     def _parse_top_level(self) -> dict[str, Any]:
         try:

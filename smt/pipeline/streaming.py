@@ -32,6 +32,10 @@ from smt.errors import ConfigError, SmtError
 
 __all__ = ["STREAMING_CONFIG", "CheckpointMismatch", "FINGERPRINT_FILE", "run_streaming", "pipeline_fingerprint"]
 
+#: At the timeout, how long the micro-batch in flight may take to finish before it is interrupted.
+_STOP_GRACE_S = 30.0
+_STOP_POLL_S = 0.02
+
 STREAMING_CONFIG = (
     ConfigDef()
     .define("streaming.trigger", ConfigType.STRING, "processingTime", one_of("processingTime", "availableNow"),
@@ -43,7 +47,8 @@ STREAMING_CONFIG = (
             "With trigger processingTime: the micro-batch interval (0 = start the next batch as soon as "
             "the previous one ends).")
     .define("streaming.timeout.ms", ConfigType.LONG, 0, at_least(0), Importance.MEDIUM,
-            "Stop the query after this long (0 = no limit). A micro-batch cut short is replayed on restart.")
+            "Stop the query after this long (0 = no limit), once the micro-batch then running has finished "
+            f"(waiting at most {_STOP_GRACE_S:.0f} s more; a micro-batch cut short is replayed on restart).")
 )
 
 FINGERPRINT_FILE = "smt-pipeline.json"
@@ -96,6 +101,8 @@ def run_streaming(
             wait = poll_interval if deadline is None else max(0.0, min(poll_interval, deadline - time.monotonic()))
             query.awaitTermination(wait)
             progress.read()
+        if query.isActive:
+            _finish_running_batch(query, progress)
     finally:
         if query.isActive:
             query.stop()
@@ -103,6 +110,23 @@ def run_streaming(
     error = query.exception()
     if error is not None:
         raise error
+
+
+def _finish_running_batch(query: Any, progress: "_ProgressReader") -> None:
+    """Wait (at most :data:`_STOP_GRACE_S`) for the micro-batch in flight to report.
+
+    Stopping a query interrupts its micro-batch; one interrupted after its
+    output was written but before its progress was reported would be written
+    yet never counted.  The next micro-batch, stopped as it starts, has
+    written nothing.
+    """
+    deadline = time.monotonic() + _STOP_GRACE_S
+    reported = progress.reports
+    while query.isActive and query.status.get("isTriggerActive") and time.monotonic() < deadline:
+        query.awaitTermination(_STOP_POLL_S)
+        progress.read()
+        if progress.reports != reported:
+            return
 
 
 class _ProgressReader:
@@ -117,15 +141,19 @@ class _ProgressReader:
         self._on_batch = on_batch
         self._seen: set[tuple[int, str]] = set()
 
+    @property
+    def reports(self) -> int:
+        """How many progress reports were handed on so far."""
+        return len(self._seen)
+
     def read(self) -> None:
-        if self._on_batch is None:
-            return
         for progress in self._query.recentProgress:
             # An idle query reports again under the last batch id (with nothing observed).
             report = (progress.batchId, progress.timestamp)
             if report not in self._seen:
                 self._seen.add(report)
-                self._on_batch(progress)
+                if self._on_batch is not None:
+                    self._on_batch(progress)
 
 
 # --- the checkpoint's owner -------------------------------------------------------

@@ -72,6 +72,10 @@ class PartTransform(Reconfigurable, Transform):
         """The part (key or value) it transforms; subclasses add what else they read."""
         return frozenset({self.part.name})
 
+    def changed_fields(self) -> frozenset[str]:
+        """The part it transforms; subclasses add what else they change."""
+        return frozenset({self.part.name})
+
     def apply(self, record: Record) -> Record | None:
         part = self.part
         value, schema = part.value(record), part.schema(record)

@@ -21,6 +21,9 @@ class DropHeaders(Reconfigurable, Transform):
     def input_fields(self) -> frozenset[str]:
         return frozenset({"headers"})
 
+    def changed_fields(self) -> frozenset[str]:
+        return frozenset({"headers"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.names = frozenset(self.config["headers"])

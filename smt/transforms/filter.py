@@ -21,6 +21,9 @@ class Filter(Reconfigurable, Transform):
     def input_fields(self) -> frozenset[str]:
         return frozenset(set())
 
+    def changed_fields(self) -> frozenset[str]:
+        return frozenset()
+
     def apply(self, record: Record) -> None:
         return None
 

@@ -37,6 +37,9 @@ class HeaderFrom(PartTransform):
         )
     )
 
+    def changed_fields(self) -> frozenset[str]:
+        return super().changed_fields() | {"headers"}
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         fields, headers = self.config["fields"], self.config["headers"]

@@ -29,6 +29,9 @@ class InsertHeader(Reconfigurable, Transform):
     def input_fields(self) -> frozenset[str]:
         return frozenset({"headers"})
 
+    def changed_fields(self) -> frozenset[str]:
+        return frozenset({"headers"})
+
     def configure(self, configs, context=None) -> None:
         from smt.data import parse_string
 

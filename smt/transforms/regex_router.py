@@ -32,6 +32,9 @@ class RegexRouter(Reconfigurable, Transform):
     def input_fields(self) -> frozenset[str]:
         return frozenset({"topic"})
 
+    def changed_fields(self) -> frozenset[str]:
+        return frozenset({"topic"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.regex = compile_java_regex(self.config["regex"])

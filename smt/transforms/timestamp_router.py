@@ -38,6 +38,9 @@ class TimestampRouter(Reconfigurable, Transform):
     def input_fields(self) -> frozenset[str]:
         return frozenset({"topic", "timestamp"})
 
+    def changed_fields(self) -> frozenset[str]:
+        return frozenset({"topic"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.topic_format = self.config["topic.format"]

@@ -39,6 +39,9 @@ class ValueToKey(Reconfigurable, Transform):
     def input_fields(self) -> frozenset[str]:
         return frozenset({"value"})
 
+    def changed_fields(self) -> frozenset[str]:
+        return frozenset({"key"})
+
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         self.paths = parse_paths(self.config["fields"], self.config[FIELD_SYNTAX_VERSION],

@@ -116,3 +116,13 @@ def test_an_unpickled_copy_starts_on_the_warm_instance(make_transform, monkeypat
     copy = pickle.loads(pickle.dumps(transform))
     out, _, errors = run(copy, [make_record(b"up")])
     assert [r.value for r in out] == [b"UP"] and errors.failures == [] and built == []
+
+
+@pytest.mark.parametrize("source, function, changed", [
+    (g.TO_UPPER, "to_upper", {"value"}),
+    (g.HEADERS, "headers", {"headers"}),
+    (g.ROUTE_TIMESTAMP, "route", {"topic", "timestamp"}),
+    (g.SET_RECORD, "replace", {"key", "value", "topic", "headers"}),
+])  # fmt: skip
+def test_the_fields_a_guest_can_change_come_from_its_setters(make_transform, source, function, changed):
+    assert make_transform(source, function).changed_fields() == changed
