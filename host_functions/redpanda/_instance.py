@@ -34,7 +34,7 @@ from host_functions._sandbox import Failure, Settings, describe_trap, guest_memo
 from host_functions.redpanda import _adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 
-__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause"]
+__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause", "harvest_outputs"]
 
 _PAGE = 1 << 16
 #: How long the caller waits past a fired time limit before it gives the instance up (a guest
@@ -141,6 +141,18 @@ class RedpandaInstance:
                 if isinstance(event, Outcome) and event.failed_row is not None:
                     event.timed_out = watch.fired_at is not None
                 return event
+
+
+def harvest_outputs(word, copy) -> Outputs:
+    """The committed outputs (:func:`_adapter.body_parser_wat`'s memories), read with ``word(offset)`` (a
+    control-block word) and ``copy(memory, nbytes)`` (the start of an output memory)."""
+    records, key_bytes, value_bytes, headers, header_key_bytes, header_value_bytes = (
+        word(A.C_COMMITTED + 4 * i) for i in range(6))
+    return Outputs(
+        copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META), copy("ok", key_bytes),
+        copy("ov", value_bytes), copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
+        copy("hk", header_key_bytes), copy("hv", header_value_bytes),
+    )
 
 
 def _forget_frames(exc: BaseException) -> BaseException:
@@ -334,14 +346,7 @@ class _GuestSide:
 
     def harvest(self) -> Outputs:
         """Copy out the committed outputs and forget them (the next batch starts from zero)."""
-        committed = [self._word(A.C_COMMITTED + 4 * i) for i in range(6)]
-        records, key_bytes, value_bytes, headers, header_key_bytes, header_value_bytes = committed
-        outputs = Outputs(
-            self._copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META),
-            self._copy("ok", key_bytes), self._copy("ov", value_bytes),
-            self._copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
-            self._copy("hk", header_key_bytes), self._copy("hv", header_value_bytes),
-        )
+        outputs = harvest_outputs(self._word, self._copy)
         ctypes.memset(self._control + A.C_COMMITTED, 0, 4 * 6)
         return outputs
 

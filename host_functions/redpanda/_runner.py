@@ -33,7 +33,7 @@ from host_functions.redpanda._instance import Batch, Outputs, RedpandaInstance, 
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
-__all__ = ["RedpandaRunner"]
+__all__ = ["RedpandaRunner", "output_bytes_column", "output_headers_column"]
 
 #: Instances kept per transform, one per input topic (each is a thread and a store).
 _MAX_INSTANCES = 4
@@ -182,21 +182,21 @@ def _assemble(batch: RecordBatch, parts: list, converters: Converters, fail) -> 
         return batch.take([])
     parents = np.concatenate([rows[outputs.meta["parent"]] for rows, outputs, _ in parts])
     columns = {
-        "key": pa.concat_arrays([_bytes_out(o.meta, o.keys, "key_end", 1) for _, o, _ in parts]),
-        "value": pa.concat_arrays([_bytes_out(o.meta, o.values, "value_end", 2) for _, o, _ in parts]),
-        "headers": pa.concat_arrays([_headers_out(o) for _, o, _ in parts]),
+        "key": pa.concat_arrays([output_bytes_column(o.meta, o.keys, "key_end", 1) for _, o, _ in parts]),
+        "value": pa.concat_arrays([output_bytes_column(o.meta, o.values, "value_end", 2) for _, o, _ in parts]),
+        "headers": pa.concat_arrays([output_headers_column(o) for _, o, _ in parts]),
         "topic": pa.concat_arrays([_topics_out(o.meta, topics) for _, o, topics in parts]),
     }
     return assemble_outputs(batch, parents, columns, converters, fail)
 
 
-def _bytes_out(meta: np.ndarray, data: np.ndarray, end_field: str, null_flag: int) -> pa.Array:
+def output_bytes_column(meta: np.ndarray, data: np.ndarray, end_field: str, null_flag: int) -> pa.Array:
     ends = meta[end_field]
     lengths = np.diff(np.concatenate([[0], ends])).astype(np.int64)
     return binary_column(np.where(meta["flags"] & null_flag, -1, lengths), data.tobytes(), pa.binary())
 
 
-def _headers_out(outputs: Outputs) -> pa.Array:
+def output_headers_column(outputs: Outputs) -> pa.Array:
     header_meta = outputs.header_meta
     key_lengths = np.diff(np.concatenate([[0], header_meta["key_end"]]))
     value_lengths = np.diff(np.concatenate([[0], header_meta["value_end"]]))
