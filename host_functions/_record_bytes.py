@@ -77,7 +77,8 @@ def headers_column(batch: RecordBatch, converter, fail) -> pa.Array | None:
 def assemble_outputs(batch: RecordBatch, parents: np.ndarray, columns: dict[str, pa.Array], converters: Converters,
                      fail) -> RecordBatch:
     """The output rows: ``batch``'s rows ``parents`` (stable-sorted by parent) with the guest's key, value,
-    headers and topic (``columns``, binary / header lists / strings, aligned with ``parents``).
+    headers and topic (``columns``, binary / header lists / strings, aligned with ``parents``) and any
+    other column given (set as is, e.g. ``timestamp``).
 
     Outputs go back through the converters; an output whose header name is not UTF-8 or that a
     converter refuses fails its parent (``fail(row, cause)``), and none of that parent's outputs
@@ -102,6 +103,8 @@ def assemble_outputs(batch: RecordBatch, parents: np.ndarray, columns: dict[str,
         _set_bytes(out, name, columns[name], getattr(converters, name), columns["topic"], fail_output, parents)
     out.set_column("topic", columns["topic"])
     _set_headers(out, columns["headers"], converters.header, fail_output, parents)
+    for name in columns.keys() - {"key", "value", "headers", "topic"}:  # e.g. timestamps a guest set
+        out.set_column(name, columns[name])
     if converted_badly:
         out = out.take(np.flatnonzero(~np.isin(parents, list(converted_badly))))
     return out

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import wasmtime
 
+from host_functions._fast import _weak
 from host_functions._sandbox import Failure, Settings
 
 __all__ = ["FilterHost", "SIGNATURES", "DOWNSTREAM_DATA", "PLUGIN_CONFIGURATION", "LISTENER_INBOUND"]
@@ -72,7 +73,9 @@ class FilterHost:
         for name, func_type in imports:
             served = SIGNATURES.get(name)
             if served is not None and [str(p) for p in func_type.params] == list(served):
-                linker.define_func("env", name, func_type, getattr(self, name[len("proxy_"):]), access_caller=True)
+                # weakly: wasmtime-py keeps callbacks in a process-wide table (see _weak)
+                linker.define_func("env", name, func_type, _weak(getattr(self, name[len("proxy_"):])),
+                                   access_caller=True)
             else:
                 linker.define_func("env", name, func_type, _unimplemented, access_caller=False)
 

@@ -33,7 +33,7 @@ from host_functions.redpanda._instance import Batch, Outputs, RedpandaInstance, 
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
-__all__ = ["RedpandaRunner", "output_bytes_column", "output_headers_column"]
+__all__ = ["RedpandaRunner", "budget_chunks", "output_bytes_column", "output_headers_column"]
 
 #: Instances kept per transform, one per input topic (each is a thread and a store).
 _MAX_INSTANCES = 4
@@ -107,7 +107,7 @@ class RedpandaRunner:
         return [(name, rows[indices == i]) for i, name in enumerate(encoded.dictionary.to_pylist())]
 
     def _run_group(self, topic: str, rows: np.ndarray, staged: "_Staged", parts: list, fail) -> None:
-        for chunk in _chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
+        for chunk in budget_chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
             start, retries = 0, 0
             while start < len(chunk):
                 try:
@@ -130,7 +130,7 @@ class RedpandaRunner:
                 start = at + 1
 
 
-def _chunks(rows: np.ndarray, sizes: np.ndarray, budget: int) -> list[np.ndarray]:
+def budget_chunks(rows: np.ndarray, sizes: np.ndarray, budget: int) -> list[np.ndarray]:
     """``rows`` cut where their staged bytes pass ``budget`` (a row bigger than that goes alone)."""
     if not len(rows):
         return []

@@ -15,6 +15,10 @@ Both comparisons run to_upper over ~40-byte values.
 * Redpanda: the Rust SDK's to_upper guest through the ``wasm`` transform vs
   a naive host (a Python call per host function), see
   :mod:`smt.benchmarks.wasm_redpanda` (target: ours >= 1M records/s).
+* proxy-wasm: the Rust SDK's to_upper Kafka filter through the ``wasm``
+  transform (a call per Produce request) vs a naive host (a request per
+  record, built and parsed in Python), see :mod:`smt.benchmarks.wasm_proxy_wasm`
+  (target: ours >= 1M records/s).
 
 Run ``python -m smt.benchmarks.wasm [scale]`` (or ``smt bench wasm``).
 """
@@ -29,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import wasmtime
 
-from smt.benchmarks import wasm_redpanda
+from smt.benchmarks import wasm_proxy_wasm, wasm_redpanda
 from smt.benchmarks._common import Comparison, Measurement, measure
 
 __all__ = ["run", "TO_UPPER_WAT"]
@@ -213,7 +217,8 @@ def run(scale: float = 1.0) -> list[Comparison]:
         with open(module_path, "wb") as out:
             out.write(wasmtime.wat2wasm(TO_UPPER_WAT))
         redpanda = wasm_redpanda.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS)
-        return [standalone(module_path, scale), redpanda, *in_spark(module_path, scale, workdir)]
+        proxy_wasm = wasm_proxy_wasm.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS)
+        return [standalone(module_path, scale), redpanda, proxy_wasm, *in_spark(module_path, scale, workdir)]
 
 
 def main(argv: list[str] | None = None) -> None:
