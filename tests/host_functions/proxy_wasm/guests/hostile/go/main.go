@@ -42,8 +42,9 @@ func (*hostile) OnDownstreamData(size int, endOfStream bool) types.Action {
 			hoard = append(hoard, make([]byte, 1<<20))
 		}
 	case bytes.Contains(data, []byte("grow")):
+		chunk := make([]byte, 1<<20)
 		for {
-			_ = proxywasm.AppendDownstreamData(make([]byte, 4096))
+			_ = proxywasm.AppendDownstreamData(chunk)
 		}
 	case bytes.Contains(data, []byte("hold")):
 		return types.ActionPause

@@ -1,8 +1,8 @@
 //! A proxy-wasm network filter (Rust SDK) that misbehaves on purpose, chosen by record values:
 //! a value containing `boom` traps, `spin` loops forever, `hog` allocates without end,
 //! `corrupt` has its bytes changed without a new CRC, `grow` makes the filter append to the
-//! downstream data without end, `hold` makes it return Pause for good, `close` closes the
-//! connection, `drop` drops that record, `twice` duplicates it, `tag` adds a header, `stamp`
+//! downstream data without end, `hold` makes it return Pause for good, `wait` makes it return
+//! Pause until a second request is buffered or the stream ends, `close` closes the connection, `drop` drops that record, `twice` duplicates it, `tag` adds a header, `stamp`
 //! sets the record's timestamp to 42.  Other records pass unchanged.  It logs the plugin
 //! configuration, the `connection_id` and `listener_direction` properties at info.
 
@@ -72,12 +72,16 @@ impl StreamContext for Hostile {
             }
         }
         if has(b"grow") {
+            let chunk = vec![0u8; 1 << 20];
             loop {
-                self.set_downstream_data(usize::MAX, 0, &[0u8; 4096]);
+                self.set_downstream_data(usize::MAX, 0, &chunk);
             }
         }
         if has(b"hold") {
             return Action::Pause;
+        }
+        if has(b"wait") && !end_of_stream && requests(&data) < 2 {
+            return Action::Pause; // lets the data through once a second request is behind it
         }
         if has(b"close") {
             self.close_downstream();
@@ -90,7 +94,6 @@ impl StreamContext for Hostile {
             self.set_downstream_data(0, data_size, &changed);
             return Action::Continue;
         }
-        let _ = end_of_stream;
         if has(b"drop") || has(b"twice") || has(b"tag") || has(b"stamp") {
             match produce::rewrite(&data) {
                 Ok(rewritten) => self.set_downstream_data(0, data_size, &rewritten),
@@ -99,6 +102,16 @@ impl StreamContext for Hostile {
         }
         Action::Continue
     }
+}
+
+/// How many size-prefixed requests `data` holds.
+fn requests(data: &[u8]) -> usize {
+    let (mut at, mut count) = (0, 0);
+    while at + 4 <= data.len() {
+        at += 4 + i32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        count += 1;
+    }
+    count
 }
 
 mod produce;
