@@ -9,6 +9,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"regexp"
@@ -183,11 +184,13 @@ func (f *filter) maskValue(value []byte) []byte {
 	if value == nil || json.Unmarshal(value, &document) != nil {
 		return value
 	}
-	masked, err := json.Marshal(f.maskStrings(document))
-	if err != nil {
+	var masked bytes.Buffer
+	encoder := json.NewEncoder(&masked)
+	encoder.SetEscapeHTML(false) // a mask such as <email> stays as written
+	if err := encoder.Encode(f.maskStrings(document)); err != nil {
 		return value
 	}
-	return masked
+	return bytes.TrimSuffix(masked.Bytes(), []byte("\n"))
 }
 
 func (f *filter) maskStrings(value any) any {
