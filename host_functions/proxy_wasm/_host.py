@@ -27,6 +27,7 @@ import struct
 import time
 from typing import Any, Callable
 
+import numpy as np
 import wasmtime
 
 from host_functions._fast import _weak
@@ -90,18 +91,19 @@ class FilterHost:
             raise _BadPointer()
         return ctypes.string_at(self._address(caller) + pointer, size)
 
-    def _write(self, caller, pointer: int, data: bytes) -> None:
+    def _write(self, caller, pointer: int, data: bytes | memoryview) -> None:
         pointer = pointer & _MASK32
         if pointer + len(data) > self.memory.data_len(caller):
             raise _BadPointer()
-        ctypes.memmove(self._address(caller) + pointer, data, len(data))
+        source = np.frombuffer(data, dtype=np.uint8)  # a view: a buffer's slice is copied once, from where it is
+        ctypes.memmove(self._address(caller) + pointer, source.ctypes.data, len(source))
 
-    def _give(self, caller, data: bytes, pointer_out: int, size_out: int) -> int:
+    def _give(self, caller, data: bytes | memoryview, pointer_out: int, size_out: int) -> int:
         """Copy ``data`` into memory the filter allocates; its address and size to the two out-pointers."""
-        address = self.allocate(caller, len(data)) & _MASK32 if data else 0
-        if data and not address:
+        address = self.allocate(caller, len(data)) & _MASK32 if len(data) else 0
+        if len(data) and not address:
             raise Failure(f"the filter could not allocate {len(data)} bytes (its allocator returned 0)")
-        if data:
+        if len(data):
             self._write(caller, address, data)
         self._write(caller, pointer_out, struct.pack("<I", address))
         self._write(caller, size_out, struct.pack("<I", len(data)))
@@ -117,7 +119,11 @@ class FilterHost:
         start, max_size = start & _MASK32, max_size & _MASK32
         if start > len(buffer):
             return BAD_ARGUMENT
-        return _guarded(lambda: self._give(caller, bytes(buffer[start:start + max_size]), pointer_out, size_out))
+        view = memoryview(buffer)[start:start + max_size]
+        try:
+            return _guarded(lambda: self._give(caller, view, pointer_out, size_out))
+        finally:
+            view.release()  # a bytearray with a view on it cannot be resized
 
     def get_buffer_status(self, caller, buffer_id: int, size_out: int, flags_out: int) -> int:
         buffer = self.buffers.get(buffer_id)

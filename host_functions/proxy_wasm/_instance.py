@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import weakref
 
 import wasmtime
 
@@ -26,6 +27,7 @@ from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap, guest_memory_at_limit, new_store
 from host_functions.proxy_wasm._guest import FilterGuest
 from host_functions.proxy_wasm._host import DOWNSTREAM_DATA, PLUGIN_CONFIGURATION, FilterHost
+from host_functions.redpanda._instance import forget_frames
 
 __all__ = ["FilterFailed", "FilterInstance", "Fed", "StartFailed"]
 
@@ -53,7 +55,7 @@ class Fed:
 
     action: int
     closed: bool
-    forwarded: bytes | None  # the buffer, when the filter let it through
+    forwarded: bytearray | None  # the buffer, when the filter let it through
 
 
 class FilterInstance:
@@ -66,6 +68,9 @@ class FilterInstance:
         self._ids = itertools.count(ROOT_CONTEXT + 1)
         self.host = FilterHost(settings, plugin_configuration, max_buffer_bytes)
         self.store = new_store(rt.engine, settings)  # WASI without files, network or environment
+        # a WASI store must be gone before the interpreter is (freeing one later aborts the process): dropped
+        # with this instance, or at exit if something still holds it
+        weakref.finalize(self, self.__dict__.pop, "store", None)
         linker = wasmtime.Linker(rt.engine)
         linker.define_wasi()
         self.host.define(linker, guest.host_imports)
@@ -115,9 +120,9 @@ class FilterInstance:
         action = self._call_export("proxy_on_downstream_data", context, len(buffer), int(end_of_stream))
         buffer = self.host.buffers[DOWNSTREAM_DATA]
         passed = (action == ACTION_CONTINUE or self.host.continued) and not self.host.closed
-        forwarded = bytes(buffer) if passed else None
+        forwarded = buffer if passed else None
         if passed:
-            self.host.buffers[DOWNSTREAM_DATA] = bytearray()
+            self.host.buffers[DOWNSTREAM_DATA] = bytearray()  # the forwarded bytes are the caller's now
             self.host.continued = False
         return Fed(action, self.host.closed, forwarded)
 
@@ -144,6 +149,7 @@ class FilterInstance:
             try:
                 return call()
             except (wasmtime.WasmtimeError, wasmtime.Trap, Failure) as exc:
+                forget_frames(exc)  # their frames hold the store
                 self.alive = False
                 timed_out = watch.fired_at is not None
                 interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT

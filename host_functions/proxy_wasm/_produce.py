@@ -101,7 +101,7 @@ class FrameError(Exception):
     """What is wrong with a forwarded request."""
 
 
-def decode_forwarded(data: bytes, codec: RecordCodec) -> tuple[list[ForwardedFrame], str | None]:
+def decode_forwarded(data: bytes | bytearray, codec: RecordCodec) -> tuple[list[ForwardedFrame], str | None]:
     """The requests in ``data`` and, when the stream itself is broken (a size past the end), why.
 
     A request whose header is readable but whose body is not comes back with its ``error``.

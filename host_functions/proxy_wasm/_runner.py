@@ -131,7 +131,8 @@ class ProxyWasmRunner:
         requests = []
         for topic, partition, group in _topic_partitions(topics, partitions, rows):
             for chunk in budget_chunks(group, sizes, self.request_budget):
-                data = encode_produce_request(self._codec, len(requests), topic, int(partition), bodies.take(chunk),
+                chunk_bodies = bodies if len(chunk) == len(bodies) else bodies.take(chunk)  # (all rows, in order)
+                data = encode_produce_request(self._codec, len(requests), topic, int(partition), chunk_bodies,
                                               millis[chunk], _REQUEST_TIMEOUT_MS)
                 requests.append(_Request(len(requests), chunk, data))
         return requests
@@ -271,12 +272,13 @@ def _partitions(batch: RecordBatch) -> np.ndarray:
 
 def _topic_partitions(topics: pa.Array, partitions: np.ndarray, rows: np.ndarray):
     """``(topic, partition, rows)`` per topic-partition, rows in batch order."""
+    first = int(rows[0])
+    if (partitions[rows] == partitions[first]).all() and pc.all(pc.equal(topics, topics[first])).as_py():
+        return [(topics[first].as_py(), partitions[first], rows)]  # the common case: one topic-partition
     encoded = topics.dictionary_encode()
     names = encoded.dictionary.to_pylist()
     indices = encoded.indices.to_numpy(zero_copy_only=False)[rows]
     keys = indices.astype(np.int64) * (1 << 33) + (partitions[rows] + 1)
-    if (keys == keys[0]).all():  # the common case: one topic-partition
-        return [(names[indices[0]], partitions[rows[0]], rows)]
     unique, first = np.unique(keys, return_index=True)
     return [(names[indices[i]], partitions[rows[i]], rows[keys == key]) for key, i in zip(unique, first)]
 

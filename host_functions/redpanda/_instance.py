@@ -34,7 +34,7 @@ from host_functions._sandbox import Failure, Settings, describe_trap, guest_memo
 from host_functions.redpanda import _adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 
-__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause", "harvest_outputs"]
+__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause", "forget_frames", "harvest_outputs"]
 
 _PAGE = 1 << 16
 #: How long the caller waits past a fired time limit before it gives the instance up (a guest
@@ -155,7 +155,7 @@ def harvest_outputs(word, copy) -> Outputs:
     )
 
 
-def _forget_frames(exc: BaseException) -> BaseException:
+def forget_frames(exc: BaseException) -> BaseException:
     """``exc`` without tracebacks (its chain's too): their frames hold the store in reference cycles
     that only a garbage collection would free, and a WASI store must not outlive the interpreter."""
     seen = exc
@@ -216,11 +216,11 @@ class _GuestSide:
             self.start_func(self.store)
             error: BaseException = Failure("the guest's _start returned: it no longer reads batches")
         except _Stopped as stopped:
-            _forget_frames(stopped)
+            forget_frames(stopped)
             self.release()
             return
         except BaseException as exc:  # a trap, an exit, a host failure: reported, never raised here
-            error = _forget_frames(exc)
+            error = forget_frames(exc)
         self.events.put(self._failed(error))
 
     def _instantiate(self) -> None:
