@@ -34,10 +34,12 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
     from host_functions import WasmTransform
     from host_functions.redpanda.build import build_rust_guest
     from smt.batch import RecordBatch
+    from smt.local.maven import cache_dir
     from smt.plugin import PluginContext
 
     with tempfile.TemporaryDirectory(prefix="smt-bench-proxy-wasm-") as workdir:
-        module_path = build_rust_guest(_EXAMPLE, workdir)
+        # a shared Cargo target folder: the SDK compiles once per machine, not once per run
+        module_path = build_rust_guest(_EXAMPLE, workdir, cache_dir() / "cargo-target")
         count = len(values)
         table = pa.table({"value": values, "topic": pa.array(["bench"] * count)})
         batches = [RecordBatch.from_arrow(batch) for batch in table.to_batches(max_chunksize=batch_rows)]
@@ -54,6 +56,10 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
         naive_values = values.slice(0, max(1, count // 20)).to_pylist()  # it is slow: a part, scaled
         naive_measured = measure("naive host (a request per record, Python)", len(naive_values),
                                  lambda: naive.run(naive_values))
+        ours_out = transform.apply_batch(RecordBatch.from_arrow(table.slice(0, len(naive_values)).to_batches()[0]),
+                                         _Raise())
+        if list(ours_out.value) != naive.run(naive_values):
+            raise RuntimeError("our host and the naive host disagree on the filter's output")
         transform.close()
     name = f"proxy-wasm to_upper (Rust SDK), standalone (target {TARGET_RECORDS_PER_SECOND:,} rec/s)"
     return Comparison(name, ours_measured, naive_measured)
