@@ -9,7 +9,7 @@ same converters, with their parent's other fields.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -17,12 +17,27 @@ import pyarrow.compute as pc
 
 import converters as converter_plugins
 from host_functions._reference import Converters
+from host_functions._sandbox import Settings
 from host_functions.kafka_wire import HEADERS_TYPE, not_utf8
 from smt.batch import RecordBatch
 from smt.errors import ConfigError
 from smt.plugin import PluginContext
+from smt.transform import ErrorSink
 
-__all__ = ["assemble_outputs", "bytes_column", "headers_column", "load_converters", "single"]
+__all__ = ["assemble_outputs", "bytes_column", "failing_rows", "headers_column", "load_converters", "single"]
+
+
+def failing_rows(errors: ErrorSink, settings: Settings) -> tuple[set[int], Callable[[int, str], None]]:
+    """``(failed, fail)``: ``fail(row, cause)`` reports a row once to ``errors`` (a WasmGuestError naming the
+    transform and the row); ``failed`` holds the rows reported so far."""
+    failed: set[int] = set()
+
+    def fail(row: int, cause: str) -> None:
+        if row not in failed:
+            failed.add(row)
+            errors.fail(row, settings.error(cause, row))
+
+    return failed, fail
 
 
 def load_converters(config: dict[str, Any], key_prefix: str) -> Converters:

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from host_functions._record_bytes import assemble_outputs, bytes_column, headers_column, single
+from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
@@ -98,13 +98,7 @@ class ProxyWasmRunner:
     # --- the batch --------------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        failed: set[int] = set()
-
-        def fail(row: int, cause: str) -> None:
-            if row not in failed:
-                failed.add(row)
-                errors.fail(row, self.settings.error(cause, row))
-
+        failed, fail = failing_rows(errors, self.settings)
         if self._codec is None:
             self._codec = RecordCodec(self.rt)
         keys = bytes_column(batch, "key", self.converters.key, "key.converter", fail)

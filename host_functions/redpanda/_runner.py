@@ -25,7 +25,7 @@ from host_functions._fast import Layout
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
-from host_functions._record_bytes import assemble_outputs, bytes_column, headers_column, single
+from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.redpanda import _adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
@@ -79,13 +79,7 @@ class RedpandaRunner:
     # --- the batch --------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        failed: set[int] = set()
-
-        def fail(row: int, cause: str) -> None:
-            if row not in failed:
-                failed.add(row)
-                errors.fail(row, self.settings.error(cause, row))
-
+        failed, fail = failing_rows(errors, self.settings)
         staged = _Staged.of(batch, self.converters, fail)
         parts: list[tuple[np.ndarray, Outputs, list[str]]] = []
         for topic, rows in self._groups(batch, failed):

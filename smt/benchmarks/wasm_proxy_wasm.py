@@ -20,7 +20,7 @@ import crc32c
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, measure
+from smt.benchmarks._common import Comparison, RaiseErrors, measure, zigzag_varint
 
 __all__ = ["standalone", "TARGET_RECORDS_PER_SECOND"]
 
@@ -48,7 +48,7 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
 
         def ours() -> None:
             for batch in batches:
-                transform.apply_batch(batch, _Raise())
+                transform.apply_batch(batch, RaiseErrors())
 
         naive = _NaiveHost(module_path.read_bytes())
         ours()  # start the instance outside the timing
@@ -57,17 +57,12 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
         naive_measured = measure("naive host (a request per record, Python)", len(naive_values),
                                  lambda: naive.run(naive_values))
         ours_out = transform.apply_batch(RecordBatch.from_arrow(table.slice(0, len(naive_values)).to_batches()[0]),
-                                         _Raise())
+                                         RaiseErrors())
         if list(ours_out.value) != naive.run(naive_values):
             raise RuntimeError("our host and the naive host disagree on the filter's output")
         transform.close()
     name = f"proxy-wasm to_upper (Rust SDK), standalone (target {TARGET_RECORDS_PER_SECOND:,} rec/s)"
     return Comparison(name, ours_measured, naive_measured)
-
-
-class _Raise:
-    def fail(self, row, exc):
-        raise exc
 
 
 class _NaiveHost:
@@ -115,19 +110,10 @@ class _NaiveHost:
         return _OK
 
 
-def _varint(value: int) -> bytes:
-    zigzag, out = (value << 1) ^ (value >> 63), bytearray()
-    while zigzag >= 0x80:
-        out.append(zigzag & 0x7F | 0x80)
-        zigzag >>= 7
-    out.append(zigzag)
-    return bytes(out)
-
-
 def _request(correlation_id: int, value: bytes) -> bytes:
     """A Produce request v8 with one record (null key, no headers, timestamp 0)."""
-    body = b"\x00\x00\x00" + _varint(-1) + _varint(len(value)) + value + b"\x00"
-    records = _varint(len(body)) + body
+    body = b"\x00\x00\x00" + zigzag_varint(-1) + zigzag_varint(len(value)) + value + b"\x00"
+    records = zigzag_varint(len(body)) + body
     rest = struct.pack(">hiqqqhii", 0, 0, 0, 0, -1, -1, -1, 1) + records
     batch = struct.pack(">qiib", 0, len(rest) + 9, -1, 2) + struct.pack(">I", crc32c.crc32c(rest)) + rest
     request = (struct.pack(">hhih", 0, 8, correlation_id, 5) + b"bench" + struct.pack(">hhii", -1, -1, 30000, 1)
