@@ -226,7 +226,8 @@ class ProxyWasmRunner:
             outputs.keys.append(part.records.keys)
             outputs.values.append(part.records.values)
             outputs.headers.append(part.records.headers)
-            outputs.topics.append(pa.repeat(pa.scalar(part.topic, pa.string()), count))
+            # a record without a topic went out as "" (no Kafka topic has that name): it comes back without one
+            outputs.topics.append(pa.repeat(pa.scalar(part.topic or None, pa.string()), count))
             outputs.partitions.append(np.full(count, part.partition, dtype=np.int64))
             outputs.timestamps.append(part.timestamps)
 

@@ -10,6 +10,7 @@ import pytest
 from host_functions import WasmTransform
 from host_functions.proxy_wasm.build import build_filter
 from smt.batch import RecordBatch
+from smt.local.maven import cache_dir
 from smt.plugin import PluginContext
 from smt.record import Record
 from tests.host_functions.conftest import CollectErrors
@@ -28,10 +29,14 @@ SOURCES = {
 
 @pytest.fixture(scope="session")
 def proxy_wasm_filters(request, tmp_path_factory) -> dict[tuple[str, str], Path]:
-    """``(name, language) -> module`` for the examples and the hostile test filters (Rust crates share a target)."""
+    """``(name, language) -> module`` for the examples and the hostile test filters.
+
+    Rust crates compile in the project cache's Cargo target folder (as the benchmark's do), so the SDK
+    compiles once per machine.
+    """
     cache = getattr(request.config, "cache", None)
     out_dir = Path(cache.mkdir("proxy-wasm-filters")) if cache is not None else tmp_path_factory.mktemp("proxy-wasm")
-    return {key: build_filter(source, out_dir) for key, source in SOURCES.items()}
+    return {key: build_filter(source, out_dir, cache_dir() / "cargo-target") for key, source in SOURCES.items()}
 
 
 @pytest.fixture

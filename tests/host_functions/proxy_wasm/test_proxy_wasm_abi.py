@@ -31,6 +31,12 @@ def test_rust_to_upper_filter_rewrites_values_and_keeps_every_other_field(proxy_
     assert list(out.origin) == [0, 1, 2, 3]
 
 
+def test_a_record_without_topic_or_partition_keeps_none(proxy_wasm_transform):
+    out, errors = run(proxy_wasm_transform("to_upper"), [record("x", topic=None, partition=None)])
+    assert errors.failures == []
+    assert [(r.topic, r.partition, r.value) for r in out.records()] == [(None, None, b"X")]
+
+
 def test_go_pii_filter_masks_email_addresses_in_json_values(proxy_wasm_transform):
     transform = proxy_wasm_transform("pii_mask", "go")
     documents = [{"user": "ann", "contact": "ann.lee@example.com", "notes": ["cc bob@corp.io", 3]},
