@@ -29,21 +29,23 @@ constants below (byte offsets in ``$in``).
 from __future__ import annotations
 
 import dataclasses
+import enum
 
 from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
+from host_functions._sandbox import SHIM_MODULE_NAME
 
 # --- control block (in $in) -------------------------------------------------
 C_ROW = 0  # the row being run (chunk-relative); the watchdog watches it move
 C_OUT = 4  # committed output record count
 C_CURSORS = 8  # committed byte cursors of ok, ov, otp, ohk, ohv, oht (6 x i32)
-C_STATUS = 32  # 0 ok, 1 guest error, 3 bad guest pointer, 4 bad alloc result, 5 output full
+C_STATUS = 32  # a Status
 C_ERR_PTR = 36
 C_ERR_LEN = 40
 C_FLAGS = 44  # OR of the flags of every committed output record
 C_IRREGULAR = 48  # set once a record was dropped or emitted: output rows are not the input rows
 # column descriptors, written by the host before each run (the host zeroes 64..CONTROL_SIZE)
 DESCRIPTORS = 64
-D_KEY = 64  # offsets ptr, data origin, validity ptr (0: all valid)
+D_KEY = 64  # offsets ptr, data origin, validity ptr (0: all valid; bytes 1 valid, 0 null, 2 unreadable)
 D_VALUE = 76
 D_TOPIC = 88  # offsets ptr, data origin
 D_TS = 96  # i64 array ptr, validity ptr
@@ -53,6 +55,8 @@ D_HEADERS = 120  # list offsets ptr, then key offsets/origin, value offsets/orig
 D_CONFIG = 144  # entry count, table ptr (entries: name ptr, name len, value ptr, value len)
 D_SCRATCH = 152  # where per-record scratch starts
 D_ROW_BASE = 156  # added to the chunk-relative row to give an output record's parent
+D_MAX_OUTPUTS = 160  # max.outputs.per.record
+D_HEADERS_BAD = 164  # per-row bytes, 1 where the header converter failed (0: none failed)
 #: The current record's state, spilled by the adapter around a call to Python
 #: (get_record/set_record): key ptr/len/where, value ptr/len/where, topic
 #: ptr/len/where (where: 1 = in the column's output memory, 0 = in $in; len -1 =
@@ -63,6 +67,31 @@ CONTROL_SIZE = 256
 
 #: One output header in ``$oht``: key len, value len (-1 = null).
 OUT_HEADER_SIZE = 8
+
+
+class Status(enum.IntEnum):
+    """Why ``run`` stopped, in ``C_STATUS``: the generator writes these, the host reads them."""
+
+    OK = 0
+    #: the entry function returned an error; its message is at (C_ERR_PTR, C_ERR_LEN) in ``$in``
+    #: and ``run`` returned the row after it (the instance stays usable)
+    GUEST_ERROR = 1
+    #: the guest passed a (ptr, len), in (C_ERR_PTR, C_ERR_LEN), outside its memory; trap
+    BAD_POINTER = 3
+    #: the guest's ``alloc`` returned a ptr, in C_ERR_PTR, that cannot hold C_ERR_LEN bytes; trap
+    BAD_ALLOC = 4
+    #: an output or scratch memory cannot grow (memory.max.bytes); trap
+    OUTPUT_FULL = 5
+    #: a getter needs input columns that are not staged (their INPUT_BITS in C_ERR_PTR); trap
+    NEEDS_INPUT = 6
+    #: the record output more than max.outputs.per.record records; trap
+    TOO_MANY_OUTPUTS = 7
+    #: a getter read a part whose converter failed for this row (its INPUT_BITS in C_ERR_PTR); trap
+    INPUT_UNREADABLE = 8
+
+
+#: Input column -> its bit in a NEEDS_INPUT request.
+INPUT_BITS = {"key": 1, "value": 2, "topic": 4, "headers": 8, "timestamp": 16, "partition": 32, "offset": 64}
 
 SET_KEY, SET_VALUE, SET_TOPIC, SET_HEADERS, SET_TIMESTAMP = 1, 2, 4, 8, 16
 #: Flags of an output record (one byte in ``$of``) beyond the SET_* bits.
@@ -91,11 +120,14 @@ class AdapterShape:
     modifies_topic: bool
     modifies_headers: bool
     modifies_timestamp: bool
-    #: input columns staged in ``$in`` (key, value, topic, headers, timestamp, partition, offset)
+    #: input columns staged in ``$in`` (key, value, topic, headers, timestamp, partition, offset);
+    #: a getter of another column asks the host for it (Status.NEEDS_INPUT)
     staged: frozenset[str] = frozenset()
     #: get_record/set_record are imported: the adapter hands the record state to Python for them
     get_record: bool = False
     set_record: bool = False
+    #: emit_record is imported: a record may output several records (max.outputs.per.record counts them)
+    emits: bool = False
 
     def modifies(self, column: str) -> bool:
         return getattr(self, f"modifies_{column}")
@@ -137,7 +169,7 @@ def shim_wat() -> str:
             f"    (call_indirect (type {_type_name(f.params, f.results)}) {args} (i32.const {index})))"
         )
     return (
-        "(module\n  "
+        f"(module ${SHIM_MODULE_NAME}\n  "
         + _types()
         + f'\n  (table (export "table") {len(FAST_FUNCTIONS)} funcref)\n  '
         + "\n  ".join(funcs)

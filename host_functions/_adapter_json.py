@@ -12,7 +12,8 @@ reference path.
 
 from __future__ import annotations
 
-from host_functions._adapter_calls import bytes_equal, ensure
+from host_functions._adapter import AdapterShape
+from host_functions._adapter_calls import bytes_equal, demand, ensure, readable
 
 __all__ = ["json_memory", "json_functions", "FALLBACK"]
 
@@ -51,7 +52,7 @@ def _positive(expr: str) -> str:
     return f"(select {expr} (i32.const 0) (i32.gt_s {expr} (i32.const 0)))"
 
 
-def json_functions() -> str:
+def json_functions(shape: AdapterShape) -> str:
     """``$get_record`` and its helpers (the shape imports Python's get_record for the fallback)."""
     return f"""  ;; 1 when the n bytes at p are all ASCII
   (func $ascii (param $p i32) (param $n i32) (result i32)
@@ -154,6 +155,8 @@ def json_functions() -> str:
     (local $kp i32) (local $vp i32) (local $tp i32) (local $at i32) (local $d i32) (local $start i32)
     (local $need i32) (local $e i32) (local $i i32) (local $j i32) (local $h i32) (local $last i32)
     (local $dup i32) (local $first i32) (local $l i32)
+    {demand(shape, "key", "value", "topic", "headers")}
+    {readable(shape, "key", "value", "headers")}
     (local.set $at (global.get $sc))
     (local.set $e (i32.add (local.get $at) (i32.add (i32.add {_positive("(global.get $kl)")} {_positive("(global.get $vl)")})
                                                    (global.get $tl))))

@@ -52,7 +52,7 @@ def _value(target: str) -> str:
 
 
 def set_record_functions() -> str:
-    mask = SET_KEY | SET_VALUE | SET_TOPIC | SET_HEADERS
+    mask = SET_KEY | SET_VALUE | SET_HEADERS  # SET_TOPIC only with a topic: without, the input's stays
     return f"""  (global $s0 (mut i32) (i32.const 0)) (global $s1 (mut i32) (i32.const 0))
   ;; the byte at i of the document, -1 past its end
   (func $byte (param $i i32) (param $e i32) (result i32)
@@ -231,6 +231,7 @@ def set_record_functions() -> str:
         (then (local.set $len (i32.sub (local.get $t1) (local.get $t0)))
               (memory.copy $in $g (local.get $d) (local.get $t0) (local.get $len))
               (global.set $tp (local.get $d)) (global.set $tl (local.get $len)) (global.set $tw (i32.const 0))
+              (global.set $mask (i32.or (global.get $mask) (i32.const {SET_TOPIC})))
               (local.set $d (i32.add (local.get $d) (local.get $len)))))
       (local.set $h (i32.const 0))
       (block $done (loop $next

@@ -10,13 +10,16 @@ for the layout.
 from __future__ import annotations
 
 from host_functions._adapter import (
-    C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_OFFSET, D_PART, D_ROW_BASE,
-    D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, TABLE_MEMORIES, TIMESTAMP_NULL, AdapterShape,
+    C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_HEADERS_BAD, D_OFFSET, D_PART,
+    D_ROW_BASE,
+    D_MAX_OUTPUTS, D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, SET_HEADERS, TABLE_MEMORIES, TIMESTAMP_NULL,
+    AdapterShape, Status,
 )
 from host_functions._adapter_json import json_functions, json_memory
+from host_functions._sandbox import ADAPTER_MODULE_NAME
 from host_functions._adapter_set_record import set_record_functions
 from host_functions._adapter_calls import (
-    BINARY, CURSOR, Binary, check_guest, ensure, extra_imports, helpers, host_functions,
+    BINARY, CURSOR, Binary, check_guest, copy, ensure, extra_imports, helpers, host_functions,
 )
 
 #: Records the per-record tables grow by at a time.
@@ -41,7 +44,7 @@ def adapter(shape: AdapterShape, elem: str) -> str:
         _output(shape),
         _run(shape),
         host_functions(shape),
-        *((json_memory(), json_functions()) if shape.get_record else ()),
+        *((json_memory(), json_functions(shape)) if shape.get_record else ()),
         set_record_functions() if shape.set_record else "",
         ")",
     ]
@@ -58,7 +61,8 @@ def _memories() -> str:
 
 
 def _globals() -> str:
-    i32 = ["row", "base", "sc0", "sc", "drop", "mask", "flags", "wo", "cap", "tsn", "part", "hn",
+    i32 = ["row", "base", "sc0", "sc", "drop", "mask", "flags", "wo", "cap", "tsn", "part", "hn", "outs", "maxouts",
+           "hbad",
            "tsa", "tsv", "pa", "pv", "oa", "oav", "hlo", "hko", "hkorg", "hvo", "hvorg", "hvval"]
     i32 += [f"{b.g}{suffix}" for b in BINARY for suffix in ("p", "l", "w", "off", "org", "val")]
     i32 += [c[1:] for c in CURSOR.values()]
@@ -68,7 +72,7 @@ def _globals() -> str:
 
 
 def _grow(mem: str) -> str:
-    """``$grow_M(end)``: grow by at least half again (fewer grows), else exactly; status 5 when full."""
+    """``$grow_M(end)``: grow by at least half again (fewer grows), else exactly; OUTPUT_FULL when it cannot."""
     return f"""  (func $grow_{mem} (param $end i32)
     (local $have i32) (local $need i32)
     (local.set $have (memory.size ${mem}))
@@ -79,7 +83,7 @@ def _grow(mem: str) -> str:
                 (i32.const -1))
       (then (return)))
     (if (i32.eq (memory.grow ${mem} (local.get $need)) (i32.const -1))
-      (then (i32.store $in (i32.const {C_STATUS}) (i32.const 5)) (unreachable))))"""
+      (then (i32.store $in (i32.const {C_STATUS}) (i32.const {Status.OUTPUT_FULL.value})) (unreachable))))"""
 
 
 def _grow_tables(shape: AdapterShape) -> str:
@@ -100,7 +104,8 @@ def _begin(shape: AdapterShape) -> str:
     """Read the descriptors and the committed cursors into globals, once per run."""
     load = lambda at: f"(i32.load $in (i32.const {at}))"  # noqa: E731
     sets = [f"(global.set $wo {load(C_OUT)})", f"(global.set $flags {load(C_FLAGS)})",
-            f"(global.set $sc0 {load(D_SCRATCH)})", f"(global.set $base {load(D_ROW_BASE)})"]
+            f"(global.set $sc0 {load(D_SCRATCH)})", f"(global.set $base {load(D_ROW_BASE)})",
+            f"(global.set $maxouts {load(D_MAX_OUTPUTS)})"]
     sets += [f"(global.set {cursor} {load(C_CURSORS + 4 * i)})" for i, cursor in enumerate(CURSOR.values())]
     for b in BINARY:
         if b.column in shape.staged:
@@ -114,6 +119,7 @@ def _begin(shape: AdapterShape) -> str:
     if "headers" in shape.staged:
         for i, name in enumerate(("hlo", "hko", "hkorg", "hvo", "hvorg", "hvval")):
             sets.append(f"(global.set ${name} {load(D_HEADERS + 4 * i)})")
+        sets.append(f"(global.set $hbad {load(D_HEADERS_BAD)})")
     return "  (func $begin\n    " + "\n    ".join(sets) + ")"
 
 
@@ -152,6 +158,8 @@ def _load_row(shape: AdapterShape) -> str:
           (then (global.set $offs (i64.const -1))))))""")
     if "headers" in shape.staged:
         code.append("(call $load_headers (local.get $r))")
+    elif shape.modifies_headers:
+        code.append("(global.set $hn (i32.const 0))")
     return "\n      ".join(code)
 
 
@@ -186,9 +194,11 @@ def _load_headers() -> str:
 
 
 def _output_binary(b: Binary) -> str:
+    """A changed column's bytes for the record; an unchanged one outputs nothing (the host keeps the input's)."""
     cursor = CURSOR[b.data]
     null = f"(then (local.set $f (i32.or (local.get $f) (i32.const {b.null_bit}))))" if b.null_bit else "(then)"
-    return f"""(if (i32.lt_s (global.get ${b.g}l) (i32.const 0))
+    return f"""(if (i32.and (local.get $f) (i32.const {b.set_bit}))
+      (then (if (i32.lt_s (global.get ${b.g}l) (i32.const 0))
       {null}
       (else
         (local.set $e (i32.add (global.get {cursor}) (global.get ${b.g}l)))
@@ -197,12 +207,12 @@ def _output_binary(b: Binary) -> str:
             (then {ensure(b.data, "(local.get $e)")}
                   (memory.copy ${b.data} ${b.data} (global.get {cursor}) (global.get ${b.g}p) (global.get ${b.g}l)))))
           (else {ensure(b.data, "(local.get $e)")}
-                (memory.copy ${b.data} $in (global.get {cursor}) (global.get ${b.g}p) (global.get ${b.g}l))))
-        (global.set {cursor} (local.get $e))))
+                {copy(b.data, "in", f"(global.get {cursor})", f"(global.get ${b.g}p)", f"(global.get ${b.g}l)")}))
+        (global.set {cursor} (local.get $e))))))
     (i32.store ${b.offsets} offset=4 (i32.shl (local.get $k) (i32.const 2)) (global.get {cursor}))"""
 
 
-_OUTPUT_HEADERS = """(local.set $x (i32.const 0))
+_OUTPUT_HEADERS = """(local.set $x (select (i32.const 0) (global.get $hn) (i32.and (local.get $f) (i32.const {set_bit}))))
     (block $done (loop $next
       (br_if $done (i32.ge_u (local.get $x) (global.get $hn)))
       (local.set $h (i32.shl (local.get $x) (i32.const 4)))
@@ -238,9 +248,15 @@ def _output_body(shape: AdapterShape) -> str:
         body.append(f"""(i64.store $ots (i32.shl (local.get $k) (i32.const 3)) (global.get $ts))
     (if (global.get $tsn) (then (local.set $f (i32.or (local.get $f) (i32.const {TIMESTAMP_NULL})))))""")
     if shape.modifies_headers:
-        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, **{f"ensure_{m}": ensure(m, "(local.get $e)")
+        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, set_bit=SET_HEADERS,
+                                           **{f"ensure_{m}": ensure(m, "(local.get $e)")
                                                                       for m in ("ohk", "ohv", "oht")}))
-    return f"""(local.set $k (global.get $wo))
+    # without emit_record a record outputs one record at most: nothing to count
+    count = f"""(global.set $outs (i32.add (global.get $outs) (i32.const 1)))
+    (if (i32.gt_u (global.get $outs) (global.get $maxouts))
+      (then (i32.store $in (i32.const {C_STATUS}) (i32.const {Status.TOO_MANY_OUTPUTS.value})) (unreachable)))
+    """ if shape.emits else ""
+    return f"""{count}(local.set $k (global.get $wo))
     (if (i32.ge_u (local.get $k) (global.get $cap)) (then (call $grow_tables)))
     (i32.store $op (i32.shl (local.get $k) (i32.const 2)) (i32.add (global.get $row) (global.get $base)))
     (local.set $f (global.get $mask))
@@ -273,7 +289,7 @@ def _call_entry(shape: AdapterShape) -> str:
           (memory.copy $in $g (global.get $sc) (local.get $ptr) (local.get $mlen))
           (i32.store $in (i32.const {C_ERR_PTR}) (global.get $sc))
           (i32.store $in (i32.const {C_ERR_LEN}) (local.get $mlen))
-          (i32.store $in (i32.const {C_STATUS}) (i32.const 1))
+          (i32.store $in (i32.const {C_STATUS}) (i32.const {Status.GUEST_ERROR.value}))
           {dealloc}
           (return (i32.add (local.get $r) (i32.const 1)))))
       {dealloc}"""
@@ -301,7 +317,7 @@ def _run(shape: AdapterShape) -> str:
   (func (export "run") (param $start i32) (param $end i32) (result i32)
     (local $r i32) (local $res i64) (local $ptr i32) (local $len i32) (local $mlen i32)
     (local $a i32) (local $s i32) {_OUTPUT_LOCALS}
-    (i32.store $in (i32.const {C_STATUS}) (i32.const 0))
+    (i32.store $in (i32.const {C_STATUS}) (i32.const {Status.OK.value}))
     (call $begin)
     (local.set $r (local.get $start))
     (block $done (loop $next
@@ -310,6 +326,7 @@ def _run(shape: AdapterShape) -> str:
       (global.set $row (local.get $r))
       (global.set $sc (global.get $sc0))
       (global.set $drop (i32.const 0))
+      {"(global.set $outs (i32.const 0))" if shape.emits else ""}
       {mask}
       {_load_row(shape)}
       {_call_entry(shape)}
@@ -320,13 +337,13 @@ def _run(shape: AdapterShape) -> str:
     (local.get $end))"""
 
 
-_HEADER = """(module
+_HEADER = f"""(module ${ADAPTER_MODULE_NAME}
   (import "guest" "memory" (memory $g 0))
   (import "guest" "alloc" (func $alloc (param i32) (result i32)))
-  (import "guest" "entry" (func $entry {entry_type}))
+  (import "guest" "entry" (func $entry {{entry_type}}))
   (import "shim" "table" (table $table 0 funcref))
-  {dealloc}
-  {memories}
-  {globals}
-  (elem (table $table) (i32.const 0) func {elem})
+  {{dealloc}}
+  {{memories}}
+  {{globals}}
+  (elem (table $table) (i32.const 0) func {{elem}})
 """

@@ -32,6 +32,7 @@ from host_functions._guest import GuestModule
 from host_functions._record_json import RecordJson
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
+from host_functions._wasmtime_internals import direct_call
 
 __all__ = ["FastInstance", "Layout", "Harvest"]
 
@@ -66,8 +67,13 @@ class Layout:
     def set(self, offset: int, value: int) -> None:
         self.words[offset] = value
 
-    def place_binary(self, column: pa.Array, descriptor: int, validity: bool = True) -> None:
-        """Offsets and data of a binary/string column, data in one copy."""
+    def place_binary(self, column: pa.Array, descriptor: int, validity: bool = True,
+                     unreadable: list[int] | None = None) -> None:
+        """Offsets and data of a binary/string column, data in one copy.
+
+        The validity bytes are 1 (bytes), 0 (null) or 2 for the ``unreadable`` rows (their converter
+        failed: the getter fails the record, see Status.INPUT_UNREADABLE).
+        """
         _, offsets_buf, data_buf = column.buffers()[:3]
         n = len(column)
         offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=column.offset * 4)
@@ -77,8 +83,10 @@ class Layout:
         at_data = self.place(data_address, last - first, data_buf)
         self.set(descriptor, at_offsets)
         self.set(descriptor + 4, at_data - first)
-        if validity and column.null_count:
+        if validity and (column.null_count or unreadable):
             valid = column.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
+            if unreadable:
+                valid[unreadable] = 2
             self.set(descriptor + 8, self.place_array(valid))
 
     def place_fixed(self, values: np.ndarray, valid: np.ndarray | None, descriptor: int) -> None:
@@ -109,6 +117,13 @@ class Harvest:
         self.timestamps: np.ndarray | None = None
         self.header_offsets: np.ndarray | None = None
         self.header_table: np.ndarray | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes these outputs take in Python (their arrays)."""
+        arrays = [self.parents, self.flags, *self.offsets.values(), *self.data.values(),
+                  *(a for a in (self.timestamps, self.header_offsets, self.header_table) if a is not None)]
+        return sum(a.nbytes for a in arrays)
 
     @classmethod
     def merge(cls, harvests: list["Harvest"]) -> "Harvest":
@@ -146,7 +161,7 @@ def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
 class FastInstance:
     """Guest + shim + adapter in one store, with the chunk's input staged."""
 
-    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings) -> None:
+    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, staged: frozenset[str]) -> None:
         engine = rt.engine
         self.store = store = new_store(engine, settings)
         self.settings = settings
@@ -170,17 +185,16 @@ class FastInstance:
         if guest.has_dealloc:
             provided[("guest", "dealloc")] = guest_exports["dealloc"]
         self.memories: dict[str, Any] = {}
-        shape = guest.adapter_shape()
+        self.shape = shape = guest.adapter_shape(staged)
         if shape.get_record or shape.set_record:
             record_json = RecordJson(_weak(self._address), _weak(self._ensure), _weak(self._read_guest))
             i32 = wasmtime.ValType.i32()
             provided[("host", "get_record")] = wasmtime.Func(store, wasmtime.FuncType([], [i32]), record_json.get_record)
             provided[("host", "set_record")] = wasmtime.Func(store, wasmtime.FuncType([i32, i32], []),
                                                              record_json.set_record)
-        adapter = rt.adapter(guest.adapter_shape())
+        adapter = rt.adapter(shape)
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
-        self._call_run = _direct_call(store, exports["run"])
-        self.shape = shape
+        self._call_run = direct_call(store, exports["run"])
         self.memories.update(
             (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
         )
@@ -245,28 +259,40 @@ class FastInstance:
         self.store.set_epoch_deadline(1)
         return self._call_run(start, end)
 
-    def status(self) -> int:
-        return self.word(A.C_STATUS)
+    def status(self) -> A.Status | int:
+        status = self.word(A.C_STATUS)
+        return A.Status(status) if status in A.Status._value2member_map_ else status
+
+    def needed_inputs(self) -> frozenset[str]:
+        """The input columns a NEEDS_INPUT (or INPUT_UNREADABLE) stop names."""
+        bits = self.word(A.C_ERR_PTR)
+        return frozenset(column for column, bit in A.INPUT_BITS.items() if bits & bit)
 
     def error_message(self) -> str:
         at, length = self.word(A.C_ERR_PTR), self.word(A.C_ERR_LEN)
         return ctypes.string_at(self._control_address + at, length).decode("utf-8", "replace")
 
+    def out_of_memory(self) -> int | None:
+        """The guest memory size when its trap looks like running out of memory, else None."""
+        return guest_memory_at_limit(self.guest_memory, self.store, self.settings)
+
     def failure_cause(self, exc: BaseException, timed_out: bool) -> str:
         status = self.status()
-        if not timed_out and status == 3:
+        if not timed_out and status == A.Status.BAD_POINTER:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
             size = self.guest_memory.data_len(self.store)
             return f"bad pointer: ({ptr}, {length}) is outside guest memory of {size} bytes"
-        if not timed_out and status == 4:
+        if not timed_out and status == A.Status.BAD_ALLOC:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
             size = self.guest_memory.data_len(self.store)
             return (
                 f"bad pointer: alloc returned {ptr}, which cannot hold {length} bytes "
                 f"in guest memory of {size} bytes"
             )
-        if not timed_out and status == 5:
+        if not timed_out and status == A.Status.OUTPUT_FULL:
             return f"the record's output exceeds memory.max.bytes={self.settings.memory_max_bytes}"
+        if not timed_out and status == A.Status.TOO_MANY_OUTPUTS:
+            return self.settings.too_many_outputs()
         memory_full = guest_memory_at_limit(self.guest_memory, self.store, self.settings)
         return describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
 
@@ -334,36 +360,6 @@ def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
         if bound is None:
             raise Failure("the Wasm instance is gone")
         return bound(*args)
-
-    return call
-
-
-def _direct_call(store: wasmtime.Store, func: wasmtime.Func) -> Callable[[int, int], int]:
-    """``run(start, end) -> int`` without wasmtime-py's per-call type checks and conversions.
-
-    ``Func.__call__`` looks the function type up and converts every argument
-    through ``Val`` on each call: tens of microseconds, paid per batch.  The
-    signature is fixed by the adapter, so the argument and result arrays are
-    built once; traps and errors surface exactly as through ``__call__``.
-    """
-    try:
-        from wasmtime import _ffi as ffi
-        from wasmtime._func import enter_wasm
-    except ImportError:  # another wasmtime-py layout: the checked call is correct, only slower
-        return lambda start, end: func(store, start, end)
-    params = (ffi.wasmtime_val_t * 2)()
-    for param in params:
-        param.kind = ffi.WASMTIME_I32.value
-    results = (ffi.wasmtime_val_t * 1)()
-    handle = ctypes.byref(func._func)
-
-    def call(start: int, end: int) -> int:
-        params[0].of.i32, params[1].of.i32 = start, end
-        with enter_wasm(store) as trap:
-            error = ffi.wasmtime_func_call(store._context(), handle, params, 2, results, 1, trap)
-            if error:
-                raise wasmtime.WasmtimeError._from_ptr(error)
-        return results[0].of.i32
 
     return call
 

@@ -7,27 +7,45 @@ Failures stay per record (see :mod:`host_functions._fast`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import wasmtime
 
 from host_functions import _adapter as A
 from host_functions._columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
 from host_functions._fast import FastInstance, Harvest, Layout
 from host_functions._guest import GuestModule
-from host_functions._reference import SPURIOUS_RETRIES, Converters
+from host_functions._reference import Converters
 from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings
+from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
 __all__ = ["FastPath"]
 
+#: _run_chunk's answer when the chunk's input does not fit in memory.max.bytes.
+_TOO_BIG = object()
+
+
+class _Stopped(NamedTuple):
+    """_run_chunk's answer when no instance could start: the first row not run, and why."""
+
+    row: int
+    cause: str
+
 
 class FastPath:
-    """The batch staged in linear memory; one Wasm call per chunk of rows."""
+    """The batch staged in linear memory; one Wasm call per chunk of rows.
+
+    Input columns are staged only once the guest reads them: a getter of a
+    column not staged stops the run (Status.NEEDS_INPUT), the host stages the
+    column and the record runs again on a fresh instance.  What a guest reads
+    is learned once per process (:meth:`WasmRuntime.inputs_read`), so a column
+    the guest imports a getter for but never calls costs nothing per record.
+    """
 
     def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
                  guest_digest: str) -> None:
@@ -36,6 +54,11 @@ class FastPath:
         #: instances are interchangeable between transforms with the same guest and settings
         self._instance_key = ("fast", guest_digest, settings.key())
         self._instance: FastInstance | None = None
+        self._unreadable: dict[str, dict[int, str]] = {}
+
+    @property
+    def _staged(self) -> frozenset[str]:
+        return self.rt.inputs_read(self._instance_key)
 
     # --- the batch --------------------------------------------------------
 
@@ -45,12 +68,12 @@ class FastPath:
         # must not outlive the interpreter: they stay with their transform.
         pooled = not self.settings.wasi
         if pooled:
-            self._instance = self.rt.take_idle(self._instance_key)
+            self._instance = self.rt.take_idle((*self._instance_key, self._staged))
         try:
             return self._apply_batch(batch, errors)
         finally:
             if pooled and self._instance is not None:
-                self.rt.put_idle(self._instance_key, self._instance)
+                self.rt.put_idle((*self._instance_key, self._instance.shape.staged), self._instance)
                 self._instance = None
 
     def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
@@ -60,41 +83,55 @@ class FastPath:
         def fail(row: int, cause: str) -> None:
             if row not in failed:
                 failed.add(row)
-                errors.fail(row, self.settings.error(cause, row))
+                errors.fail(row, self.settings.row_error(cause, batch, row))
 
         if self._instance is not None and self._instance.has_outputs():
             self._instance.forget_outputs()  # a batch that raised part way left its outputs
-        inputs = self._inputs(batch, fail)
+        #: column -> row -> why its converter failed: the record fails only if the guest reads it
+        self._unreadable: dict[str, dict[int, str]] = {}
+        inputs = self._inputs(batch, {})
         harvests: list[Harvest] = []
-        chunks = self._chunks(inputs, n)
+        chunks = self._chunks(inputs, 0, n)
         while chunks:
             start, end = chunks.pop(0)
-            if not self._run_chunk(self._layout(inputs, start, end), start, end, failed, fail, harvests):
+            outcome = self._run_chunk(inputs, start, end, failed, fail, harvests)
+            if isinstance(outcome, _Stopped):  # no instance could start: no row from there on can run
+                for row in range(outcome.row, n):
+                    fail(row, outcome.cause)
+                break
+            if outcome is _TOO_BIG:
                 # the chunk does not fit in memory.max.bytes: halve it, down to the one row too big
                 middle = (start + end) // 2
                 chunks[:0] = [(start, middle), (middle, end)]
+            elif outcome is not None:
+                # the guest read a column not staged at row `outcome`: stage it, go on from there
+                inputs = self._inputs(batch, inputs)
+                chunks = self._chunks(inputs, outcome, n)
         if self._instance is not None:
             harvests.append(self._instance.harvest())
         return self._assemble(batch, harvests, failed, fail)
 
-    def _chunks(self, inputs: dict[str, Any], n: int) -> list[tuple[int, int]]:
+    def _chunks(self, inputs: dict[str, Any], begin: int, n: int) -> list[tuple[int, int]]:
+        """Rows [begin, n) in chunks whose staged input fits in a quarter of memory.max.bytes."""
         total = sum(_nbytes(a) for a in inputs.values()) + 8 * n
         # a quarter of the limit for the input leaves room for scratch and the control block
         budget = max(self.settings.memory_max_bytes // 4, 4096)
         per_chunk = max(1, int(n * budget / max(total, 1)))
-        return [(s, min(s + per_chunk, n)) for s in range(0, n, per_chunk)]
+        return [(s, min(s + per_chunk, n)) for s in range(begin, n, per_chunk)]
 
-    def _inputs(self, batch: RecordBatch, fail) -> dict[str, Any]:
-        n, c, staged = len(batch), self.converters, self.shape.staged
-        inputs: dict[str, Any] = {}
+    def _inputs(self, batch: RecordBatch, have: dict[str, Any]) -> dict[str, Any]:
+        """The staged columns the guest reads, as ``have`` plus the ones it lacks."""
+        n, c = len(batch), self.converters
+        inputs = dict(have)
+        staged = self._staged - inputs.keys()
         if "key" in staged:
-            inputs["key"] = self._bytes_column(batch, "key", "key_schema", c.key, "key.converter", fail)
+            inputs["key"] = self._bytes_column(batch, "key", "key_schema", c.key, "key.converter")
         if "value" in staged:
-            inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter", fail)
+            inputs["value"] = self._bytes_column(batch, "value", "value_schema", c.value, "value.converter")
         if "topic" in staged:
             inputs["topic"] = _single(batch.arrow_column("topic", pa.string())).cast(pa.string())
         if "headers" in staged:
-            inputs["headers"] = self._headers_column(batch, fail)
+            inputs["headers"] = self._headers_column(batch)
         if "timestamp" in staged:
             inputs["timestamp"] = arrow_millis(_raw(batch, "timestamp"), n, "<i8")
         if "partition" in staged:
@@ -103,18 +140,20 @@ class FastPath:
             inputs["offset"] = arrow_millis(_raw(batch, "offset"), n, "<i8")
         return inputs
 
-    def _bytes_column(self, batch, name, schema_name, converter, converter_key, fail) -> pa.Array:
+    def _bytes_column(self, batch, name, schema_name, converter, converter_key) -> pa.Array:
         if getattr(converter, "passthrough", False) and batch.is_arrow(name):
             column = _single(batch.arrow_column(name))
             return column if column.type == pa.binary() else column.cast(pa.binary())
 
+        unreadable = self._unreadable.setdefault(name, {})
+
         def on_error(row: int, exc: BaseException) -> None:
-            fail(row, f"{converter_key} failed: {type(exc).__name__}: {exc}")
+            unreadable[row] = f"{converter_key} failed: {type(exc).__name__}: {exc}"
 
         data = converter.from_connect_batch(batch.topic, batch.column(schema_name), batch.column(name), on_error)
         return pa.array(data, type=pa.binary())
 
-    def _headers_column(self, batch: RecordBatch, fail) -> pa.Array:
+    def _headers_column(self, batch: RecordBatch) -> pa.Array:
         header_type = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
         if getattr(self.converters.header, "passthrough", False) and batch.is_arrow("headers"):
             return _single(batch.arrow_column("headers"))
@@ -124,16 +163,18 @@ class FastPath:
             try:
                 rows.append([{"key": k, "value": convert(topic, k, None, v)} for k, v in headers])
             except Exception as exc:
-                fail(row, f"header.converter failed: {type(exc).__name__}: {exc}")
+                self._unreadable.setdefault("headers", {})[row] = f"header.converter failed: {type(exc).__name__}: {exc}"
                 rows.append([])
         return pa.array(rows, type=header_type)
 
     def _layout(self, inputs: dict[str, Any], start: int, end: int) -> Layout:
         layout, count = Layout(), end - start
         layout.set(A.D_ROW_BASE, start)
+        layout.set(A.D_MAX_OUTPUTS, self.settings.max_outputs_per_record)
         for name, descriptor in (("key", A.D_KEY), ("value", A.D_VALUE), ("topic", A.D_TOPIC)):
             if name in inputs:
-                layout.place_binary(inputs[name].slice(start, count), descriptor)
+                layout.place_binary(inputs[name].slice(start, count), descriptor,
+                                    unreadable=self._unreadable_rows(name, start, end))
         for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
             if name not in inputs:
                 continue
@@ -147,6 +188,11 @@ class FastPath:
             layout.set(A.D_HEADERS, layout.place_array(offsets - offsets[0]))
             layout.place_binary(header_keys, A.D_HEADERS + 4, validity=False)
             layout.place_binary(header_values, A.D_HEADERS + 12)
+            unreadable = self._unreadable_rows("headers", start, end)
+            if unreadable:
+                bad = np.zeros(count, dtype=np.uint8)
+                bad[unreadable] = 1
+                layout.set(A.D_HEADERS_BAD, layout.place_array(bad))
         if self.settings.guest_config:
             entries, blobs = [], []
             for name, value in self.settings.guest_config.items():
@@ -156,29 +202,55 @@ class FastPath:
             layout.set(A.D_CONFIG + 4, layout.place_array(np.array(entries, dtype=np.int32).reshape(-1)))
         return layout
 
+    def _unreadable_rows(self, column: str, start: int, end: int) -> list[int]:
+        """The chunk-relative rows of [start, end) whose ``column`` could not be converted."""
+        return [row - start for row in self._unreadable.get(column, ()) if start <= row < end]
+
     # --- running ------------------------------------------------------------
 
     def _fresh(self, layout: Layout) -> FastInstance:
-        self._instance = FastInstance(self.rt, self.guest, self.settings)
+        """A new instance (under the time limit: the guest's start function runs) with ``layout`` loaded."""
+        self._instance = None
+        staged = self._staged
+        self._instance = self.rt.start(self.settings, lambda: FastInstance(self.rt, self.guest, self.settings, staged))
         self._instance.load(layout)
         return self._instance
 
-    def _run_chunk(self, layout: Layout, start: int, end: int, failed: set[int], fail, harvests: list[Harvest]) -> bool:
-        """Run rows [start, end); False (nothing run) when their input does not fit in memory."""
-        count = end - start
+    def _run_chunk(self, inputs: dict[str, Any], start: int, end: int, failed: set[int], fail,
+                   harvests: list[Harvest]) -> Any:
+        """Run rows [start, end).
+
+        Returns None when they ran, ``_TOO_BIG`` (nothing run) when their input does not fit in
+        memory, or the row to resume at once more input columns are staged.
+        """
+        layout = self._layout(inputs, start, end)
         try:
-            if self._instance is None:
+            return self._run_rows(layout, start, end, failed, fail, harvests)
+        except StartFailure as failure:
+            return _Stopped(start + self._row_reached, failure.cause)
+
+    def _run_rows(self, layout: Layout, start: int, end: int, failed: set[int], fail,
+                  harvests: list[Harvest]) -> Any:
+        """:meth:`_run_chunk` once its layout is built; ``_row_reached`` follows the rows done."""
+        count = end - start
+        self._row_reached = 0
+        try:
+            if self._instance is None or self._instance.shape.staged != self._staged:
                 instance = self._fresh(layout)
             else:
                 instance = self._instance
                 instance.load(layout)
+        except StartFailure:
+            raise
         except Failure as failure:  # nothing was written: the instance and its outputs stay good
             if count > 1:
-                return False
+                return _TOO_BIG
             fail(start, failure.cause)
-            return True
+            return None
         row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
+        retried_out_of_memory = None  # the row last given a fresh instance for running out of memory
         while row < count:
+            self._row_reached = row
             if start + row in failed:
                 row += 1
                 continue
@@ -190,31 +262,48 @@ class FastPath:
                     at = instance.word(A.C_ROW)  # rows before it are committed
                     harvest = instance.harvest()
                     harvests.append(harvest)
+                    if instance.status() == A.Status.NEEDS_INPUT:
+                        self.rt.note_inputs_read(self._instance_key, instance.needed_inputs())
+                        self._instance = None  # the next instance gets an adapter for the new columns
+                        return start + at
                     if at > row:
                         retries = 0  # rows were done since the last start: count interrupts afresh
                     if at >= stop and not isinstance(exc, Failure):
-                        # interrupted after the last row's commit: nothing is left to run or blame
-                        instance = self._fresh(layout)
-                        row = at
-                        continue
-                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                    timed_out = interrupted and watch.fired_at is not None
-                    output_full = instance.status() == 5 and harvest.count > 0
-                    retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or output_full
-                    cause = None if retry else instance.failure_cause(exc, timed_out)
-                    instance = self._fresh(layout)
-                    if retry:
-                        retries += 1
-                        row = at
-                    else:
-                        retries = 0
-                        fail(start + at, cause)
+                        row = at  # interrupted after the last row's commit: nothing is left to run or blame
+                    elif instance.status() == A.Status.INPUT_UNREADABLE:
+                        column = next(iter(instance.needed_inputs()))
+                        fail(start + at, self._unreadable[column][start + at])
                         row = at + 1
+                    else:
+                        interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                        timed_out = interrupted and watch.fired_at is not None
+                        output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
+                        # output memories that filled up are harvested and the record runs again, until
+                        # the batch's outputs reach their bound: from then on such a record fails
+                        bound = self.settings.max_output_bytes_per_batch
+                        too_big = output_full and sum(h.nbytes for h in harvests) > bound
+                        retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or (
+                            output_full and not too_big)
+                        if not (retry or interrupted or isinstance(exc, Failure)) and retried_out_of_memory != start + at \
+                                and instance.status() == A.Status.OK and (memory_size := instance.out_of_memory()):
+                            # one more try on a fresh instance: a leaking guest is not this record's fault
+                            retry, retried_out_of_memory = True, start + at
+                            self.settings.note_out_of_memory(memory_size, start + at)
+                        if retry:
+                            retries += 1
+                            row = at
+                        else:
+                            retries = 0
+                            fail(start + at, self.settings.batch_outputs_too_big() if too_big
+                                 else instance.failure_cause(exc, timed_out))
+                            row = at + 1
+                    self._row_reached = row  # a fresh instance that cannot start fails the rows from here
+                    instance = self._fresh(layout)
                     continue
-            if instance.status() == 1:
+            if instance.status() == A.Status.GUEST_ERROR:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
             row = resume
-        return True
+        return None
 
     # --- output -------------------------------------------------------------
 
@@ -232,22 +321,24 @@ class FastPath:
         bad: set[int] = set()
         columns: dict[str, Any] = {}
         flags = h.flags
+        # A column no output record changed is the input's (taken by parent); a changed one
+        # holds only the records that changed it, the rest come from the input.
         topics = None
-        if shape.modifies_topic:
+        if shape.modifies_topic and h.flags_seen & A.SET_TOPIC:
             topic = offsets_column(h.offsets["otp"], h.data["otp"], None, pa.binary())
-            columns["topic"] = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
-            topics = columns["topic"]
+            topic = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
+            columns["topic"] = topics = _merge(flags & A.SET_TOPIC, topic, lambda: out.arrow_column("topic"))
         for name, memory, set_bit, null_bit, converter in (
             ("key", "ok", A.SET_KEY, A.KEY_NULL, c.key), ("value", "ov", A.SET_VALUE, A.VALUE_NULL, c.value),
         ):
-            if shape.modifies(name):
+            if shape.modifies(name) and h.flags_seen & set_bit:
                 null = (flags & null_bit).astype(bool) if h.flags_seen & null_bit else None
                 column = offsets_column(h.offsets[memory], h.data[memory], null, pa.binary())
                 self._bytes_output(out, columns, name, f"{name}_schema", column, h, set_bit, converter,
                                    f"{name}.converter", parents, bad, fail, topics)
-        if shape.modifies_timestamp:
-            columns["timestamp"] = timestamp_column(h.timestamps, (flags & A.TIMESTAMP_NULL).astype(bool))
-        if shape.modifies_headers:
+        if shape.modifies_timestamp and h.flags_seen & A.SET_TIMESTAMP:
+            columns["timestamp"] = _timestamps(out, h)
+        if shape.modifies_headers and h.flags_seen & A.SET_HEADERS:
             header_table = h.header_table
             counts = np.diff(h.header_offsets)
             header_keys = binary_column(header_table["key_len"], h.data["ohk"], pa.binary())
@@ -267,17 +358,15 @@ class FastPath:
 
     def _bytes_output(self, out, columns, name, schema_name, column, h: Harvest, set_bit, converter, converter_key,
                       parents, bad, fail, topics) -> None:
-        changed = bool(h.flags_seen & set_bit)
-        set_mask = h.flags & set_bit if changed else None
+        set_mask = h.flags & set_bit
         if getattr(converter, "passthrough", False):
-            columns[name] = column
+            columns[name] = _merge(set_mask, column, lambda: out.column(name) if not out.is_arrow(name)
+                                   else _single(out.arrow_column(name)).cast(pa.binary()))
             # a set key/value has no schema; skip the column when it holds no schemas at all
-            if changed and out.has_column(schema_name):
+            if out.has_column(schema_name):
                 schemas = out.column(schema_name)
                 if schemas.count(None) != len(schemas):
                     columns[schema_name] = [None if m else s for s, m in zip(schemas, set_mask)]
-            return
-        if not changed:  # every row keeps its input key/value
             return
         values, schemas = list(out.column(name)), list(out.column(schema_name))
         data = column.to_pylist()
@@ -292,7 +381,7 @@ class FastPath:
     def _headers_output(self, out, headers: pa.Array, set_mask, parents, bad, fail, topics):
         converter = self.converters.header
         if getattr(converter, "passthrough", False):
-            return headers
+            return _merge(set_mask, headers, lambda: out.to_arrow(["headers"]).column(0))
         result = list(out.headers)
         topic_list = topics.to_pylist() if topics is not None else out.topic
         rows = headers.to_pylist()
@@ -304,6 +393,31 @@ class FastPath:
             except Exception as exc:
                 _fail_parent(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}", bad, fail)
         return result
+
+
+def _merge(set_mask: np.ndarray, changed: pa.Array, unchanged: Callable[[], Any]) -> Any:
+    """``changed`` where ``set_mask`` is set, else ``unchanged()`` (an Arrow array or a list)."""
+    set_rows = set_mask.astype(bool)
+    if set_rows.all():
+        return changed
+    inputs = unchanged()
+    if isinstance(inputs, list):  # Python values: only the changed rows become Python objects
+        merged = list(inputs)
+        for i in np.flatnonzero(set_rows):
+            merged[i] = changed[int(i)].as_py()
+        return merged
+    return pc.if_else(pa.array(set_rows), changed, _single(inputs).cast(changed.type))
+
+
+def _timestamps(out: RecordBatch, h: Harvest) -> pa.Array:
+    """The timestamps the guest set, the input's elsewhere."""
+    set_rows = (h.flags & A.SET_TIMESTAMP).astype(bool)
+    millis, null = h.timestamps, (h.flags & A.TIMESTAMP_NULL).astype(bool)
+    if not set_rows.all():
+        input_millis, input_null = out.timestamp_millis()
+        millis = np.where(set_rows, millis, input_millis)
+        null = np.where(set_rows, null, False if input_null is None else input_null)
+    return timestamp_column(millis, null)
 
 
 def _next_failed(failed: set[int], row: int, end: int) -> int:

@@ -43,7 +43,8 @@ class GuestModule:
         """False when the guest imports a plugin's Python host function."""
         return not self.plugin_imports
 
-    def adapter_shape(self) -> AdapterShape:
+    def adapter_shape(self, staged: frozenset[str] = frozenset()) -> AdapterShape:
+        """The adapter for this guest with the ``staged`` input columns (the others are staged on demand)."""
         uses = self.imports.__contains__
         sets_record = uses("set_record")
         return AdapterShape(
@@ -56,20 +57,9 @@ class GuestModule:
             modifies_timestamp=uses("set_timestamp"),
             get_record=uses("get_record"),
             set_record=sets_record,
-            staged=frozenset(column for column, readers in _STAGED_FOR.items() if self.imports & readers),
+            staged=staged,
+            emits=uses("emit_record"),
         )
-
-
-#: Input column -> the host functions that need it staged (a setter too: unchanged rows keep the input's).
-_STAGED_FOR = {
-    "key": frozenset({"get_key", "set_key", "get_record", "set_record"}),
-    "value": frozenset({"get_value", "set_value", "get_record", "set_record"}),
-    "topic": frozenset({"get_topic", "set_topic", "get_record", "set_record"}),
-    "headers": frozenset({"get_header", "set_header", "get_record", "set_record"}),
-    "timestamp": frozenset({"get_timestamp", "set_timestamp"}),
-    "partition": frozenset({"get_partition"}),
-    "offset": frozenset({"get_offset"}),
-}
 
 
 def _types(vals) -> tuple[str, ...]:

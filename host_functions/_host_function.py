@@ -28,7 +28,10 @@ class HostCall:
 
     @property
     def record(self) -> Any:
-        return self._instance.state
+        state = self._instance.state
+        for part in ("key", "value", "headers"):  # a plugin function may read any part: convert them all
+            state.read(part)
+        return state
 
     def read(self, ptr: int, length: int) -> bytes:
         return self._instance.read(ptr, length)

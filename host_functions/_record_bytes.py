@@ -27,15 +27,16 @@ from smt.transform import ErrorSink
 __all__ = ["assemble_outputs", "bytes_column", "failing_rows", "headers_column", "load_converters", "single"]
 
 
-def failing_rows(errors: ErrorSink, settings: Settings) -> tuple[set[int], Callable[[int, str], None]]:
-    """``(failed, fail)``: ``fail(row, cause)`` reports a row once to ``errors`` (a WasmGuestError naming the
-    transform and the row); ``failed`` holds the rows reported so far."""
+def failing_rows(errors: ErrorSink, settings: Settings,
+                 batch: RecordBatch) -> tuple[set[int], Callable[[int, str], None]]:
+    """``(failed, fail)``: ``fail(row, cause)`` reports a row of ``batch`` once to ``errors`` (a WasmGuestError
+    naming the transform, the row and where it was read); ``failed`` holds the rows reported so far."""
     failed: set[int] = set()
 
     def fail(row: int, cause: str) -> None:
         if row not in failed:
             failed.add(row)
-            errors.fail(row, settings.error(cause, row))
+            errors.fail(row, settings.row_error(cause, batch, row))
 
     return failed, fail
 

@@ -119,6 +119,8 @@ class RecordJson:
             if prefix == "t" and data is None:
                 continue  # no topic in the document: the record keeps its topic
             state[f"{prefix}p"], state[f"{prefix}l"], state[f"{prefix}w"] = put(data or b""), _length(data), 0
+        if topic is not None:
+            state["mask"] |= A.SET_TOPIC
         entries = bytearray()
         for name, data in headers:
             name_bytes = name.encode("utf-8")
@@ -127,7 +129,7 @@ class RecordJson:
         self._ensure("ch", len(entries))
         ctypes.memmove(self._address("ch"), bytes(entries), len(entries))
         state["hn"], state["sc"] = len(headers), start + len(blob)
-        state["mask"] |= A.SET_KEY | A.SET_VALUE | A.SET_TOPIC | A.SET_HEADERS
+        state["mask"] |= A.SET_KEY | A.SET_VALUE | A.SET_HEADERS
         block = (ctypes.c_char * _STATE.size).from_address(self._address("in") + A.S_STATE)
         _STATE.pack_into(block, 0, *(state[name] for name in A.STATE_FIELDS))
 

@@ -18,13 +18,13 @@ from host_functions._guest import GuestModule
 from host_functions._host_function import HostCall, HostFunction
 from host_functions._record_json import parse_record_json, record_json, utf8
 from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, GuestReported, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
+from host_functions._sandbox import (
+    SPURIOUS_RETRIES, Failure, GuestReported, Settings, StartFailure, describe_trap, guest_memory_at_limit,
+    log_function, new_store,
+)
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink
-
-#: Retries of a record interrupted because another store's record timed out.
-SPURIOUS_RETRIES = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,22 +38,39 @@ class Converters:
 __all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "Converters", "signed_i32"]
 
 
+#: A record part not converted yet: as in the Kafka Connect transformer, the converters run only
+#: on what the guest reads (a value the guest never reads may be anything).
+UNREAD = object()
+
+
 @dataclasses.dataclass
 class RecordState:
-    """A record as the guest sees it: bytes after the transform's converters."""
+    """A record as the guest sees it: bytes after the transform's converters.
 
-    key: bytes | None
-    value: bytes | None
+    ``key``, ``value`` and ``headers`` start :data:`UNREAD`; :meth:`read`
+    converts them (``convert(part)``) when the guest first asks.
+    """
+
+    key: Any
+    value: Any
     topic: str
-    headers: list[tuple[str, bytes | None]]
+    headers: Any
     timestamp: int | None
     partition: int | None
     offset: int | None
+    convert: Callable[[str], Any]
     mask: int = 0
     dropped: bool = False
 
+    def read(self, part: str) -> Any:
+        data = getattr(self, part)
+        if data is UNREAD:
+            data = self.convert(part)
+            setattr(self, part, data)
+        return data
+
     def snapshot(self) -> "RecordState":
-        return dataclasses.replace(self, headers=list(self.headers))
+        return dataclasses.replace(self, headers=self.headers if self.headers is UNREAD else list(self.headers))
 
 
 def signed_i32(value: int) -> int:
@@ -139,8 +156,13 @@ class ReferenceInstance:
                 raise GuestReported(f"the guest reported an error: {message}")
             self._free(ptr, length)
         if not state.dropped:
-            self.outputs.append(state.snapshot())
+            self._output(state)
         return self.outputs
+
+    def _output(self, state: RecordState) -> None:
+        if len(self.outputs) >= self.settings.max_outputs_per_record:
+            raise Failure(self.settings.too_many_outputs())
+        self.outputs.append(state.snapshot())
 
     def _free(self, ptr: int, length: int) -> None:
         # Like the Java transformer: the returned buffer goes back to dealloc, len bits as returned.
@@ -155,14 +177,14 @@ class ReferenceInstance:
         return getattr(self, f"_{name}")
 
     def _get_key(self) -> int:
-        return self.give(self.state.key)
+        return self.give(self.state.read("key"))
 
     def _set_key(self, ptr: int, length: int) -> None:
         self.state.key = self.read(ptr, length)
         self.state.mask |= SET_KEY
 
     def _get_value(self) -> int:
-        return self.give(self.state.value)
+        return self.give(self.state.read("value"))
 
     def _set_value(self, ptr: int, length: int) -> None:
         self.state.value = self.read(ptr, length)
@@ -177,19 +199,19 @@ class ReferenceInstance:
 
     def _get_header(self, ptr: int, length: int) -> int:
         name = self.read(ptr, length)
-        for header_name, data in reversed(self.state.headers):
+        for header_name, data in reversed(self.state.read("headers")):
             if header_name.encode("utf-8") == name:
                 return self.give(data)
         return 0
 
     def _set_header(self, name_ptr: int, name_len: int, data_ptr: int, data_len: int) -> None:
         name = utf8(self.read(name_ptr, name_len), "set_header: the header name")
-        self.state.headers.append((name, self.read(data_ptr, data_len)))
+        self.state.read("headers").append((name, self.read(data_ptr, data_len)))
         self.state.mask |= SET_HEADERS
 
     def _get_record(self) -> int:
         state = self.state
-        return self.give(record_json(state.topic, state.key, state.value, state.headers))
+        return self.give(record_json(state.topic, state.read("key"), state.read("value"), state.read("headers")))
 
     def _set_record(self, ptr: int, length: int) -> None:
         topic, key, value, headers = parse_record_json(self.read(ptr, length))
@@ -220,7 +242,7 @@ class ReferenceInstance:
         self.state.dropped = True
 
     def _emit_record(self) -> None:
-        self.outputs.append(self.state.snapshot())
+        self._output(self.state)
 
 
 _VAL = {"i32": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64()}
@@ -244,26 +266,39 @@ class ReferencePath:
         self._seq = 0
 
     def instance(self) -> ReferenceInstance:
+        """The current instance, created (under the time limit) when there is none; raises StartFailure."""
         if self._instance is None:
-            self._instance = ReferenceInstance(self.rt.engine, self.guest, self.settings, self.plugin_functions)
+            self._instance = self.rt.start(self.settings, lambda: ReferenceInstance(
+                self.rt.engine, self.guest, self.settings, self.plugin_functions))
         return self._instance
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         out = batch.builder()
-        for row, record in enumerate(batch.records()):
+        records = batch.records()
+        output_bytes = 0
+        for row, record in enumerate(records):
             try:
                 state = self._state(record)
-                outputs = self._run(state)
+                outputs = self._run(state, row)
+                output_bytes += sum(_nbytes(output) for output in outputs)
+                if output_bytes > self.settings.max_output_bytes_per_batch:
+                    output_bytes -= sum(_nbytes(output) for output in outputs)
+                    raise Failure(self.settings.batch_outputs_too_big())
                 results = [self._record(record, output) for output in outputs]
+            except StartFailure as failure:  # no instance: nothing of this batch can run
+                for rest, unrun in enumerate(records[row:], start=row):
+                    errors.fail(rest, self.settings.error(failure.cause, rest, unrun.partition, unrun.offset))
+                break
             except Failure as failure:
-                errors.fail(row, self.settings.error(failure.cause, row))
+                errors.fail(row, self.settings.error(failure.cause, row, record.partition, record.offset))
                 continue
             for result in results:
                 out.append(row, result)
         return out.build()
 
-    def _run(self, state: RecordState) -> list[RecordState]:
-        for _ in range(SPURIOUS_RETRIES + 1):
+    def _run(self, state: RecordState, row: int | None = None) -> list[RecordState]:
+        retried_out_of_memory = False
+        for _ in range(SPURIOUS_RETRIES + 2):
             instance = self.instance()
             self._seq += 1
             with self.rt.watchdog.watch(lambda: self._seq, self.settings.timeout_ms / 1000) as watch:
@@ -279,6 +314,11 @@ class ReferencePath:
                     if interrupted and not timed_out:
                         continue
                     memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
+                    if memory_full and not isinstance(exc, Failure) and not retried_out_of_memory:
+                        # one more try on a fresh instance: a leaking guest is not this record's fault
+                        retried_out_of_memory = True
+                        self.settings.note_out_of_memory(memory_full, row)
+                        continue
                     raise Failure(
                         describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
                     ) from exc
@@ -287,18 +327,20 @@ class ReferencePath:
     def _state(self, record: Record) -> RecordState:
         c = self.converters
         topic = record.topic
-        return RecordState(
-            key=_convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter"),
-            value=_convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value), "value.converter"),
-            topic=topic,
-            headers=[
+
+        def convert(part: str) -> Any:
+            if part == "key":
+                return _convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter")
+            if part == "value":
+                return _convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value),
+                                "value.converter")
+            return [
                 (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))
                 for name, value in record.headers
-            ],
-            timestamp=record.timestamp,
-            partition=record.partition,
-            offset=record.offset,
-        )
+            ]
+
+        return RecordState(key=UNREAD, value=UNREAD, topic=topic, headers=UNREAD, timestamp=record.timestamp,
+                           partition=record.partition, offset=record.offset, convert=convert)
 
     def _record(self, record: Record, state: RecordState) -> Record:
         c, topic, changes = self.converters, state.topic, {}
@@ -314,6 +356,14 @@ class ReferencePath:
                 for name, data in state.headers
             )
         return record.replace(topic=topic, timestamp=state.timestamp, **changes)
+
+
+def _nbytes(state: RecordState) -> int:
+    """The bytes of an output's key, value, topic and headers (parts never read count as nothing)."""
+    parts = [state.key, state.value, state.topic.encode()]
+    if state.headers is not UNREAD:
+        parts += [name.encode() for name, _ in state.headers] + [data for _, data in state.headers]
+    return sum(len(part) for part in parts if isinstance(part, (bytes, bytearray)))
 
 
 def _convert(work, converter_key: str):

@@ -19,15 +19,18 @@ import os
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Hashable, Iterator
+from typing import Any, Callable, Hashable, Iterator, TypeVar
 
 import wasmtime
 
 from host_functions import _adapter
+from host_functions._sandbox import SPURIOUS_RETRIES, Settings, StartFailure, describe_trap
 
 __all__ = ["WasmRuntime", "runtime", "Watch"]
 
 _log = logging.getLogger("smt.host_functions")
+
+T = TypeVar("T")
 
 try:
     from importlib.metadata import version as _version
@@ -123,9 +126,33 @@ class WasmRuntime:
         self.watchdog = _Watchdog(self.engine)
         self._modules: dict[str, wasmtime.Module] = {}
         self._idle: dict[Hashable, list[Any]] = {}
+        self._inputs_read: dict[Hashable, frozenset[str]] = {}
         self._lock = threading.Lock()
         atexit.register(self._idle.clear)  # free the stores while the interpreter still runs
         self.shim = self.compile(_adapter.shim_wat().encode())
+
+    def start(self, settings: Settings, instantiate: Callable[[], T]) -> T:
+        """``instantiate()`` under the time limit: a guest's start function runs when it is instantiated.
+
+        Every ABI creates its instances through this, on the driver and on the
+        executors, so a start function that never returns is cut off after
+        ``timeout.ms`` like a record would be.  ``instantiate`` must create its
+        store with :func:`host_functions._sandbox.new_store` (the epoch deadline).
+        Raises :class:`StartFailure` naming the cause (a timeout or a trap).
+        """
+        timeout = settings.timeout_ms / 1000
+        for _ in range(SPURIOUS_RETRIES + 1):
+            with self.watchdog.watch(lambda: 0, timeout) as watch:
+                try:
+                    return instantiate()
+                except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
+                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
+                    if interrupted and watch.fired_at is None:
+                        continue  # another store's timeout bumped the shared epoch: try again
+                    cause = describe_trap(exc, timed_out=interrupted, memory_full=None, settings=settings)
+                    raise StartFailure(f"the guest could not start (instantiation and start function): {cause}") \
+                        from exc
+        raise StartFailure("the guest could not start: interrupted repeatedly by other transforms' timeouts")
 
     def compile(self, wasm: bytes) -> wasmtime.Module:
         """The compiled module for ``wasm`` (bytes or WAT text), cached by content hash.
@@ -159,6 +186,16 @@ class WasmRuntime:
             idle = self._idle.setdefault(key, [])
             if len(idle) < _IDLE_PER_KEY:
                 idle.append(instance)
+
+    def inputs_read(self, key: Hashable) -> frozenset[str]:
+        """The input columns guests under ``key`` were seen to read in this process (none at first)."""
+        with self._lock:
+            return self._inputs_read.get(key, frozenset())
+
+    def note_inputs_read(self, key: Hashable, columns: frozenset[str]) -> None:
+        """Remember that guests under ``key`` read ``columns``: later batches stage them up front."""
+        with self._lock:
+            self._inputs_read[key] = self._inputs_read.get(key, frozenset()) | columns
 
     def adapter(self, shape: _adapter.AdapterShape) -> wasmtime.Module:
         return self.compile(_adapter.adapter_wat(shape).encode())

@@ -15,7 +15,8 @@ from host_functions._host_function import HostFunction
 from host_functions._fast_path import FastPath
 from host_functions._reference import Converters, ReferenceInstance, ReferencePath
 from host_functions._runtime import runtime
-from host_functions._sandbox import Settings
+from host_functions._module_file import read_module
+from host_functions._sandbox import Settings, StartFailure, error_cause
 from host_functions.guest_abi import ABI_NAMES, AUTO, KAFKA_CONNECT, abi_config_defs, detect_abi, guest_abi
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
@@ -29,6 +30,9 @@ __all__ = ["WasmTransform"]
 GUEST_CONFIG_PREFIX = "config."
 DEFAULT_TIMEOUT_MS = 1000
 DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_OUTPUTS_PER_RECORD = 10_000
+DEFAULT_MODULE_MAX_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH = 512 * 1024 * 1024
 
 
 class _RaiseOnFail(ErrorSink):
@@ -60,6 +64,9 @@ class WasmTransform(Transform):
         ConfigDef()
         .define("module.path", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
                 doc="Path of the WebAssembly module (read once, when the transform is configured).")
+        .define("module.max.bytes", ConfigType.LONG, DEFAULT_MODULE_MAX_BYTES, at_least(8), Importance.LOW,
+                "Largest module.path file read; a bigger one, or a path that is not a regular file (a device, "
+                "a FIFO), is refused.")
         .define("abi", ConfigType.STRING, AUTO, one_of(AUTO, *ABI_NAMES), Importance.MEDIUM,
                 "The ABI the guest was built for; auto detects it from the module's imports and exports.")
         .define("function.name", ConfigType.STRING, None, non_empty_string, Importance.HIGH,
@@ -69,6 +76,14 @@ class WasmTransform(Transform):
                 "Time limit per record; a record over it fails, the rest of the batch continues.")
         .define("memory.max.bytes", ConfigType.LONG, DEFAULT_MEMORY_MAX_BYTES, at_least(1 << 17), Importance.MEDIUM,
                 "Largest size any linear memory of the guest may grow to; growing past it fails the record.")
+        .define("max.outputs.per.record", ConfigType.INT, DEFAULT_MAX_OUTPUTS_PER_RECORD, at_least(1),
+                Importance.LOW,
+                "Most records one input record may output (emit_record fan-out included); a record that "
+                "outputs more fails.")
+        .define("max.output.bytes.per.batch", ConfigType.LONG, DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH, at_least(1 << 16),
+                Importance.LOW,
+                "Bound on the bytes one batch's output records take (keys, values, headers): once the batch's "
+                "outputs pass it, each record that needs more room fails.")
         .define("wasi", ConfigType.BOOLEAN, False, None, Importance.LOW,
                 "Allow WASI imports: no preopened directories, no network, stdout/stderr go to the log.")
         .define("path", ConfigType.STRING, "fast", one_of("fast", "reference"), Importance.LOW,
@@ -86,15 +101,7 @@ class WasmTransform(Transform):
 
     def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
         super().configure(configs, context)
-        path = self.config["module.path"]
-        try:
-            with open(path, "rb") as source:
-                module_bytes = source.read()
-        except OSError as exc:
-            raise ConfigError.for_key(
-                f"{self.context.prefix}module.path", f"cannot read WebAssembly module '{path}': {exc.strerror}", path
-            ) from exc
-        self._build(module_bytes)
+        self._build(read_module(self.config["module.path"], self.config["module.max.bytes"], self.context.prefix))
 
     def _build(self, module_bytes: bytes, check: bool = True) -> None:
         self._module_bytes = module_bytes
@@ -106,7 +113,7 @@ class WasmTransform(Transform):
         except wasmtime.WasmtimeError as exc:
             raise ConfigError.for_key(
                 f"{prefix}module.path",
-                f"'{config['module.path']}' is not a valid WebAssembly module: {str(exc).strip().splitlines()[0]}",
+                f"'{config['module.path']}' is not a valid WebAssembly module: {error_cause(exc)}",
                 config["module.path"],
             ) from exc
         abi = config["abi"] if config["abi"] != AUTO else detect_abi(module)
@@ -145,6 +152,8 @@ class WasmTransform(Transform):
             wasi=config["wasi"],
             guest_config=self._guest_config(),
             logger_name=self.context.logger("transform").name,
+            max_outputs_per_record=config["max.outputs.per.record"],
+            max_output_bytes_per_batch=config["max.output.bytes.per.batch"],
         )
 
     def input_fields(self) -> frozenset[str] | None:
@@ -191,12 +200,10 @@ class WasmTransform(Transform):
         key = f"{self.context.prefix}module.path"
         try:
             # a start function that never returns is cut off like a record would be
-            with rt.watchdog.watch(lambda: 0, settings.timeout_ms / 1000):
-                instance = ReferenceInstance(rt.engine, guest, settings, plugin_functions)
-        except (wasmtime.WasmtimeError, wasmtime.Trap) as exc:
-            raise ConfigError.for_key(
-                key, f"WebAssembly module '{guest.label}' cannot be instantiated: {str(exc).strip().splitlines()[0]}"
-            ) from exc
+            instance = rt.start(settings, lambda: ReferenceInstance(rt.engine, guest, settings, plugin_functions))
+        except StartFailure as exc:
+            raise ConfigError.for_key(key, f"WebAssembly module '{guest.label}' cannot be instantiated: {exc.cause}") \
+                from exc
         version = _abi_version(instance)
         if version is not None and version > ABI_VERSION:
             raise ConfigError.for_key(

@@ -5,8 +5,10 @@
 #   Go  -> checked only: Go >= 1.21 must be on PATH (CI images have it); Go
 #          guests need 1.24, which `go` fetches itself as a toolchain module
 #          from the Go module proxy when the installed one is older.
-#   Rust -> the wasm32-wasip1 target through rustup (Redpanda Data Transforms
-#          guests); cargo fetches the SDK crates from crates.io on first build.
+#   Rust -> rustup must be on PATH (CI images have it); the wasm32 targets the
+#          Rust guests build for (wasm32-unknown-unknown, wasm32-wasip1 for
+#          Redpanda Data Transforms) are added with `rustup target add`; cargo
+#          fetches the SDK crates from crates.io on first build.
 # Idempotent and fast when everything is present: apt-get update runs only
 # when a Debian tool is missing.  Needs root for apt-get (CI runs as root).
 #
@@ -58,21 +60,25 @@ check_go_toolchain() {
     GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" GOFLAGS= go version >/dev/null
 }
 
-install_rust_wasip1_target() {
-    if ! command -v rustup >/dev/null; then
-        echo "guest toolchains: rustup is not on PATH; install Rust with rustup to build the Rust guests" >&2
+install_rust_targets() {
+    if ! command -v rustup >/dev/null || ! command -v cargo >/dev/null; then
+        echo "guest toolchains: rustup and cargo are not on PATH; install Rust with rustup to build the Rust guests" >&2
         exit 1
     fi
-    if rustup target list --installed | grep -qx wasm32-wasip1; then
-        echo "guest toolchains: Rust target wasm32-wasip1 already installed"
-        return
-    fi
-    echo "guest toolchains: adding the Rust target wasm32-wasip1"
-    rustup target add wasm32-wasip1 >/dev/null
+    local installed target
+    installed="$(rustup target list --installed)"
+    for target in wasm32-unknown-unknown wasm32-wasip1; do
+        if grep -qx "$target" <<<"$installed"; then
+            echo "guest toolchains: rust target $target already installed"
+        else
+            echo "guest toolchains: adding rust target $target"
+            rustup target add "$target" >/dev/null
+        fi
+    done
 }
 
 install_c_toolchain
 install_zig_toolchain
 check_go_toolchain
-install_rust_wasip1_target
-echo "guest toolchains: ready (clang $(clang --version | head -1 | grep -o '[0-9][0-9.]*' | head -1), zig $("$python" -m ziglang version), $(go version | cut -d' ' -f3))"
+install_rust_targets
+echo "guest toolchains: ready (clang $(clang --version | head -1 | grep -o '[0-9][0-9.]*' | head -1), zig $("$python" -m ziglang version), $(go version | cut -d' ' -f3), $(rustc --version | cut -d' ' -f1-2))"

@@ -21,6 +21,7 @@ _SECTIONS = {
     "converter": "Converters",
     "source": "Source connectors",
     "sink": "Sink connectors",
+    "config_provider": "Config providers",
 }
 
 

@@ -98,7 +98,7 @@ class ProxyWasmRunner:
     # --- the batch --------------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        failed, fail = failing_rows(errors, self.settings)
+        failed, fail = failing_rows(errors, self.settings, batch)
         if self._codec is None:
             self._codec = RecordCodec(self.rt)
         keys = bytes_column(batch, "key", self.converters.key, "key.converter", fail)

@@ -31,9 +31,11 @@ to a memory of their own (``ok``, ``ov``, ``hk``, ``hv``).
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
-from host_functions._adapter import C_ERR_LEN, C_ERR_PTR, C_STATUS
+from host_functions._adapter import C_ERR_LEN, C_ERR_PTR, C_STATUS, Status
 from host_functions._adapter_calls import bytes_equal, check_guest, ensure, fail_record
 
 __all__ = ["adapter_wat", "shim_wat", "SHIM_FUNCTIONS", "RECORD_META", "HEADER_META", "OUTPUT_MEMORIES", "VARINT_WAT",
@@ -54,8 +56,22 @@ C_COMMITTED = 64  # records, key bytes, value bytes, headers, header name bytes,
 C_WALLTIME = 96  # i64 epoch millis of the current record (clock_time_get's realtime clock)
 C_MONOTONIC = 104  # i64 nanoseconds, moved 1 ms per read (as Redpanda does)
 
-#: Status codes beyond the shared ones (3: bad guest pointer, 5: an output memory is full).
-STATUS_BAD_POINTER, STATUS_OUTPUT_FULL, STATUS_TOO_MANY_OUTPUTS, STATUS_WRITE_BEFORE_READ = 3, 5, 6, 7
+
+
+class RedpandaStatus(enum.IntEnum):
+    """Why the adapter stopped a record, in C_STATUS: the shared codes plus Redpanda's own."""
+
+    BAD_POINTER = Status.BAD_POINTER
+    OUTPUT_FULL = Status.OUTPUT_FULL
+    TOO_MANY_OUTPUTS = Status.TOO_MANY_OUTPUTS
+    #: the guest wrote a record before reading one
+    WRITE_BEFORE_READ = max(Status) + 1
+
+
+STATUS_BAD_POINTER = RedpandaStatus.BAD_POINTER
+STATUS_OUTPUT_FULL = RedpandaStatus.OUTPUT_FULL
+STATUS_TOO_MANY_OUTPUTS = RedpandaStatus.TOO_MANY_OUTPUTS
+STATUS_WRITE_BEFORE_READ = RedpandaStatus.WRITE_BEFORE_READ
 
 #: Return codes of the ABI (Redpanda's transform_module.cc).
 NO_ACTIVE_TRANSFORM, INVALID_BUFFER, INVALID_WRITE = -1, -2, -3

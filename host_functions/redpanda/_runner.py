@@ -79,7 +79,7 @@ class RedpandaRunner:
     # --- the batch --------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        failed, fail = failing_rows(errors, self.settings)
+        failed, fail = failing_rows(errors, self.settings, batch)
         staged = _Staged.of(batch, self.converters, fail)
         parts: list[tuple[np.ndarray, Outputs, list[str]]] = []
         for topic, rows in self._groups(batch, failed):

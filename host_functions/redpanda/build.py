@@ -21,7 +21,7 @@ import tomllib
 from pathlib import Path
 
 from host_functions.sdk.build import INSTALL_SCRIPT, GuestBuildError, ToolchainMissingError
-from host_functions.sdk.build import _run_compiler as _run  # one way to run a compiler and report its failure
+from host_functions.sdk.build import run_compiler as _run  # one way to run a compiler and report its failure
 
 __all__ = ["build_go_guest", "build_rust_guest", "RUST_TARGET"]
 

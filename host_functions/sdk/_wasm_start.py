@@ -9,7 +9,7 @@ follow the convention cannot run it twice.
 
 from __future__ import annotations
 
-__all__ = ["self_initializing", "WasmRewriteError"]
+__all__ = ["self_initializing", "WasmRewriteError", "sections", "read_uleb"]
 
 _MAGIC = b"\0asm\x01\0\0\0"
 _EXPORT_SECTION = 7
@@ -30,12 +30,12 @@ def self_initializing(module: bytes) -> bytes:
     """
     if not module.startswith(_MAGIC):
         raise WasmRewriteError("not a WebAssembly binary module")
-    sections = list(_sections(module))
-    if any(section_id == _START_SECTION for section_id, _ in sections):
+    parts = list(sections(module))
+    if any(section_id == _START_SECTION for section_id, _ in parts):
         raise WasmRewriteError("the module already has a start function")
     out = bytearray(_MAGIC)
     initialize = None
-    for section_id, payload in sections:
+    for section_id, payload in parts:
         if section_id == _EXPORT_SECTION:
             payload, initialize = _without_initialize(payload)
         out += _section(section_id, payload)
@@ -47,11 +47,12 @@ def self_initializing(module: bytes) -> bytes:
     return bytes(out)
 
 
-def _sections(module: bytes):
+def sections(module: bytes):
+    """(id, payload) of each section of a binary module; WasmRewriteError when it is truncated."""
     position = len(_MAGIC)
     while position < len(module):
         section_id = module[position]
-        size, position = _read_uleb(module, position + 1)
+        size, position = read_uleb(module, position + 1)
         if position + size > len(module):
             raise WasmRewriteError("truncated section")
         yield section_id, module[position:position + size]
@@ -60,14 +61,14 @@ def _sections(module: bytes):
 
 def _without_initialize(payload: bytes) -> tuple[bytes, int | None]:
     """The export section without ``_initialize``, and the function index it exported."""
-    count, position = _read_uleb(payload, 0)
+    count, position = read_uleb(payload, 0)
     kept, initialize = [], None
     for _ in range(count):
         start = position
-        name_length, position = _read_uleb(payload, position)
+        name_length, position = read_uleb(payload, position)
         name = payload[position:position + name_length]
         kind = payload[position + name_length]
-        index, position = _read_uleb(payload, position + name_length + 1)
+        index, position = read_uleb(payload, position + name_length + 1)
         if name == _INITIALIZE and kind == _FUNCTION_EXPORT:
             initialize = index
         else:
@@ -79,7 +80,7 @@ def _section(section_id: int, payload: bytes) -> bytes:
     return bytes([section_id]) + _uleb(len(payload)) + payload
 
 
-def _read_uleb(data: bytes, position: int) -> tuple[int, int]:
+def read_uleb(data: bytes, position: int) -> tuple[int, int]:
     result = shift = 0
     while True:
         if position >= len(data):

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 from host_functions.sdk._wasm_start import WasmRewriteError, self_initializing
 from smt.errors import SmtError
 
-__all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError"]
+__all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError", "is_fresh", "run_compiler"]
 
 SDK_DIR = Path(__file__).resolve().parent
 INSTALL_SCRIPT = "scripts/install-guest-toolchains.sh"
@@ -152,13 +152,13 @@ def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise GuestBuildError(f"cannot build {source}: no such file")
     output = output_path(source, out_dir).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-    if _is_fresh(output, _build_inputs(source, toolchain)):
+    if is_fresh(output, _build_inputs(source, toolchain)):
         return output
     # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
     with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:
         built = Path(scratch) / output.name
         command = toolchain.command(source, built, output.parent)
-        _run_compiler(source, command, dict(toolchain.environment))
+        run_compiler(source, command, dict(toolchain.environment))
         if toolchain.post_link is not None:
             _rewrite(source, built, toolchain.post_link)
         os.replace(built, output)
@@ -179,14 +179,14 @@ def _build_inputs(source: Path, toolchain: _Toolchain) -> list[Path]:
     return [source, *sorted(toolchain.sdk_dir.iterdir()), *sorted(SDK_DIR.glob("*.py"))]
 
 
-def _is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
+def is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
     if not output.exists():
         return False
     built_at = output.stat().st_mtime_ns
     return all(path.stat().st_mtime_ns <= built_at for path in inputs)
 
 
-def _run_compiler(source: Path, command: list[str], environment: dict[str, str]) -> None:
+def run_compiler(source: Path, command: list[str], environment: dict[str, str]) -> None:
     try:
         completed = subprocess.run(
             command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False,

@@ -22,12 +22,13 @@ class Measurement:
 
 @dataclasses.dataclass(frozen=True)
 class Comparison:
-    """Our path against its baseline on the same data, with the target ratio."""
+    """Our path against its baseline on the same data, with the target: a ratio, or our records/s."""
 
     name: str
     ours: Measurement
     baseline: Measurement
     target_ratio: float | None = None
+    target_rate: float | None = None
 
     @property
     def ratio(self) -> float:
@@ -35,7 +36,16 @@ class Comparison:
 
     @property
     def meets_target(self) -> bool | None:
+        if self.target_rate is not None:
+            return self.ours.records_per_second >= self.target_rate
         return None if self.target_ratio is None else self.ratio >= self.target_ratio
+
+    @property
+    def target(self) -> str:
+        """The target as printed: ``50×`` or ``5M/s``; empty when there is none."""
+        if self.target_rate is not None:
+            return f"{self.target_rate / 1e6:g}M/s"
+        return "" if self.target_ratio is None else f"{self.target_ratio:g}×"
 
 
 def measure(label: str, records: int, work: Callable[[], object], repeat: int = 1) -> Measurement:

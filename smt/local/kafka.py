@@ -1,7 +1,8 @@
 """A real, single-node Apache Kafka broker for development and tests.
 
 :class:`LocalKafka` runs Kafka in KRaft mode (one process is both broker and
-controller) on free loopback ports.  The broker's jars come from Maven
+controller) on loopback: the client listener on 9092 when free (see
+:func:`smt.local._kafka_setup.choose_ports`).  The broker's jars come from Maven
 Central through :mod:`smt.local.maven`; everything it writes (configuration,
 data, logs, a state file with its pid and ports) lives in one state folder,
 by default ``<cache>/local/kafka``.  ``start`` returns once the broker answers
@@ -27,14 +28,12 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import time
 import uuid
 from pathlib import Path
 
-from smt.errors import SmtError
 from smt.local import maven
 from smt.local._kafka_security import (
     BROKER_USER,
@@ -44,10 +43,13 @@ from smt.local._kafka_security import (
     ensure_tls_files,
     listener_properties,
 )
+from smt.local._kafka_setup import (
+    DEFAULT_PORT, HOST, BrokerError, choose_ports, find_java, log4j_properties, server_properties,
+)  # fmt: skip
 from smt.local._probe import fetch_metadata
 
 __all__ = [
-    "KAFKA_VERSION", "BROKER_BUNDLE", "BrokerError", "BrokerSecurity", "BrokerStatus", "ClientSecurity",
+    "KAFKA_VERSION", "BROKER_BUNDLE", "DEFAULT_PORT", "BrokerError", "BrokerSecurity", "BrokerStatus", "ClientSecurity",
     "LocalKafka", "TlsFiles",
 ]  # fmt: skip
 
@@ -64,14 +66,9 @@ BROKER_BUNDLE = maven.Bundle(
     ),
 )
 
-_HOST = "127.0.0.1"
 _SERVER_MAIN = "kafka.Kafka"
 _STORAGE_MAIN = "kafka.tools.StorageTool"
 _JVM_OPTIONS = ("-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-Djava.awt.headless=true")
-
-
-class BrokerError(SmtError):
-    """The local broker could not be started or stopped; the message says why and where."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,14 +106,19 @@ class LocalKafka:
 
     ``security`` chooses its client listeners; without it a start keeps the
     listeners of the broker's last run (PLAINTEXT for a new state folder).
+    ``port`` is the first listener's: None prefers :data:`DEFAULT_PORT` (9092)
+    and falls back to the last run's port or any free one; 0 takes any free
+    port (the last run's when it can); another number exactly that port.
     """
 
     def __init__(
-        self, state_dir: Path | str | None = None, cache: Path | None = None, security: BrokerSecurity | None = None
-    ) -> None:
+        self, state_dir: Path | str | None = None, cache: Path | None = None, security: BrokerSecurity | None = None,
+        port: int | None = None,
+    ) -> None:  # fmt: skip
         self.cache = cache or maven.cache_dir()
         self.state_dir = Path(state_dir) if state_dir else self.cache / "local" / "kafka"
         self.security = security
+        self.port = port
         self._process: subprocess.Popen | None = None
 
     # --- paths ---------------------------------------------------------------
@@ -151,55 +153,68 @@ class LocalKafka:
             return self._running_status(pid, state)
         return BrokerStatus(False, self.state_dir)
 
+    def admin_client(self) -> tuple[str, ClientSecurity]:
+        """Where and how the broker's own tools connect: its first listener, as the broker's own user.
+
+        Raises :class:`BrokerError` when the broker is not running.
+        """
+        status = self.status()
+        if not status.running:
+            raise BrokerError(f"no Kafka broker is running for {self.state_dir}; start one with `smt local kafka start`")
+        password = self._read_state().get("broker_password")
+        return status.bootstrap_servers, status.client_security(None, BROKER_USER, password)
+
+    def topics(self) -> dict[str, int]:
+        """Topic name -> partitions, internal topics included (one Metadata request, no JVM)."""
+        servers, client = self.admin_client()
+        return _metadata(int(servers.rsplit(":", 1)[1]), client, timeout=5.0).topics
+
     def _running_status(self, pid: int, state: dict) -> BrokerStatus:
         ports = state.get("listener_ports") or {"PLAINTEXT": state.get("broker_port")}
         tls = state.get("tls")
         return BrokerStatus(
             True, self.state_dir, pid, state.get("bootstrap_servers"),
-            listeners={protocol: f"{_HOST}:{port}" for protocol, port in ports.items()},
+            listeners={protocol: f"{HOST}:{port}" for protocol, port in ports.items()},
             tls=TlsFiles(Path(tls["directory"]), tls["password"]) if tls else None,
         )  # fmt: skip
 
     def start(self, timeout: float = 120.0, fresh: bool = False) -> BrokerStatus:
         """Start the broker (a no-op if it already runs) and wait until it serves.
 
-        Keeps the data of an earlier run unless ``fresh`` or its ports are
-        taken.  Raises :class:`BrokerError` (with the end of the broker log)
-        when Java is missing, formatting fails, or the broker exits or does not
-        answer within ``timeout`` seconds; a broker that did not come up is
-        stopped.  Raises :class:`smt.local.maven.MavenError` when its jars
-        cannot be fetched.
+        Keeps the data of an earlier run unless ``fresh`` or its controller
+        port is taken.  Raises :class:`BrokerError` (with the end of the broker
+        log) when Java is missing, the port asked for is taken, formatting
+        fails, or the broker exits or does not answer within ``timeout``
+        seconds; a broker that did not come up is stopped.  Raises
+        :class:`smt.local.maven.MavenError` when its jars cannot be fetched.
         """
         current = self.status()
         if current.running:
             return dataclasses.replace(current, already_running=True)
         earlier = self._read_state()
         security = self.security or BrokerSecurity.from_json(earlier.get("security"))
-        java = _find_java()
+        java = find_java()
         classpath = os.pathsep.join(str(p) for p in maven.resolve(BROKER_BUNDLE, self.cache))
-        tls = ensure_tls_files(self._tls_dir, java, _HOST) if security.tls else None
-        ports = self._reusable_ports(security) if not fresh else None
+        tls = ensure_tls_files(self._tls_dir, java, HOST) if security.tls else None
+        formatted = (self._data_dir / "meta.properties").is_file()
+        ports = choose_ports(security.listeners, {} if fresh else earlier, formatted and not fresh, self.port)
+        first = security.listeners[0]
         state = {
             "broker_password": earlier.get("broker_password") or secrets.token_hex(16),
             "security": security.to_json(),
             "tls": {"directory": str(tls.directory), "password": tls.password} if tls else None,
-        }
-        if ports is None:
-            ports = ({protocol: _free_port() for protocol in security.listeners}, _free_port())
-            self._write_config(security, *ports, state["broker_password"], tls)
+            "broker_port": ports.listeners[first], "controller_port": ports.controller,
+            "bootstrap_servers": f"{HOST}:{ports.listeners[first]}", "version": KAFKA_VERSION,
+            "listener_ports": ports.listeners,
+        }  # fmt: skip
+        if ports.needs_format or any(earlier.get(k) != state[k] for k in ("security", "tls", "listener_ports")):
+            self._write_config(security, ports.listeners, ports.controller, state["broker_password"], tls)
+        if ports.needs_format:
             self._format(java, classpath)
-        elif any(earlier.get(key) != state[key] for key in ("security", "tls")):
-            # Same listeners, other users or stores: keep the data, rewrite the config.
-            self._write_config(security, *ports, state["broker_password"], tls)
-        listener_ports, controller_port = ports
-        first = security.listeners[0]
-        state.update(broker_port=listener_ports[first], controller_port=controller_port,
-                     bootstrap_servers=f"{_HOST}:{listener_ports[first]}", version=KAFKA_VERSION,
-                     listener_ports=listener_ports)  # fmt: skip
         pid = self._spawn(java, classpath)
         self._write_state(pid=pid, **state)
         probe = ClientSecurity(first, BROKER_USER, state["broker_password"], tls if first.endswith("SSL") else None)
-        self._wait_until_ready(pid, listener_ports[first], probe, timeout)
+        self._wait_until_ready(pid, ports.listeners[first], probe, timeout)
         return self._running_status(pid, state)
 
     def stop(self, timeout: float = 30.0) -> BrokerStatus:
@@ -215,26 +230,13 @@ class LocalKafka:
 
     # --- start-up steps --------------------------------------------------------
 
-    def _reusable_ports(self, security: BrokerSecurity) -> tuple[dict[str, int], int] | None:
-        """The ports of the last run, if its data is kept and they are free for the same listeners."""
-        state = self._read_state()
-        listener_ports = state.get("listener_ports") or {"PLAINTEXT": state.get("broker_port")}
-        controller_port = state.get("controller_port")
-        formatted = (self._data_dir / "meta.properties").is_file()
-        if not formatted or not controller_port or list(listener_ports) != list(security.listeners):
-            return None
-        ports = [*listener_ports.values(), controller_port]
-        if all(ports) and all(_port_is_free(p) for p in ports):
-            return listener_ports, controller_port
-        return None
-
     def _write_config(
         self, security: BrokerSecurity, listener_ports: dict[str, int], controller_port: int,
         broker_password: str, tls: TlsFiles | None,
     ) -> None:  # fmt: skip
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        listeners = listener_properties(security, listener_ports, controller_port, _HOST, broker_password, tls)
-        self._server_properties.write_text(_server_properties(self._data_dir, controller_port, listeners))
+        listeners = listener_properties(security, listener_ports, controller_port, HOST, broker_password, tls)
+        self._server_properties.write_text(server_properties(self._data_dir, controller_port, listeners))
         # It may hold SASL passwords: for this user's eyes only.
         self._server_properties.chmod(0o600)
 
@@ -242,7 +244,7 @@ class LocalKafka:
         shutil.rmtree(self._data_dir, ignore_errors=True)
         self._logs_dir.mkdir(parents=True, exist_ok=True)
         self._data_dir.mkdir(parents=True)
-        (self.state_dir / "log4j2.properties").write_text(_log4j_properties(self._logs_dir))
+        (self.state_dir / "log4j2.properties").write_text(log4j_properties(self._logs_dir))
         cluster_id = _new_cluster_id()
         command = [java, *self._jvm_args(classpath), _STORAGE_MAIN, "format",
                    "--cluster-id", cluster_id, "--config", str(self._server_properties)]  # fmt: skip
@@ -271,8 +273,6 @@ class LocalKafka:
     def _wait_until_ready(self, pid: int, port: int, probe: ClientSecurity, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         last_error: Exception | None = None
-        ssl_context = ssl.create_default_context(cafile=str(probe.tls.ca_pem)) if probe.tls else None
-        sasl = (probe.username or "", probe.password or "") if probe.protocol.startswith("SASL_") else None
         while time.monotonic() < deadline:
             if not self._is_our_broker(pid):
                 raise BrokerError(
@@ -280,14 +280,14 @@ class LocalKafka:
                     f"log {self._logs_dir}:\n{self._log_tail()}"
                 )
             try:
-                if fetch_metadata(_HOST, port, timeout=2.0, ssl_context=ssl_context, sasl_plain=sasl).brokers:
+                if _metadata(port, probe, timeout=2.0).brokers:
                     return
             except Exception as exc:  # not listening yet, or still starting
                 last_error = exc
             time.sleep(0.25)
         self._terminate(pid, 10.0)
         raise BrokerError(
-            f"the Kafka broker on {_HOST}:{port} did not become ready within {timeout:.0f} s "
+            f"the Kafka broker on {HOST}:{port} did not become ready within {timeout:.0f} s "
             f"(last probe: {last_error}); it was stopped. Log {self._logs_dir}:\n{self._log_tail()}"
         )
 
@@ -349,33 +349,11 @@ class LocalKafka:
         os.replace(partial, self._state_file)
 
 
-def _find_java() -> str:
-    java_home = os.environ.get("JAVA_HOME")
-    candidate = Path(java_home) / "bin" / "java" if java_home else None
-    if candidate is not None and candidate.is_file():
-        return str(candidate)
-    found = shutil.which("java")
-    if found is None:
-        raise BrokerError(
-            "cannot start Kafka: no 'java' on PATH and JAVA_HOME is not set "
-            "(install a JDK 17 or newer)"
-        )
-    return found
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((_HOST, 0))
-        return sock.getsockname()[1]
-
-
-def _port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind((_HOST, port))
-        except OSError:
-            return False
-        return True
+def _metadata(port: int, client: ClientSecurity, timeout: float):
+    """The local broker's Metadata, asked on ``port`` as ``client``."""
+    ssl_context = ssl.create_default_context(cafile=str(client.tls.ca_pem)) if client.tls else None
+    sasl = (client.username or "", client.password or "") if client.protocol.startswith("SASL_") else None
+    return fetch_metadata(HOST, port, timeout=timeout, ssl_context=ssl_context, sasl_plain=sasl)
 
 
 def _signal(pid: int, signum: int) -> None:
@@ -383,41 +361,6 @@ def _signal(pid: int, signum: int) -> None:
         os.kill(pid, signum)
     except ProcessLookupError:
         pass
-
-
-def _server_properties(data_dir: Path, controller_port: int, listeners: str) -> str:
-    return f"""# Generated by `smt local kafka start`: one KRaft node, loopback only.
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@{_HOST}:{controller_port}
-{listeners.rstrip()}
-log.dirs={data_dir}
-num.partitions=1
-auto.create.topics.enable=false
-# Keep records whatever their timestamps: test events are often dated in the past.
-log.retention.ms=-1
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-transaction.state.log.num.partitions=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-"""
-
-
-def _log4j_properties(logs_dir: Path) -> str:
-    return f"""# Generated by `smt local kafka start`.
-status = warn
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = {logs_dir / "server.log"}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.file.ref = file
-"""
 
 
 def _new_cluster_id() -> str:

@@ -1,4 +1,12 @@
-"""Progress while a pipeline runs, the end-of-run summary, and the same figures as JSON."""
+"""Progress while a pipeline runs, the end-of-run summary, and the same figures as JSON.
+
+The summary says where records came from and went: the source, the sink
+(``written`` counts input records that reached it, ``output records`` what the
+sink received, more than written when a transform fans out), the dead-letter
+queue, and the Spark log of the run.  Dead letters are always *appended* to
+their queue (a queue collects across runs), while the file sink follows
+``sink.write.mode``.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +15,83 @@ import json
 import os
 from typing import Any
 
+__all__ = ["ProgressLine", "format_rate", "locations", "metrics", "print_summary", "write_metrics_json"]
 
-def metrics(result: Any, spec: Any) -> dict[str, Any]:
-    """The run's figures: input accounting, per-transform counters, time and throughput."""
-    return {
-        "pipeline": spec.config.get("name"),
+
+def metrics(result: Any, spec: Any, error: str | None = None) -> dict[str, Any]:
+    """The run's figures: input accounting, where records went, per-transform counters, time and throughput."""
+    figures = {
+        "pipeline": spec.shown_props().get("name", spec.config.get("name")),
+        "status": "failed" if error is not None else "succeeded",
         "seconds": round(result.seconds, 3),
-        "records_per_second": round(result.records_per_second, 1),
+        "records_per_second": float(f"{result.records_per_second:.4g}"),
         "records": dataclasses.asdict(result.counts),
+        "locations": locations(spec),
         "transforms": {
             alias: {**figures, "seconds": round(figures["seconds"], 3)}
             for alias, figures in result.stages.as_dict().items()
         },
     }
+    if error is not None:
+        figures["error"] = error
+    return figures
 
 
-def print_summary(result: Any, spec: Any, console: Any = None) -> None:
-    """Two tables: the pipeline's accounting, and one row per transform."""
+def locations(spec: Any) -> dict[str, str]:
+    """Where the pipeline reads, writes and dead-letters, as the file says (variables shown, not values)."""
+    props = spec.shown_props()
+    where = {"source": _connector_location(props, "source"), "sink": _connector_location(props, "sink")}
+    if spec.policy.tolerates_all and spec.policy.dlq_path:
+        where["dead_letters"] = f"files {props['errors.deadletterqueue.path']} (jsonl, appended)"
+    elif spec.policy.tolerates_all and spec.policy.dlq_topic:
+        where["dead_letters"] = f"kafka topic {props['errors.deadletterqueue.topic.name']}"
+    return where
+
+
+def _connector_location(props: dict[str, Any], kind: str) -> str:
+    name = str(props.get(kind, "file"))
+    if props.get(f"{kind}.path"):
+        fmt = props.get(f"{kind}.format", "text")
+        mode = f", {props.get('sink.write.mode', 'errorifexists')}" if kind == "sink" else ""
+        return f"{name} {props[f'{kind}.path']} ({fmt}{mode})"
+    for key, label in (("topics", "topics"), ("topic.pattern", "topics matching"), ("topic", "topic")):
+        if props.get(f"{kind}.{key}"):
+            fallback = " (records without a topic of their own)" if kind == "sink" else ""
+            return f"{name} {label} {props[f'{kind}.{key}']}{fallback}"
+    if name == "kafka" and kind == "sink":
+        return "kafka (each record's own topic)"
+    return name
+
+
+def format_rate(per_second: float) -> str:
+    """Records per second, with enough digits to show a small run's rate (0.216, not 0)."""
+    if per_second >= 100:
+        return f"{per_second:,.0f}"
+    return f"{per_second:.3g}"
+
+
+def print_summary(result: Any, spec: Any, console: Any = None, log_file: str | os.PathLike | None = None) -> None:
+    """Two tables: where the pipeline's records went, and one row per transform."""
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
     figures = metrics(result, spec)
+    records, where = figures["records"], figures["locations"]
     table = Table(title=f"pipeline {figures['pipeline']}")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for name, value in figures["records"].items():
-        table.add_row(f"records {name.replace('_', ' ')}", f"{value:,}")
-    table.add_row("seconds", f"{figures['seconds']:.2f}")
-    table.add_row("records/s (read)", f"{figures['records_per_second']:,.0f}")
+    for column, justify in (("records", "left"), ("count", "right"), ("where", "left")):
+        table.add_column(column, justify=justify)
+    table.add_row("read", f"{records['read']:,}", f"from {where['source']}")
+    table.add_row("written", f"{records['written']:,}", f"to {where['sink']}")
+    if records["output_rows"] != records["written"]:
+        table.add_row("output records", f"{records['output_rows']:,}", "what the sink received (fan-out)")
+    table.add_row("filtered", f"{records['filtered']:,}", "dropped by a transform or predicate")
+    table.add_row("failed", f"{records['failed']:,}", "")
+    dead = where.get("dead_letters")
+    table.add_row("dead-lettered", f"{records['dead_lettered']:,}", f"to {dead}" if dead else "no dead-letter queue")
     console.print(table)
+    footer = f"{figures['seconds']:.2f} s, {format_rate(figures['records_per_second'])} records/s read"
+    console.print(footer + (f"; Spark's log: {log_file}" if log_file else ""))
     if figures["transforms"]:
         stages = Table(title="transforms")
         for column in ("alias", "in", "out", "dropped", "errors", "seconds"):
@@ -48,33 +103,49 @@ def print_summary(result: Any, spec: Any, console: Any = None) -> None:
 
 
 class ProgressLine:
-    """A live 'records done, rate' line on stderr while the job runs."""
+    """A live 'records done, rate' line on stderr while the job runs (on a terminal, when enabled).
 
-    def __init__(self) -> None:
+    It keeps the last figures it was given: :meth:`last_result` is what a
+    failed run had counted.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
         from rich.console import Console
 
         self.console = Console(stderr=True)
+        self.enabled = enabled
         self._status = None
+        self._last: tuple[Any, float] | None = None
 
     def __enter__(self) -> "ProgressLine":
-        if self.console.is_terminal:
+        if self.enabled and self.console.is_terminal:
             self._status = self.console.status("starting Spark job…")
             self._status.__enter__()
         return self
 
     def update(self, counts: Any, seconds: float) -> None:
+        self._last = (counts, seconds)
         rate = counts.read / seconds if seconds > 0 else 0.0
-        text = (f"{counts.read:,} records read, {counts.output_rows:,} written, "
-                f"{counts.failed:,} failed — {rate:,.0f} records/s")
+        text = (f"{counts.read:,} records read, {counts.written:,} written, "
+                f"{counts.failed:,} failed — {format_rate(rate)} records/s")  # fmt: skip
         if self._status is not None:
             self._status.update(text)
+
+    def last_result(self) -> Any:
+        """The figures of the last update as a :class:`PipelineResult` (zeros before any)."""
+        from smt.pipeline.processor import BatchCounts
+        from smt.pipeline.runner import PipelineResult
+
+        counts, seconds = self._last or (BatchCounts(), 0.0)
+        return PipelineResult(counts, seconds)
 
     def __exit__(self, *exc_info) -> None:
         if self._status is not None:
             self._status.__exit__(*exc_info)
 
 
-def write_metrics_json(result: Any, spec: Any, path: str | os.PathLike) -> None:
+def write_metrics_json(result: Any, spec: Any, path: str | os.PathLike, error: str | None = None) -> None:
+    """The figures of :func:`metrics` as JSON; ``error`` (the failure's message) marks a failed run."""
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(metrics(result, spec), handle, indent=2)
+        json.dump(metrics(result, spec, error), handle, indent=2)
         handle.write("\n")

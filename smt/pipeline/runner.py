@@ -62,8 +62,12 @@ class PipelineResult:
         return self.counts.read / self.seconds if self.seconds > 0 else 0.0
 
 
-def build_spark_session(spec: PipelineSpec):
-    """A SparkSession configured from the pipeline (``spark.*`` keys, connector needs)."""
+def build_spark_session(spec: PipelineSpec, jvm_log: str | os.PathLike | None = None):
+    """A SparkSession configured from the pipeline (``spark.*`` keys, connector needs).
+
+    With ``jvm_log``, a JVM this call starts writes its output (Spark's logs,
+    Python workers' stderr) to that file instead of the terminal.
+    """
     from pyspark.sql import SparkSession
 
     conf = spec.spark_conf()
@@ -71,6 +75,10 @@ def build_spark_session(spec: PipelineSpec):
     if conf["spark.master"].startswith("local"):
         # Local workers must run the same interpreter (and packages) as the driver.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if jvm_log is not None:
+        from smt.pipeline.jvm_output import start_jvm_logging_to
+
+        start_jvm_logging_to(jvm_log, {**conf, "spark.app.name": spec.config["name"]})
     master = conf.pop("spark.master")
     builder = SparkSession.builder.appName(spec.config["name"]).master(master)
     for key, value in conf.items():
@@ -260,6 +268,8 @@ class _ProgressThread:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+            # The final figures, also when the run failed: what was counted up to then.
+            self._on_progress(self._accumulators.snapshot(), time.perf_counter() - self._started)
 
 
 def _write_outputs(spec: PipelineSpec, out, batch_id: int | None, dead_letters: Any = None) -> None:

@@ -5,6 +5,11 @@
 file fails before Spark starts, with every problem listed, each naming its key.
 Relative paths in ``*.path`` and ``*.location`` keys resolve against the
 folder of the properties file (for a mapping: the current directory).
+
+Order: the file is read, ``overrides`` (``smt run --set``) replace its keys,
+config providers resolve ``${provider:[path:]key}`` variables (so an
+override may use variables too), paths are resolved, and everything is
+validated.  Messages show variables, not their values.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any, Mapping
 from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.config_providers import ResolvedProperties, resolve_variables
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
@@ -63,25 +69,45 @@ class PipelineSpec:
     header_converter: Any
     chain: TransformChain
     policy: ErrorPolicy
+    #: What config providers replaced; :meth:`shown_props` and its ``mask`` hide the values.
+    variables: ResolvedProperties | None = None
 
     @classmethod
     def from_properties(
-        cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None
-    ) -> "PipelineSpec":
-        """Build and validate; raises :class:`ConfigError` listing every problem."""
+        cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None,
+        overrides: Mapping[str, str] | None = None, base_dir: str | None = None,
+    ) -> "PipelineSpec":  # fmt: skip
+        """Build and validate; raises :class:`ConfigError` listing every problem.
+
+        ``overrides`` replace keys of ``source`` before variables are resolved;
+        ``base_dir`` is where a mapping's relative paths start (default: the
+        current directory).
+        """
         if isinstance(source, Mapping):
-            props, base_dir = dict(source), os.getcwd()
+            props, base_dir = dict(source), base_dir or os.getcwd()
         else:
             from smt.properties import load_properties
 
             props = load_properties(source)
             base_dir = os.path.dirname(os.path.abspath(os.fspath(source)))
-        props = resolve_paths(props, base_dir)
         if plugins is None:
             from smt.plugins import default_plugins
 
             plugins = default_plugins()
-        return _Builder(props, plugins).build(cls)
+        variables = resolve_variables({**props, **(overrides or {})}, plugins)
+        try:
+            spec = _Builder(resolve_paths(variables.values, base_dir), plugins).build(cls)
+        except ConfigError as exc:
+            raise variables.mask_error(exc) from None
+        spec.variables = variables
+        return spec
+
+    def shown_props(self) -> dict[str, Any]:
+        """The properties as they may be shown or stored: variables in place of their values."""
+        if self.variables is None:
+            return dict(self.props)
+        written = self.variables.written
+        return {k: written[k] if k in self.variables.resolved_keys else v for k, v in self.props.items()}
 
     @property
     def streaming(self) -> bool:

@@ -64,7 +64,7 @@ def run_streaming(spec: Any, spark: Any, out: Any, write_outputs: Callable[[Any,
     if not getattr(spec.source, "supports_streaming", False):
         raise ConfigError.for_key("mode", f"source '{spec.config['source']}' cannot run in streaming mode", "streaming")
     checkpoint = spec.config["checkpoint.location"]
-    claim_checkpoint(spark, checkpoint, spec.props)
+    claim_checkpoint(spark, checkpoint, spec.shown_props())  # never secrets on disk
     writer = (
         out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
         .option("checkpointLocation", checkpoint)

@@ -22,6 +22,7 @@ BUILTIN_PLUGIN_MODULES = (
     "smt.transforms._plugin",
     "smt.predicates._plugin",
     "host_functions._plugin",
+    "smt.config_providers._plugin",
 )
 
 #: Environment variable: comma-separated plugin names to leave unloaded.
@@ -32,10 +33,11 @@ KINDS = {
     "predicate": "smt_predicates",
     "converter": "smt_converters",
     "connector": "smt_connectors",
+    "config_provider": "smt_config_providers",
 }
 
 #: The kinds users look plugins up by; connectors split into sources and sinks.
-LOOKUP_KINDS = ("transform", "predicate", "converter", "source", "sink")
+LOOKUP_KINDS = ("transform", "predicate", "converter", "source", "sink", "config_provider")
 
 
 class UnknownPluginError(PluginError, KeyError):

@@ -1,5 +1,5 @@
 """Hook specifications: how plugins add transforms, predicates, converters,
-connectors and host functions.
+connectors, config providers and host functions.
 
 Every hook is collected from all plugins (none stops at the first result);
 each returns a list of plugin classes (or host-function definitions).
@@ -43,6 +43,15 @@ def smt_connectors():
 
     :return: a list of :class:`connectors.Source` and :class:`connectors.Sink`
         subclasses, each with a ``name``.
+    """
+
+
+@hookspec
+def smt_config_providers():
+    """Config provider classes this plugin provides, for ``${provider:[path:]key}`` variables.
+
+    :return: a list of :class:`smt.config_providers.ConfigProvider` subclasses,
+        each with a ``name`` and optional ``aliases`` (Kafka class names).
     """
 
 

@@ -232,7 +232,7 @@ def local_broker(state_dir: Path | str, security: "BrokerSecurity | None" = None
     """A fresh local broker in ``state_dir`` (secured as ``security`` says), stopped on exit."""
     from smt.local.kafka import LocalKafka
 
-    broker = LocalKafka(state_dir=state_dir, security=security)
+    broker = LocalKafka(state_dir=state_dir, security=security, port=0)  # 9092 stays for the user
     try:
         yield broker.start(fresh=True)
     finally:

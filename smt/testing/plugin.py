@@ -1,11 +1,17 @@
 """pytest plugin: fixtures for testing transforms, chains and pipelines.
 
-Installed with the package (entry point ``pytest11``), so a user's tests get:
+Registered by the package's ``pytest11`` entry point, so it is active in any
+test run of an environment with spark-smt and pytest installed (``pip install
+spark-smt[testing]`` installs both, and confluent-kafka for ``kafka_broker``).
+A user's tests get:
 
 - ``make_record(**fields)``: a record factory with sensible defaults;
 - ``make_chain(props)``: a :class:`smt.TransformChain` from a dict or
   properties text, closed at the end of the test;
 - ``spark``: one local SparkSession for the whole test session;
+- ``run_pipeline(props_or_path, overrides=None)``: runs a whole pipeline on
+  that session and returns its output records, dead letters and counts
+  (:class:`smt.testing.PipelineOutcome`; see :mod:`smt.testing.pipelines`);
 - ``smt_spark_conf``: the extra Spark settings that session gets (override
   it in a conftest to add jars or settings);
 - ``kafka_broker``: a real single-node Kafka broker on loopback for the
@@ -14,6 +20,7 @@ Installed with the package (entry point ``pytest11``), so a user's tests get:
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from typing import Any, Callable, Mapping
@@ -49,6 +56,23 @@ def make_chain():
     yield build
     for chain in chains:
         chain.close()
+
+
+@pytest.fixture
+def run_pipeline(spark, tmp_path):
+    """Runner: ``run_pipeline("pipeline.properties")`` or a dict → :class:`smt.testing.PipelineOutcome`.
+
+    The sink and the dead-letter queue are captured in the test's temporary
+    folder; ``overrides={"key": "value"}`` replaces keys of the file.
+    """
+    from smt.testing.pipelines import run_test_pipeline
+
+    runs = itertools.count(1)
+
+    def run(props_or_path: Mapping[str, Any] | str | os.PathLike, overrides: Mapping[str, str] | None = None):
+        return run_test_pipeline(props_or_path, spark, tmp_path / f"pipeline-run-{next(runs)}", overrides)
+
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,20 @@ from smt.plugin import PluginContext
 from smt.record import Record
 
 PATHS = ("fast", "reference")
+
+#: The Rust guest written for the Kafka Connect Wasm transformer (examples/kafka_connect_rust).
+KAFKA_CONNECT_RUST = Path(__file__).resolve().parents[2] / "examples" / "kafka_connect_rust"
+#: Cargo's build state, kept between sessions: a cold build of the Rust guests takes ~30 s.
+CARGO_TARGET_DIR = Path.home() / ".cache" / "spark-smt" / "cargo-target"
+
+
+@pytest.fixture(scope="session")
+def kafka_connect_rust_guest(tmp_path_factory) -> bytes:
+    """The Kafka Connect transformer's Rust guest shape, built from source with cargo."""
+    from host_functions.sdk import build_cargo_guest
+
+    out_dir = tmp_path_factory.mktemp("rust-guests")
+    return build_cargo_guest(KAFKA_CONNECT_RUST, out_dir, target_dir=CARGO_TARGET_DIR).read_bytes()
 
 
 class CollectErrors:

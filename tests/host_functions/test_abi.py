@@ -67,7 +67,7 @@ class TestCoreAbi:
         assert errors.rows == [1]
         assert errors.message(1) == (
             "wasm transform 'mask' (check in " + transform.guest.label + "): "
-            "the guest reported an error: odd on record 1"
+            "the guest reported an error: odd on the record at partition=0 offset=0 (row 1 of the batch)"
         )
 
     def test_log_goes_to_the_transform_logger(self, make_transform, path, caplog):

@@ -154,11 +154,12 @@ def test_paths_agree_when_a_batch_is_staged_in_several_chunks(tmp_path):
         transform = WasmTransform()
         transform.configure({"module.path": str(path), "function.name": "headers", "path": which,
                              "memory.max.bytes": str(128 * 1024)}, PluginContext("chunks", "transforms.chunks."))
-        if which == "fast":
-            assert len(transform._path._chunks(transform._path._inputs(RecordBatch.from_arrow(arrow), None), 60)) > 1
         errors = CollectErrors()
         out = transform.apply_batch(RecordBatch.from_arrow(arrow), errors)
         outcomes.append((out.records(), out.origin, errors.failures))
+        if which == "fast":  # the columns the guest read, staged, take several chunks
+            staged = transform._path._inputs(RecordBatch.from_arrow(arrow), {})
+            assert len(transform._path._chunks(staged, 0, 60)) > 1
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0][5].headers == (("h", b"5" * 2000), ("x", None), ("copy", b"5" * 2000), ("topic", b"t2"))
     assert outcomes[0][0][4].headers == (("copy", b""), ("topic", b"t1"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -11,12 +12,12 @@ from host_functions import WasmGuestError
 from tests.host_functions import wat_guests as g
 from tests.host_functions.conftest import PATHS, make_record, run
 
-# record 2 ("bad") triggers the misbehaviour; the others are upper-cased
+# record 2 ("bad", read at partition 3, offset 42) triggers the misbehaviour; the others are upper-cased
 VALUES = [b"one", b"two", b"bad", b"four", b"five"]
 
 
 def _run_hostile(transform):
-    out, origins, errors = run(transform, [make_record(v) for v in VALUES])
+    out, origins, errors = run(transform, [make_record(v, partition=3, offset=40 + i) for i, v in enumerate(VALUES)])
     assert [r.value for r in out] == [b"ONE", b"TWO", b"FOUR", b"FIVE"]
     assert origins == [0, 1, 3, 4]
     assert errors.rows == [2]
@@ -31,7 +32,8 @@ class TestHostileGuests:
         transform = make_transform(g.INFINITE_LOOP, "spin", path, timeout_ms=200)
         message = _run_hostile(transform)
         assert message == (
-            f"wasm transform 'mask' (spin in {transform.guest.label}): timed out after 200 ms (timeout.ms) on record 2"
+            f"wasm transform 'mask' (spin in {transform.guest.label}): timed out after 200 ms (timeout.ms) "
+            "on the record at partition=3 offset=42 (row 2 of the batch)"
         )
 
     def test_memory_bomb(self, make_transform, path):
@@ -39,15 +41,17 @@ class TestHostileGuests:
         message = _run_hostile(transform)
         assert "bomb in" in message
         assert "out of memory: guest memory at 3211264 bytes of memory.max.bytes=4194304" in message
-        assert message.endswith("on record 2")
+        assert message.endswith("on the record at partition=3 offset=42 (row 2 of the batch)")
 
     def test_trap(self, make_transform, path):
         message = _run_hostile(make_transform(g.TRAP, "boom", path))
-        assert message.endswith("trap: unreachable instruction executed (the guest aborted) on record 2")
+        # the WAT guest's functions have no names: the backtrace gives their index
+        assert re.search(r"trap: unreachable instruction executed \(the guest aborted\); guest backtrace: "
+                         r"function\[\d+\] on the record at partition=3 offset=42 \(row 2 of the batch\)$", message)
 
     def test_out_of_bounds_pointer(self, make_transform, path):
         message = _run_hostile(make_transform(g.OUT_OF_BOUNDS, "oob", path))
-        assert "bad pointer: (2147418112, 100) is outside guest memory of 65536 bytes on record 2" in message
+        assert "bad pointer: (2147418112, 100) is outside guest memory of 65536 bytes on the record at" in message
 
     def test_garbage_return(self, make_transform, path):
         message = _run_hostile(make_transform(g.GARBAGE_RETURN, "garbage", path))

@@ -151,5 +151,5 @@ def test_an_input_newer_than_the_module_makes_it_stale(tmp_path):
     newer_input.write_text("x")
     os.utime(wasm, ns=(0, newer_input.stat().st_mtime_ns - 10**9))
 
-    assert not builder._is_fresh(wasm, [newer_input])
-    assert builder._is_fresh(wasm, [])
+    assert not builder.is_fresh(wasm, [newer_input])
+    assert builder.is_fresh(wasm, [])

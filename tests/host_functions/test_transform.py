@@ -101,7 +101,7 @@ def test_a_batch_abandoned_by_its_error_sink_leaves_nothing_behind(make_transfor
             raise Abort(str(exc))
 
     transform = make_transform(g.ERROR_ON_ODD, "check", path)
-    with pytest.raises(Abort, match="the guest reported an error: abc on record 1"):
+    with pytest.raises(Abort, match=r"the guest reported an error: abc on the record at partition=0 offset=0 \(row 1 of the batch\)"):
         transform.apply_batch(RecordBatch.from_records([make_record(b"ab"), make_record(b"abc")]), RaisingSink())
     out, origins, errors = run(transform, [make_record(b"xy")])
     assert [r.value for r in out] == [b"xy"] and origins == [0] and errors.failures == []

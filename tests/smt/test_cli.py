@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from smt.cli import main
+from smt.cli import EXIT_INVALID, main
 
 
 def write(path, text):
@@ -24,7 +24,7 @@ def test_validate_lists_every_problem_with_its_key(tmp_path, capsys):
     pipeline = write(tmp_path / "p.properties", "\n".join([
         "source.path=in.txt", "sink.format=csv", "errors.tolerance=maybe",
         "transforms=a,b", "transforms.a.type=NoSuchTransform", "value.converter=nope", ""]))
-    assert main(["validate", str(pipeline)]) == 2
+    assert main(["validate", str(pipeline)]) == EXIT_INVALID
     err = capsys.readouterr().err.splitlines()
     assert "error: errors.tolerance: must be one of none, all; got 'maybe'" in err
     assert "error: sink.path: is required and has no default" in err
@@ -36,7 +36,7 @@ def test_validate_lists_every_problem_with_its_key(tmp_path, capsys):
 
 def test_a_malformed_properties_file_is_one_line_naming_file_and_line(tmp_path, capsys):
     pipeline = write(tmp_path / "bad.properties", "source.path=in.txt\nsink.path=\\u12\n")
-    assert main(["validate", str(pipeline)]) == 2
+    assert main(["validate", str(pipeline)]) == EXIT_INVALID
     err = capsys.readouterr().err
     assert "bad.properties" in err and "line 2" in err and "Traceback" not in err
 
@@ -69,7 +69,7 @@ def test_run_writes_output_summary_and_metrics_json(tmp_path):
     done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json",
                            str(tmp_path / "m.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "records read" in done.stdout
+    assert "read" in done.stdout and "written" in done.stdout
     lines = sorted(l for f in (tmp_path / "out").glob("part-*") for l in f.read_text().splitlines())
     assert lines == ["hello", "world"]
     assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2

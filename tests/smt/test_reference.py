@@ -90,7 +90,8 @@ def test_every_kind_has_a_section_in_order_with_plugins_inside():
     markdown = _reference()
     headings = [line for line in markdown.splitlines() if line.startswith("## ")]
     assert headings == [
-        "## Transforms", "## Predicates", "## Converters", "## Source connectors", "## Sink connectors"
+        "## Transforms", "## Predicates", "## Converters", "## Source connectors", "## Sink connectors",
+        "## Config providers",
     ]
     assert "### `upper-case-fields`" in _section(markdown, "## Transforms")
     assert "### `always-true`" in _section(markdown, "## Predicates")

@@ -78,7 +78,7 @@ def test_a_malformed_jsonl_line_fails_the_run_at_task_poll(spark, tmp_path, caps
     code, err, committed = run(spark, tmp_path, capsys, "jsonl",
                                {"a.jsonl": b'{"value": "ok"}\n{"value": "cut\n'})
     assert code != 0
-    assert re.search(r"error: StageError: Error in TASK_POLL stage with connectors\.file\.source\.FileSource "
+    assert re.search(r"error: Error in TASK_POLL stage with connectors\.file\.source\.FileSource "
                      r"on record .*SourceRecordError: malformed JSON line in file:.*a\.jsonl", err), err
     assert committed == []
 

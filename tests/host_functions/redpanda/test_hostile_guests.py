@@ -30,7 +30,7 @@ def test_a_hostile_record_fails_alone(redpanda_transform, language, command):
     error = errors.failures[0][1]
     assert isinstance(error, WasmGuestError)
     assert str(error).startswith(f"wasm transform 'hostile' (_start in hostile.{language}.wasm): ")
-    assert str(error).endswith(" on record 1")
+    assert str(error).endswith(" on the record at partition=3 offset=1 (row 1 of the batch)")
     with pytest.raises(WasmGuestError, match=FAILURES[command][language]):
         raise error
 
@@ -59,7 +59,7 @@ def test_rust_guest_faults_fail_their_record(redpanda_transform):
     assert errors.rows == [1, 2]
     # writing to a topic that is not an output topic returns INVALID_WRITE (-3); the SDK then panics
     assert "the guest aborted" in errors.message(1)
-    assert errors.message(2).endswith("the guest wrote a header name that is not UTF-8 on record 2")
+    assert errors.message(2).endswith("the guest wrote a header name that is not UTF-8 on the record at partition=3 offset=0 (row 2 of the batch)")
 
 
 def test_go_sleep_does_not_block_the_record(redpanda_transform):

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from smt.commands.output import EXIT_NOT_RUNNING
 from smt.local import cli
 from smt.local._probe import fetch_metadata
 from smt.local.kafka import BrokerError, LocalKafka
@@ -25,7 +26,7 @@ def run(capsys, *argv: str) -> tuple[int, list[str]]:
 def test_start_status_stop(capsys, tmp_path):
     state = str(tmp_path / "broker")
     try:
-        code, lines = run(capsys, "kafka", "--state-dir", state, "start")
+        code, lines = run(capsys, "kafka", "--state-dir", state, "start", "--port", "0")
         assert code == 0
         assert "broker started" in lines[0]
         port = int(HOST_PORT.match(lines[-1]).group(1))
@@ -48,7 +49,7 @@ def test_start_status_stop(capsys, tmp_path):
         fetch_metadata("127.0.0.1", port, timeout=1.0)
 
     code, lines = run(capsys, "kafka", "--state-dir", state, "status")
-    assert code == cli.EXIT_NOT_RUNNING
+    assert code == EXIT_NOT_RUNNING
     assert lines == [f"Kafka broker not running (state {state})"]
 
     code, lines = run(capsys, "kafka", "--state-dir", state, "stop")
@@ -59,7 +60,7 @@ def test_start_status_stop(capsys, tmp_path):
 def test_a_restarted_broker_keeps_its_topics(tmp_path):
     from smt.testing.kafka import KafkaTestBroker
 
-    local = LocalKafka(tmp_path / "broker")
+    local = LocalKafka(tmp_path / "broker", port=0)
     try:
         first = local.start()
         KafkaTestBroker(first.bootstrap_servers).create_topic("kept", partitions=2)
@@ -77,11 +78,11 @@ def test_start_without_java_names_the_problem(capsys, monkeypatch, tmp_path):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     code = cli.main(["kafka", "--state-dir", str(tmp_path / "broker"), "start"])
     assert code == 1
-    assert re.search(r"smt local: error: cannot start Kafka: no 'java' on PATH", capsys.readouterr().err)
+    assert re.search(r"^error: cannot start Kafka: no 'java' on PATH", capsys.readouterr().err)
 
 
 def test_a_broker_that_exits_during_start_up_is_reported_with_its_log(tmp_path):
-    local = LocalKafka(tmp_path / "broker")
+    local = LocalKafka(tmp_path / "broker", port=0)
     local.start()
     local.stop()
     config = tmp_path / "broker" / "server.properties"

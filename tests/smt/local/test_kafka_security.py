@@ -89,7 +89,7 @@ def test_bad_security_is_refused(listeners, users, message):
 def test_a_sasl_ssl_broker_from_the_cli_authenticates_its_users(capsys, tmp_path):
     state = tmp_path / "broker"
     try:
-        assert cli.main(["kafka", "--state-dir", str(state), "start", "--listener", "SASL_SSL",
+        assert cli.main(["kafka", "--state-dir", str(state), "start", "--port", "0", "--listener", "SASL_SSL",
                          "--user", "alice:a-secret"]) == 0  # fmt: skip
         lines = capsys.readouterr().out.strip().splitlines()
         servers = lines[-1]
@@ -108,9 +108,9 @@ def test_a_sasl_ssl_broker_from_the_cli_authenticates_its_users(capsys, tmp_path
             fetch_metadata("127.0.0.1", port, ssl_context=untrusted, sasl_plain=("alice", "a-secret"))
 
         # Stopped and started without flags, it keeps its listeners, users and port.
-        LocalKafka(state).stop()
-        restarted = LocalKafka(state).start()
+        LocalKafka(state, port=0).stop()
+        restarted = LocalKafka(state, port=0).start()
         assert restarted.listeners == {"SASL_SSL": servers}
         assert fetch_metadata("127.0.0.1", port, ssl_context=trusted, sasl_plain=("alice", "a-secret")).brokers
     finally:
-        LocalKafka(state).stop()
+        LocalKafka(state, port=0).stop()

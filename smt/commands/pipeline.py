@@ -1,0 +1,103 @@
+"""``smt run`` and ``smt validate``: a pipeline file, checked or run.
+
+``--set KEY=VALUE`` (repeatable) replaces a key of the file after it is read
+and before config providers resolve variables, so a value given this way may
+itself be a ``${provider:...}`` variable; the last ``--set`` of a key wins.
+
+``smt run`` keeps Spark's own output (its log, the Python workers' stderr)
+out of the terminal: it goes to a log file under ``<temp>/spark-smt-logs``,
+named in the summary and in the hint of a failure.  ``--debug`` (or a
+``spark.log.level`` key) leaves it on the terminal instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from smt.commands.output import EXIT_OK, Verbosity, report_failure
+from smt.errors import SmtError
+
+__all__ = ["add_commands"]
+
+#: Where ``smt run`` writes Spark's output; one file per run.
+LOG_DIR_NAME = "spark-smt-logs"
+
+
+def add_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    run = commands.add_parser("run", parents=[common], help="run a pipeline described by a .properties file",
+                              description="Run a pipeline to completion and print a summary of where every "
+                              "record went.")  # fmt: skip
+    run.add_argument("pipeline", help="the pipeline's .properties file")
+    _add_set_option(run)
+    run.add_argument("--metrics-json", metavar="PATH",
+                     help="also write the run's figures as JSON to PATH (written when the run fails too)")
+    run.set_defaults(handler=run_command)
+
+    validate = commands.add_parser("validate", parents=[common], help="check a pipeline file and list every problem",
+                                   description="Check a pipeline file without running it: every problem is "
+                                   "printed on its own line, naming its key (exit 3); exit 0 when valid.")  # fmt: skip
+    validate.add_argument("pipeline", help="the pipeline's .properties file")
+    _add_set_option(validate)
+    validate.set_defaults(handler=validate_command)
+
+
+def _add_set_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--set", action="append", dest="overrides", type=_key_value, default=[],
+                        metavar="KEY=VALUE", help="override KEY of the file (repeatable; applied before "
+                        "${provider:...} variables are resolved)")  # fmt: skip
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
+    return key.strip(), value
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    from smt.pipeline import PipelineSpec
+
+    PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides))
+    if Verbosity.of(args) > Verbosity.QUIET:
+        print(f"{args.pipeline}: valid")
+    return EXIT_OK
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from smt.pipeline import PipelineSpec, build_spark_session, run_pipeline
+    from smt.pipeline.report import ProgressLine, print_summary, write_metrics_json
+
+    verbosity = Verbosity.of(args)
+    spec = PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides))
+    mask = spec.variables.mask if spec.variables is not None else str
+    log_file = None if verbosity >= Verbosity.DEBUG or "spark.log.level" in spec.props else _new_log_file(spec)
+    progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
+    try:
+        spark = build_spark_session(spec, jvm_log=log_file)
+        if log_file is not None and not log_file.exists():
+            log_file = None  # this process's Spark was already running: its output goes where it went
+        with progress:
+            result = run_pipeline(spec, spark=spark, on_progress=progress.update)
+    except (SmtError, OSError, KeyboardInterrupt) as exc:
+        if args.metrics_json:
+            write_metrics_json(progress.last_result(), spec, args.metrics_json, error=mask(str(exc)))
+        hint = f"Spark's log: {log_file} (--debug shows it here, with the traceback)" if log_file else ""
+        return report_failure(exc, verbosity, mask=mask, hint=hint)
+    if verbosity > Verbosity.QUIET:
+        print_summary(result, spec, log_file=log_file)
+    if args.metrics_json:
+        write_metrics_json(result, spec, args.metrics_json)
+    return EXIT_OK
+
+
+def _new_log_file(spec) -> Path:
+    folder = Path(tempfile.gettempdir()) / LOG_DIR_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(spec.shown_props().get("name", "smt-pipeline")))
+    return folder / f"{name}-{stamp}-{os.getpid()}.log"

@@ -1,0 +1,54 @@
+"""``smt plugins`` and ``smt bench``: what is installed, and how fast it runs."""
+
+from __future__ import annotations
+
+import argparse
+
+from smt.commands.output import EXIT_FAILED, EXIT_OK
+
+__all__ = ["add_commands"]
+
+
+def add_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    from smt.benchmarks.runner import AREAS
+
+    plugins = commands.add_parser("plugins", parents=[common], help="list registered plugins and where they came from")
+    plugins.add_argument("--docs", action="store_true", help="print the Markdown reference of every plugin")
+    plugins.set_defaults(handler=plugins_command)
+
+    bench = commands.add_parser("bench", parents=[common], help="run the benchmarks and print records/s and ratios",
+                                description="Run benchmark areas and print records/s of our path and a baseline "
+                                "on the same data, in the same run, and their ratio.")  # fmt: skip
+    bench.add_argument("areas", nargs="*", type=_area, metavar="AREA",
+                       help=f"benchmark areas to run: {', '.join(AREAS)} (default: all)")
+    bench.add_argument("--scale", type=float, default=1.0, help="multiply the data sizes (default 1.0)")
+    bench.set_defaults(handler=bench_command)
+
+
+def _area(text: str) -> str:
+    from smt.benchmarks.runner import AREAS
+
+    if text not in AREAS:
+        raise argparse.ArgumentTypeError(f"unknown benchmark area '{text}'; choose from {', '.join(AREAS)}")
+    return text
+
+
+def plugins_command(args: argparse.Namespace) -> int:
+    from smt.plugins import default_plugins
+
+    plugins = default_plugins()
+    if args.docs:
+        from smt.reference import plugin_reference_markdown
+
+        print(plugin_reference_markdown(plugins))
+        return EXIT_OK
+    for registration in sorted(plugins.registrations(), key=lambda r: (r.kind, r.name)):
+        aliases = f"  (aliases: {', '.join(registration.aliases)})" if registration.aliases else ""
+        print(f"{registration.kind:<15} {registration.name:<28} from {registration.origin}{aliases}")
+    return EXIT_OK
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    from smt.benchmarks.runner import run_benchmarks
+
+    return EXIT_OK if run_benchmarks(args.areas, args.scale) else EXIT_FAILED

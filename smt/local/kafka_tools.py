@@ -1,0 +1,158 @@
+"""Kafka's own command-line tools, run against the local broker.
+
+``smt local kafka topics|produce|consume`` run the tools that ship with Kafka
+(``kafka-topics``, ``kafka-console-producer``, ``kafka-console-consumer``:
+their Java classes, from the ``kafka-tools`` artifact fetched with Maven like
+the broker), so they need only Java, and behave as a Kafka user expects.
+They connect to the broker's first listener as the broker's own user, so a
+secured broker needs no extra settings.
+
+Lines in, lines out: a produced line is ``VALUE``, or ``KEY<TAB>VALUE`` with
+keys, or ``NAME:VALUE,NAME:VALUE<TAB>KEY<TAB>VALUE`` with headers and keys;
+consumed records are printed the same way, as Kafka's console tools do (no
+headers: ``NO_HEADERS``, which a produced line cannot say; no key: ``null``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Sequence
+
+from smt.errors import SmtError
+from smt.local import maven
+from smt.local._kafka_setup import find_java
+from smt.local.kafka import KAFKA_VERSION, LOG4J_VERSION, LocalKafka
+
+__all__ = ["TOOLS_BUNDLE", "KafkaTools"]
+
+#: Kafka's tools and the log4j2 binding of their SLF4J logging.
+TOOLS_BUNDLE = maven.Bundle(
+    f"kafka-tools-{KAFKA_VERSION}",
+    (
+        maven.Artifact("org.apache.kafka", "kafka-tools", KAFKA_VERSION),
+        maven.Artifact("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
+    ),
+)
+
+_TOPICS_MAIN = "org.apache.kafka.tools.TopicCommand"
+_PRODUCER_MAIN = "org.apache.kafka.tools.ConsoleProducer"
+_CONSUMER_MAIN = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+# Short-lived tools: start fast rather than run fast.
+_JVM_OPTIONS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
+_TOOL_TIMEOUT_S = 120
+
+# Errors only; the console consumer reports the end of its idle time as an ERROR
+# ("Error processing message ... TimeoutException"), which is how it is meant to stop.
+_LOG4J = """status = error
+appender.err.type = Console
+appender.err.name = err
+appender.err.target = SYSTEM_ERR
+appender.err.layout.type = PatternLayout
+appender.err.layout.pattern = %p %m%n
+rootLogger.level = ERROR
+rootLogger.appenderRef.err.ref = err
+logger.consumer.name = org.apache.kafka.tools.consumer.ConsoleConsumer
+logger.consumer.level = OFF
+"""
+
+
+class KafkaTools:
+    """Topics, producing and consuming on the broker of ``broker``'s state folder."""
+
+    def __init__(self, broker: LocalKafka) -> None:
+        self.broker = broker
+
+    # --- topics ------------------------------------------------------------------
+
+    def create_topic(self, name: str, partitions: int = 1) -> str:
+        """Create ``name``; returns the tool's message. Raises :class:`SmtError` when it exists or is invalid."""
+        return self._topic_command("--create", "--topic", name, "--partitions", str(partitions),
+                                   "--replication-factor", "1")  # fmt: skip
+
+    def delete_topic(self, name: str) -> None:
+        """Delete ``name``. Raises :class:`SmtError` when there is no such topic."""
+        self._topic_command("--delete", "--topic", name)
+
+    def list_topics(self) -> list[str]:
+        """The topics, internal ones (``__consumer_offsets``) left out."""
+        return [line for line in self._topic_command("--list", "--exclude-internal").splitlines() if line]
+
+    # --- records -----------------------------------------------------------------
+
+    def produce(self, topic: str, keys: bool = False, headers: bool = False, separator: str = "\t") -> None:
+        """Send the lines of standard input to ``topic``, one record each, and wait for every acknowledgement."""
+        self._require_topic(topic)
+        options = ["--topic", topic, "--property", f"parse.key={str(keys).lower()}",
+                   "--property", f"parse.headers={str(headers).lower()}",
+                   "--property", f"key.separator={separator}", "--property", f"headers.delimiter={separator}",
+                   "--producer-property", "acks=all"]  # fmt: skip
+        self._run_attached(_PRODUCER_MAIN, "--producer.config", options)
+
+    def consume(self, topic: str, keys: bool = False, headers: bool = False, separator: str = "\t",
+                max_records: int | None = None, idle_seconds: float = 5.0, from_beginning: bool = True) -> None:  # fmt: skip
+        """Print ``topic``'s records on standard output until ``max_records`` or ``idle_seconds`` without one."""
+        self._require_topic(topic)
+        options = ["--topic", topic, "--timeout-ms", str(int(idle_seconds * 1000)),
+                   "--property", f"print.key={str(keys).lower()}", "--property", f"print.headers={str(headers).lower()}",
+                   "--property", f"key.separator={separator}", "--property", "headers.separator=,"]  # fmt: skip
+        if from_beginning:
+            options.append("--from-beginning")
+        if max_records is not None:
+            options += ["--max-messages", str(max_records)]
+        self._run_attached(_CONSUMER_MAIN, "--consumer.config", options)
+
+    # --- running a tool --------------------------------------------------------------
+
+    def _require_topic(self, topic: str) -> None:
+        if topic not in self.broker.topics():
+            raise SmtError(f"topic '{topic}' does not exist; create it with `smt local kafka topics create {topic}`")
+
+    def _topic_command(self, *options: str) -> str:
+        command = self._command(_TOPICS_MAIN, "--command-config", list(options))
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=_TOOL_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise SmtError(f"kafka-topics {' '.join(options)} did not finish within {_TOOL_TIMEOUT_S} s") from exc
+        if done.returncode != 0:
+            raise SmtError(_tool_error(done.stdout + done.stderr) or f"kafka-topics exited with {done.returncode}")
+        return done.stdout
+
+    def _run_attached(self, main: str, config_option: str, options: list[str]) -> None:
+        """Run a tool on this process's standard input and output."""
+        done = subprocess.run(self._command(main, config_option, options), check=False)
+        if done.returncode != 0:
+            raise SmtError(f"{main.rsplit('.', 1)[1]} exited with {done.returncode} (its messages are above)")
+
+    def _command(self, main: str, config_option: str, options: Sequence[str]) -> list[str]:
+        servers, client = self.broker.admin_client()
+        classpath = os.pathsep.join(str(p) for p in maven.resolve(TOOLS_BUNDLE, self.broker.cache))
+        folder = self.broker.state_dir / "tools"
+        folder.mkdir(parents=True, exist_ok=True)
+        log_config = _write_private(folder / "log4j2.properties", _LOG4J)
+        client_config = _write_private(folder / "client.properties",
+                                       "".join(f"{k}={_escape(v)}\n" for k, v in client.java().items()))  # fmt: skip
+        return [find_java(), *_JVM_OPTIONS, f"-Dlog4j2.configurationFile={log_config}", "-cp", classpath, main,
+                "--bootstrap-server", servers, config_option, str(client_config), *options]  # fmt: skip
+
+
+def _write_private(path: Path, text: str) -> Path:
+    """Write ``text`` readable by this user only: the client settings hold the broker's password."""
+    path.touch(mode=0o600)
+    path.write_text(text)
+    return path
+
+
+def _escape(value: str) -> str:
+    """A value for a Java properties file (backslashes and line breaks escaped)."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def _tool_error(output: str) -> str:
+    """The line a Kafka tool says what went wrong on (``Error while executing topic command : ...``)."""
+    for line in output.splitlines():
+        if line.startswith("Error while executing"):
+            return line.split(" : ", 1)[-1].strip()
+    lines = [line for line in output.splitlines() if line.strip()]
+    return lines[0] if lines else ""

@@ -1,0 +1,52 @@
+"""`smt wasm init` writes a guest project that `smt wasm build` builds and its own pytest file tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from smt.cli import main
+from smt.commands.output import EXIT_FAILED, EXIT_OK
+
+
+def smt(*argv: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "smt", *argv], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("lang, wasi", [("c", "false"), ("zig", "false"), ("go", "true")])
+def test_init_writes_a_project_that_builds(tmp_path, lang, wasi):
+    done = smt("wasm", "init", "shout", "--lang", lang, cwd=tmp_path)
+    assert done.returncode == EXIT_OK, done.stderr
+    project = tmp_path / "shout"
+    assert sorted(os.listdir(project)) == sorted(["README.md", "input.txt", f"shout.{lang}", "shout.properties",
+                                                  "test_shout.py"])  # fmt: skip
+    properties = (project / "shout.properties").read_text()
+    assert f"transforms.shout.module.path=build/shout.{lang}.wasm" in properties
+    assert f"transforms.shout.wasi={wasi}" in properties
+    built = smt("wasm", "build", cwd=project)
+    assert built.returncode == EXIT_OK, built.stderr
+    assert built.stdout.strip() == str(project / "build" / f"shout.{lang}.wasm")
+    assert (project / "build" / f"shout.{lang}.wasm").read_bytes()[:4] == b"\0asm"
+
+
+def test_init_refuses_bad_names_and_existing_files(tmp_path, capsys):
+    assert main(["wasm", "init", "2fast", "--lang", "c", "--dir", str(tmp_path / "p")]) == EXIT_FAILED
+    assert main(["wasm", "init", "ok", "--lang", "c", "--dir", str(tmp_path / "p")]) == EXIT_OK
+    assert main(["wasm", "init", "ok", "--lang", "c", "--dir", str(tmp_path / "p")]) == EXIT_FAILED
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "error: '2fast' cannot name a guest: use letters, digits and _, not starting with a digit"
+    assert err[-1] == f"error: {tmp_path / 'p'} already has ok.c, ok.properties, test_ok.py, input.txt, README.md: " \
+                      "not overwriting"  # fmt: skip
+
+
+@pytest.mark.spark
+def test_the_projects_own_tests_pass_run_from_its_folder(tmp_path):
+    # As a user runs them: in the project's folder, outside this repository, plugin by entry point.
+    assert smt("wasm", "init", "shout", "--lang", "c", cwd=tmp_path).returncode == EXIT_OK
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=tmp_path / "shout",
+                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "3 passed" in done.stdout
