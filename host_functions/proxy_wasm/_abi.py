@@ -14,7 +14,6 @@ from host_functions.guest_abi import PROXY_WASM
 from host_functions.proxy_wasm._guest import inspect_filter
 from host_functions.proxy_wasm._instance import StartFailed
 from host_functions.proxy_wasm._runner import ProxyWasmRunner
-from host_functions.redpanda._abi import DEFAULT_MAX_OUTPUTS, MAX_OUTPUTS_KEY
 from smt.config import ConfigDef
 from smt.errors import ConfigError
 
@@ -41,7 +40,6 @@ class ProxyWasmAbi:
         runner = ProxyWasmRunner(
             runtime(), guest, dataclasses.replace(settings, wasi=True, function_name="proxy_on_downstream_data"),
             load_converters(config, key_prefix), plugin_configuration=dict(settings.guest_config),
-            max_outputs=int(config.get(MAX_OUTPUTS_KEY, DEFAULT_MAX_OUTPUTS)),
         )
         if check:  # start once now, under the time limit, so a filter that cannot start fails here
             try:

@@ -37,12 +37,15 @@ PEER_REMOTE = 2
 
 
 class FilterFailed(Exception):
-    """A call into the filter failed; the message is the cause, ``interrupted_by_other`` when another
-    call's time limit (not this one's) interrupted it."""
+    """A call into the filter failed; the message is the cause.
 
-    def __init__(self, cause: str, interrupted_by_other: bool = False) -> None:
+    ``interrupted_by_other``: another call's time limit (not this one's) interrupted it;
+    ``memory_full``: the filter's memory size when it failed for want of memory (else None).
+    """
+
+    def __init__(self, cause: str, interrupted_by_other: bool = False, memory_full: int | None = None) -> None:
         super().__init__(cause)
-        self.cause, self.interrupted_by_other = cause, interrupted_by_other
+        self.cause, self.interrupted_by_other, self.memory_full = cause, interrupted_by_other, memory_full
 
 
 class StartFailed(FilterFailed):
@@ -153,11 +156,13 @@ class FilterInstance:
                 self.alive = False
                 timed_out = watch.fired_at is not None
                 interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                raise FilterFailed(self._describe(exc, timed_out), interrupted and not timed_out) from None
+                memory = getattr(self, "exports", {}).get("memory")
+                memory_full = None if memory is None or timed_out or isinstance(exc, Failure) else \
+                    guest_memory_at_limit(memory, self.store, self.settings)
+                raise FilterFailed(self._describe(exc, timed_out, memory_full), interrupted and not timed_out,
+                                   memory_full) from None
 
-    def _describe(self, exc: BaseException, timed_out: bool) -> str:
+    def _describe(self, exc: BaseException, timed_out: bool, memory_full: int | None) -> str:
         if isinstance(exc, wasmtime.ExitTrap):
             return f"the filter exited with code {exc.code} (its stderr is in the log)"
-        memory = getattr(self, "exports", {}).get("memory")
-        memory_full = guest_memory_at_limit(memory, self.store, self.settings) if memory is not None else None
         return describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)

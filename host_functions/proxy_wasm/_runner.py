@@ -11,12 +11,13 @@ filter may change key, value, headers, timestamp, topic and partition, drop
 records and add some (``max.outputs.per.record`` bounds that).
 
 A request fails all its records, each with the cause: the filter trapped,
-ran past ``timeout.ms``, ran out of memory, broke a host rule (a downstream
-buffer past ``memory.max.bytes``), closed the connection, held the request
-back (Pause to the end), or forwarded bytes that are not the Produce
-request(s) it was given (corrupt, bad CRC-32C, unknown offsetDelta).  The
-instance of a failed call is never reused; the next request runs on a fresh
-one and a new connection.
+ran past ``timeout.ms``, ran out of memory (after one more try on a fresh
+instance), broke a host rule (a downstream buffer past ``memory.max.bytes``),
+closed the connection, held the request back (Pause to the end), forwarded
+more than ``max.output.bytes.per.batch`` in the batch, or forwarded bytes that
+are not the Produce request(s) it was given (corrupt, bad CRC-32C, unknown
+offsetDelta).  The instance of a failed call is never reused; the next request
+runs on a fresh one and a new connection.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ class ProxyWasmRunner:
     """The :class:`host_functions.guest_abi.GuestRunner` of proxy-wasm network filters."""
 
     def __init__(self, rt: WasmRuntime, guest: FilterGuest, settings: Settings, converters: Converters,
-                 plugin_configuration: dict[str, str], max_outputs: int) -> None:
+                 plugin_configuration: dict[str, str]) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.plugin_configuration = json.dumps(plugin_configuration, sort_keys=True).encode()
-        self.max_outputs = max_outputs
+        self.max_outputs = settings.max_outputs_per_record
         self.request_budget = min(MAX_REQUEST_BYTES, settings.memory_max_bytes // 8)
         self._instance: FilterInstance | None = None
         self._codec: RecordCodec | None = None
@@ -134,7 +135,8 @@ class ProxyWasmRunner:
     def _run(self, requests: list[_Request], outputs: _Outputs, fail: Callable[[int, str], None]) -> None:
         """Feed the requests on one connection (a new one after a failure); decode what passes."""
         pending: list[_Request] = []
-        connection, instance, retries, at = None, None, 0, 0
+        connection, instance, retries, at, oom_retried = None, None, 0, 0, False
+        forwarded_bytes = 0  # bounded by max.output.bytes.per.batch
 
         def fail_pending(cause: str) -> None:
             for request in pending:
@@ -168,16 +170,28 @@ class ProxyWasmRunner:
                     retries, at = retries + 1, at - len(pending)  # another call's time limit stopped it: again
                     pending.clear()
                     continue
-                retries = 0
+                if exc.memory_full is not None and not oom_retried and pending:
+                    # a filter that leaks fills any memory in the end: its request gets one more try, fresh
+                    self.settings.note_out_of_memory(exc.memory_full, None)
+                    oom_retried, at = True, at - len(pending)
+                    pending.clear()
+                    continue
+                retries, oom_retried = 0, False
                 fail_pending(exc.cause)
                 continue
             retries = 0
+            if fed.forwarded is not None or fed.closed:
+                oom_retried = False
             if fed.closed:
                 fail_pending("the filter closed the connection (proxy_close_stream) instead of passing the "
                              "Produce request on")
                 self._close(instance, connection)
                 connection = None
             elif fed.forwarded is not None:
+                forwarded_bytes += len(fed.forwarded)
+                if forwarded_bytes > self.settings.max_output_bytes_per_batch:
+                    fail_pending(self.settings.batch_outputs_too_big())
+                    continue
                 self._decode(fed.forwarded, pending, outputs, fail)
                 pending.clear()
         if connection is not None:
@@ -238,7 +252,7 @@ class ProxyWasmRunner:
         parents = np.concatenate(outputs.parents)
         over = _over_limit(parents, self.max_outputs)
         for row in over.tolist():
-            fail(row, f"the filter wrote more than max.outputs.per.record={self.max_outputs} records for one record")
+            fail(row, self.settings.too_many_outputs())
         keep = ~np.isin(parents, over) if len(over) else None
         columns = {
             "key": pa.concat_arrays(outputs.keys), "value": pa.concat_arrays(outputs.values),

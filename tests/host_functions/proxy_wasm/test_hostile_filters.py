@@ -41,7 +41,7 @@ def test_a_hostile_request_fails_its_records_alone(proxy_wasm_transform, languag
     error = errors.failures[0][1]
     assert isinstance(error, WasmGuestError)
     assert str(error).startswith(f"wasm transform 'hostile' (proxy_on_downstream_data in hostile.{language}.wasm): ")
-    assert str(error).endswith(" on record 1")
+    assert str(error).endswith(" on the record at partition=1 offset=0 (row 1 of the batch)")
     with pytest.raises(WasmGuestError, match=FAILURES[trigger][language]):
         raise error
 
@@ -55,7 +55,8 @@ def test_a_held_request_holds_the_rest_of_its_connection(proxy_wasm_transform, l
                                   record("after", partition=2)])
     assert values(out) == [b"before"] and errors.rows == [1, 2]
     assert errors.message(2).endswith("the filter held the Produce request back (it returned Pause and never "
-                                      "continued the stream) on record 2")
+                                      "continued the stream) on the record at partition=2 offset=0 (row 2 of the "
+                                      "batch)")
     out, errors = run(transform, [record("next batch")])  # a new batch is a new connection
     assert errors.failures == [] and values(out) == [b"next batch"]
 
@@ -85,7 +86,7 @@ def test_a_corrupted_request_fails_its_records(proxy_wasm_transform):
     assert values(out) == [b"x"] and errors.rows == [1, 2]
     assert errors.message(1).endswith(
         "the filter corrupted the Produce request: a record batch of in-1 fails its CRC-32C check (corrupt, or "
-        "rewritten without a new checksum) on record 1")
+        "rewritten without a new checksum) on the record at partition=1 offset=0 (row 1 of the batch)")
 
 
 def test_a_filter_that_cannot_start_fails_at_configure_time(proxy_wasm_transform):

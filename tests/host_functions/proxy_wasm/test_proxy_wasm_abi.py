@@ -8,7 +8,6 @@ import logging
 import pytest
 
 from host_functions.guest_abi import PROXY_WASM
-from host_functions.proxy_wasm import ProxyWasmAbi
 from smt.record import Record
 from tests.host_functions.proxy_wasm.conftest import record, run, values
 
@@ -94,14 +93,20 @@ def test_headers_and_timestamps_a_filter_sets_are_kept(proxy_wasm_transform):
 
 
 def test_max_outputs_per_record_bounds_fan_out(proxy_wasm_transform):
-    transform = proxy_wasm_transform("hostile")
-    # max.outputs.per.record is the wasm transform's key (read here with its default when it is not declared)
-    config = dict(transform.config, **{"max.outputs.per.record": 1})
-    transform._path = ProxyWasmAbi().build(transform._path.guest.module, transform._path.settings, config,
-                                           "transforms.hostile.", check=False)
-    out, errors = run(transform, [record("twice"), record("once")])
+    transform = proxy_wasm_transform("hostile", **{"max.outputs.per.record": "1"})
+    out, errors = run(transform, [record("twice"), record("once", offset=1)])
     assert values(out) == [b"once"] and errors.rows == [0]
-    assert "wrote more than max.outputs.per.record=1 records for one record on record 0" in errors.message(0)
+    assert errors.message(0).endswith("the record output more than 1 records (max.outputs.per.record=1) on the "
+                                      "record at partition=0 offset=0 (row 0 of the batch)")
+
+
+def test_max_output_bytes_per_batch_bounds_what_a_filter_forwards(proxy_wasm_transform):
+    transform = proxy_wasm_transform("hostile", **{"max.output.bytes.per.batch": str(1 << 16)})
+    small, big = record("small", partition=0), record("x" * 70_000, partition=1)  # one request each
+    out, errors = run(transform, [small, big, record("after", partition=2)])
+    assert values(out) == [b"small"] and errors.rows == [1, 2]
+    assert "its outputs take the batch's outputs past 65536 bytes (max.output.bytes.per.batch=65536)" in \
+        errors.message(1)
 
 
 def test_large_batches_are_cut_into_requests_within_the_memory_budget(proxy_wasm_transform):
