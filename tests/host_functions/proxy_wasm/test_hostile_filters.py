@@ -96,3 +96,15 @@ def test_a_filter_that_cannot_start_fails_at_configure_time(proxy_wasm_transform
                                           r"cannot start: proxy_on_configure returned false: the filter refused its "
                                           r"configuration"):
         proxy_wasm_transform("hostile", **{"config.mode": "refuse"})
+
+
+def test_a_leaking_filter_gets_fresh_instances_and_no_request_fails(proxy_wasm_transform, caplog):
+    # 256 KiB leaked per call: a 4 MiB memory is full every dozen requests, over many instance lifetimes
+    transform = proxy_wasm_transform("hostile", memory_max_bytes=str(4 << 20))
+    records = [record(f"leak {i}", partition=i, offset=i) for i in range(120)]
+    with caplog.at_level("INFO", logger="smt.transform"):
+        out, errors = run(transform, records)
+    assert errors.failures == []
+    assert values(out) == [f"leak {i}".encode() for i in range(120)]
+    retries = [r for r in caplog.records if "runs again on a fresh instance" in r.getMessage()]
+    assert len(retries) >= 5

@@ -3,7 +3,7 @@
 //! `corrupt` has its bytes changed without a new CRC, `grow` makes the filter append to the
 //! downstream data without end, `hold` makes it return Pause for good, `wait` makes it return
 //! Pause until a second request is buffered or the stream ends, `close` closes the connection, `drop` drops that record, `twice` duplicates it, `tag` adds a header, `stamp`
-//! sets the record's timestamp to 42.  Other records pass unchanged.  It logs the plugin
+//! sets the record's timestamp to 42, `leak` leaks 256 KiB per call.  Other records pass unchanged.  It logs the plugin
 //! configuration, the `connection_id` and `listener_direction` properties at info.
 
 use proxy_wasm::traits::{Context, RootContext, StreamContext};
@@ -70,6 +70,10 @@ impl StreamContext for Hostile {
             loop {
                 hoard.push(vec![1u8; 1 << 20]);
             }
+        }
+        if has(b"leak") {
+            // as a filter that never frees a buffer: full in the end (black_box: the compiler keeps it)
+            std::hint::black_box(Box::leak(vec![1u8; 256 << 10].into_boxed_slice()));
         }
         if has(b"grow") {
             let chunk = vec![0u8; 1 << 20];
