@@ -17,6 +17,7 @@ used again.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import weakref
@@ -69,6 +70,9 @@ class FilterInstance:
         self.rt, self.guest, self.settings = rt, guest, settings
         self.alive = False
         self._ids = itertools.count(ROOT_CONTEXT + 1)
+        self._in_call = [0, False]  # calls made, and whether one runs (read by the watchdog's thread)
+        self._connection_watch: contextlib.ExitStack | None = None
+        self._watch = None
         self.host = FilterHost(settings, plugin_configuration, max_buffer_bytes)
         self.store = new_store(rt.engine, settings)  # WASI without files, network or environment
         # a WASI store must be gone before the interpreter is (freeing one later aborts the process): dropped
@@ -107,7 +111,11 @@ class FilterInstance:
     # --- connections --------------------------------------------------------------------
 
     def open(self) -> int:
-        """A new connection (stream context); its id."""
+        """A new connection (stream context); its id.  The connection's calls share one watch (see :meth:`_call`)."""
+        self._end_watch()
+        self._connection_watch = contextlib.ExitStack()
+        self._watch = self._connection_watch.enter_context(
+            self.rt.watchdog.watch(_progress_reader(self._in_call), self.settings.timeout_ms / 1000))
         context = next(self._ids)
         self.host.set_connection(context)
         self.host.contexts.add(context)
@@ -133,10 +141,23 @@ class FilterInstance:
         """Close the connection as a client would, and let the filter forget its context."""
         if "proxy_on_downstream_connection_close" in self.guest.exports:
             self._call_export("proxy_on_downstream_connection_close", context, PEER_REMOTE)
-        for callback in ("proxy_on_done", "proxy_on_log", "proxy_on_delete"):
-            if callback in self.guest.exports:
-                self._call_export(callback, context)
-        self.host.contexts.discard(context)
+        try:
+            for callback in ("proxy_on_done", "proxy_on_log", "proxy_on_delete"):
+                if callback in self.guest.exports:
+                    self._call_export(callback, context)
+            self.host.contexts.discard(context)
+        finally:
+            self._end_watch()
+
+    def abandon(self) -> None:
+        """Give the instance up mid-connection (it is not reused)."""
+        self.alive = False
+        self._end_watch()
+
+    def _end_watch(self) -> None:
+        if self._connection_watch is not None:
+            self._connection_watch.close()
+        self._connection_watch = self._watch = None
 
     # --- calls --------------------------------------------------------------------------
 
@@ -146,23 +167,46 @@ class FilterInstance:
         return 0 if result is None else int(result)
 
     def _call(self, call):
-        """Run ``call`` under the time limit; a failure kills the instance and raises FilterFailed."""
+        """Run ``call`` under the time limit; a failure kills the instance and raises FilterFailed.
+
+        Calls on a connection share the connection's watch (one watch per batch, not per call: each
+        new watch wakes the watchdog thread, which then competes for the GIL); its progress holds
+        still only while a call runs, so only a call can time out.  Start-up calls get a watch each.
+        """
         self.store.set_epoch_deadline(1)  # the engine's epoch moves on while this instance waits
-        with self.rt.watchdog.watch(lambda: 0, self.settings.timeout_ms / 1000) as watch:
+        with contextlib.ExitStack() as own:
+            watch = self._watch or own.enter_context(self.rt.watchdog.watch(lambda: 0, self.settings.timeout_ms / 1000))
+            self._in_call[0], self._in_call[1] = self._in_call[0] + 1, True
             try:
                 return call()
             except (wasmtime.WasmtimeError, wasmtime.Trap, Failure) as exc:
                 forget_frames(exc)  # their frames hold the store
                 self.alive = False
                 timed_out = watch.fired_at is not None
+                self._end_watch()
                 interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                 memory = getattr(self, "exports", {}).get("memory")
                 memory_full = None if memory is None or timed_out or isinstance(exc, Failure) else \
                     guest_memory_at_limit(memory, self.store, self.settings)
                 raise FilterFailed(self._describe(exc, timed_out, memory_full), interrupted and not timed_out,
                                    memory_full) from None
+            finally:
+                self._in_call[1] = False
 
     def _describe(self, exc: BaseException, timed_out: bool, memory_full: int | None) -> str:
         if isinstance(exc, wasmtime.ExitTrap):
             return f"the filter exited with code {exc.code} (its stderr is in the log)"
         return describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
+
+
+def _progress_reader(in_call: list):
+    """Progress for the connection's watch: the call's number while a call runs, a new number otherwise.
+
+    It holds only the cell (the watchdog keeps its last watches after they end).
+    """
+    idle = itertools.count(-1, -1)
+
+    def progress() -> int:
+        return in_call[0] if in_call[1] else next(idle)
+
+    return progress

@@ -51,15 +51,20 @@ _COMPRESSION_MASK = 0x07
 # --- encoding ------------------------------------------------------------------------
 
 
-def encode_produce_request(codec: RecordCodec, correlation_id: int, topic: str, partition: int, bodies: pa.Array,
-                           millis: np.ndarray, timeout_ms: int) -> bytes:
-    """One size-prefixed Produce request holding ``bodies`` (record bodies) as one RecordBatch.
+def encode_produce_request(codec: RecordCodec, correlation_id: int, topic: str, partition: int, keys: pa.Array,
+                           values: pa.Array, bodies: pa.Array | None, millis: np.ndarray, timeout_ms: int) -> bytes:
+    """One size-prefixed Produce request holding the records as one RecordBatch.
 
-    ``millis`` are the records' timestamps (-1: none); the records are written by ``codec``, in Wasm.
+    The records are binary ``keys`` and ``values`` without headers or, when given,
+    ``bodies`` (:func:`host_functions.kafka_wire.encode_record_bodies`); ``millis``
+    are their timestamps (-1: none).  ``codec`` writes them, in Wasm.
     """
-    count = len(bodies)
+    count = len(values)
     base = int(millis[0])
-    records_bytes = codec.encode(bodies, millis, base)
+    if bodies is None:
+        records_bytes = codec.encode_kv(keys, values, millis, base)
+    else:
+        records_bytes = codec.encode(bodies, millis, base)
     rest = _BATCH_REST.pack(0, count - 1, base, int(millis.max()), -1, -1, -1, count)
     crc = crc32c.crc32c(records_bytes, crc32c.crc32c(rest))
     batch_length = len(rest) + 4 + 4 + 1 + len(records_bytes)  # from partitionLeaderEpoch on

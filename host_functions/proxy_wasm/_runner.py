@@ -24,19 +24,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
-from host_functions._reference import SPURIOUS_RETRIES, Converters
+from host_functions._reference import Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.proxy_wasm._guest import FilterGuest
-from host_functions.proxy_wasm._instance import FilterFailed, FilterInstance, StartFailed
+from host_functions.proxy_wasm._feeder import RequestFeeder
+from host_functions.proxy_wasm._instance import FilterInstance
 from host_functions.proxy_wasm._produce import ForwardedFrame, decode_forwarded, encode_produce_request
 from host_functions.proxy_wasm._record_codec import RecordCodec
 from host_functions.redpanda._runner import budget_chunks
@@ -58,6 +58,30 @@ class _Request:
     correlation_id: int
     rows: np.ndarray
     data: bytes
+
+
+class _RecordColumns:
+    """Key and value (binary) of the batch's records and, when some record has headers, every record's body."""
+
+    def __init__(self, keys: pa.Array, values: pa.Array, headers: pa.Array | None) -> None:
+        self.keys, self.values = keys, values
+        has_headers = headers is not None and pc.max(pc.list_value_length(headers).fill_null(0)).as_py()
+        # with headers the whole body is built a column at a time; without, the codec writes keys and values itself
+        self.bodies = encode_record_bodies(keys, values, headers) if has_headers else None
+
+    def sizes(self) -> np.ndarray:
+        """How many bytes each record's key, value and headers take."""
+        if self.bodies is not None:
+            return pc.binary_length(self.bodies).to_numpy(zero_copy_only=False)
+        return (pc.binary_length(self.keys).fill_null(0).to_numpy(zero_copy_only=False)
+                + pc.binary_length(self.values).fill_null(0).to_numpy(zero_copy_only=False))
+
+    def take(self, rows: np.ndarray) -> "_RecordColumns":
+        part = object.__new__(_RecordColumns)
+        indices = pa.array(rows)
+        part.keys, part.values = self.keys.take(indices), self.values.take(indices)
+        part.bodies = None if self.bodies is None else self.bodies.take(indices)
+        return part
 
 
 @dataclasses.dataclass
@@ -102,18 +126,19 @@ class ProxyWasmRunner:
         failed, fail = failing_rows(errors, self.settings, batch)
         if self._codec is None:
             self._codec = RecordCodec(self.rt)
-        keys = bytes_column(batch, "key", self.converters.key, "key.converter", fail)
-        values = bytes_column(batch, "value", self.converters.value, "value.converter", fail)
-        bodies = encode_record_bodies(keys, values, headers_column(batch, self.converters.header, fail))
+        columns = _RecordColumns(bytes_column(batch, "key", self.converters.key, "key.converter", fail),
+                                 bytes_column(batch, "value", self.converters.value, "value.converter", fail),
+                                 headers_column(batch, self.converters.header, fail))
         millis, null = batch.timestamp_millis()
         millis = np.where(null, -1, millis) if null is not None else millis
         partitions = _partitions(batch)
-        requests = self._requests(batch, bodies, millis.astype(np.int64), partitions, failed)
+        requests = self._requests(batch, columns, millis.astype(np.int64), partitions, failed)
         outputs = _Outputs()
-        self._run(requests, outputs, fail)
+        RequestFeeder(self.instance, self.settings, lambda forwarded, sent: self._decode(forwarded, sent, outputs, fail),
+                      fail).run(requests)
         return self._assemble(batch, outputs, millis, partitions, fail)
 
-    def _requests(self, batch: RecordBatch, bodies: pa.Array, millis: np.ndarray, partitions: np.ndarray,
+    def _requests(self, batch: RecordBatch, columns: "_RecordColumns", millis: np.ndarray, partitions: np.ndarray,
                   failed: set[int]) -> list[_Request]:
         """Produce requests per topic-partition, each within the request budget."""
         rows = np.arange(len(batch))
@@ -121,92 +146,20 @@ class ProxyWasmRunner:
             rows = np.setdiff1d(rows, np.fromiter(failed, dtype=np.int64))
         if not len(rows):
             return []
-        sizes = pc.binary_length(bodies).to_numpy(zero_copy_only=False)
         topics = pc.fill_null(single(batch.arrow_column("topic", pa.string())).cast(pa.string()), "")
+        sizes = columns.sizes()
         requests = []
         for topic, partition, group in _topic_partitions(topics, partitions, rows):
             for chunk in budget_chunks(group, sizes, self.request_budget):
-                chunk_bodies = bodies if len(chunk) == len(bodies) else bodies.take(chunk)  # (all rows, in order)
-                data = encode_produce_request(self._codec, len(requests), topic, int(partition), chunk_bodies,
-                                              millis[chunk], _REQUEST_TIMEOUT_MS)
+                part = columns if len(chunk) == len(batch) else columns.take(chunk)  # (all rows, in order)
+                data = encode_produce_request(self._codec, len(requests), topic, int(partition), part.keys,
+                                              part.values, part.bodies, millis[chunk], _REQUEST_TIMEOUT_MS)
                 requests.append(_Request(len(requests), chunk, data))
         return requests
 
-    def _run(self, requests: list[_Request], outputs: _Outputs, fail: Callable[[int, str], None]) -> None:
-        """Feed the requests on one connection (a new one after a failure); decode what passes."""
-        pending: list[_Request] = []
-        connection, instance, retries, at, oom_retried = None, None, 0, 0, False
-        forwarded_bytes = 0  # bounded by max.output.bytes.per.batch
-
-        def fail_pending(cause: str) -> None:
-            for request in pending:
-                for row in request.rows.tolist():
-                    fail(row, cause)
-            pending.clear()
-
-        while at < len(requests) or pending:
-            try:
-                if connection is None:
-                    instance = self.instance()
-                    connection = instance.open()
-                if at < len(requests):
-                    pending.append(requests[at])
-                    at += 1
-                    fed = instance.feed(connection, pending[-1].data)
-                else:  # the last request was held back: tell the filter the stream ends
-                    fed = instance.feed(connection, b"", end_of_stream=True)
-                    if fed.forwarded is None and not fed.closed:
-                        fail_pending("the filter held the Produce request back (it returned Pause and never "
-                                     "continued the stream)")
-            except StartFailed as exc:
-                fail_pending(f"the filter cannot start: {exc.cause}")
-                for request in requests[at:]:
-                    for row in request.rows.tolist():
-                        fail(row, f"the filter cannot start: {exc.cause}")
-                return
-            except FilterFailed as exc:
-                connection = None
-                if exc.interrupted_by_other and retries < SPURIOUS_RETRIES:
-                    retries, at = retries + 1, at - len(pending)  # another call's time limit stopped it: again
-                    pending.clear()
-                    continue
-                if exc.memory_full is not None and not oom_retried and pending:
-                    # a filter that leaks fills any memory in the end: its request gets one more try, fresh
-                    self.settings.note_out_of_memory(exc.memory_full, None)
-                    oom_retried, at = True, at - len(pending)
-                    pending.clear()
-                    continue
-                retries, oom_retried = 0, False
-                fail_pending(exc.cause)
-                continue
-            retries = 0
-            if fed.forwarded is not None or fed.closed:
-                oom_retried = False
-            if fed.closed:
-                fail_pending("the filter closed the connection (proxy_close_stream) instead of passing the "
-                             "Produce request on")
-                self._close(instance, connection)
-                connection = None
-            elif fed.forwarded is not None:
-                forwarded_bytes += len(fed.forwarded)
-                if forwarded_bytes > self.settings.max_output_bytes_per_batch:
-                    fail_pending(self.settings.batch_outputs_too_big())
-                    continue
-                self._decode(fed.forwarded, pending, outputs, fail)
-                pending.clear()
-        if connection is not None:
-            self._close(instance, connection)
-
-    def _close(self, instance: FilterInstance, connection: int) -> None:
-        try:
-            instance.close_connection(connection)
-        except FilterFailed as exc:  # every record is accounted for already; the instance is not reused
-            self.settings.logger.warning("wasm transform '%s': the filter failed closing a connection: %s",
-                                         self.settings.alias, exc.cause)
-
     # --- what the filter forwarded -------------------------------------------------------
 
-    def _decode(self, forwarded: bytes, pending: list[_Request], outputs: _Outputs, fail) -> None:
+    def _decode(self, forwarded: bytearray, pending: list[_Request], outputs: _Outputs, fail) -> None:
         sent = {request.correlation_id: request for request in pending}
         frames, broken = decode_forwarded(forwarded, self._codec)
         unknown = [frame.correlation_id for frame in frames if frame.correlation_id not in sent]
