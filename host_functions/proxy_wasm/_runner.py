@@ -134,8 +134,8 @@ class ProxyWasmRunner:
         partitions = _partitions(batch)
         requests = self._requests(batch, columns, millis.astype(np.int64), partitions, failed)
         outputs = _Outputs()
-        RequestFeeder(self.instance, self.settings, lambda forwarded, sent: self._decode(forwarded, sent, outputs, fail),
-                      fail).run(requests)
+        RequestFeeder(self.instance, self.settings,
+                      lambda forwarded, sent: self._decode(forwarded, sent, outputs, fail), fail).run(requests)
         return self._assemble(batch, outputs, millis, partitions, fail)
 
     def _requests(self, batch: RecordBatch, columns: "_RecordColumns", millis: np.ndarray, partitions: np.ndarray,
@@ -234,15 +234,15 @@ def _partitions(batch: RecordBatch) -> np.ndarray:
 
 def _topic_partitions(topics: pa.Array, partitions: np.ndarray, rows: np.ndarray):
     """``(topic, partition, rows)`` per topic-partition, rows in batch order."""
-    first = int(rows[0])
-    if (partitions[rows] == partitions[first]).all() and pc.all(pc.equal(topics, topics[first])).as_py():
-        return [(topics[first].as_py(), partitions[first], rows)]  # the common case: one topic-partition
+    row = int(rows[0])
+    if (partitions[rows] == partitions[row]).all() and pc.all(pc.equal(topics, topics[row])).as_py():
+        return [(topics[row].as_py(), partitions[row], rows)]  # the common case: one topic-partition
     encoded = topics.dictionary_encode()
     names = encoded.dictionary.to_pylist()
     indices = encoded.indices.to_numpy(zero_copy_only=False)[rows]
     keys = indices.astype(np.int64) * (1 << 33) + (partitions[rows] + 1)
-    unique, first = np.unique(keys, return_index=True)
-    return [(names[indices[i]], partitions[rows[i]], rows[keys == key]) for key, i in zip(unique, first)]
+    unique, firsts = np.unique(keys, return_index=True)
+    return [(names[indices[i]], partitions[rows[i]], rows[keys == key]) for key, i in zip(unique, firsts)]
 
 
 def _over_limit(parents: np.ndarray, max_outputs: int) -> np.ndarray:
