@@ -60,6 +60,13 @@ class Source(Plugin):
         """
         return None
 
+    def input_paths(self) -> dict[str, str]:
+        """The files or folders the source reads, by full key (``{"source.path": "/data/in"}``).
+
+        The pipeline refuses to write into them (see :mod:`smt.pipeline.paths`).
+        """
+        return {}
+
     def spark_conf(self) -> dict[str, str]:
         """Spark settings the source needs (for example connector jars)."""
         return {}
@@ -74,6 +81,14 @@ class Sink(Plugin):
         ``write`` then receives a DataFrame with at least these columns.
         """
         return None
+
+    def output_paths(self) -> dict[str, str]:
+        """The folders the sink writes, by full key (``{"sink.path": "/data/out"}``).
+
+        The pipeline refuses any that is, contains or lies inside a source's
+        :meth:`Source.input_paths`.
+        """
+        return {}
 
     def record_errors(self, records: "pa.RecordBatch") -> Iterable[tuple[int, BaseException]]:
         """The records of ``records`` this sink cannot write, as ``(row, error)`` pairs.

@@ -117,6 +117,7 @@ class GuestAbi(Protocol):
 #: ABI name -> "module:attribute" of its :class:`GuestAbi` (imported on first use).
 _IMPLEMENTATIONS: dict[str, str] = {
     REDPANDA: "host_functions.redpanda:RedpandaAbi",
+    EXTISM: "host_functions.extism:ExtismAbi",
     PROXY_WASM: "host_functions.proxy_wasm:ProxyWasmAbi",
 }
 

@@ -62,7 +62,7 @@ class WasmTransform(Transform):
     aliases = ("com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",)
     config_def = (
         ConfigDef()
-        .define("module.path", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
+        .define("module.path", ConfigType.PATH, validator=non_empty_string, importance=Importance.HIGH,
                 doc="Path of the WebAssembly module (read once, when the transform is configured).")
         .define("module.max.bytes", ConfigType.LONG, DEFAULT_MODULE_MAX_BYTES, at_least(8), Importance.LOW,
                 "Largest module.path file read; a bigger one, or a path that is not a regular file (a device, "
@@ -118,8 +118,15 @@ class WasmTransform(Transform):
             ) from exc
         abi = config["abi"] if config["abi"] != AUTO else detect_abi(module)
         self.abi = abi
+        conv = Converters(
+            key=self._converter("key.converter", is_key=True),
+            value=self._converter("value.converter", is_key=False),
+            header=self._converter("header.converter", is_key=False),
+        )
         if abi != KAFKA_CONNECT:
-            self._path = guest_abi(abi, prefix).build(module, self._settings(label), config, prefix, check)
+            # the transform's converters travel with its parsed keys: they are built from sub-configs
+            self._path = guest_abi(abi, prefix).build(
+                module, self._settings(label), {**config, "converters": conv}, prefix, check)
             self.guest = None
             return
         if not config["function.name"]:
@@ -128,11 +135,6 @@ class WasmTransform(Transform):
         guest = inspect_guest(module, label=label, function_name=config["function.name"],
                               plugin_functions=plugin_functions, wasi=config["wasi"], key_prefix=prefix)
         settings = self._settings(label)
-        conv = Converters(
-            key=self._converter("key.converter", is_key=True),
-            value=self._converter("value.converter", is_key=False),
-            header=self._converter("header.converter", is_key=False),
-        )
         if check:  # an unpickled copy was checked where it was configured
             self._check_instance(rt, guest, settings, plugin_functions)
         if config["path"] == "fast" and guest.fast_path_possible:

@@ -5,10 +5,10 @@
 #   Go  -> checked only: Go >= 1.21 must be on PATH (CI images have it); Go
 #          guests need 1.24, which `go` fetches itself as a toolchain module
 #          from the Go module proxy when the installed one is older.
-#   Rust -> rustup must be on PATH (CI images have it); the wasm32 targets the
-#          Rust guests build for (wasm32-unknown-unknown, wasm32-wasip1 for
-#          Redpanda Data Transforms) are added with `rustup target add`; cargo
-#          fetches the SDK crates from crates.io on first build.
+#   Rust -> rustup must be on PATH (CI images have it); the wasm32-wasip1 target
+#          (Redpanda Data Transforms guests) and wasm32-unknown-unknown (Extism
+#          plug-ins, Kafka Connect ABI Rust guests) are added when missing;
+#          cargo fetches the SDK crates from crates.io on first build.
 # Idempotent and fast when everything is present: apt-get update runs only
 # when a Debian tool is missing.  Needs root for apt-get (CI runs as root).
 #

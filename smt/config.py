@@ -9,12 +9,19 @@ docs are generated from these declarations (:meth:`ConfigDef.to_markdown`).
 
 Parsing follows Kafka's rules: STRING values are trimmed, LIST values are
 trimmed and split on commas, BOOLEAN accepts true/false in any case.
+
+PATH (ours, not Kafka's) is a STRING that names a file or folder: a relative
+one resolves against the folder of the pipeline file
+(:meth:`ConfigDef.resolve_paths`).  Only keys declared PATH are resolved, so a
+value that merely looks like a path (a guest's ``config.location=EU``) is
+never rewritten.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import os
 import re
 from typing import Any, Callable, Iterable, Mapping
 
@@ -52,6 +59,8 @@ class ConfigType(str, enum.Enum):
     LIST = "list"
     CLASS = "class"
     PASSWORD = "password"
+    #: A file or folder; a relative one resolves against the pipeline file's folder.
+    PATH = "path"
 
 
 class Importance(str, enum.Enum):
@@ -151,6 +160,19 @@ class ConfigDef:
             raise ConfigError(problems)
         return values
 
+    def resolve_paths(self, props: Mapping[str, Any], base_dir: str, prefix: str = "") -> dict[str, Any]:
+        """A copy of ``props`` with the relative values of PATH keys made absolute against ``base_dir``.
+
+        ``props`` holds full keys; this definition's keys sit under ``prefix``.
+        URIs (``scheme://...``) and empty values are left as they are.
+        """
+        resolved = dict(props)
+        for key in self._keys.values():
+            value = props.get(prefix + key.name)
+            if key.type is ConfigType.PATH and isinstance(value, str):
+                resolved[prefix + key.name] = _absolute(value, base_dir)
+        return resolved
+
     def to_markdown(self, heading_level: int = 3) -> str:
         """A Markdown table documenting every key, generated from the declarations."""
         lines = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
@@ -161,6 +183,13 @@ class ConfigDef:
                 f"| `{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
             )
         return "\n".join(lines)
+
+
+def _absolute(value: str, base_dir: str) -> str:
+    text = value.strip()
+    if not text or "://" in text or os.path.isabs(text):
+        return value
+    return os.path.normpath(os.path.join(base_dir, text))
 
 
 def _check_default(key: ConfigKey) -> None:
@@ -282,6 +311,7 @@ _PARSERS: dict[ConfigType, Callable[[Any], Any]] = {
     ConfigType.LIST: _parse_list,
     ConfigType.CLASS: _parse_class,
     ConfigType.PASSWORD: _parse_string,  # Kafka trims passwords too
+    ConfigType.PATH: _parse_string,
 }
 
 

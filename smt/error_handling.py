@@ -82,12 +82,14 @@ ERRORS_CONFIG = (
         "",
         None,
         Importance.MEDIUM,
-        "Kafka topic of the dead-letter queue (written through the sink's Kafka settings, or "
-        "errors.deadletterqueue.kafka.*). Empty: no Kafka dead-letter queue.",
+        "Kafka topic of the dead-letter queue, written with the Kafka sink's kafka.* settings, each "
+        "overridden by an errors.deadletterqueue.kafka.* key of the same name; when "
+        "errors.deadletterqueue.kafka.bootstrap.servers is given (another cluster), with those keys "
+        "alone. Empty: no Kafka dead-letter queue.",
     )
     .define(
         "errors.deadletterqueue.path",
-        ConfigType.STRING,
+        ConfigType.PATH,
         "",
         None,
         Importance.MEDIUM,

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.file.formats import FileFormat, ReadOptions
+from connectors.file.formats import FileFormat, OutputExistsError, ReadOptions
 from smt.errors import SmtError
 
 SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "kafka_record.avsc")
@@ -70,7 +70,8 @@ class AvroFormat(FileFormat):
         files = HadoopFiles(df.sparkSession)
         if files.exists(path):
             if mode == "errorifexists":
-                raise SmtError(f"cannot write Avro files to '{path}': it already exists (write.mode=errorifexists)")
+                raise OutputExistsError(f"cannot write Avro files to '{path}': it already exists "
+                                        "(write.mode=errorifexists)")
             if mode == "ignore":
                 return
             if mode == "overwrite":

@@ -14,28 +14,36 @@ One line looks like::
 - Reading, a line may use either form; a missing ``topic`` takes the source's
   ``topic`` setting.
 
-Both directions are Spark's own JSON source and sink with a fixed schema: no
-Python on the hot path.  A malformed line does not stop the read: it becomes a
-record whose value is the line as read, marked with a source error naming the
-file, so the pipeline fails it at the TASK_POLL stage like any other failed
+Reading, each line is parsed on its own terms (:mod:`connectors.file._jsonl_lines`):
+a malformed line does not stop the read: it becomes a record whose value is
+the line as read, marked with a source error naming the file and the line
+number, so the pipeline fails it at the TASK_POLL stage like any other failed
 record (``errors.tolerance=none`` stops the run; ``all`` skips it or sends it
-to the dead-letter queue).
+to the dead-letter queue).  A batch read of local files happens in the
+pipeline's Python tasks (:meth:`JsonLinesFormat.read_tasks`), lines cut as
+for ``text``; streaming and paths Spark must list itself read the lines with
+Spark's text reader and parse them in a Python step before the pipeline's
+(there the error names the file but not the line number, which Spark does
+not know).  Writing is Spark's own JSON sink with a fixed schema.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Iterator
+
+import pyarrow as pa
+
+from connectors.file._jsonl_lines import parse_jsonl_lines
+from connectors.file._lines import read_lines
+from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
 from connectors.file.formats import FileFormat, ReadOptions
+from connectors.read_tasks import ReadTask
 from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+from smt.record import KAFKA_ROW_SCHEMA_DDL
 
-#: Spark's column for a line it could not parse (PERMISSIVE mode).
-_CORRUPT = "_corrupt_record"
-
-#: The schema of one line; ``*_base64`` carry bytes that are not valid UTF-8.
-JSONL_SCHEMA_DDL = (
-    "topic string, partition int, offset long, timestamp long, timestampType int, "
-    "key string, key_base64 string, value string, value_base64 string, "
-    "headers array<struct<key:string,value:string,value_base64:string>>"
-)
+#: What a jsonl read gives: Kafka rows, and the error of each line that could not be read.
+_READ_SCHEMA_DDL = f"{KAFKA_ROW_SCHEMA_DDL}, {SOURCE_ERROR_COLUMN} string"
 
 
 class JsonLinesFormat(FileFormat):
@@ -46,34 +54,15 @@ class JsonLinesFormat(FileFormat):
     def read(self, spark, options: ReadOptions):
         from pyspark.sql import functions as F
 
-        lines = (
-            options.reader(spark)
-            .schema(f"{JSONL_SCHEMA_DDL}, {_CORRUPT} string")
-            .option("mode", "PERMISSIVE")
-            .option("columnNameOfCorruptRecord", _CORRUPT)
-            .format("json")
-            .load(options.path)
-        )
-        corrupt = F.col(_CORRUPT)
-        return lines.select(
-            _bytes_from(F.col("key"), F.col("key_base64")).alias("key"),
-            F.when(corrupt.isNotNull(), F.encode(corrupt, "UTF-8"))
-            .otherwise(_bytes_from(F.col("value"), F.col("value_base64"))).alias("value"),
-            F.coalesce(F.col("topic"), F.lit(options.topic)).alias("topic"),
-            F.col("partition"),
-            F.col("offset"),
-            F.timestamp_millis(F.col("timestamp")).alias("timestamp"),
-            F.coalesce(F.col("timestampType"), F.lit(0)).alias("timestampType"),
-            F.coalesce(
-                F.transform(
-                    F.col("headers"),
-                    lambda h: F.struct(h["key"].alias("key"), _bytes_from(h["value"], h["value_base64"]).alias("value")),
-                ),
-                F.array().cast("array<struct<key:string,value:binary>>"),
-            ).alias("headers"),
-            F.when(corrupt.isNotNull(), F.concat(F.lit("malformed JSON line in "), F.input_file_name()))
-            .alias(SOURCE_ERROR_COLUMN),
-        )
+        lines = options.reader(spark).format("text").load(options.path)
+        # Cast in the JVM: the line's bytes exactly as read (Spark does not check UTF-8 here).
+        lines = lines.select(F.col("value").cast("binary").alias("line"), F.input_file_name().alias("file"))
+        return lines.mapInArrow(functools.partial(_parse_batches, options.topic), _READ_SCHEMA_DDL)
+
+    def read_tasks(self, options, files, parallelism, max_partition_bytes):
+        size = max_split_bytes(sum(n for _, n in files), len(files), parallelism, max_partition_bytes)
+        pieces = pack_splits(split_files(files, size), size)
+        return [_JsonLinesReadTask(task, options.topic) for task in pieces]
 
     def write(self, df, path, mode):
         from pyspark.sql import functions as F
@@ -96,12 +85,6 @@ class JsonLinesFormat(FileFormat):
         lines.write.mode(mode).option("ignoreNullFields", "true").format("json").save(path)
 
 
-def _bytes_from(text, base64_text):
-    from pyspark.sql import functions as F
-
-    return F.coalesce(F.unbase64(base64_text), F.encode(text, "UTF-8"))
-
-
 def _text_or_base64(column, name: str):
     from pyspark.sql import functions as F
 
@@ -110,3 +93,61 @@ def _text_or_base64(column, name: str):
         F.when(utf8, column.cast("string")).alias(name),
         F.when(~utf8, F.base64(column)).alias(f"{name}_base64"),
     )
+
+
+def _parse_batches(topic: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Spark's lines (``line``, ``file``) parsed into records; Spark does not say which line of the file."""
+    for batch in batches:
+        yield parse_jsonl_lines(batch.column("line"), topic, batch.column("file"), lambda row: None,
+                                SOURCE_ERROR_COLUMN)
+
+
+class _JsonLinesReadTask(ReadTask):
+    """Pieces of jsonl files, read and parsed in a Python task; errors name the file and line."""
+
+    def __init__(self, splits: list[FileSplit], topic: str) -> None:
+        self.splits = splits
+        self.topic = topic
+
+    def batches(self, max_rows: int) -> Iterator[pa.RecordBatch]:
+        for split in self.splits:
+            numbers = _LineNumbers(split)
+            for lines in read_lines(split.path, split.start, split.end):
+                for start in range(0, len(lines), max_rows):
+                    first = numbers.seen
+                    piece = lines.slice(start, max_rows)
+                    numbers.seen += len(piece)
+                    yield parse_jsonl_lines(piece, self.topic, split.path, lambda row: numbers.of(first + row),
+                                            SOURCE_ERROR_COLUMN)
+
+
+class _LineNumbers:
+    """Line numbers in the file of a piece's lines, counted only when an error needs one."""
+
+    def __init__(self, split: FileSplit) -> None:
+        self.split = split
+        self.seen = 0  # lines of the piece handed out so far
+        self._before: int | None = None
+
+    def of(self, index: int) -> int:
+        """The 1-based line number of the piece's ``index``-th line."""
+        if self._before is None:
+            self._before = _lines_before(self.split.path, self.split.start)
+        return self._before + index + 1
+
+
+def _lines_before(path: str, start: int) -> int:
+    """How many lines of ``path`` precede the first line a piece starting at ``start`` owns."""
+    if start == 0:
+        return 0
+    # The piece's first line begins after the first line break at or past `start - 1`.
+    count = 0
+    with open(path, "rb") as handle:
+        remaining = start - 1
+        while remaining > 0:
+            chunk = handle.read(min(remaining, 8 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            remaining -= len(chunk)
+    return count + 1

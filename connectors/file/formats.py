@@ -19,7 +19,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from connectors.read_tasks import ReadTask
 
-__all__ = ["FORMATS", "FileFormat", "ReadOptions", "known_formats"]
+from smt.errors import SmtError
+
+__all__ = ["FORMATS", "FileFormat", "OutputExistsError", "ReadOptions", "known_formats"]
+
+
+class OutputExistsError(SmtError):
+    """A batch write found its output folder already there, with write mode ``errorifexists``."""
 
 
 class ReadOptions:

@@ -6,8 +6,9 @@ from connectors.base import Sink
 from connectors.file._avro_checks import avro_record_errors
 from connectors.file._micro_batch import write_micro_batch
 from connectors.file._text import line_break_errors
-from connectors.file.formats import FORMATS, known_formats
+from connectors.file.formats import FORMATS, OutputExistsError, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
+from smt.errors import SmtError
 
 
 class FileSink(Sink):
@@ -27,7 +28,7 @@ class FileSink(Sink):
     aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
     config_def = (
         ConfigDef()
-        .define("path", ConfigType.STRING, REQUIRED, None, Importance.HIGH,
+        .define("path", ConfigType.PATH, REQUIRED, None, Importance.HIGH,
                 "Output directory. Relative paths resolve against the pipeline file's folder.")
         .define("format", ConfigType.STRING, "text", known_formats, Importance.HIGH,
                 "File format: " + ", ".join(sorted(FORMATS)) + ".")
@@ -41,6 +42,9 @@ class FileSink(Sink):
         # One line per value: nothing else of the record reaches a text file.
         return frozenset({"value"}) if self.config["format"] == "text" else None
 
+    def output_paths(self):
+        return {f"{self.context.prefix}path": self.config["path"]}
+
     def record_errors(self, records):
         check = _RECORD_CHECKS.get(self.config["format"])
         return check(records) if check is not None else ()
@@ -48,9 +52,22 @@ class FileSink(Sink):
     def write(self, df, batch_id=None):
         fmt = FORMATS[self.config["format"]]
         if batch_id is None:
-            fmt.write(df, self.config["path"], self.config["write.mode"])
+            self._write_batch(fmt, df)
         else:
             write_micro_batch(fmt, df, self.config["path"], batch_id)
+
+    def _write_batch(self, fmt, df) -> None:
+        path, mode = self.config["path"], self.config["write.mode"]
+        try:
+            fmt.write(df, path, mode)
+        except Exception as exc:
+            if not isinstance(exc, OutputExistsError) and "PATH_ALREADY_EXISTS" not in str(exc):
+                raise
+            # Spark's message says 'Set mode as "overwrite"', not which key does it.
+            raise SmtError(
+                f"{self.context.prefix}path: '{path}' already exists and {self.context.prefix}write.mode is "
+                f"{mode}; set {self.context.prefix}write.mode=overwrite to replace it, or append"
+            ) from None
 
 
 #: Per-format checks of the records a format cannot write (jsonl and parquet hold any record).

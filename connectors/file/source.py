@@ -10,7 +10,7 @@ from connectors.base import Source
 from connectors.file._splits import list_files
 from connectors.file.formats import FORMATS, ReadOptions, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
-from smt.errors import SmtError
+from smt.errors import ConfigError, SmtError
 
 
 class FileSource(Source):
@@ -25,7 +25,7 @@ class FileSource(Source):
     supports_streaming = True
     config_def = (
         ConfigDef()
-        .define("path", ConfigType.STRING, REQUIRED, None, Importance.HIGH,
+        .define("path", ConfigType.PATH, REQUIRED, None, Importance.HIGH,
                 "File or directory to read. Relative paths resolve against the pipeline file's folder.")
         .define("format", ConfigType.STRING, "text", known_formats, Importance.HIGH,
                 "File format: " + ", ".join(sorted(FORMATS)) + ".")
@@ -41,8 +41,18 @@ class FileSource(Source):
                 "spark: always Spark's reader.")
     )
 
+    def configure(self, configs, context=None):
+        super().configure(configs, context)
+        # Checked here too, so that `smt validate` reports a missing input.
+        reason = _unreadable(self.config["path"])
+        if reason:
+            raise ConfigError.for_key(f"{self.context.prefix}path", reason, self.config["path"])
+
     def read(self, spark, streaming=False):
         return FORMATS[self.config["format"]].read(spark, self._options(streaming))
+
+    def input_paths(self):
+        return {f"{self.context.prefix}path": self.config["path"]}
 
     def read_tasks(self, spark):
         if self.config["reader"] == "spark":
@@ -57,25 +67,27 @@ class FileSource(Source):
 
     def _options(self, streaming: bool) -> ReadOptions:
         path = self.config["path"]
-        self._check_readable(path)
+        reason = _unreadable(path)
+        if reason:  # it was there when the pipeline was built
+            raise SmtError(f"{self.context.prefix}path: {reason}")
         topic = self.config["topic"] or os.path.splitext(os.path.basename(path.rstrip("/")))[0]
         return ReadOptions(path, topic, streaming, self.config["max.files.per.trigger"],
                            where=f"{self.context.prefix}path")
 
-    def _check_readable(self, path: str) -> None:
-        if "://" in path:
-            return  # Spark's file system reports remote paths itself.
-        where = f"{self.context.prefix}path"
-        if "{" in path:
-            return  # a Hadoop glob with alternatives: Spark reports a pattern that matches nothing
-        if glob.has_magic(path):
-            if not glob.glob(path):
-                raise SmtError(f"{where}: cannot read '{path}': no file matches the pattern")
-            return
-        if not os.path.exists(path):
-            raise SmtError(f"{where}: cannot read '{path}': no such file or directory")
-        if not os.access(path, os.R_OK):
-            raise SmtError(f"{where}: cannot read '{path}': permission denied")
+
+def _unreadable(path: str) -> str | None:
+    """Why the local ``path`` cannot be read, or ``None`` (remote paths are Spark's to report)."""
+    if "://" in path or "{" in path:
+        # Remote file systems, and Hadoop globs with alternatives: Spark reports
+        # a path that does not exist or a pattern that matches nothing.
+        return None
+    if glob.has_magic(path):
+        return None if glob.glob(path) else f"cannot read '{path}': no file matches the pattern"
+    if not os.path.exists(path):
+        return f"cannot read '{path}': no such file or directory"
+    if not os.access(path, os.R_OK):
+        return f"cannot read '{path}': permission denied"
+    return None
 
 
 _BYTE_SIZE = re.compile(r"\s*(\d+)\s*([kmgtp]?)b?\s*", re.IGNORECASE)

@@ -5,10 +5,23 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-__all__ = ["KAFKA_PREFIX", "kafka_params", "spark_kafka_options", "offsets_spec"]
+from smt.config import ConfigDef, ConfigType, Importance
+
+__all__ = ["KAFKA_FILE_CONFIG", "KAFKA_PREFIX", "kafka_params", "spark_kafka_options", "offsets_spec"]
 
 #: Keys under this prefix go to the Kafka clients unchanged (prefix removed).
 KAFKA_PREFIX = "kafka."
+
+#: The pass-through settings that name files, declared so that a relative one
+#: resolves against the pipeline file's folder (the clients would resolve it
+#: against whatever folder each executor runs in).
+KAFKA_FILE_CONFIG = (
+    ConfigDef()
+    .define("kafka.ssl.keystore.location", ConfigType.PATH, None, None, Importance.LOW,
+            "Kafka's ssl.keystore.location: the client's key store file.")
+    .define("kafka.ssl.truststore.location", ConfigType.PATH, None, None, Importance.LOW,
+            "Kafka's ssl.truststore.location: the trust store file.")
+)  # fmt: skip
 
 
 def kafka_params(raw_config: Mapping[str, Any]) -> dict[str, str]:

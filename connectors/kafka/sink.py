@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from connectors.base import Sink
 from connectors.kafka._jars import spark_jars
-from connectors.kafka._options import kafka_params, spark_kafka_options
+from connectors.kafka._options import KAFKA_FILE_CONFIG, kafka_params, spark_kafka_options
 from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
 from connectors.kafka._preflight import (
     MissingTopicError,
@@ -75,7 +75,7 @@ class KafkaSink(Sink):
                 "producer choose by key.")
         .define("check.timeout.ms", ConfigType.INT, 10000, at_least(1), Importance.LOW,
                 "How long the up-front check of the cluster and topics waits for an answer.")
-    )  # fmt: skip
+    ).merge(KAFKA_FILE_CONFIG)  # fmt: skip
 
     def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
         super().configure(configs, context)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from connectors.base import Source
 from connectors.kafka._jars import spark_jars
-from connectors.kafka._options import kafka_params, offsets_spec, spark_kafka_options
+from connectors.kafka._options import KAFKA_FILE_CONFIG, kafka_params, offsets_spec, spark_kafka_options
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
@@ -66,7 +66,7 @@ class KafkaSource(Source):
                 "Streaming only: at most this many records per micro-batch.")
         .define("check.timeout.ms", ConfigType.INT, 10000, at_least(1), Importance.LOW,
                 "How long the up-front check of the cluster and topics waits for an answer.")
-    )  # fmt: skip
+    ).merge(KAFKA_FILE_CONFIG)  # fmt: skip
 
     def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
         super().configure(configs, context)

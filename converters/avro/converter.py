@@ -66,7 +66,7 @@ class AvroConverter(Converter):
         .define("avro.schema", ConfigType.STRING, None, None, Importance.HIGH,
                 "An inline Avro schema (JSON): the schema of plain Avro messages, or with a registry "
                 "the schema to write with and to read into.")
-        .define("avro.schema.file", ConfigType.STRING, None, None, Importance.HIGH,
+        .define("avro.schema.file", ConfigType.PATH, None, None, Importance.HIGH,
                 "A file holding the Avro schema (.avsc); the alternative to avro.schema.")
         .define("auto.register.schemas", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
                 "Register the schema of written data under the subject when it is not there yet.")

@@ -58,7 +58,7 @@ class JsonConverter(Converter, HeaderConverter):
                 "Whether a null field with a default value is written and read as that default.")
         .define("json.schema", ConfigType.STRING, None, None, Importance.MEDIUM,
                 "An inline JSON Schema every payload must match; a record that does not is a converter error.")
-        .define("json.schema.file", ConfigType.STRING, None, None, Importance.MEDIUM,
+        .define("json.schema.file", ConfigType.PATH, None, None, Importance.MEDIUM,
                 "A file holding a JSON Schema every payload must match.")
     )
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import wasmtime
 
-from host_functions._record_bytes import load_converters
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings
 from host_functions.guest_abi import PROXY_WASM
@@ -39,7 +38,7 @@ class ProxyWasmAbi:
                                       "request)", config["path"])
         runner = ProxyWasmRunner(
             runtime(), guest, dataclasses.replace(settings, wasi=True, function_name="proxy_on_downstream_data"),
-            load_converters(config, key_prefix), plugin_configuration=dict(settings.guest_config),
+            config["converters"], plugin_configuration=dict(settings.guest_config),
         )
         if check:  # start once now, under the time limit, so a filter that cannot start fails here
             try:

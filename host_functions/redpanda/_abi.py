@@ -19,8 +19,6 @@ from smt.errors import ConfigError
 
 __all__ = ["RedpandaAbi"]
 
-#: Set by the wasmfast change to the wasm transform; read here with its default.
-MAX_OUTPUTS_KEY, DEFAULT_MAX_OUTPUTS = "max.outputs.per.record", 10_000
 #: Redpanda reserves this prefix for the variables it sets itself.
 _RESERVED_PREFIX = "REDPANDA_"
 
@@ -59,7 +57,7 @@ class RedpandaAbi:
             output_topics=[str(topic) for topic in config["output.topics"]],
             input_topic=config["input.topic"] or None,
             environment=environment,
-            max_outputs=int(config.get(MAX_OUTPUTS_KEY, DEFAULT_MAX_OUTPUTS)),
+            max_outputs=config["max.outputs.per.record"],
         )
         if check:  # start once now, under the time limit, so a guest that cannot start fails here
             try:

@@ -1,9 +1,11 @@
 """Wasm transform throughput: fast path vs reference path, and Wasm vs Spark's ``upper()``.
 
-Both comparisons run to_upper over ~40-byte values.
+The comparisons run to_upper over ~40-byte values.
 
 * standalone: the same Arrow batches through ``WasmTransform.apply_batch`` on
   the fast path and on the reference path (target: fast ≥ 50× reference);
+* Extism: a Rust-built to_upper plug-in, ours vs a naive host (see
+  :mod:`smt.benchmarks.wasm_extism`; target ≥ 100,000 records/s);
 * Spark: one parquet file of values written once, read by jobs that discard
   their output (Spark's ``noop`` format): our pipeline
   ``file(parquet) → wasm to_upper → noop`` (``sink.fields=value``: only the
@@ -36,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import wasmtime
 
-from smt.benchmarks import wasm_kafka_connect, wasm_proxy_wasm, wasm_redpanda
+from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_proxy_wasm, wasm_redpanda
 from smt.benchmarks._common import Comparison, Measurement, measure
 
 __all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
@@ -229,6 +231,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
             *wasm_kafka_connect.record_json(values, workdir),
             wasm_redpanda.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS),
             wasm_proxy_wasm.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS),
+            *wasm_extism.run(_values(max(1000, int(100_000 * scale))), _BATCH_ROWS),
             *in_spark(module_path, scale, workdir),
         ]
 

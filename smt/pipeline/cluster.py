@@ -23,16 +23,42 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import re
 import tempfile
 import zipfile
 from typing import Any
 
-__all__ = ["PROJECT_PACKAGES", "is_local_master", "project_code_zip", "ship_project_code", "use_executor_python"]
+__all__ = [
+    "PROJECT_PACKAGES",
+    "is_local_master",
+    "project_code_zip",
+    "ship_project_code",
+    "spark_master_url",
+    "use_executor_python",
+]
 
 #: The top-level packages a pipeline needs on executors.
 PROJECT_PACKAGES = ("smt", "converters", "host_functions", "connectors")
 
 _SKIPPED_DIRS = {"__pycache__", ".pytest_cache"}
+
+
+#: The master URLs SparkContext accepts (its createTaskScheduler), with a scheme and something after it.
+_MASTER_URLS = (
+    re.compile(r"local(\[(\*|[1-9][0-9]*)(\s*,\s*[0-9]+)?\])?"),
+    re.compile(r"local-cluster\[\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*\]"),
+    re.compile(r"yarn"),
+    re.compile(r"(spark|k8s)://\S+"),
+)
+
+
+def spark_master_url(value: str) -> None:
+    """A validator: a master URL Spark can start (``local[*]``, ``spark://host:7077``, ``yarn``, ``k8s://...``)."""
+    if not any(pattern.fullmatch(value) for pattern in _MASTER_URLS):
+        raise ValueError(
+            f"not a Spark master URL: '{value}'; use local, local[N], local[*], local-cluster[N,C,M], "
+            "spark://HOST:PORT, yarn or k8s://URL"
+        )
 
 
 def is_local_master(master: str) -> bool:

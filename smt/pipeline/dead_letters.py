@@ -8,7 +8,7 @@ the whole run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from smt._chain_builder import sub_configs
 from smt.plugin import PluginContext
@@ -67,23 +67,42 @@ class _TopicDeadLetters:
 
 def dead_letter_sink(spec: Any) -> Any:
     """The dead-letter writer the spec asks for, or None."""
-    policy = spec.policy
+    return build_dead_letters(spec.policy, spec.props, spec.config.get("sink"))
+
+
+def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | None) -> Any:
+    """The dead-letter writer ``policy`` asks for, or None.
+
+    Raises :class:`smt.errors.ConfigError` naming the ``errors.deadletterqueue.*``
+    key when a dead-letter topic cannot be configured.
+    """
     if not policy.tolerates_all or not policy.dead_letters:
         return None
     if policy.dlq_path:
         return _FileDeadLetters(policy.dlq_path)
-    return _TopicDeadLetters(_kafka_sink(spec), policy.dlq_topic)
+    return _TopicDeadLetters(_kafka_sink(policy, props, sink_name), policy.dlq_topic)
 
 
-def _kafka_sink(spec: Any) -> Any:
+def _kafka_sink(policy: Any, props: Mapping[str, Any], sink_name: str | None) -> Any:
     from smt.plugins import default_plugins
 
-    # errors.deadletterqueue.kafka.* wins; otherwise reuse the sink's Kafka settings.
-    configs = sub_configs(spec.props, "errors.deadletterqueue.")
-    kafka = {k: v for k, v in configs.items() if k.startswith("kafka.")}
-    if not kafka and spec.config.get("sink") == "kafka":
-        kafka = {k: v for k, v in sub_configs(spec.props, "sink.").items() if k.startswith("kafka.")}
     sink = default_plugins().get("sink", "kafka")()
-    sink.configure({**kafka, "topic": spec.policy.dlq_topic},
+    sink.configure({**dead_letter_kafka_settings(props, sink_name), "topic": policy.dlq_topic},
                    PluginContext(alias="dead-letter-queue", prefix="errors.deadletterqueue."))
     return sink
+
+
+def dead_letter_kafka_settings(props: Mapping[str, Any], sink_name: str | None) -> dict[str, Any]:
+    """The ``kafka.*`` settings of the dead-letter producer.
+
+    ``errors.deadletterqueue.kafka.*`` keys override the Kafka sink's own
+    ``sink.kafka.*`` settings of the same name, so one key (a larger
+    ``max.request.size``) does not force all the others.  A dead-letter queue
+    that names its own ``bootstrap.servers`` is another cluster: it inherits
+    nothing, so the sink's credentials never go to it.
+    """
+    own = {k: v for k, v in sub_configs(props, "errors.deadletterqueue.").items() if k.startswith("kafka.")}
+    if "kafka.bootstrap.servers" in own or sink_name != "kafka":
+        return own
+    inherited = {k: v for k, v in sub_configs(props, "sink.").items() if k.startswith("kafka.")}
+    return {**inherited, **own}

@@ -30,6 +30,7 @@ from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcess
 from smt.pipeline.spec import PipelineSpec
 from smt.pipeline.dead_letters import dead_letter_sink
 from smt.pipeline.fields import FieldPlan, plan_fields
+from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL, KAFKA_ROW_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -202,13 +203,15 @@ def run_pipeline(
     ``on_progress(counts, seconds)`` is called from a driver thread every
     ``progress_interval`` seconds with the counts the executors reported so
     far.  Raises :class:`PipelineFailed` with the underlying record error when
-    a record fails with ``errors.tolerance=none``.
+    a record fails with ``errors.tolerance=none``, and
+    :class:`smt.pipeline.jvm.JvmFailure` naming the memory settings when the
+    JVM runs out of memory or dies.
     """
     spark = spark or build_spark_session(spec)
     accumulators = _Accumulators(spark)
     processor = BatchProcessor.from_spec(spec)
     started = time.perf_counter()
-    with _ProgressThread(accumulators, started, on_progress, progress_interval):
+    with _ProgressThread(accumulators, started, on_progress, progress_interval), quiet_py4j_while_failing():
         _run(spec, spark, processor, accumulators)
     return PipelineResult(accumulators.snapshot(), time.perf_counter() - started, accumulators.stages())
 
@@ -231,6 +234,9 @@ def _run(spec: PipelineSpec, spark, processor: BatchProcessor, accumulators: _Ac
     except SmtError:
         raise
     except Exception as exc:
+        failure = jvm_failure(exc, spark, spec.spark_conf())
+        if failure is not None:
+            raise failure from exc
         raise PipelineFailed(_first_cause_line(exc)) from exc
 
 

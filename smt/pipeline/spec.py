@@ -3,8 +3,9 @@
 ``PipelineSpec.from_properties`` builds every plugin the pipeline needs
 (source, sink, converters, chain, error policy) on the driver, so that a bad
 file fails before Spark starts, with every problem listed, each naming its key.
-Relative paths in ``*.path`` and ``*.location`` keys resolve against the
-folder of the properties file (for a mapping: the current directory).
+Relative values of the keys declared as paths (``ConfigType.PATH``) resolve
+against the folder of the properties file (for a mapping: the current
+directory); see :mod:`smt.pipeline.paths`.
 
 Order: the file is read, ``overrides`` (``smt run --set``) replace its keys,
 config providers resolve ``${provider:[path:]key}`` variables (so an
@@ -23,6 +24,9 @@ from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.config_providers import ResolvedProperties, resolve_variables
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
+from smt.pipeline import paths
+from smt.pipeline.cluster import spark_master_url
+from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
@@ -41,7 +45,7 @@ PIPELINE_CONFIG = (
     .define("mode", ConfigType.STRING, "batch", one_of("batch", "streaming"), Importance.HIGH,
             "'batch' processes what is there and exits; 'streaming' runs a Structured Streaming "
             "query with checkpoint.location.")
-    .define("checkpoint.location", ConfigType.STRING, "", None, Importance.HIGH,
+    .define("checkpoint.location", ConfigType.PATH, "", None, Importance.HIGH,
             "Checkpoint directory of the streaming query (required in streaming mode).")
     .define("key.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
             "Converter for record keys (its keys go under 'key.converter.').")
@@ -49,11 +53,9 @@ PIPELINE_CONFIG = (
             "Converter for record values (its keys go under 'value.converter.').")
     .define("header.converter", ConfigType.CLASS, "bytearray", None, Importance.MEDIUM,
             "Converter for header values written out (headers are read as bytes).")
-    .define("spark.master", ConfigType.STRING, "local[*]", None, Importance.MEDIUM,
+    .define("spark.master", ConfigType.STRING, "local[*]", spark_master_url, Importance.MEDIUM,
             "Spark master URL; every 'spark.*' key goes to the SparkSession.")
 ).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
-
-_PATH_SUFFIXES = (".path", ".location")
 
 
 @dataclasses.dataclass
@@ -83,20 +85,22 @@ class PipelineSpec:
         ``base_dir`` is where a mapping's relative paths start (default: the
         current directory).
         """
+        pipeline_file = None
         if isinstance(source, Mapping):
             props, base_dir = dict(source), base_dir or os.getcwd()
         else:
             from smt.properties import load_properties
 
             props = load_properties(source)
-            base_dir = os.path.dirname(os.path.abspath(os.fspath(source)))
+            pipeline_file = os.path.abspath(os.fspath(source))
+            base_dir = os.path.dirname(pipeline_file)
         if plugins is None:
             from smt.plugins import default_plugins
 
             plugins = default_plugins()
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
         try:
-            spec = _Builder(resolve_paths(variables.values, base_dir), plugins).build(cls)
+            spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file).build(cls)
         except ConfigError as exc:
             raise variables.mask_error(exc) from None
         spec.variables = variables
@@ -153,23 +157,22 @@ class _JarsOf:
         return self._conf
 
 
-def resolve_paths(props: Mapping[str, Any], base_dir: str) -> dict[str, Any]:
-    """Make relative ``*.path`` / ``*.location`` values absolute against ``base_dir``."""
-    resolved = dict(props)
-    for key, value in props.items():
-        if key.endswith(_PATH_SUFFIXES) and isinstance(value, str):
-            text = value.strip()
-            if text and "://" not in text and not os.path.isabs(text):
-                resolved[key] = os.path.normpath(os.path.join(base_dir, text))
-    return resolved
+def resolve_paths(props: Mapping[str, Any], base_dir: str, plugins: Any = None) -> dict[str, Any]:
+    """Make the relative values of declared path keys absolute against ``base_dir``."""
+    if plugins is None:
+        from smt.plugins import default_plugins
+
+        plugins = default_plugins()
+    return paths.resolve_paths(props, base_dir, PIPELINE_CONFIG, plugins)
 
 
 class _Builder:
     """Builds each part, collecting problems instead of stopping at the first."""
 
-    def __init__(self, props: dict[str, Any], plugins: Any) -> None:
+    def __init__(self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None) -> None:
         self.props = props
         self.plugins = plugins
+        self.pipeline_file = pipeline_file
         self.problems: list[ConfigProblem] = []
 
     def build(self, spec_cls: type[PipelineSpec]) -> PipelineSpec:
@@ -185,9 +188,28 @@ class _Builder:
         )
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
+        self._check_overlaps(parts)
+        self._check_dead_letters(config, parts["policy"])
         if self.problems:
             raise ConfigError(self.problems)
         return spec_cls(props=self.props, config=config, **parts)
+
+    def _check_dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None) -> None:
+        # Built here so that `smt validate` finds what the run would (a topic with no Kafka settings).
+        if policy is None:
+            return
+        try:
+            build_dead_letters(policy, self.props, config.get("sink"))
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+
+    def _check_overlaps(self, parts: dict[str, Any]) -> None:
+        source, sink, policy = parts["source"], parts["sink"], parts["policy"]
+        dead_letters = {"errors.deadletterqueue.path": policy.dlq_path} if policy and policy.dlq_path else {}
+        # Plugins that predate input_paths/output_paths name no paths.
+        self.problems.extend(paths.overlap_problems(
+            getattr(source, "input_paths", dict)(), getattr(sink, "output_paths", dict)(),
+            dead_letters, self.pipeline_file))
 
     def _parse_top_level(self) -> dict[str, Any]:
         try:

@@ -84,7 +84,8 @@ class InsertField(PartTransform):
             if spec:
                 self.insertions[kind] = _Insertion(spec, version, prefix + f"{kind}.field")
         if not self.insertions:
-            raise ConfigError("No field insertion configured")
+            fields = ", ".join(f"{prefix}{kind}.field" for kind in (*_METADATA, "static"))
+            raise ConfigError.for_key(prefix.rstrip("."), f"No field insertion configured: set one of {fields}")
         self.static_value = self.config["static.value"]
         if "static" in self.insertions and self.static_value is None:
             raise ConfigError.for_key(

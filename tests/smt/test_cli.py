@@ -15,6 +15,7 @@ def write(path, text):
 
 
 def test_validate_accepts_a_good_file(tmp_path, capsys):
+    write(tmp_path / "in.txt", "a line\n")
     pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\nvalue.converter=string\n")
     assert main(["validate", str(pipeline)]) == 0
     assert capsys.readouterr().out.strip() == f"{pipeline}: valid"
@@ -80,6 +81,6 @@ def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
     pipeline = write(tmp_path / "p.properties", "source.path=missing.txt\nsink.path=out\nspark.master=local[1]\n")
     done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline)], capture_output=True, text=True,
                           timeout=300)
-    assert done.returncode == 1
+    assert done.returncode == EXIT_INVALID  # a missing input is found when the pipeline is built, as by `smt validate`
     assert "error: source.path: cannot read" in done.stderr and "missing.txt" in done.stderr
     assert "Traceback" not in done.stderr

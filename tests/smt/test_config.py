@@ -41,6 +41,7 @@ PARSE_CASES = {
     "class name trimmed": (ConfigType.CLASS, " org.example.Foo ", "org.example.Foo"),
     "class object": (ConfigType.CLASS, int, int),
     "password trimmed": (ConfigType.PASSWORD, " s3cret ", "s3cret"),
+    "path trimmed": (ConfigType.PATH, " data/in ", "data/in"),
 }
 
 
@@ -234,3 +235,12 @@ def test_to_markdown_documents_every_key():
         '| `separator` | string | `""` | medium |  |',
         "| `pattern` | string | `a\\|b` | medium |  |",
     ]
+
+
+def test_resolve_paths_makes_relative_path_keys_absolute_and_nothing_else():
+    definition = (ConfigDef().define("path", ConfigType.PATH, REQUIRED).define("dir", ConfigType.PATH, None)
+                  .define("name.path", ConfigType.STRING, ""))
+    props = {"sink.path": "out/../data", "sink.dir": "hdfs://nn/x", "sink.name.path": "rel", "other.path": "rel"}
+    assert definition.resolve_paths(props, "/base", prefix="sink.") == {
+        "sink.path": "/base/data", "sink.dir": "hdfs://nn/x", "sink.name.path": "rel", "other.path": "rel"}
+    assert "| `path` | path | (required) |" in definition.to_markdown()

@@ -79,7 +79,7 @@ def test_a_malformed_jsonl_line_fails_the_run_at_task_poll(spark, tmp_path, caps
                                {"a.jsonl": b'{"value": "ok"}\n{"value": "cut\n'})
     assert code != 0
     assert re.search(r"error: Error in TASK_POLL stage with connectors\.file\.source\.FileSource "
-                     r"on record .*SourceRecordError: malformed JSON line in file:.*a\.jsonl", err), err
+                     r"on record .*SourceRecordError: malformed jsonl: line 2 of .*a\.jsonl: ", err), err
     assert committed == []
 
 
@@ -102,7 +102,8 @@ def test_a_malformed_jsonl_line_goes_to_the_dead_letter_queue_as_read(spark, tmp
     assert [d["value"] for d in dead] == ['{"value": "cut']
     headers = {h["key"]: h["value"] for h in dead[0]["headers"]}
     assert headers["__connect.errors.stage"] == "TASK_POLL"
-    assert headers["__connect.errors.exception.message"].startswith("malformed JSON line in file:")
+    assert headers["__connect.errors.exception.message"].startswith(
+        f"malformed jsonl: line 2 of {tmp_path / 'in' / 'a.jsonl'}: ")
     assert (result.counts.read, result.counts.written, result.counts.dead_lettered) == (3, 2, 1)
 
 

@@ -21,6 +21,7 @@ def write(path, text):
 
 
 def test_set_overrides_a_key_of_the_file(tmp_path, capsys):
+    write(tmp_path / "in.txt", "a\n")
     pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\nerrors.tolerance=maybe\n")
     assert main(["validate", str(pipeline)]) == EXIT_INVALID
     assert main(["validate", str(pipeline), "--set", "errors.tolerance=all", "--set", "sink.format=jsonl"]) == EXIT_OK
@@ -32,6 +33,7 @@ def test_set_overrides_a_key_of_the_file(tmp_path, capsys):
 def test_variables_resolve_before_validation_and_messages_show_them_not_their_values(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SMT_TEST_TOLERANCE", "sometimes-secret")
     write(tmp_path / "secrets.properties", "format=csv-very-secret\n")
+    write(tmp_path / "in.txt", "a\n")
     pipeline = write(tmp_path / "p.properties", PROVIDERS + "\n".join([
         "source.path=in.txt", "sink.path=out", "errors.tolerance=${env:SMT_TEST_TOLERANCE}",
         f"sink.format=${{file:{tmp_path}/secrets.properties:format}}", ""]))
@@ -49,6 +51,7 @@ def test_variables_resolve_before_validation_and_messages_show_them_not_their_va
 
 def test_an_unresolved_variable_is_a_warning_naming_its_key(tmp_path, monkeypatch, capsys, caplog):
     monkeypatch.delenv("SMT_TEST_NOPE", raising=False)
+    write(tmp_path / "in.txt", "a\n")
     pipeline = write(tmp_path / "p.properties", PROVIDERS + "source.path=in.txt\nsink.path=out\nname=${env:SMT_TEST_NOPE}\n")
     assert main(["validate", str(pipeline)]) == EXIT_OK
     assert "name: ${env:SMT_TEST_NOPE} stays as written: config provider 'env' has no 'SMT_TEST_NOPE'" in caplog.text

@@ -19,6 +19,9 @@ from tests.smt.sample_plugins import sample_plugins
 CHAIN = {"transforms": "split,a,drop", "transforms.split.type": "Split", "transforms.a.type": "AppendSuffix",
          "transforms.a.suffix": "!", "transforms.drop.type": "DropValue", "transforms.drop.value": "gone!"}
 
+#: An input that exists (the spec refuses one that does not); these tests never read it.
+UNREAD_INPUT = __file__
+
 
 def configured(plugin, **configs):
     plugin.configure({k.replace("__", "."): v for k, v in configs.items()}, PluginContext("sink", "sink."))
@@ -96,7 +99,7 @@ def test_a_sink_without_checks_writes_everything():
 
 def test_the_processor_gets_the_sink_from_the_spec_and_ships_it_to_executors():
     spec = PipelineSpec.from_properties({
-        "source": "file", "source.path": "/unused", "sink": "kafka",
+        "source": "file", "source.path": UNREAD_INPUT, "sink": "kafka",
         "sink.kafka.bootstrap.servers": "127.0.0.1:9092", "sink.kafka.max.request.size": "100",
         "errors.tolerance": "all", "errors.deadletterqueue.path": "/unused-dlq",
     })  # fmt: skip
@@ -111,7 +114,7 @@ def test_the_processor_gets_the_sink_from_the_spec_and_ships_it_to_executors():
 
 def kafka_pipeline(**extra):
     return PipelineSpec.from_properties({
-        "source": "file", "source.path": "/unused", "sink": "kafka",
+        "source": "file", "source.path": UNREAD_INPUT, "sink": "kafka",
         "sink.kafka.bootstrap.servers": "127.0.0.1:9092", "sink.topic": "out",
         "value.converter": "string", **CHAIN,
         "errors.tolerance": "all", "errors.deadletterqueue.topic.name": "dlq",

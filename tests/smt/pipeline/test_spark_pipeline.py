@@ -72,16 +72,17 @@ def test_tolerance_none_fails_the_job_and_writes_nothing(spark, tmp_path):
     assert not out.exists() or output_lines(out) == []
 
 
-def test_unreadable_source_path_is_named(spark, tmp_path):
-    spec = pipeline(tmp_path, ["x"], source__path=str(tmp_path / "missing.txt"))
-    with pytest.raises(Exception, match=r"source\.path: cannot read '.*missing\.txt'"):
-        run_pipeline(spec, spark=spark)
+def test_unreadable_source_path_is_named_before_spark_runs(tmp_path):
+    with pytest.raises(ConfigError, match=r"source\.path: cannot read '.*missing\.txt': no such file or directory"):
+        pipeline(tmp_path, ["x"], source__path=str(tmp_path / "missing.txt"))
 
 
 def test_relative_paths_resolve_against_the_properties_file(tmp_path):
     spec_dir = tmp_path / "conf"
     spec_dir.mkdir()
     (spec_dir / "p.properties").write_text("source.path=data/in.txt\nsink.path=../out\n", encoding="utf-8")
+    (spec_dir / "data").mkdir()
+    (spec_dir / "data" / "in.txt").write_text("a line\n", encoding="utf-8")
     try:
         from smt.properties import load_properties  # noqa: F401
     except ImportError:

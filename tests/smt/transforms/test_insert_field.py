@@ -99,7 +99,9 @@ def test_unset_optional_field(replace_null_with_default, expected):
 @pytest.mark.parametrize(
     "props, message",
     [
-        ({}, "No field insertion configured"),
+        ({}, r"^transforms.t: No field insertion configured: set one of transforms.t.topic.field, "
+             r"transforms.t.partition.field, transforms.t.offset.field, transforms.t.timestamp.field, "
+             r"transforms.t.static.field$"),
         ({"static.field": "s"}, r"transforms.t.static.value: No value specified for static field: s"),
         ({"topic.field": "a.`b", "field.syntax.version": "v2"},
          r"transforms.t.topic.field: Incomplete backtick pair in path: \[a.`b\]"),

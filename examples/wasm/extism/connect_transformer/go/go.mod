@@ -1,0 +1,5 @@
+module extism-connect-transformer
+
+go 1.24
+
+require github.com/extism/go-pdk v1.1.3

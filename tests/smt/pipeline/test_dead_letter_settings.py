@@ -1,0 +1,25 @@
+"""The Kafka settings of a dead-letter topic: the sink's, overridden key by key, unless it names its own cluster."""
+
+import pytest
+
+from smt.pipeline.dead_letters import dead_letter_kafka_settings
+
+SINK = {"sink.kafka.bootstrap.servers": "sink:9092", "sink.kafka.sasl.mechanism": "PLAIN",
+        "sink.kafka.max.request.size": "1000"}
+
+
+def test_one_key_of_its_own_overrides_only_that_key():
+    props = {**SINK, "errors.deadletterqueue.kafka.max.request.size": "5000000"}
+    assert dead_letter_kafka_settings(props, "kafka") == {
+        "kafka.bootstrap.servers": "sink:9092", "kafka.sasl.mechanism": "PLAIN", "kafka.max.request.size": "5000000"}
+
+
+def test_a_cluster_of_its_own_inherits_nothing_from_the_sink():
+    props = {**SINK, "errors.deadletterqueue.kafka.bootstrap.servers": "other:9092"}
+    assert dead_letter_kafka_settings(props, "kafka") == {"kafka.bootstrap.servers": "other:9092"}
+
+
+@pytest.mark.parametrize("sink", ["file", None])
+def test_a_sink_that_is_not_kafka_lends_no_settings(sink):
+    props = {**SINK, "errors.deadletterqueue.kafka.acks": "all"}
+    assert dead_letter_kafka_settings(props, sink) == {"kafka.acks": "all"}
