@@ -125,6 +125,15 @@ def test_record_converters_apply_before_and_after_the_filter(proxy_wasm_transfor
     assert out.records()[0].value == "TEXT" and out.records()[0].key == "key"
 
 
+def test_converter_settings_reach_the_converters(proxy_wasm_transform):
+    # schemas.enable=false: plain JSON goes to the filter (with the default envelope, to_upper would break it)
+    transform = proxy_wasm_transform("to_upper", **{"value.converter": "json",
+                                                    "value.converter.schemas.enable": "false"})
+    out, errors = run(transform, [Record(topic="in", partition=0, offset=0, timestamp=None, key=b"k",
+                                         value={"name": "ann"})])
+    assert errors.failures == [] and out.records()[0].value == {"NAME": "ANN"}
+
+
 @pytest.mark.parametrize("name, language", [("to_upper", "rust"), ("pii_mask", "go")])
 def test_an_instance_serves_many_batches(proxy_wasm_transform, name, language):
     transform = proxy_wasm_transform(name, language)
