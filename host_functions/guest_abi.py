@@ -118,6 +118,7 @@ class GuestAbi(Protocol):
 _IMPLEMENTATIONS: dict[str, str] = {
     REDPANDA: "host_functions.redpanda:RedpandaAbi",
     EXTISM: "host_functions.extism:ExtismAbi",
+    PROXY_WASM: "host_functions.proxy_wasm:ProxyWasmAbi",
 }
 
 

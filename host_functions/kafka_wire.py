@@ -22,7 +22,7 @@ Python loop per record: encoding joins per-row pieces with
 time (a loop per field, and per header *position*, not per record).
 
 Public API: :func:`encode_varints`, :func:`decode_varints`,
-:func:`encode_record_bodies`, :func:`decode_record_bodies`,
+:func:`encode_record_bodies`, :func:`decode_record_bodies` (and ``_at``, for bodies inside a larger buffer),
 :class:`RecordBodies` and :func:`not_utf8`.
 """
 
@@ -34,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["RecordBodies", "decode_record_bodies", "decode_varints", "encode_record_bodies", "encode_varints",
+__all__ = ["RecordBodies", "decode_record_bodies", "decode_record_bodies_at", "decode_varints", "encode_record_bodies", "encode_varints",
            "not_utf8", "HEADERS_TYPE"]
 
 #: The Kafka row layout's headers column (header names are strings; values nullable bytes).
@@ -165,7 +165,13 @@ def decode_record_bodies(bodies: pa.Array) -> RecordBodies:
     offsets = np.frombuffer(bodies.buffers()[1], dtype=np.int32, count=n + 1, offset=bodies.offset * 4).astype(np.int64)
     data_buffer = bodies.buffers()[2]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    parser = _BodyParser(data, offsets[:-1].copy(), offsets[1:])
+    return decode_record_bodies_at(data, offsets[:-1], offsets[1:])
+
+
+def decode_record_bodies_at(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> RecordBodies:
+    """Parse the record bodies at ``data[starts[i]:ends[i]]`` (in order, not overlapping), e.g. inside a RecordBatch."""
+    n = len(starts)
+    parser = _BodyParser(data, np.asarray(starts, dtype=np.int64).copy(), np.asarray(ends, dtype=np.int64))
     key_start, key_len = parser.sized("key")
     value_start, value_len = parser.sized("value")
     count = parser.varint("header count")

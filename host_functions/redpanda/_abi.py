@@ -7,8 +7,7 @@ from typing import Any
 
 import wasmtime
 
-import converters
-from host_functions._reference import Converters
+from host_functions._record_bytes import load_converters
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings
 from host_functions.guest_abi import REDPANDA
@@ -17,7 +16,6 @@ from host_functions.redpanda._instance import StartFailed
 from host_functions.redpanda._runner import RedpandaRunner
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
-from smt.plugin import PluginContext
 
 __all__ = ["RedpandaAbi"]
 
@@ -55,7 +53,7 @@ class RedpandaAbi:
             raise ConfigError.for_key(f"{key_prefix}config.{reserved[0]}",
                                       "is reserved: the host sets the REDPANDA_* environment variables itself")
         runner = RedpandaRunner(
-            runtime(), guest, _settings(settings), _converters(config, key_prefix),
+            runtime(), guest, _settings(settings), load_converters(config, key_prefix),
             output_topics=[str(topic) for topic in config["output.topics"]],
             input_topic=config["input.topic"] or None,
             environment=environment,
@@ -79,14 +77,3 @@ class RedpandaAbi:
 def _settings(settings: Settings) -> Settings:
     """Redpanda guests are WASI commands: WASI is always on (restricted, see the instance)."""
     return dataclasses.replace(settings, wasi=True, function_name="_start")
-
-
-def _converters(config: dict[str, Any], key_prefix: str) -> Converters:
-    def load(key: str, is_key: bool):
-        try:
-            return converters.load(config[key], {}, is_key, context=PluginContext(None, f"{key_prefix}{key}."))
-        except KeyError as exc:
-            raise ConfigError.for_key(f"{key_prefix}{key}", str(exc.args[0]), config[key]) from exc
-
-    return Converters(key=load("key.converter", True), value=load("value.converter", False),
-                      header=load("header.converter", False))

@@ -38,7 +38,8 @@ import numpy as np
 from host_functions._adapter import C_ERR_LEN, C_ERR_PTR, C_STATUS, Status
 from host_functions._adapter_calls import bytes_equal, check_guest, ensure, fail_record
 
-__all__ = ["adapter_wat", "shim_wat", "SHIM_FUNCTIONS", "RECORD_META", "HEADER_META", "OUTPUT_MEMORIES"]
+__all__ = ["adapter_wat", "shim_wat", "SHIM_FUNCTIONS", "RECORD_META", "HEADER_META", "OUTPUT_MEMORIES", "VARINT_WAT",
+           "body_parser_wat", "C_COMMITTED", "C_READ", "C_MAX_OUTPUTS"]
 
 # --- control block (in $in; the host stages data after CONTROL_SIZE) ---------------
 C_READ = 0  # records handed to the guest so far in this batch
@@ -115,28 +116,39 @@ def shim_wat() -> str:
 
 def adapter_wat() -> str:
     """The adapter module (the same for every Redpanda guest)."""
-    memories = "\n  ".join(f'(memory ${m} (export "{m}") 0)' for m in OUTPUT_MEMORIES)
-    cursors = "\n  ".join(f"(global $w_{c} (mut i32) (i32.const 0))" for c in _CURSORS)
     return "\n".join([
         f"""(module
   (import "guest" "memory" (memory $g 0))
   (import "shim" "table" (table {len(SHIM_FUNCTIONS)} funcref))
   (import "host" "read_batch_header" (func $host_read_batch_header{_signature(("i32",) * 10, ("i32",))}))
   (memory $in (export "in") 1)
-  {memories}
-  {cursors}
-  (global $record_outputs (mut i32) (i32.const 0))
-  (global $varint_size (mut i32) (i32.const 0))
   (elem (i32.const 0) func {' '.join(_TABLE_NAMES)})
   (func $check_abi)
   ;; the batch is done: commit its last record's outputs, then the host hands them over and waits
   (func $read_batch_header{_signature(("i32",) * 10, ("i32",))}
     (call $commit)
     (call $host_read_batch_header {" ".join(f"(local.get {i})" for i in range(10))}))""",
-        *(_grow(memory) for memory in OUTPUT_MEMORIES),
-        _COMMIT_RESUME, _VARINT, bytes_equal("topic_equal", "g", "in"),
-        _read_next_record(), _write(), _write_record_with_options(), _wasi(),
+        body_parser_wat(), bytes_equal("topic_equal", "g", "in"),
+        _read_next_record(), _write_record_with_options(), _wasi(),
         ")",
+    ])
+
+
+def body_parser_wat() -> str:
+    """``$write(buf, len, topic)`` and what it needs: record bodies in ``$g`` parsed into the output memories.
+
+    The module around it declares ``$g`` and ``$in`` (the control block); a
+    body is written for the record ``C_READ - 1`` and committed by ``$commit``.
+    proxy-wasm's record codec parses the records a filter forwards with it.
+    """
+    memories = "\n  ".join(f'(memory ${m} (export "{m}") 0)' for m in OUTPUT_MEMORIES)
+    cursors = "\n  ".join(f"(global $w_{c} (mut i32) (i32.const 0))" for c in _CURSORS)
+    return "\n".join([
+        f"""  {memories}
+  {cursors}
+  (global $record_outputs (mut i32) (i32.const 0))
+  (global $varint_size (mut i32) (i32.const 0))""",
+        *(_grow(memory) for memory in OUTPUT_MEMORIES), _COMMIT_RESUME, VARINT_WAT, _write(),
     ])
 
 
@@ -164,7 +176,7 @@ _COMMIT_RESUME = "\n".join([
         f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)) + ")",
 ])
 
-_VARINT = """  ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 when it is incomplete or too long
+VARINT_WAT = """  ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 when it is incomplete or too long
   (func $varint (param $p i32) (param $end i32) (result i64)
     (local $acc i64) (local $i i32) (local $b i32)
     (global.set $varint_size (i32.const 0))
@@ -180,7 +192,7 @@ _VARINT = """  ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 wh
     (global.set $varint_size (local.get $i))
     (i64.xor (i64.shr_u (local.get $acc) (i64.const 1)) (i64.sub (i64.const 0) (i64.and (local.get $acc) (i64.const 1)))))
   ;; a length varint at p: -2 (not valid) unless complete, >= -1 and within end"""
-_VARINT += """
+VARINT_WAT += """
   (func $length (param $p i32) (param $end i32) (result i32)
     (local $n i64)
     (local.set $n (call $varint (local.get $p) (local.get $end)))

@@ -34,7 +34,7 @@ from host_functions._sandbox import Failure, Settings, describe_trap, guest_memo
 from host_functions.redpanda import _adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 
-__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause"]
+__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause", "forget_frames", "harvest_outputs"]
 
 _PAGE = 1 << 16
 #: How long the caller waits past a fired time limit before it gives the instance up (a guest
@@ -143,7 +143,19 @@ class RedpandaInstance:
                 return event
 
 
-def _forget_frames(exc: BaseException) -> BaseException:
+def harvest_outputs(word, copy) -> Outputs:
+    """The committed outputs (:func:`_adapter.body_parser_wat`'s memories), read with ``word(offset)`` (a
+    control-block word) and ``copy(memory, nbytes)`` (the start of an output memory)."""
+    records, key_bytes, value_bytes, headers, header_key_bytes, header_value_bytes = (
+        word(A.C_COMMITTED + 4 * i) for i in range(6))
+    return Outputs(
+        copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META), copy("ok", key_bytes),
+        copy("ov", value_bytes), copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
+        copy("hk", header_key_bytes), copy("hv", header_value_bytes),
+    )
+
+
+def forget_frames(exc: BaseException) -> BaseException:
     """``exc`` without tracebacks (its chain's too): their frames hold the store in reference cycles
     that only a garbage collection would free, and a WASI store must not outlive the interpreter."""
     seen = exc
@@ -204,11 +216,11 @@ class _GuestSide:
             self.start_func(self.store)
             error: BaseException = Failure("the guest's _start returned: it no longer reads batches")
         except _Stopped as stopped:
-            _forget_frames(stopped)
+            forget_frames(stopped)
             self.release()
             return
         except BaseException as exc:  # a trap, an exit, a host failure: reported, never raised here
-            error = _forget_frames(exc)
+            error = forget_frames(exc)
         self.events.put(self._failed(error))
 
     def _instantiate(self) -> None:
@@ -334,14 +346,7 @@ class _GuestSide:
 
     def harvest(self) -> Outputs:
         """Copy out the committed outputs and forget them (the next batch starts from zero)."""
-        committed = [self._word(A.C_COMMITTED + 4 * i) for i in range(6)]
-        records, key_bytes, value_bytes, headers, header_key_bytes, header_value_bytes = committed
-        outputs = Outputs(
-            self._copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META),
-            self._copy("ok", key_bytes), self._copy("ov", value_bytes),
-            self._copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
-            self._copy("hk", header_key_bytes), self._copy("hv", header_value_bytes),
-        )
+        outputs = harvest_outputs(self._word, self._copy)
         ctypes.memset(self._control + A.C_COMMITTED, 0, 4 * 6)
         return outputs
 

@@ -15,8 +15,6 @@ goes to the topic the guest chose: the first output topic by default.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -27,14 +25,15 @@ from host_functions._fast import Layout
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
-from host_functions.kafka_wire import HEADERS_TYPE, encode_record_bodies, not_utf8
+from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
+from host_functions.kafka_wire import encode_record_bodies
 from host_functions.redpanda import _adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 from host_functions.redpanda._instance import Batch, Outputs, RedpandaInstance, StartFailed, failure_cause
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
-__all__ = ["RedpandaRunner"]
+__all__ = ["RedpandaRunner", "budget_chunks", "output_bytes_column", "output_headers_column"]
 
 #: Instances kept per transform, one per input topic (each is a thread and a store).
 _MAX_INSTANCES = 4
@@ -80,13 +79,7 @@ class RedpandaRunner:
     # --- the batch --------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        failed: set[int] = set()
-
-        def fail(row: int, cause: str) -> None:
-            if row not in failed:
-                failed.add(row)
-                errors.fail(row, self.settings.row_error(cause, batch, row))
-
+        failed, fail = failing_rows(errors, self.settings, batch)
         staged = _Staged.of(batch, self.converters, fail)
         parts: list[tuple[np.ndarray, Outputs, list[str]]] = []
         for topic, rows in self._groups(batch, failed):
@@ -100,7 +93,7 @@ class RedpandaRunner:
             rows = np.setdiff1d(rows, np.fromiter(failed, dtype=np.int64))
         if self.input_topic is not None or not len(rows):
             return [(self.input_topic or "", rows)]
-        topics = pc.fill_null(_single(batch.arrow_column("topic", pa.string())).cast(pa.string()), "")
+        topics = pc.fill_null(single(batch.arrow_column("topic", pa.string())).cast(pa.string()), "")
         if len(topics) and pc.all(pc.equal(topics, topics[0])).as_py():  # the common case: one topic
             return [(topics[0].as_py(), rows)]
         encoded = topics.take(pa.array(rows)).dictionary_encode()
@@ -108,7 +101,7 @@ class RedpandaRunner:
         return [(name, rows[indices == i]) for i, name in enumerate(encoded.dictionary.to_pylist())]
 
     def _run_group(self, topic: str, rows: np.ndarray, staged: "_Staged", parts: list, fail) -> None:
-        for chunk in _chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
+        for chunk in budget_chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
             start, retries = 0, 0
             while start < len(chunk):
                 try:
@@ -131,7 +124,7 @@ class RedpandaRunner:
                 start = at + 1
 
 
-def _chunks(rows: np.ndarray, sizes: np.ndarray, budget: int) -> list[np.ndarray]:
+def budget_chunks(rows: np.ndarray, sizes: np.ndarray, budget: int) -> list[np.ndarray]:
     """``rows`` cut where their staged bytes pass ``budget`` (a row bigger than that goes alone)."""
     if not len(rows):
         return []
@@ -155,12 +148,12 @@ class _Staged:
 
     @classmethod
     def of(cls, batch: RecordBatch, converters: Converters, fail) -> "_Staged":
-        keys = _bytes_column(batch, "key", converters.key, "key.converter", fail)
-        values = _bytes_column(batch, "value", converters.value, "value.converter", fail)
-        bodies = encode_record_bodies(keys, values, _headers_column(batch, converters.header, fail))
+        keys = bytes_column(batch, "key", converters.key, "key.converter", fail)
+        values = bytes_column(batch, "value", converters.value, "value.converter", fail)
+        bodies = encode_record_bodies(keys, values, headers_column(batch, converters.header, fail))
         millis, null = batch.timestamp_millis()
         millis = np.where(null, -1, millis) if null is not None else millis
-        offsets = _single(batch.arrow_column("offset", pa.int64())).cast(pa.int64()).fill_null(-1)
+        offsets = single(batch.arrow_column("offset", pa.int64())).cast(pa.int64()).fill_null(-1)
         return cls(bodies, millis.astype(np.int64), offsets.to_numpy(zero_copy_only=False))
 
     def batch(self, rows: np.ndarray) -> Batch:
@@ -174,40 +167,6 @@ class _Staged:
                      base_timestamp=int(millis[0]), max_timestamp=int(millis.max()))
 
 
-def _single(column: Any) -> pa.Array:
-    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-
-
-def _bytes_column(batch: RecordBatch, name: str, converter, converter_key: str, fail) -> pa.Array:
-    """The key or value as the guest sees it: bytes from the converter (no per-row work for bytearray)."""
-    if not batch.has_column(name):  # not held: null in every row
-        return pa.nulls(len(batch), pa.binary())
-    if getattr(converter, "passthrough", False) and batch.is_arrow(name):
-        column = _single(batch.arrow_column(name))
-        return column if column.type == pa.binary() else column.cast(pa.binary())
-
-    def on_error(row: int, exc: BaseException) -> None:
-        fail(row, f"{converter_key} failed: {type(exc).__name__}: {exc}")
-
-    data = converter.from_connect_batch(batch.topic, batch.column(f"{name}_schema"), batch.column(name), on_error)
-    return pa.array(data, type=pa.binary())
-
-
-def _headers_column(batch: RecordBatch, converter, fail) -> pa.Array | None:
-    if not batch.has_column("headers"):
-        return None
-    if getattr(converter, "passthrough", False) and batch.is_arrow("headers"):
-        return _single(batch.arrow_column("headers"))
-    rows = []
-    for row, (topic, headers) in enumerate(zip(batch.topic, batch.headers)):
-        try:
-            rows.append([{"key": k, "value": converter.from_connect_header(topic, k, None, v)} for k, v in headers])
-        except Exception as exc:
-            fail(row, f"header.converter failed: {type(exc).__name__}: {exc}")
-            rows.append([])
-    return pa.array(rows, type=HEADERS_TYPE)
-
-
 # --- outputs ---------------------------------------------------------------------
 
 
@@ -217,42 +176,21 @@ def _assemble(batch: RecordBatch, parts: list, converters: Converters, fail) -> 
         return batch.take([])
     parents = np.concatenate([rows[outputs.meta["parent"]] for rows, outputs, _ in parts])
     columns = {
-        "key": pa.concat_arrays([_bytes_out(o.meta, o.keys, "key_end", 1) for _, o, _ in parts]),
-        "value": pa.concat_arrays([_bytes_out(o.meta, o.values, "value_end", 2) for _, o, _ in parts]),
-        "headers": pa.concat_arrays([_headers_out(o) for _, o, _ in parts]),
+        "key": pa.concat_arrays([output_bytes_column(o.meta, o.keys, "key_end", 1) for _, o, _ in parts]),
+        "value": pa.concat_arrays([output_bytes_column(o.meta, o.values, "value_end", 2) for _, o, _ in parts]),
+        "headers": pa.concat_arrays([output_headers_column(o) for _, o, _ in parts]),
         "topic": pa.concat_arrays([_topics_out(o.meta, topics) for _, o, topics in parts]),
     }
-    bad = _bad_header_names(columns["headers"], parents, fail)
-    order = np.argsort(parents, kind="stable")  # groups of input topics come one after the other
-    if bad:
-        order = order[~np.isin(parents[order], bad)]
-    if len(order) != len(parents) or (order != np.arange(len(parents))).any():
-        parents = parents[order]
-        columns = {name: column.take(pa.array(order)) for name, column in columns.items()}
-    out = batch.take(parents)
-    columns["headers"] = columns["headers"].cast(HEADERS_TYPE)
-    converted_badly: set[int] = set()
-
-    def fail_output(parent: int, cause: str) -> None:  # a converter refused an output: its record fails whole
-        converted_badly.add(parent)
-        fail(parent, cause)
-
-    for name in ("key", "value"):
-        _set_bytes(out, name, columns[name], getattr(converters, name), columns["topic"], fail_output, parents)
-    out.set_column("topic", columns["topic"])
-    _set_headers(out, columns["headers"], converters.header, fail_output, parents)
-    if converted_badly:
-        out = out.take(np.flatnonzero(~np.isin(parents, list(converted_badly))))
-    return out
+    return assemble_outputs(batch, parents, columns, converters, fail)
 
 
-def _bytes_out(meta: np.ndarray, data: np.ndarray, end_field: str, null_flag: int) -> pa.Array:
+def output_bytes_column(meta: np.ndarray, data: np.ndarray, end_field: str, null_flag: int) -> pa.Array:
     ends = meta[end_field]
     lengths = np.diff(np.concatenate([[0], ends])).astype(np.int64)
     return binary_column(np.where(meta["flags"] & null_flag, -1, lengths), data.tobytes(), pa.binary())
 
 
-def _headers_out(outputs: Outputs) -> pa.Array:
+def output_headers_column(outputs: Outputs) -> pa.Array:
     header_meta = outputs.header_meta
     key_lengths = np.diff(np.concatenate([[0], header_meta["key_end"]]))
     value_lengths = np.diff(np.concatenate([[0], header_meta["value_end"]]))
@@ -269,46 +207,3 @@ def _topics_out(meta: np.ndarray, topics: list[str]) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, pa.array(topics, pa.string())).cast(pa.string())
 
 
-def _bad_header_names(headers: pa.Array, parents: np.ndarray, fail) -> list[int]:
-    """Parents of outputs with a header name that is not UTF-8 (header names are strings here)."""
-    names = pc.list_flatten(headers).field("key")
-    try:
-        names.cast(pa.string())
-        return []
-    except pa.ArrowInvalid:  # the error path: find them one by one
-        counts = pc.list_value_length(headers).to_numpy(zero_copy_only=False)
-        bad = np.unique(np.repeat(parents, counts)[not_utf8(names)]).tolist()
-        for parent in bad:
-            fail(parent, "the guest wrote a header name that is not UTF-8")
-        return bad
-
-
-def _set_bytes(out: RecordBatch, name: str, column: pa.Array, converter, topics: pa.Array, fail,
-               parents: np.ndarray) -> None:
-    schema_name = f"{name}_schema"
-    if getattr(converter, "passthrough", False):
-        out.set_column(name, column)
-        if out.has_column(schema_name):  # a written record carries bytes, no schema
-            out.set_column(schema_name, [None] * len(out))
-        return
-
-    def on_error(row: int, exc: BaseException) -> None:
-        fail(int(parents[row]), f"{name}.converter failed: {type(exc).__name__}: {exc}")
-
-    schemas, values = converter.to_connect_batch(topics.to_pylist(), column.to_pylist(), on_error)
-    out.set_column(name, values)
-    out.set_column(schema_name, schemas if schemas is not None else [None] * len(out))
-
-
-def _set_headers(out: RecordBatch, headers: pa.Array, converter, fail, parents: np.ndarray) -> None:
-    if getattr(converter, "passthrough", False):
-        out.set_column("headers", headers)
-        return
-    topics, rows, result = out.topic, headers.to_pylist(), []
-    for i, row in enumerate(rows):
-        try:
-            result.append(tuple((h["key"], converter.to_connect_header(topics[i], h["key"], h["value"])[1]) for h in row))
-        except Exception as exc:
-            fail(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}")
-            result.append(())
-    out.set_column("headers", result)

@@ -1,4 +1,4 @@
-"""Builds Redpanda guests from source with their official SDKs: Rust and Go.
+"""Builds Redpanda guests (and proxy-wasm filters) from source with their official SDKs: Rust and Go.
 
 ``build_rust_guest(crate_dir, out_dir)`` runs ``cargo build --release --target wasm32-wasip1``
 (crate ``redpanda-transform-sdk``; several crates may share one ``target_dir``, so the SDK is
@@ -6,7 +6,8 @@ compiled once); ``build_go_guest(package_dir, out_dir)`` runs standard Go with `
 GOARCH=wasm`` (module ``github.com/redpanda-data/redpanda/src/transform-sdk/go/transform``).
 Cargo fetches from crates.io and Go from its module proxy on a first build.
 
-The module lands in ``out_dir/<name>.<rust|go>.wasm`` and is rebuilt only when the sources
+A crate whose ``[lib]`` is a ``cdylib`` (a proxy-wasm filter) gives a library module
+instead of a command.  The module lands in ``out_dir/<name>.<rust|go>.wasm`` and is rebuilt only when the sources
 (the crate or package, its workspace or module files) hash differently from the last build.
 The toolchains come from ``scripts/install-guest-toolchains.sh``.
 """
@@ -35,7 +36,10 @@ def build_rust_guest(crate_dir: str | os.PathLike[str], out_dir: str | os.PathLi
     manifest = crate / "Cargo.toml"
     if not manifest.is_file():
         raise GuestBuildError(f"cannot build {crate}: no Cargo.toml")
-    name = tomllib.loads(manifest.read_text())["package"]["name"]
+    cargo_manifest = tomllib.loads(manifest.read_text())
+    name = cargo_manifest["package"]["name"]
+    if "cdylib" in cargo_manifest.get("lib", {}).get("crate-type", []):  # a library module: cargo names it so
+        name = name.replace("-", "_")
     output = Path(out_dir).resolve() / f"{crate.parent.name if crate.name == 'rust' else crate.name}.rust.wasm"
     digest = _digest([crate, *_workspace_files(crate, ("Cargo.toml", "Cargo.lock"))])
     if _fresh(output, digest):
@@ -49,14 +53,16 @@ def build_rust_guest(crate_dir: str | os.PathLike[str], out_dir: str | os.PathLi
     return _publish(target / RUST_TARGET / "release" / f"{name}.wasm", output, digest)
 
 
-def build_go_guest(package_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> Path:
+def build_go_guest(package_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
+                   c_shared: bool = False) -> Path:
     """The Go main package built for wasip1, as ``out_dir/<name>.go.wasm`` (name: the package folder,
-    or its parent's when the folder is called ``go``)."""
+    or its parent's when the folder is called ``go``).  ``c_shared``: a WASI reactor
+    (``-buildmode=c-shared``: ``_initialize`` and ``go:wasmexport`` functions, as proxy-wasm filters are)."""
     package = Path(package_dir).resolve()
     if not any(package.glob("*.go")):
         raise GuestBuildError(f"cannot build {package}: no .go files")
     output = Path(out_dir).resolve() / f"{package.parent.name if package.name == 'go' else package.name}.go.wasm"
-    digest = _digest([package, *_workspace_files(package, ("go.mod", "go.sum"))])
+    digest = _digest([package, *_workspace_files(package, ("go.mod", "go.sum"))]) + ("-c-shared" if c_shared else "")
     if _fresh(output, digest):
         return output
     go = shutil.which("go")
@@ -64,7 +70,8 @@ def build_go_guest(package_dir: str | os.PathLike[str], out_dir: str | os.PathLi
         raise ToolchainMissingError(f"cannot build {package}: go is not installed; run {INSTALL_SCRIPT}")
     output.parent.mkdir(parents=True, exist_ok=True)
     built = output.with_name(f".{output.name}.build")
-    _run(package, [go, "-C", str(package), "build", "-trimpath", "-o", str(built), "."],
+    mode = ["-buildmode=c-shared"] if c_shared else []
+    _run(package, [go, "-C", str(package), "build", *mode, "-trimpath", "-o", str(built), "."],
          {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"})
     try:
         return _publish(built, output, digest)

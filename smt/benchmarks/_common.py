@@ -100,3 +100,20 @@ def local_spark(app_name: str, conf: Mapping[str, str] | None = None):
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+class RaiseErrors:
+    """An error sink for benchmarks: a failed record is a broken benchmark."""
+
+    def fail(self, row: int, exc: BaseException) -> None:
+        raise exc
+
+
+def zigzag_varint(value: int) -> bytes:
+    """``value`` as Kafka writes it in a record: a zigzag varint (for naive hosts that build records by hand)."""
+    zigzag, out = (value << 1) ^ (value >> 63), bytearray()
+    while zigzag >= 0x80:
+        out.append(zigzag & 0x7F | 0x80)
+        zigzag >>= 7
+    out.append(zigzag)
+    return bytes(out)

@@ -17,6 +17,10 @@ The comparisons run to_upper over ~40-byte values.
 * Redpanda: the Rust SDK's to_upper guest through the ``wasm`` transform vs
   a naive host (a Python call per host function), see
   :mod:`smt.benchmarks.wasm_redpanda` (target: ours >= 1M records/s).
+* proxy-wasm: the Rust SDK's to_upper Kafka filter through the ``wasm``
+  transform (a call per Produce request) vs a naive host (a request per
+  record, built and parsed in Python), see :mod:`smt.benchmarks.wasm_proxy_wasm`
+  (target: ours >= 1M records/s).
 
 Rows for Kafka Connect ABI guests beyond to_upper (a Rust-built guest, the
 record JSON) come from :mod:`smt.benchmarks.wasm_kafka_connect`.
@@ -34,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import wasmtime
 
-from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_redpanda
+from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_proxy_wasm, wasm_redpanda
 from smt.benchmarks._common import Comparison, Measurement, local_spark, measure
 
 __all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
@@ -209,6 +213,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
             *wasm_kafka_connect.rust_guest(values, workdir),
             *wasm_kafka_connect.record_json(values, workdir),
             wasm_redpanda.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS),
+            wasm_proxy_wasm.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS),
             *wasm_extism.run(_values(max(1000, int(100_000 * scale))), _BATCH_ROWS),
             *in_spark(module_path, scale, workdir),
         ]

@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, measure
+from smt.benchmarks._common import Comparison, RaiseErrors, measure, zigzag_varint
 
 __all__ = ["standalone", "TARGET_RECORDS_PER_SECOND"]
 
@@ -46,7 +46,7 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
 
         def ours() -> None:
             for batch in batches:
-                transform.apply_batch(RecordBatch.from_arrow(batch), _Raise())
+                transform.apply_batch(RecordBatch.from_arrow(batch), RaiseErrors())
 
         naive = _NaiveHost(module_path.read_bytes())
         ours()  # start the instance outside the timing
@@ -56,11 +56,6 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
         naive.close()
     name = f"Redpanda to_upper (Rust SDK), standalone (target {TARGET_RECORDS_PER_SECOND:,} rec/s)"
     return Comparison(name, ours_measured, naive_measured)
-
-
-class _Raise:
-    def fail(self, row, exc):
-        raise exc
 
 
 class _NaiveHost:
@@ -97,7 +92,7 @@ class _NaiveHost:
             pass
 
     def run(self, values: pa.Array) -> list[bytes]:
-        bodies = [b"\x01" + _varint(len(v)) + v + b"\x00" for v in values.to_pylist()]
+        bodies = [b"\x01" + zigzag_varint(len(v)) + v + b"\x00" for v in values.to_pylist()]
         self.batches.put(bodies)
         return self.done.get()
 
@@ -122,12 +117,3 @@ class _NaiveHost:
     def _write_record(self, buffer: int, length: int) -> int:
         self.outputs.append(bytes(self.memory.read(self.store, buffer, buffer + length)))
         return length
-
-
-def _varint(value: int) -> bytes:
-    zigzag, out = (value << 1) ^ (value >> 63), bytearray()
-    while zigzag >= 0x80:
-        out.append(zigzag & 0x7F | 0x80)
-        zigzag >>= 7
-    out.append(zigzag)
-    return bytes(out)
