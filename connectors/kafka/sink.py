@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.base import Sink
+from connectors.kafka._batch_write import write_kafka_batch
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
 from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
@@ -256,7 +257,7 @@ class KafkaSink(Sink):
 
     def _save(self, out: "DataFrame") -> None:
         try:
-            out.write.format("kafka").options(**spark_kafka_options(self.raw_config)).save()
+            write_kafka_batch(out, spark_kafka_options(self.raw_config))
         except Exception as exc:
             raise KafkaWriteError(
                 f"writing to the Kafka cluster at {self._servers} failed; records written before "

@@ -123,8 +123,23 @@ def test_allow_source_topics_writes_back_into_the_source_topic(kafka_spark, kafk
     kafka_broker.produce(raw, [{"value": "a"}])
     spec = pipeline(kafka_broker.bootstrap_servers, raw, sink__allow__source__topics="true", transforms="upper",
                     **wasm("upper", guests["to_upper"], "to_upper"))  # fmt: skip
-    run_pipeline(spec, spark=kafka_spark)
+    assert run_pipeline(spec, spark=kafka_spark).counts.written == 1
     assert values(kafka_broker, raw, 2) == [b"A", b"a"]
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_a_run_into_one_known_topic_counts_what_it_wrote(kafka_spark, kafka_broker, guests, tmp_path, mode):
+    # One destination and no dead letters: the sink writes without any other Spark action first,
+    # so the counts can only come back with the write itself.
+    stem = kafka_broker.unique_topic(f"counted-{mode}")
+    raw, clean = kafka_broker.create_topic(f"{stem}-raw", partitions=2), kafka_broker.create_topic(f"{stem}-clean")
+    kafka_broker.produce(raw, [{"value": v, "partition": n % 2} for n, v in enumerate("abc")])
+    streaming = {"checkpoint__location": str(tmp_path / "checkpoint"), "streaming__trigger": "availableNow"}
+    spec = pipeline(kafka_broker.bootstrap_servers, raw, sink__topic=clean, transforms="upper", mode=mode,
+                    **wasm("upper", guests["to_upper"], "to_upper"), **(streaming if mode == "streaming" else {}))
+    counts = run_pipeline(spec, spark=kafka_spark).counts
+    assert (counts.read, counts.written) == (3, 3)
+    assert values(kafka_broker, clean, 3) == [b"A", b"B", b"C"]
 
 
 def test_a_stream_routes_and_refuses_the_same_way(kafka_spark, kafka_broker, guests, tmp_path):
@@ -132,5 +147,6 @@ def test_a_stream_routes_and_refuses_the_same_way(kafka_spark, kafka_broker, gue
     spec, raw, routed, dlq = refusing_pipeline(
         kafka_broker, guests, stem, mode="streaming", checkpoint__location=str(tmp_path / "checkpoint"),
         streaming__trigger="availableNow", **dead_letter_settings(f"{stem}-dlq"))  # fmt: skip
-    run_pipeline(spec, spark=kafka_spark)
+    counts = run_pipeline(spec, spark=kafka_spark).counts
+    assert (counts.read, counts.written, counts.dead_lettered) == (2, 1, 1)
     assert_refused_and_routed(kafka_broker, raw, routed, dlq)
