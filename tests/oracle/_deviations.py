@@ -182,13 +182,25 @@ def set_schema_metadata_on_primitives(case: dict, item: Any, theirs: dict, mine:
             and theirs["error"]["message"] == "Cannot list fields on non-struct type")
 
 
+def _same_part(theirs: str | None, mine: str | None) -> bool:
+    """The same key or value bytes, or the same JSON document (Jackson escapes characters we do not)."""
+    if theirs == mine:
+        return True
+    if theirs is None or mine is None:
+        return False
+    document = _json(base64.b64decode(theirs))
+    return document is not _NOT_JSON and document == _json(base64.b64decode(mine))
+
+
 def header_bytes_pass_through(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """A bytes header value is written as it is; Kafka's SimpleHeaderConverter writes it as base64."""
     pair = _ok_pair(theirs, mine)
     if case["kind"] != "pipeline" or pair is None:
         return False
     a, b = pair
-    if {k: v for k, v in a.items() if k != "headers"} != {k: v for k, v in b.items() if k != "headers"}:
+    if any(a[k] != b[k] for k in ("topic", "partition", "timestamp")):
+        return False
+    if not all(_same_part(a[k], b[k]) for k in ("key", "value")):
         return False
     if [h[0] for h in a["headers"]] != [h[0] for h in b["headers"]]:
         return False
@@ -223,7 +235,14 @@ def deprecated_replace_field_names(case: dict, item: Any, theirs: dict, mine: di
 
 
 def schemaless_negative_zero(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
-    """A schemaless JSON -0.0 stays -0.0; Kafka reads numbers as BigDecimal and gets 0.0."""
+    """A schemaless JSON -0.0 stays -0.0; Kafka reads numbers as BigDecimal and gets 0.0.  The
+    oracle hands converters their input as schemaless envelopes, so Float/DoubleConverter write it."""
+    if case["kind"] == "from_connect" and case["plugin"] in ("FloatConverter", "DoubleConverter"):
+        pair = _ok_pair(theirs, mine)
+        layout = ">f" if case["plugin"] == "FloatConverter" else ">d"
+        return (pair is not None and None not in pair and "-0.0" in item
+                and _json(item) == {"schema": None, "payload": -0.0}
+                and [base64.b64decode(x) for x in pair] == [struct.pack(layout, 0.0), struct.pack(layout, -0.0)])
     texts = _texts(case, theirs, mine)
     differing = [(a, b) for a, b in texts if a != b]
     return bool(differing) and all(
