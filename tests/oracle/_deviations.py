@@ -210,10 +210,11 @@ def header_bytes_pass_through(case: dict, item: Any, theirs: dict, mine: dict) -
 
 def rename_collisions(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """Two fields renamed to one name, or onto a field that stays: Kafka keeps whichever its HashMap
-    visits last (hash order), and with a schema reads the value from the one its reversed renames
-    name, failing when the record lacks it; we keep the renamed one, the last rename winning."""
-    kafka_lookup_failed = "error" in theirs and theirs["error"]["message"].endswith("is not a valid field name")
-    if not case["plugin"].startswith("ReplaceField") or "ok" not in mine or not ("ok" in theirs or kafka_lookup_failed):
+    visits last (hash order), and with a schema reads a field's value from the field its reversed
+    renames name (a rename onto a field that stays reads the renamed one), failing when the record
+    lacks it or its type does not fit; we keep the renamed one, the last rename winning."""
+    kafka_read_failed = "error" in theirs and theirs["error"].get("stage") == "TRANSFORMATION"
+    if not case["plugin"].startswith("ReplaceField") or "ok" not in mine or not ("ok" in theirs or kafka_read_failed):
         return False
     pairs = [m.split(":") for m in case["config"].get("transforms.t.renames", "").split(",") if ":" in m]
     targets = [new for _, new in pairs]
@@ -246,8 +247,13 @@ def schemaless_negative_zero(case: dict, item: Any, theirs: dict, mine: dict) ->
     texts = _texts(case, theirs, mine)
     differing = [(a, b) for a, b in texts if a != b]
     return bool(differing) and all(
-        a is not None and b is not None and "-0.0" in b and b.replace("-0.0", "0.0") == a.replace("-0.0", "0.0")
+        a is not None and b is not None and "-0.0" in b
+        and _same_text_or_document(a.replace("-0.0", "0.0"), b.replace("-0.0", "0.0"))
         for a, b in differing)
+
+
+def _same_text_or_document(a: str, b: str) -> bool:
+    return a == b or (_json(a) is not _NOT_JSON and _json(a) == _json(b))
 
 
 def dates_beyond_year_9999(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
