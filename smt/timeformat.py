@@ -26,6 +26,8 @@ import datetime as _dt
 import re
 from typing import Callable
 
+from smt.data.logical import OUT_OF_RANGE
+
 __all__ = ["DateFormat", "DateFormatError", "compile_pattern"]
 
 _EPOCH = _dt.datetime(1970, 1, 1)
@@ -74,7 +76,7 @@ class DateFormat:
     # --- formatting ---------------------------------------------------------
 
     def format(self, millis: int) -> str:
-        """The text of epoch milliseconds ``millis`` (UTC)."""
+        """The text of epoch milliseconds ``millis`` (UTC); raises DateFormatError beyond the years 1-9999."""
         bucket = millis // self._granularity
         text = self._memo.get(bucket)
         if text is None:
@@ -85,7 +87,10 @@ class DateFormat:
         return text
 
     def _format(self, millis: int) -> str:
-        moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+        try:
+            moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+        except OverflowError:
+            raise DateFormatError(f"Timestamp {millis} (milliseconds since 1970) {OUT_OF_RANGE}") from None
         return "".join(printer(moment) for printer in self._printers)
 
     # --- parsing ------------------------------------------------------------

@@ -221,7 +221,7 @@ class JsonConverter(Converter, HeaderConverter):
                 pass  # find and report the bad rows one by one
         values: list[Any] = []
         for row, item in enumerate(data):
-            if item is None:
+            if item is None or _is_blank(item):
                 values.append(None)
                 continue
             try:
@@ -245,6 +245,10 @@ class JsonConverter(Converter, HeaderConverter):
             if fast is not None:
                 entry, payload = fast
                 return self._read_payload(topic, data, entry, payload)
+        if _is_blank(data):
+            if not self.schemas_enabled:
+                return None, None
+            raise self.error(topic, f"{_ENVELOPE_ERROR} Found: no JSON document")
         try:
             document = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -338,6 +342,11 @@ class JsonConverter(Converter, HeaderConverter):
 
     def to_connect_header(self, topic, header_key, data):
         return self.to_connect_data(topic, data)
+
+
+def _is_blank(data: bytes) -> bool:
+    """No JSON document, only whitespace: Jackson reads it as a missing node, which is a null value."""
+    return not bytes(data).strip(b" \t\r\n")
 
 
 def _preview(data: bytes, limit: int = 60) -> str:

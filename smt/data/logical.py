@@ -23,6 +23,7 @@ __all__ = [
     "Timestamp",
     "LOGICAL_NAMES",
     "datetime_to_millis",
+    "days_to_date",
     "from_logical",
     "is_logical",
     "millis_to_datetime",
@@ -122,7 +123,7 @@ class Date:
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.date:
         _check_schema(schema, Date.LOGICAL_NAME, "Date")
-        return _EPOCH_DATE + _dt.timedelta(days=value)
+        return days_to_date(value)
 
 
 class Time:
@@ -186,8 +187,25 @@ def datetime_to_millis(value: _dt.datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
+#: Why a date or timestamp beyond Python's datetime fails (Kafka's java.util.Date reaches
+#: 292 million years either side of 1970); the "dates-beyond-year-9999" deviation.
+OUT_OF_RANGE = "is outside the years 1 to 9999 that dates and timestamps can hold here"
+
+
 def millis_to_datetime(millis: int) -> _dt.datetime:
-    return _EPOCH + _dt.timedelta(milliseconds=millis)
+    """The UTC datetime ``millis`` after the epoch; raises DataError beyond the years 1-9999."""
+    try:
+        return _EPOCH + _dt.timedelta(milliseconds=millis)
+    except OverflowError:
+        raise DataError(f"Timestamp {millis} (milliseconds since 1970) {OUT_OF_RANGE}") from None
+
+
+def days_to_date(days: int) -> _dt.date:
+    """The date ``days`` after 1970-01-01; raises DataError beyond the years 1-9999."""
+    try:
+        return _EPOCH_DATE + _dt.timedelta(days=days)
+    except OverflowError:
+        raise DataError(f"Date {days} (days since 1970-01-01) {OUT_OF_RANGE}") from None
 
 
 Date.SCHEMA = Date.builder().build()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
+from smt.data.logical import days_to_date, millis_to_datetime
 from smt.errors import DataError
 from smt.timeformat import DateFormat, DateFormatError
 
@@ -24,10 +25,19 @@ _UNIX_TO_MILLIS = {"seconds": (1000, 1), "milliseconds": (1, 1), "microseconds":
                    "nanoseconds": (1, 1_000_000)}
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
 def _truncate(numerator: int, denominator: int) -> int:
     """Division truncating toward zero, as Java's TimeUnit conversions do."""
     quotient = abs(numerator) // denominator
     return quotient if numerator >= 0 else -quotient
+
+
+def _scale_up(value: int, factor: int) -> int:
+    """``value * factor`` saturated to a Java long, as TimeUnit's conversions to a finer unit are
+    (``SECONDS.toMillis(2**62)`` is ``Long.MAX_VALUE``)."""
+    return min(max(value * factor, _LONG_MIN), _LONG_MAX)
 
 
 def to_millis(kind: str, value: Any, date_format: DateFormat | None, precision: str) -> int:
@@ -46,7 +56,7 @@ def to_millis(kind: str, value: Any, date_format: DateFormat | None, precision: 
         if not isinstance(value, int) or isinstance(value, bool):
             raise DataError(f"Expected Unix timestamp to be a Long, but found {type(value).__name__}")
         multiply, divide = _UNIX_TO_MILLIS[precision]
-        return _truncate(value * multiply, divide)
+        return _truncate(_scale_up(value, multiply), divide)
     if isinstance(value, _dt.datetime):
         aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
         delta = aware - _EPOCH
@@ -59,20 +69,24 @@ def to_millis(kind: str, value: Any, date_format: DateFormat | None, precision: 
 
 
 def from_millis(kind: str, millis: int, date_format: DateFormat | None, precision: str) -> Any:
+    """``millis`` as ``kind``; raises DataError for a date beyond the years 1-9999 (Kafka has none)."""
     if kind == "string":
-        return date_format.format(millis)
+        try:
+            return date_format.format(millis)
+        except DateFormatError as exc:
+            raise DataError(str(exc)) from None
     if kind == "unix":
         divide, multiply = _UNIX_TO_MILLIS[precision]
-        return _truncate(millis, divide) * multiply
+        return _scale_up(_truncate(millis, divide), multiply)
     if kind == "Date":
-        return _EPOCH_DATE + _dt.timedelta(days=millis // _MS_PER_DAY)
+        return days_to_date(millis // _MS_PER_DAY)
     if kind == "Time":
         of_day = millis % _MS_PER_DAY
         seconds, ms = divmod(of_day, 1000)
         minutes, second = divmod(seconds, 60)
         hour, minute = divmod(minutes, 60)
         return _dt.time(hour, minute, second, ms * 1000)
-    return _EPOCH + _dt.timedelta(milliseconds=millis)
+    return millis_to_datetime(millis)
 
 
 def schema_for(kind: str, optional: bool) -> Any:

@@ -77,7 +77,7 @@ class Cast(PartTransform):
         self.rewriter = StructRewriter(
             targets,
             lambda steps, schema: self._target_schema(schema, targets[steps]),
-            lambda steps, schema, value: cast_value(value, targets[steps], _is_float32(schema)),
+            lambda steps, schema, value: _cast_with_schema(schema, value, targets[steps]),
             self.replace_null_with_default,
             keep_optional=True,
         )
@@ -104,24 +104,36 @@ class Cast(PartTransform):
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
         if WHOLE_VALUE in self.casts:
             new_schema = self.schema_cache.get(schema, self._whole_schema)
-            return new_schema, cast_value(value, self.casts[WHOLE_VALUE], _is_float32(schema))
+            return new_schema, _cast_with_schema(schema, value, self.casts[WHOLE_VALUE])
         struct = require_struct(value, PURPOSE)
         new_schema = self.schema_cache.get(struct.schema, self.rewriter.schema)
         return new_schema, self.rewriter.value(struct, new_schema)
 
     def _target_schema(self, source: Any, target: str) -> Any:
+        """The schema of a cast field: ``target``, optional and with a default as ``source`` is.
+
+        As in Kafka, ``source``'s type is checked only through its default: a MAP field that is
+        null casts to null, and fails only where it holds a value.
+        """
         from smt.data import SchemaBuilder, Type
 
-        _check_input(source)
         builder = SchemaBuilder(Type(target))
         if source.optional:
             builder.optional()
         if source.default is not None:
-            builder.default_value(cast_value(source.default, target, _is_float32(source)))
+            builder.default_value(_cast_with_schema(source, source.default, target))
         return builder.build()
 
     def _whole_schema(self, schema: Any) -> Any:
         return self._target_schema(schema, self.casts[WHOLE_VALUE])
+
+
+def _cast_with_schema(schema: Any, value: Any, target: str) -> Any:
+    """Kafka's ``castValueToType`` with a schema: null stays null, else ``schema`` must be castable."""
+    if value is None:
+        return None
+    _check_input(schema)
+    return cast_value(value, target, _is_float32(schema))
 
 
 def _is_float32(schema: Any) -> bool:

@@ -54,7 +54,6 @@ class ReplaceField(PartTransform):
         self.exclude = frozenset(self.config["exclude"])
         self.include = frozenset(self.config["include"])
         self.renames = dict(m.split(":") for m in self.config["renames"])
-        self.reverse_renames = {new: old for old, new in self.renames.items()}
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
         self.nested = self._nested_replacer()
@@ -72,7 +71,6 @@ class ReplaceField(PartTransform):
             self.exclude = frozenset(p.last for p in exclude)
             self.include = frozenset(p.last for p in include)
             self.renames = {steps[0]: new for steps, new in renames.items()}
-            self.reverse_renames = {new: old for old, new in self.renames.items()}
             return None
         return NestedReplacer([p.steps for p in exclude], [p.steps for p in include], renames)
 
@@ -93,19 +91,26 @@ class ReplaceField(PartTransform):
         if self.nested is not None:
             new_schema = self.schema_cache.get(struct.schema, self.nested.schema)
             return new_schema, self.nested.struct(struct, new_schema, self.replace_null_with_default)
-        new_schema = self.schema_cache.get(struct.schema, self._derive_schema)
+        new_schema, sources = self.schema_cache.get(struct.schema, self._derive_schema)
         updated = Struct(new_schema)
-        for field in new_schema.fields:
-            original = self.reverse_renames.get(field.name, field.name)
-            updated.put(field.name, field_value(struct, original, self.replace_null_with_default))
+        for field, source in zip(new_schema.fields, sources):
+            updated.put(field.name, field_value(struct, source, self.replace_null_with_default))
         return new_schema, updated
 
-    def _derive_schema(self, schema: Any) -> Any:
+    def _derive_schema(self, schema: Any) -> tuple[Any, tuple[str, ...]]:
+        """The new schema, and for each of its fields the input field it comes from.
+
+        The value is read from that field.  Kafka reads it through its reversed renames, a HashMap:
+        with two renames to one name (``id:y,b:y``) it picks one by hash order, and fails on a
+        record that lacks that one (see the rename-collisions deviation).
+        """
         builder = copy_basics(schema)
+        sources = []
         for field in schema.fields:
             if self.keeps(field.name):
                 builder.field(self.renames.get(field.name, field.name), field.schema)
-        return builder.build()
+                sources.append(field.name)
+        return builder.build(), tuple(sources)
 
     def _exclude_loop(self):
         """The compiled batch loop for exclude/renames."""

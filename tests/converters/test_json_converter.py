@@ -330,6 +330,21 @@ def test_schemaless_malformed_json_is_reported_per_row():
     assert errors[0][0] == 0 and "malformed JSON" in errors[0][1]
 
 
+
+@pytest.mark.parametrize("blank", [b"", b"  ", b"\n", b"\t \r\n"])
+def test_schemaless_blank_bytes_read_as_null(blank):
+    """Oracle case: Jackson reads no document as a missing node, which JsonConverter makes null."""
+    errors = []
+    _, values = json_converter(schemas__enable="false").to_connect_batch(
+        ["t", "t"], [blank, b"1"], lambda row, exc: errors.append((row, exc)))
+    assert (values, errors) == ([None, 1], [])
+    assert json_converter(is_key=True, schemas__enable="false").to_connect_data("t", blank) == (None, None)
+
+
+def test_blank_bytes_are_not_an_envelope():
+    with pytest.raises(ConverterError, match=r'requires "schema" and "payload" fields.* Found: no JSON document'):
+        json_converter(schemas__enable="true").to_connect_data("t", b" ")
+
 def test_key_converter_names_its_stage():
     with pytest.raises(ConverterError, match=r"JsonConverter \(KEY_CONVERTER\) failed on topic 'k'"):
         json_converter(is_key=True).to_connect_data("k", b"{")

@@ -6,17 +6,18 @@ headers), every predicate and every converter (both directions, keys, values
 and headers); one JVM (tests/oracle/_jvm.py) answers them all, and our
 pipeline path answers the same cases.  A difference is either one of the
 documented deviations or a failure.  The tally per plugin is printed.
+The cases are the same in every process and test order (see
+tests/oracle/_generation.py, which also tells how to run more of them locally).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import strategies as st
 
 from tests.oracle import _cases, _ours
 from tests.oracle._compare import Tally, compare
+from tests.oracle._generation import generate, scaled
 
 #: Generated configurations per plugin (each transform class, predicate, converter and direction);
 #: each has several records or converted items.
@@ -27,24 +28,10 @@ CONFIGS_PER_CONVERTER = 35
 POOL_BATCHES = 12
 
 
-def generate(strategy, count: int) -> list[Any]:
-    """``count`` cases drawn from ``strategy``, the same on every run (no example database)."""
-    drawn: list[dict] = []
-
-    @settings(max_examples=count, derandomize=True, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck), deadline=None)
-    @given(strategy)
-    def collect(case):
-        drawn.append(case)
-
-    collect()
-    return drawn
-
-
 def assert_matches_kafka(kafka_connect, strategies: list, configs_each: int, minimum_cases: int) -> None:
     """Generate ``configs_each`` cases from each strategy, run them both ways, and require every
     difference to be a documented deviation; prints the tally per plugin."""
-    cases = [case for strategy in strategies for case in generate(strategy, configs_each)]
+    cases = [case for strategy in strategies for case in generate(strategy, scaled(configs_each))]
     tally = Tally()
     for case, theirs in zip(cases, kafka_connect.run(cases)):
         compare(case, theirs, _ours.run(case), tally)
@@ -60,8 +47,8 @@ def record_pools() -> dict[str, list[dict]]:
     """Records for the pipeline cases, by mode: generated once, drawn from by every case."""
     batches = st.lists(_cases.record("schemaless"), min_size=20, max_size=20)
     with_schema = st.lists(_cases.record("schema"), min_size=20, max_size=20)
-    return {"schemaless": [r for batch in generate(batches, POOL_BATCHES) for r in batch],
-            "schema": [r for batch in generate(with_schema, POOL_BATCHES) for r in batch]}
+    return {"schemaless": [r for batch in generate(batches, scaled(POOL_BATCHES)) for r in batch],
+            "schema": [r for batch in generate(with_schema, scaled(POOL_BATCHES)) for r in batch]}
 
 
 def test_every_transform_matches_kafka_connect(kafka_connect, record_pools):

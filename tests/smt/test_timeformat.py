@@ -55,3 +55,9 @@ def test_invalid_patterns(pattern, message):
 def test_unparseable_text():
     with pytest.raises(DateFormatError, match='Unparseable date: "nope"'):
         compile_pattern("yyyy").parse("nope")
+
+
+def test_formatting_a_time_beyond_year_9999_is_a_format_error():
+    with pytest.raises(DateFormatError, match=r"Timestamp 4611686018427387904 \(milliseconds since 1970\) is outside "
+                                              r"the years 1 to 9999"):
+        compile_pattern("yyyy-MM-dd").format(2**62)

@@ -79,3 +79,15 @@ def test_schema_mismatch():
 def test_plain_schemas_pass_values_through():
     assert to_logical(Schema.INT64_SCHEMA, 5) == 5
     assert from_logical(None, "x") == "x"
+
+
+@pytest.mark.parametrize("schema, encoded, message", [
+    (Date.SCHEMA, -622191233, r"Date -622191233 \(days since 1970-01-01\) is outside the years 1 to 9999"),
+    (Date.SCHEMA, 2**31 - 1, r"Date 2147483647 \(days since 1970-01-01\) is outside"),
+    (Timestamp.SCHEMA, 2**62, r"Timestamp 4611686018427387904 \(milliseconds since 1970\) is outside"),
+    (Timestamp.SCHEMA, -(2**63), r"Timestamp -9223372036854775808 \(milliseconds since 1970\) is outside"),
+])
+def test_dates_beyond_year_9999_are_data_errors(schema, encoded, message):
+    """Kafka's dates reach 292 million years from 1970, Python's the years 1-9999: never an OverflowError."""
+    with pytest.raises(DataError, match=message):
+        to_logical(schema, encoded)

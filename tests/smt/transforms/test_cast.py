@@ -176,6 +176,34 @@ def test_fields_with_schema():
     assert fields.field("timestamp").schema == Timestamp.SCHEMA
 
 
+
+MAP_FIELD = SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).optional().build()
+MAP_STRUCT = SchemaBuilder.struct().field("id", MAP_FIELD).field("card", Schema.INT32_SCHEMA).build()
+
+
+def test_a_null_field_of_an_uncastable_type_casts_to_null():
+    """Oracle case: Kafka checks the type of a value, not of a field's schema; a null MAP field
+    becomes a null optional INT64."""
+    out = conf(CastValue, {"spec": "id:int64"}).apply(
+        make_record(Struct(MAP_STRUCT).put("id", None).put("card", 2100), value_schema=MAP_STRUCT))
+    id_schema = out.value_schema.field("id").schema
+    assert (id_schema.type, id_schema.optional) == (Type.INT64, True)
+    assert (out.value.get("id"), out.value.get("card")) == (None, 2100)
+
+
+def test_a_field_of_an_uncastable_type_that_holds_a_value_fails():
+    with pytest.raises(DataError, match=r"Cast transformation does not support casting from MAP; supported types are "):
+        conf(CastValue, {"spec": "id:int64"}).apply(
+            make_record(Struct(MAP_STRUCT).put("id", {"x": 1}).put("card", 2100), value_schema=MAP_STRUCT))
+
+
+def test_the_default_of_an_uncastable_field_fails_when_the_schema_is_built():
+    schema = SchemaBuilder.struct().field(
+        "id", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).optional().default_value({"x": 1}).build()
+    ).build()
+    with pytest.raises(DataError, match=r"does not support casting from MAP"):
+        conf(CastValue, {"spec": "id:int64"}).apply(make_record(Struct(schema).put("id", None), value_schema=schema))
+
 def test_fields_schemaless():
     spec = "int8:int16,int16:int32,int32:int64,int64:boolean,float32:float64,float64:boolean,boolean:int8,string:int32"
     value = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "float32": 32.0, "float64": -64.0,

@@ -67,6 +67,17 @@ def test_invalid_rename_mapping(renames):
         conf(ReplaceFieldValue, {"renames": renames})
 
 
+@pytest.mark.parametrize("present", ["id", "b"])
+def test_two_renames_to_one_name_take_the_value_of_the_field_the_record_has(present):
+    """Oracle case: ``id:y,b:y`` on a struct with one of them; the value of y is that field's."""
+    schema = SchemaBuilder.struct().field(present, Schema.INT32_SCHEMA).field("a", Schema.STRING_SCHEMA).build()
+    value = Struct(schema).put(present, 191).put("a", "x")
+    out = conf(ReplaceFieldValue, {"include": "b,a,id", "renames": "id:y,b:y"}).apply(
+        make_record(value, value_schema=schema))
+    assert [f.name for f in out.value_schema.fields] == ["y", "a"]
+    assert (out.value.get("y"), out.value.get("a")) == (191, "x")
+
+
 # --- V2 paths (beyond Kafka) ----------------------------------------------------------------------
 
 NESTED_VALUE = {"id": 1, "user": {"name": "n", "ssn": "s", "addr": {"zip": "z", "city": "c"}}, "x": 0}

@@ -207,3 +207,50 @@ def test_derived_schema_is_cached():
     first = xform.apply(make_record(Struct(schema).put("ts", 1), value_schema=schema))
     second = xform.apply(make_record(Struct(schema).put("ts", 2), value_schema=schema))
     assert first.value_schema is second.value_schema and xform.schema_cache.misses == 1
+
+
+# --- beyond Python's dates (the dates-beyond-year-9999 deviation) -----------------------------------
+
+BEYOND_YEAR_9999 = "is outside the years 1 to 9999 that dates and timestamps can hold here"
+
+
+@pytest.mark.parametrize("target, extra, millis, message", [
+    # Oracle cases: Kafka's java.util.Date holds these; Python's datetime does not.
+    ("Date", {}, -53_757_722_531_000_000, r"Date -622195863 \(days since 1970-01-01\) " + BEYOND_YEAR_9999),
+    ("Timestamp", {}, 2**62, r"Timestamp 4611686018427387904 \(milliseconds since 1970\) " + BEYOND_YEAR_9999),
+    ("string", {"format": "yyyy-MM-dd"}, -(2**63), r"Timestamp -9223372036854775808 \(milliseconds since 1970\) "),
+    ("Date", {"unix.precision": "microseconds"}, 2**62, r"Date 53375995 \(days since 1970-01-01\) "),
+])
+def test_a_unix_time_beyond_year_9999_fails_with_a_data_error(target, extra, millis, message):
+    schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
+    xform = conf(TimestampConverterValue, {"field": "id", "target.type": target, **extra})
+    with pytest.raises(DataError, match=message):
+        xform.apply(make_record(Struct(schema).put("id", millis), value_schema=schema))
+
+
+def test_times_of_day_and_unix_targets_of_far_times_still_convert():
+    schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
+    record = make_record(Struct(schema).put("id", 2**62), value_schema=schema)
+    assert conf(TimestampConverterValue, {"field": "id", "target.type": "Time"}).apply(record).value.get("id") == \
+        dt.time(15, 36, 27, 904000)
+    assert conf(TimestampConverterValue, {"field": "id", "target.type": "unix", "unix.precision": "microseconds"}).apply(
+        record).value.get("id") == 2**62 // 1000 * 1000
+
+
+@pytest.mark.parametrize("precision, target, unix, expected", [
+    # Oracle cases: Java's TimeUnit saturates at the long range where it scales to a finer unit.
+    ("seconds", "unix", 2**62, 9223372036854775),        # SECONDS.toMillis saturates, then back to seconds
+    ("seconds", "unix", -(2**63), -9223372036854775),
+    ("seconds", "Time", 2**62, dt.time(7, 12, 55, 807000)),  # Long.MAX_VALUE ms, as a time of day
+    ("nanoseconds", "unix", 2**63 - 1, 9223372036854000000),
+])
+def test_unix_precision_scaling_saturates_like_java(precision, target, unix, expected):
+    schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
+    xform = conf(TimestampConverterValue, {"field": "id", "target.type": target, "unix.precision": precision})
+    assert xform.apply(make_record(Struct(schema).put("id", unix), value_schema=schema)).value.get("id") == expected
+
+
+def test_a_far_timestamp_in_nanoseconds_saturates_like_java():
+    year_2300 = dt.datetime(2300, 1, 1, tzinfo=dt.timezone.utc)
+    out = value_xform(target_type="unix", unix_precision="nanoseconds").apply(make_record(year_2300))
+    assert out.value == 2**63 - 1
