@@ -1,29 +1,21 @@
-"""The fast path's generated Wasm: a dispatch shim and an adapter module.
+"""The fast path's adapter layout: what the generator and the host agree on.
 
-A guest's ``env`` imports are resolved to the *shim*'s exports; each shim
-function only does ``call_indirect`` through the shim's table.  The
-*adapter* imports the guest's memory, ``alloc``, ``dealloc`` and entry
-function plus that table, and its active element segment fills the table
-with its own implementations when it is instantiated.  That breaks the
-import cycle (guest needs host functions, host functions need the guest's
-memory) without a single Python call per record.
+The fast path runs a chunk of records in one Wasm call.  A guest's ``env``
+imports are resolved to a *shim*'s exports (each only a ``call_indirect``
+through the shim's table); an *adapter* module, generated per guest *shape*
+(what it reads and changes), imports the guest's memory, ``alloc``,
+``dealloc``, entry function and that table, and fills the table with its own
+implementations when it is instantiated.  That breaks the import cycle (guest
+needs host functions, host functions need the guest's memory) without a
+Python call per record.
 
-The adapter is generated per guest *shape* (what it reads and changes), so
-the per-record loop only touches the columns the guest uses, with no call
-per column.  ``$in`` holds a control block, the staged input columns and
-per-record scratch.  Each output column grows in memories of its own, laid
-out as Arrow wants them: bytes in one memory, the end offset of each record
-in another; the parent row, the flags and the timestamps are one array each.
-A setter copies the guest's bytes straight to the end of the output memory,
-so a record that is output right after costs no second copy.
-
-``run(start, end)`` loops over the staged rows, calls the guest once per row,
-appends what the row produced and *commits* it (cursors in the control
-block).  Outputs accumulate across runs and chunks until the host harvests
-them; after a trap the host harvests what was committed.
-
-Memory layout, shared with :mod:`host_functions._fast` through the
-constants below (byte offsets in ``$in``).
+This module declares, once, what the generator (:mod:`host_functions._adapter_wat`
+and the ``_adapter_*`` modules it uses) writes and the host
+(:mod:`host_functions._fast`, :mod:`host_functions._fast_path`) reads: the
+control block's byte offsets in ``$in``, the status codes, the output flags,
+the memories and the shape.  It imports nothing of the Wasm stack, so the
+generator's modules all point down to it.  ``ADAPTER.md`` (next to this file)
+documents the layout, region by region, with a glossary of the WAT names.
 """
 
 from __future__ import annotations
@@ -32,7 +24,6 @@ import dataclasses
 import enum
 
 from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
-from host_functions._sandbox import SHIM_MODULE_NAME
 
 # --- control block (in $in) -------------------------------------------------
 C_ROW = 0  # the row being run (chunk-relative); the watchdog watches it move
@@ -57,6 +48,9 @@ D_SCRATCH = 152  # where per-record scratch starts
 D_ROW_BASE = 156  # added to the chunk-relative row to give an output record's parent
 D_MAX_OUTPUTS = 160  # max.outputs.per.record
 D_HEADERS_BAD = 164  # per-row bytes, 1 where the header converter failed (0: none failed)
+#: A key or value row's byte in its column's validity array: 0 null, 1 valid, or this one,
+#: where the column's converter failed on the row (a getter then fails the record).
+VALIDITY_UNREADABLE = 2
 #: The current record's state, spilled by the adapter around a call to Python
 #: (get_record/set_record): key ptr/len/where, value ptr/len/where, topic
 #: ptr/len/where (where: 1 = in the column's output memory, 0 = in $in; len -1 =
@@ -108,6 +102,10 @@ FAST_FUNCTIONS = tuple(
     f for f in ABI_FUNCTIONS if f.name not in PYTHON_SERVED
 )
 
+#: Names of the host's own generated modules: wasmtime's backtraces name them, so a trap's
+#: report can leave their frames out.
+ADAPTER_MODULE_NAME, SHIM_MODULE_NAME = "smt_adapter", "smt_shim"
+
 
 @dataclasses.dataclass(frozen=True)
 class AdapterShape:
@@ -138,47 +136,3 @@ class AdapterShape:
         optional = (("oko", self.modifies_key), ("ovo", self.modifies_value), ("otpo", self.modifies_topic),
                     ("ots", self.modifies_timestamp), ("ohc", self.modifies_headers))
         return ("op", "of") + tuple(name for name, on in optional if on)
-
-
-def _type_name(params: tuple[str, ...], results: tuple[str, ...]) -> str:
-    return "$t_" + "".join(params) + "_" + "".join(results)
-
-
-def _func_type(params: tuple[str, ...], results: tuple[str, ...]) -> str:
-    p = f" (param {' '.join(params)})" if params else ""
-    r = f" (result {' '.join(results)})" if results else ""
-    return f"(type {_type_name(params, results)} (func{p}{r}))"
-
-
-def _types() -> str:
-    seen = {}
-    for f in FAST_FUNCTIONS:
-        seen.setdefault(_type_name(f.params, f.results), _func_type(f.params, f.results))
-    return "\n  ".join(seen.values())
-
-
-def shim_wat() -> str:
-    """The dispatch shim: one exported function per fast host function."""
-    funcs = []
-    for index, f in enumerate(FAST_FUNCTIONS):
-        params = f" (param {' '.join(f.params)})" if f.params else ""
-        results = f" (result {' '.join(f.results)})" if f.results else ""
-        args = " ".join(f"(local.get {i})" for i in range(len(f.params)))
-        funcs.append(
-            f'(func (export "{f.name}"){params}{results}\n'
-            f"    (call_indirect (type {_type_name(f.params, f.results)}) {args} (i32.const {index})))"
-        )
-    return (
-        f"(module ${SHIM_MODULE_NAME}\n  "
-        + _types()
-        + f'\n  (table (export "table") {len(FAST_FUNCTIONS)} funcref)\n  '
-        + "\n  ".join(funcs)
-        + "\n)"
-    )
-
-
-def adapter_wat(shape: AdapterShape) -> str:
-    """The adapter for a guest of the given shape."""
-    from host_functions import _adapter_wat  # it reads this module's constants
-
-    return _adapter_wat.adapter(shape, elem=" ".join(f"${f.name}" for f in FAST_FUNCTIONS))

@@ -12,7 +12,8 @@ import dataclasses
 
 from host_functions._adapter import (
     C_ERR_LEN, C_ERR_PTR, C_IRREGULAR, C_STATUS, D_CONFIG, D_KEY, D_TOPIC, D_VALUE, INPUT_BITS, KEY_NULL,
-    OUTPUT_MEMORIES, S_STATE, SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, STATE_FIELDS, VALUE_NULL,
+    OUTPUT_MEMORIES, S_STATE, SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, STATE_FIELDS,
+    VALIDITY_UNREADABLE, VALUE_NULL,
     AdapterShape, Status,
 )
 
@@ -148,7 +149,7 @@ def readable(shape: AdapterShape, *columns: str) -> str:
             valid, written = f"${column[0]}val", f"${column[0]}w"
             checks.append(f"(if (i32.and (i32.ne (global.get {valid}) (i32.const 0)) (i32.eqz (global.get {written}))) "
                           f"(then (if (i32.eq (i32.load8_u $in (i32.add (global.get {valid}) (global.get $row))) "
-                          f"(i32.const 2)) (then (call $unreadable (i32.const {bit}))))))")
+                          f"(i32.const {VALIDITY_UNREADABLE})) (then (call $unreadable (i32.const {bit}))))))")
     return " ".join(checks)
 
 

@@ -4,7 +4,7 @@ Everything per record is written out inline for the columns the shape uses
 (Cranelift does not inline calls): loading a row is a few loads into
 globals, a setter is one bounds check and one copy straight to the output
 memory, committing a row is a few stores.  See :mod:`host_functions._adapter`
-for the layout.
+and ``ADAPTER.md`` for the layout; :func:`adapter_wat` is the entry point.
 """
 
 from __future__ import annotations
@@ -13,26 +13,28 @@ from host_functions._adapter import (
     C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_HEADERS_BAD, D_OFFSET, D_PART,
     D_ROW_BASE,
     D_MAX_OUTPUTS, D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, SET_HEADERS, TABLE_MEMORIES, TIMESTAMP_NULL,
-    AdapterShape, Status,
+    ADAPTER_MODULE_NAME, FAST_FUNCTIONS, AdapterShape, Status,
 )
 from host_functions._adapter_json import json_functions, json_memory
-from host_functions._sandbox import ADAPTER_MODULE_NAME
 from host_functions._adapter_set_record import set_record_functions
 from host_functions._adapter_calls import (
     BINARY, CURSOR, Binary, check_guest, copy, ensure, extra_imports, helpers, host_functions,
 )
 
+__all__ = ["adapter_wat"]
+
 #: Records the per-record tables grow by at a time.
 TABLE_STEP = 8192
 
 
-def adapter(shape: AdapterShape, elem: str) -> str:
+def adapter_wat(shape: AdapterShape) -> str:
+    """The adapter for a guest of the given shape."""
     staged = shape.staged
     parts = [
         _HEADER.format(
             entry_type="(result i64)" if shape.entry_returns_i64 else "",
             dealloc=extra_imports(shape),
-            elem=elem,
+            elem=" ".join(f"${f.name}" for f in FAST_FUNCTIONS),
             memories=_memories(),
             globals=_globals(),
         ),

@@ -86,7 +86,7 @@ class Layout:
         if validity and (column.null_count or unreadable):
             valid = column.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
             if unreadable:
-                valid[unreadable] = 2
+                valid[unreadable] = A.VALIDITY_UNREADABLE
             self.set(descriptor + 8, self.place_array(valid))
 
     def place_fixed(self, values: np.ndarray, valid: np.ndarray | None, descriptor: int) -> None:

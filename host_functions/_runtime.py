@@ -23,7 +23,9 @@ from typing import Any, Callable, Hashable, Iterator, TypeVar
 
 import wasmtime
 
-from host_functions import _adapter
+from host_functions._adapter import AdapterShape
+from host_functions._adapter_shim import shim_wat
+from host_functions._adapter_wat import adapter_wat
 from host_functions._sandbox import SPURIOUS_RETRIES, Settings, StartFailure, describe_trap
 
 __all__ = ["WasmRuntime", "runtime", "Watch"]
@@ -129,7 +131,7 @@ class WasmRuntime:
         self._inputs_read: dict[Hashable, frozenset[str]] = {}
         self._lock = threading.Lock()
         atexit.register(self._idle.clear)  # free the stores while the interpreter still runs
-        self.shim = self.compile(_adapter.shim_wat().encode())
+        self.shim = self.compile(shim_wat().encode())
 
     def start(self, settings: Settings, instantiate: Callable[[], T]) -> T:
         """``instantiate()`` under the time limit: a guest's start function runs when it is instantiated.
@@ -197,8 +199,8 @@ class WasmRuntime:
         with self._lock:
             self._inputs_read[key] = self._inputs_read.get(key, frozenset()) | columns
 
-    def adapter(self, shape: _adapter.AdapterShape) -> wasmtime.Module:
-        return self.compile(_adapter.adapter_wat(shape).encode())
+    def adapter(self, shape: AdapterShape) -> wasmtime.Module:
+        return self.compile(adapter_wat(shape).encode())
 
     def _load_or_compile(self, digest: str, wasm: bytes) -> wasmtime.Module:
         cache_dir = _trusted_cache_dir()

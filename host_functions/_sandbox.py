@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 
 import wasmtime
 
+from host_functions._adapter import ADAPTER_MODULE_NAME, SHIM_MODULE_NAME
 from smt.errors import DataError
 
 __all__ = ["Settings", "WasmGuestError", "new_store", "log_function", "describe_trap", "Failure", "GuestReported",
@@ -258,6 +259,5 @@ def _frames(message: str) -> list[tuple[str, str]]:
 #: "    3:     0x48 - module!function" (the offset is absent for a frame without one)
 _FRAME = re.compile(r"^\s*\d+:\s+(?:0x[0-9a-f]+ - )?(?P<module>[^!]*)!(?P<function>.*)$")
 
-#: Names of the host's own generated modules (the fast path's adapter and shim): not the guest's frames.
-ADAPTER_MODULE_NAME, SHIM_MODULE_NAME = "smt_adapter", "smt_shim"
+#: The host's own generated modules (the fast path's adapter and shim): not the guest's frames.
 _HOST_MODULES = frozenset({ADAPTER_MODULE_NAME, SHIM_MODULE_NAME})

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import wasmtime
 
-from host_functions._adapter import adapter_wat
+from host_functions._adapter_wat import adapter_wat
 from host_functions._guest import GuestModule, inspect_guest
 from host_functions._module_file import read_module
 from host_functions._runtime import runtime

@@ -10,6 +10,7 @@ import pytest
 import wasmtime
 
 from host_functions import _adapter as A
+from host_functions._adapter_wat import adapter_wat
 from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
 from host_functions._guest import inspect_guest
 from host_functions.inspect import readable_columns
@@ -53,16 +54,16 @@ def test_the_adapter_compiles_for_the_shape_with_nothing_and_everything_staged(e
 
     for staged in (frozenset(), readable_columns(guest)):
         shape = guest.adapter_shape(staged)
-        adapter = wasmtime.Module(engine, A.adapter_wat(shape))
+        adapter = wasmtime.Module(engine, adapter_wat(shape))
         assert {e.name for e in adapter.exports} >= {"run", "in", "ch", *A.OUTPUT_MEMORIES, *A.TABLE_MEMORIES}
         assert shape.get_record == ("get_record" in imports)
 
 
 def test_the_layout_document_names_every_constant_status_and_global():
     constants = [name for name in vars(A) if re.fullmatch(r"[CDS]_[A-Z_]+", name)]
-    globals_ = set(re.findall(r"\(global \$(\w+)", A.adapter_wat(A.AdapterShape(
+    globals_ = set(re.findall(r"\(global \$(\w+)", adapter_wat(A.AdapterShape(
         True, True, True, True, True, True, True, frozenset(A.INPUT_BITS), True, True))))
-    memories = set(re.findall(r"\(memory \$(\w+)", A.adapter_wat(A.AdapterShape(
+    memories = set(re.findall(r"\(memory \$(\w+)", adapter_wat(A.AdapterShape(
         True, True, True, True, True, True, True, frozenset(A.INPUT_BITS), True, True))))
 
     assert [c for c in constants if f"`{c}`" not in ADAPTER_DOC] == []
@@ -76,3 +77,10 @@ def test_the_layout_document_gives_each_offset_and_status_code_its_value():
         assert re.search(rf"^\| {getattr(A, name)} \| `{name}`", ADAPTER_DOC, re.M), name
     for status in A.Status:
         assert re.search(rf"^\| {status.value} \| `{status.name}` \|", ADAPTER_DOC, re.M), status.name
+    assert f"{A.VALIDITY_UNREADABLE} `VALIDITY_UNREADABLE`" in ADAPTER_DOC
+
+
+def test_the_layout_document_lists_every_module_of_the_generator():
+    generator = sorted(path.name for path in Path(A.__file__).parent.glob("_adapter*.py"))
+
+    assert [name for name in generator if f"`{name}`" not in ADAPTER_DOC] == []

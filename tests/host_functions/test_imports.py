@@ -1,0 +1,96 @@
+"""host_functions' modules import each other without a cycle, and the adapter's layout loads no Wasm stack."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import host_functions
+
+PACKAGE = Path(host_functions.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(tree: ast.AST, modules: set[str]) -> set[str]:
+    """The modules the code imports, ``if TYPE_CHECKING:`` blocks left out.
+
+    ``from package import name`` imports the submodule ``package.name`` when there is one, else
+    ``package``; a package's own ``__init__`` running first is not counted (it is how packages load).
+    """
+    imported: set[str] = set()
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported |= {f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                         for alias in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        imported |= _runtime_imports(node, modules)
+    return imported
+
+
+def _import_graph() -> dict[str, set[str]]:
+    paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    return {name: {imported for imported in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")), set(paths))
+                   if imported in paths and imported != name}
+            for name, path in paths.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    cycles, on_path, done = [], [], set()
+
+    def visit(module: str) -> None:
+        on_path.append(module)
+        for imported in sorted(graph[module]):
+            if imported in on_path:
+                cycles.append(on_path[on_path.index(imported):] + [imported])
+            elif imported not in done:
+                visit(imported)
+        on_path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module)
+    return cycles
+
+
+def test_the_graph_walk_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_no_module_of_the_package_imports_one_that_imports_it_back():
+    assert [" -> ".join(cycle) for cycle in _cycles(_import_graph())] == []
+
+
+def test_the_adapter_layout_imports_only_the_abi_table():
+    graph = _import_graph()
+
+    assert graph["host_functions._adapter"] == {"host_functions._abi"}
+    assert graph["host_functions._abi"] == set()
+
+
+def test_the_adapter_generator_loads_neither_wasmtime_nor_pyarrow_nor_the_transform():
+    heavy = ("wasmtime", "pyarrow", "numpy", "host_functions.transform", "host_functions._fast")
+    code = ("import sys, host_functions._adapter_wat, host_functions._adapter_shim\n"
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    assert loaded.strip() == "[]"
+
+
+def test_the_package_names_its_public_api_and_nothing_else():
+    assert host_functions.WasmTransform.__module__ == "host_functions.transform"
+    assert host_functions.ABI_FUNCTIONS[0].name
+    assert set(host_functions.__all__) <= set(dir(host_functions))
+    with pytest.raises(AttributeError, match="module 'host_functions' has no attribute 'NoSuchName'"):
+        host_functions.NoSuchName  # noqa: B018 - the lookup is what is tested
