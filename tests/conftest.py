@@ -27,9 +27,13 @@ def spark_connect_server(tmp_path_factory):
     It starts on first use (about 20 s) and stops at the end.  Clients run in
     processes of their own (:mod:`tests.connect_client`): a Connect session
     would switch this process, and its classic ``spark`` session, to Connect.
+    Started with Spark's Kafka connector, as a server that serves many
+    pipelines must be (a connector uploaded by a session loads only once).
     """
+    from connectors.kafka import spark_jars
     from smt.local.spark_connect import LocalConnectServer
 
-    with LocalConnectServer(tmp_path_factory.mktemp("spark-connect")) as server:
+    conf = {"spark.jars": ",".join(spark_jars())}
+    with LocalConnectServer(tmp_path_factory.mktemp("spark-connect"), conf=conf) as server:
         yield server
 

@@ -6,6 +6,11 @@ written by an RDD action inside a command, so what the written DataFrame
 observes (``DataFrame.observe``, which brings a pipeline's counts back) is
 never reported.  The V2 path writes the same records with the same options
 as part of the query itself, and its observed metrics arrive.
+
+Over Spark Connect the V2 path fails when the connector's jars reached the
+server as session artifacts (its task results are read back with another
+class loader), so there the records are cached and counted first, an action
+that reports the metrics, and then written through the V1 path.
 """
 
 from __future__ import annotations
@@ -24,9 +29,19 @@ _V1_SOURCES_DEFAULT = "avro,csv,json,kafka,orc,parquet,text"
 
 
 def write_kafka_batch(df: "DataFrame", options: Mapping[str, str]) -> None:
-    """Write ``df`` (Kafka's sink columns) to Kafka, appending, through the V2 path."""
-    with _kafka_writes_v2(df.sparkSession):
-        df.write.format("kafka").options(**options).mode("append").save()
+    """Write ``df`` (Kafka's sink columns) to Kafka, appending, so that what it observes is reported."""
+    from smt.sessions import is_connect
+
+    if not is_connect(df.sparkSession):
+        with _kafka_writes_v2(df.sparkSession):
+            df.write.format("kafka").options(**options).mode("append").save()
+        return
+    cached = df.persist()
+    try:
+        cached.count()
+        cached.write.format("kafka").options(**options).mode("append").save()
+    finally:
+        cached.unpersist()
 
 
 @contextlib.contextmanager

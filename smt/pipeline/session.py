@@ -93,8 +93,27 @@ def _connect_session(spec: Any, conf: dict[str, str], remote: str):
     if remote_jars:
         log.warning("Spark Connect (%s): spark.jars %s are not local files to upload; the server needs them itself",
                     remote, ", ".join(remote_jars))
-    local_jars = [jar for jar in jars if os.path.isfile(jar)]
+    local_jars = _jars_to_upload(session, [jar for jar in jars if os.path.isfile(jar)])
     if local_jars:
+        log.info("Spark Connect (%s): uploading %s for this session; a server started with them (--jars) "
+                 "serves any number of sessions", remote, ", ".join(os.path.basename(jar) for jar in local_jars))
         session.addArtifacts(*local_jars)
     ship_project_code(session)
     return session
+
+
+def _jars_to_upload(session: Any, jars: list[str]) -> list[str]:
+    """The jars the server does not already have on its classpath (its ``spark.jars``, by file name).
+
+    Uploaded jars load in a class loader of the session's own; Spark's Kafka
+    connector, loaded that way, registers its settings once per server JVM,
+    so a second session that uploads it again fails ("Config entry
+    spark.kafka.producer.cache.timeout already registered").  A server
+    started with the jars needs none uploaded.
+    """
+    try:
+        on_server = session.conf.get("spark.jars", "") or ""
+    except Exception:  # noqa: BLE001 - a server that does not say: upload
+        on_server = ""
+    present = {os.path.basename(jar.strip()) for jar in on_server.split(",") if jar.strip()}
+    return [jar for jar in jars if os.path.basename(jar) not in present]

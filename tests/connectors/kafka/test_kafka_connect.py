@@ -55,3 +55,28 @@ def test_kafka_to_kafka_over_spark_connect(spark_connect_server, kafka_broker, t
                                   "dead_lettered": 1}
     assert metrics["transforms"]["upper"]["records_in"] == 2
     assert "Spark Connect: the Kafka checks for source.kafka.bootstrap.servers" in run.stderr
+
+
+def test_a_server_without_the_connector_gets_its_jars_and_counts_a_run_into_one_topic(kafka_broker, tmp_path):
+    # A server of its own, started without Spark's Kafka connector: the session uploads the jars.
+    # One destination, no dead letters: nothing but the write itself runs the records.
+    from smt.local.spark_connect import LocalConnectServer
+
+    stem = kafka_broker.unique_topic("connect-one")
+    source, out = kafka_broker.create_topic(f"{stem}-in", partitions=2), kafka_broker.create_topic(f"{stem}-out")
+    kafka_broker.produce(source, [{"value": v, "partition": n % 2} for n, v in enumerate("abc")])
+    servers = kafka_broker.bootstrap_servers
+    with LocalConnectServer(tmp_path / "server") as server:
+        (tmp_path / "pipeline.properties").write_text(
+            f"spark.remote={server.url}\n"
+            f"source=kafka\nsource.kafka.bootstrap.servers={servers}\nsource.topics={source}\n"
+            f"sink=kafka\nsink.kafka.bootstrap.servers={servers}\nsink.topic={out}\n"
+            "transforms=stamp\ntransforms.stamp.type=InsertHeader\ntransforms.stamp.header=via\n"
+            "transforms.stamp.value.literal=smt\n",
+            encoding="utf-8")
+        run = run_smt(["run", "pipeline.properties", "--metrics-json", "metrics.json", "-v"], tmp_path)
+    assert "uploading spark-sql-kafka-0-10_2.13-" in run.stderr
+
+    assert sorted(r.value for r in kafka_broker.consume(out, 3)) == [b"a", b"b", b"c"]
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert (metrics["records"]["read"], metrics["records"]["written"]) == (3, 3)
