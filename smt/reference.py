@@ -10,7 +10,7 @@ included (``transforms.<alias>.spec``).  ``smt plugins --docs`` prints it;
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from smt._chain_builder import CHAIN_LISTS_CONFIG, PREDICATE_STAGE_CONFIG, STAGE_CONFIG
 from smt.config import ConfigDef
@@ -31,11 +31,13 @@ Do not edit `docs/reference.md` by hand: regenerate it with
 _TABLE_HEADER = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
 
 
-class _Kind:
+class _Kind(NamedTuple):
     """A kind of plugin as the reference shows it: where its keys go in a pipeline file."""
 
-    def __init__(self, kind: str, title: str, prefix: str, where: str) -> None:
-        self.kind, self.title, self.prefix, self.where = kind, title, prefix, where
+    kind: str
+    title: str
+    prefix: str
+    where: str
 
 
 #: Kinds in the order they appear.  Connectors are registered through one
