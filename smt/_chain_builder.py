@@ -5,12 +5,41 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from smt.chain import ChainStage
-from smt.config import parse_value, ConfigType
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, parse_value
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
 
+# The chain's own keys, declared for the reference and the review of unread
+# keys; the builder below reads them one by one, to report every problem with
+# its alias.
+
+#: The lists of aliases that make the chain.
+CHAIN_LISTS_CONFIG = (
+    ConfigDef()
+    .define("transforms", ConfigType.LIST, [], None, Importance.HIGH,
+            "Aliases of the transforms, in the order they apply; the keys of each go under its alias.")
+    .define("predicates", ConfigType.LIST, [], None, Importance.MEDIUM,
+            "Aliases of the predicates that transforms may name; the keys of each go under its alias.")
+)
+
 #: Keys under ``transforms.<alias>.`` that belong to the chain, not the transform.
-_STAGE_KEYS = ("type", "predicate", "negate")
+STAGE_CONFIG = (
+    ConfigDef()
+    .define("type", ConfigType.CLASS, REQUIRED, None, Importance.HIGH,
+            "The transform: a short name (Cast$Value) or a Kafka Connect class name.")
+    .define("predicate", ConfigType.STRING, "", None, Importance.MEDIUM,
+            "Alias of a predicate listed in predicates: the transform applies only to the records it matches.")
+    .define("negate", ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
+            "Apply the transform to the records the predicate does not match instead (needs predicate).")
+)
+
+#: Keys under ``predicates.<alias>.`` that belong to the chain, not the predicate.
+PREDICATE_STAGE_CONFIG = ConfigDef().define(
+    "type", ConfigType.CLASS, REQUIRED, None, Importance.HIGH,
+    "The predicate: a short name (TopicNameMatches) or a Kafka Connect class name.",
+)  # fmt: skip
+
+_STAGE_KEYS = tuple(key.name for key in STAGE_CONFIG.keys)
 
 
 def aliases(props: Mapping[str, Any], list_key: str, problems: list[ConfigProblem]) -> list[str]:

@@ -274,22 +274,32 @@ class ConfigDef:
             translated.setdefault(old.replacement, props[old.name])
         return translated
 
-    def to_markdown(self, heading_level: int = 3) -> str:
-        """A Markdown table documenting every key, generated from the declarations."""
-        lines = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
+    def to_markdown(self, heading_level: int = 3, *, prefix: str = "") -> str:
+        """A Markdown table documenting every key, generated from the declarations.
+
+        ``prefix`` is put before every name, so that the table shows the keys
+        as a pipeline file spells them (``transforms.<alias>.field``).
+        """
+        header = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
+        return "\n".join(header + self.markdown_rows(prefix))
+
+    def markdown_rows(self, prefix: str = "") -> list[str]:
+        """The rows of :meth:`to_markdown`, without its header (to join several definitions in one table)."""
+        lines = []
         for key in self._keys.values():
             default = "(required)" if key.required else f"`{_cell(_show_default(key.default))}`"
             doc = _cell(key.doc)
             lines.append(
-                f"| `{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
+                f"| `{prefix}{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
             )
-        for prefix in self._prefixes.values():
-            kind = f"{prefix.plugin_kind} settings" if prefix.plugin_kind else "prefix"
-            lines.append(f"| `{prefix.prefix}*` | {kind} | | {prefix.importance.value} | {_cell(prefix.doc)} |")
+        for owned in self._prefixes.values():
+            kind = f"{owned.plugin_kind} settings" if owned.plugin_kind else "prefix"
+            lines.append(f"| `{prefix}{owned.prefix}*` | {kind} | | {owned.importance.value} | {_cell(owned.doc)} |")
         for old in self._deprecated.values():
-            note = f" {old.note}" if old.note else ""
-            lines.append(f"| `{old.name}` | deprecated | | low | Deprecated: use `{old.replacement}`.{_cell(note)} |")
-        return "\n".join(lines)
+            note = _cell(f" {old.note}" if old.note else "")
+            use = f"`{prefix}{old.replacement}`"
+            lines.append(f"| `{prefix}{old.name}` | deprecated | | low | Deprecated: use {use}.{note} |")
+        return lines
 
 
 def _absolute(value: str, base_dir: str) -> str:
@@ -312,8 +322,8 @@ def _check_default(key: ConfigKey) -> None:
 
 
 def _show_default(value: Any) -> str:
-    if value == "":
-        return '""'
+    if value == "" or (isinstance(value, (list, tuple)) and not value):
+        return '""'  # as Kafka's docs show an empty string or list
     if value is None:
         return "null"
     if isinstance(value, bool):

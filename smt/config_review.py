@@ -21,12 +21,16 @@ import dataclasses
 import difflib
 from typing import Any, Iterable, Mapping
 
+from smt._chain_builder import PREDICATE_STAGE_CONFIG, STAGE_CONFIG
 from smt.config import ConfigDef, ConfigType, parse_value
 
 __all__ = ["ConfigNotice", "review_plugin_keys", "review_chain_keys", "review_pipeline_keys"]
 
 #: Keys under ``transforms.<alias>.`` / ``predicates.<alias>.`` that the chain reads itself.
-_CHAIN_KEYS = {"transforms": ("type", "predicate", "negate"), "predicates": ("type",)}
+_CHAIN_KEYS = {
+    list_key: tuple(key.name for key in stage_config.keys)
+    for list_key, stage_config in (("transforms", STAGE_CONFIG), ("predicates", PREDICATE_STAGE_CONFIG))
+}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -49,7 +49,8 @@ ERRORS_CONFIG = (
         at_least(-1),
         Importance.MEDIUM,
         "Maximum duration in milliseconds a failed operation is retried when the failure is "
-        "retriable. 0 means no retries, -1 infinite retries.",
+        "retriable. 0 means no retries, -1 infinite retries. Only the key and value converters "
+        "reading a record retry (a schema registry unreachable or answering 5xx); other stages do not.",
     )
     .define(
         "errors.retry.delay.max.ms",

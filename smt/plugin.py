@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any, ClassVar, Mapping
 
@@ -66,8 +67,9 @@ class Plugin:
 
     @classmethod
     def overview(cls) -> str:
-        doc = (cls.__doc__ or "").strip()
-        return doc.split("\n\n", 1)[0].replace("\n", " ")
+        """The first paragraph of the class docstring, on one line (indentation and line breaks folded)."""
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        return " ".join(doc.split("\n\n", 1)[0].split())
 
     @classmethod
     def class_name(cls) -> str:

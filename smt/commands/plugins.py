@@ -13,7 +13,11 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     from smt.benchmarks.runner import AREAS
 
     plugins = commands.add_parser("plugins", parents=[common], help="list registered plugins and where they came from")
-    plugins.add_argument("--docs", action="store_true", help="print the Markdown reference of every plugin")
+    plugins.add_argument("--docs", action="store_true",
+                         help="print the Markdown reference of every pipeline key and plugin")
+    plugins.add_argument("--builtin-only", action="store_true",
+                         help="only the plugins spark-smt ships with, not those installed beside it "
+                         "(as in docs/reference.md)")
     plugins.set_defaults(handler=plugins_command)
 
     bench = commands.add_parser("bench", parents=[common], help="run the benchmarks and print records/s and ratios",
@@ -34,13 +38,13 @@ def _area(text: str) -> str:
 
 
 def plugins_command(args: argparse.Namespace) -> int:
-    from smt.plugins import default_plugins
+    from smt.plugins import default_plugins, load_plugins
 
-    plugins = default_plugins()
+    plugins = load_plugins(entry_points=False) if args.builtin_only else default_plugins()
     if args.docs:
-        from smt.reference import plugin_reference_markdown
+        from smt.reference import reference_markdown
 
-        print(plugin_reference_markdown(plugins))
+        print(reference_markdown(plugins), end="")
         return EXIT_OK
     for registration in sorted(plugins.registrations(), key=lambda r: (r.kind, r.name)):
         aliases = f"  (aliases: {', '.join(registration.aliases)})" if registration.aliases else ""

@@ -199,8 +199,14 @@ class BatchProcessor:
             schemas, values = converter.to_connect_batch(
                 batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))
             )
+            padded = bool(errors) and schemas is None
+            if padded:
+                # Every row failed (a registry outage): keep the schemas a retry brings back.
+                schemas = [None] * len(values)
             for row, exc in errors:
                 self._retry_or_fail(row, exc, converter, stage, batch, column, schemas, values, failures)
+            if padded and all(schema is None for schema in schemas):
+                schemas = None
             # A converter whose values are all new hands them to the batch, so the
             # chain's map transforms may update them in place (see smt.batch).
             batch.set_column(column, values, owned=converter.fresh_values and isinstance(values, list))

@@ -27,6 +27,7 @@ class RegistryStandIn:
         self.subjects: dict[str, list[int]] = {}
         self.requests: Counter = Counter()
         self.fail_with: int | None = None  # answer every request with this status (5xx tests)
+        self.failures_left: int | None = None  # with fail_with: fail this many requests, then recover
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
@@ -55,6 +56,20 @@ class RegistryStandIn:
                 versions.append(schema_id)
             return schema_id
 
+    def fail_next(self, count: int, status: int = 503) -> None:
+        """Answer the next ``count`` requests with ``status``, as a registry that is restarting."""
+        with self._lock:
+            self.fail_with, self.failures_left = status, count
+
+    def _fails_now(self) -> bool:
+        with self._lock:
+            if self.failures_left is None:
+                return True
+            if self.failures_left <= 0:
+                return False
+            self.failures_left -= 1
+            return True
+
     def _handler(self):
         registry = self
 
@@ -71,7 +86,7 @@ class RegistryStandIn:
             def _dispatch(self, method):
                 path = urlsplit(self.path).path
                 registry.requests[(method, path)] += 1
-                if registry.fail_with:
+                if registry.fail_with and registry._fails_now():
                     return self._send(registry.fail_with, {"error_code": 50001, "message": "Error in the backend"})
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None

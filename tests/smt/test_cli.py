@@ -58,7 +58,7 @@ def test_plugins_lists_kinds_names_and_origins(capsys):
 def test_plugins_docs_come_from_the_config_declarations(capsys):
     assert main(["plugins", "--docs"]) == 0
     out = capsys.readouterr().out
-    assert "`converter.encoding`" in out and "The name of the character set" in out
+    assert "`<side>.converter.converter.encoding`" in out and "The name of the character set" in out
 
 
 @pytest.mark.spark

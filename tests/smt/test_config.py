@@ -224,6 +224,7 @@ def test_to_markdown_documents_every_key():
         .define("name", ConfigType.STRING, None)
         .define("separator", ConfigType.STRING, "")
         .define("pattern", ConfigType.STRING, "a|b")
+        .define("names", ConfigType.LIST, [])
     )
     assert definition.to_markdown().splitlines() == [
         "| key | type | default | importance | description |",
@@ -234,6 +235,17 @@ def test_to_markdown_documents_every_key():
         "| `name` | string | `null` | medium |  |",
         '| `separator` | string | `""` | medium |  |',
         "| `pattern` | string | `a\\|b` | medium |  |",
+        '| `names` | list | `""` | medium |  |',
+    ]
+
+
+def test_to_markdown_spells_keys_with_their_prefix():
+    text = _renamed().merge(ConfigDef().define_prefix("kafka.", "client settings")).to_markdown(prefix="sink.")
+    assert text.splitlines()[2:] == [
+        '| `sink.exclude` | list | `""` | medium |  |',
+        '| `sink.include` | list | `""` | medium |  |',
+        "| `sink.kafka.*` | prefix | | medium | client settings |",
+        "| `sink.blacklist` | deprecated | | low | Deprecated: use `sink.exclude`. removed in Kafka 4.0 |",
     ]
 
 

@@ -263,10 +263,10 @@ def test_unknown_name_lists_known_names():
 
 
 def test_installed_plugin_appears_in_the_generated_reference(installed):
-    from smt.reference import plugin_reference_markdown
+    from smt.reference import reference_markdown
 
-    markdown = plugin_reference_markdown(load_plugins())
+    markdown = reference_markdown(load_plugins())
     section = markdown[markdown.index("### `reverse-value`"):].split("\n### ", 1)[0]
     assert "Reverses the record value, a string or bytes." in section
     assert "- Provided by: `example`" in section
-    assert "| `unit` | string | `chars` | medium |" in section
+    assert "| `transforms.<alias>.unit` | string | `chars` | medium |" in section
