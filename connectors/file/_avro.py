@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.file.formats import FileFormat, OutputExistsError, ReadOptions
+from smt.data.logical import datetime_to_millis
 from smt.errors import SmtError
 
 SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "kafka_record.avsc")
@@ -40,8 +41,6 @@ _DECODE_BATCH_ROWS = 10_000
 
 #: Spark's fixed schema of the ``binaryFile`` source.
 _BINARY_FILE_SCHEMA_DDL = "path string, modificationTime timestamp, length long, content binary"
-
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def kafka_record_schema() -> dict[str, Any]:
@@ -166,11 +165,7 @@ def _as_bytes(value: Any) -> bytes | None:
 
 
 def _epoch_millis(value: Any) -> int | None:
-    if isinstance(value, datetime.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=datetime.timezone.utc)
-        return (value - _EPOCH) // datetime.timedelta(milliseconds=1)
-    return value
+    return datetime_to_millis(value) if isinstance(value, datetime.datetime) else value
 
 
 class _AvroPartitionWriter:
