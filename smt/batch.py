@@ -33,7 +33,7 @@ nothing, so user data is never mutated.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -268,6 +268,16 @@ class RecordBatch:
         if keeps_ownership:
             taken._owned = {name: columns[name] for name in owned}
         return taken
+
+    def without_rows(self, rows: Collection[int]) -> "RecordBatch":
+        """The batch less ``rows`` (positions), the rest in order: the step after failing those rows.
+
+        Returns this batch itself when ``rows`` is empty.
+        """
+        if not rows:
+            return self
+        drop = set(rows)
+        return self.take([row for row in range(self._length) if row not in drop])
 
     def shallow_copy(self) -> "RecordBatch":
         """A new batch sharing this one's column objects (and their ownership).
