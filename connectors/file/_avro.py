@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from connectors.file.formats import FileFormat, OutputExistsError, ReadOptions
 from smt.data.logical import datetime_to_millis
 from smt.errors import SmtError
+from smt.row_layout import KAFKA_ARROW_SCHEMA, KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL
 
 SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "kafka_record.avsc")
 
@@ -54,8 +55,6 @@ class AvroFormat(FileFormat):
     name = "avro"
 
     def read(self, spark, options: ReadOptions):
-        from smt.record import KAFKA_ROW_SCHEMA_DDL
-
         reader = options.reader(spark).format("binaryFile")
         if options.streaming:
             reader = reader.schema(_BINARY_FILE_SCHEMA_DDL)  # a streaming file source needs it up front
@@ -130,8 +129,7 @@ class _Columns:
     def __init__(self, topic: str) -> None:
         self.topic = topic
         self.rows = 0
-        self.values: dict[str, list[Any]] = {name: [] for name in (
-            "key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")}
+        self.values: dict[str, list[Any]] = {name: [] for name in KAFKA_ROW_FIELDS}
 
     def add(self, record: dict[str, Any]) -> None:
         values = self.values
@@ -148,8 +146,6 @@ class _Columns:
         self.rows += 1
 
     def to_arrow(self) -> pa.RecordBatch:
-        from smt.batch import KAFKA_ARROW_SCHEMA
-
         arrays = []
         for field in KAFKA_ARROW_SCHEMA:
             data = self.values[field.name]
