@@ -16,7 +16,8 @@ import decimal as _decimal
 from typing import Any
 
 from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type, format_float
-from smt.data.values import format_double, temporal_millis
+from smt.data.logical import millis_to_datetime, temporal_millis
+from smt.data.values import format_double
 
 __all__ = ["java_class_of", "java_to_string"]
 
@@ -104,6 +105,6 @@ def java_to_string(value: Any) -> str:
         fields = (f"{f.name}={java_to_string(value.get(f))}" for f in value.schema.fields if value.get(f) is not None)
         return "Struct{" + ",".join(fields) + "}"
     if isinstance(value, (_dt.date, _dt.time)):
-        moment = _dt.datetime(1970, 1, 1) + _dt.timedelta(milliseconds=temporal_millis(value))
+        moment = millis_to_datetime(temporal_millis(value))
         return moment.strftime("%a %b %d %H:%M:%S UTC ") + str(moment.year)
     return str(value)

@@ -19,6 +19,7 @@ from host_functions._columns import arrow_millis, binary_column, headers_column,
 from host_functions._fast import FastInstance, Harvest, Layout
 from host_functions._guest import GuestModule
 from host_functions._reference import Converters
+from host_functions._record_bytes import failing_rows
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
 from smt.batch import RecordBatch
@@ -78,12 +79,7 @@ class FastPath:
 
     def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         n = len(batch)
-        failed: set[int] = set()
-
-        def fail(row: int, cause: str) -> None:
-            if row not in failed:
-                failed.add(row)
-                errors.fail(row, self.settings.row_error(cause, batch, row))
+        failed, fail = failing_rows(errors, self.settings, batch)
 
         if self._instance is not None and self._instance.has_outputs():
             self._instance.forget_outputs()  # a batch that raised part way left its outputs

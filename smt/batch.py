@@ -33,31 +33,17 @@ nothing, so user data is never mutated.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from smt.record import Record, TimestampType
+from smt.row_layout import ATTRIBUTE_OF_FIELD, KAFKA_ARROW_SCHEMA
 
 __all__ = ["RecordBatch", "BatchBuilder", "KAFKA_ARROW_SCHEMA", "distinct_origins", "kafka_arrow_schema"]
 
-KAFKA_ARROW_SCHEMA = pa.schema(
-    [
-        pa.field("key", pa.binary()),
-        pa.field("value", pa.binary()),
-        pa.field("topic", pa.string()),
-        pa.field("partition", pa.int32()),
-        pa.field("offset", pa.int64()),
-        pa.field("timestamp", pa.timestamp("us")),
-        pa.field("timestampType", pa.int32()),
-        pa.field(
-            "headers",
-            pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())])),
-        ),
-    ]
-)
 
 def kafka_arrow_schema(fields: Iterable[str]) -> pa.Schema:
     """The Kafka row layout restricted to ``fields`` (kept in the layout's order)."""
@@ -116,7 +102,7 @@ class RecordBatch:
         """Wrap a batch in Spark's Kafka row layout; columns convert lazily."""
         names = batch.schema.names
         columns: dict[str, Any] = {}
-        for arrow_name, name in _ARROW_TO_COLUMN.items():
+        for arrow_name, name in ATTRIBUTE_OF_FIELD.items():
             if arrow_name in names:
                 columns[name] = batch.column(arrow_name)
         # each row is its own origin; a range costs nothing until someone asks for the list
@@ -269,6 +255,16 @@ class RecordBatch:
             taken._owned = {name: columns[name] for name in owned}
         return taken
 
+    def without_rows(self, rows: Collection[int]) -> "RecordBatch":
+        """The batch less ``rows`` (positions), the rest in order: the step after failing those rows.
+
+        Returns this batch itself when ``rows`` is empty.
+        """
+        if not rows:
+            return self
+        drop = set(rows)
+        return self.take([row for row in range(self._length) if row not in drop])
+
     def shallow_copy(self) -> "RecordBatch":
         """A new batch sharing this one's column objects (and their ownership).
 
@@ -314,18 +310,15 @@ class RecordBatch:
         ``fields`` (Kafka row field names, e.g. ``("value",)``) keeps only
         those columns, in the layout's order.
         """
-        builders = {
-            "key": lambda: self._arrow_or_build("key", pa.binary()),
-            "value": lambda: self._arrow_or_build("value", pa.binary()),
-            "topic": lambda: self._arrow_or_build("topic", pa.string()),
-            "partition": lambda: self._arrow_or_build("partition", pa.int32()),
-            "offset": lambda: self._arrow_or_build("offset", pa.int64()),
-            "timestamp": lambda: self.arrow_column("timestamp"),
-            "timestampType": lambda: self._arrow_or_build("timestamp_type", pa.int32()),
-            "headers": self._headers_to_arrow,
-        }
         schema = KAFKA_ARROW_SCHEMA if fields is None else kafka_arrow_schema(fields)
-        return pa.RecordBatch.from_arrays([builders[name]() for name in schema.names], schema=schema)
+        return pa.RecordBatch.from_arrays([self._to_arrow_field(field) for field in schema], schema=schema)
+
+    def _to_arrow_field(self, field: pa.Field) -> pa.Array:
+        if field.name == "timestamp":
+            return self.arrow_column("timestamp")
+        if field.name == "headers":
+            return self._headers_to_arrow()
+        return self._arrow_or_build(ATTRIBUTE_OF_FIELD[field.name], field.type)
 
     def _arrow_or_build(self, name: str, type: pa.DataType) -> pa.Array:
         value = self._arrow_source(name)
@@ -378,19 +371,6 @@ class BatchBuilder:
 
     def build(self) -> RecordBatch:
         return RecordBatch.from_records(self._records, self._origins)
-
-
-_ARROW_TO_COLUMN = {
-    "key": "key",
-    "value": "value",
-    "topic": "topic",
-    "partition": "partition",
-    "offset": "offset",
-    "timestamp": "timestamp",
-    "timestampType": "timestamp_type",
-    "headers": "headers",
-}
-
 
 
 def distinct_origins(origins: Sequence[int]) -> int:

@@ -23,7 +23,7 @@ from smt.batch import RecordBatch, distinct_origins
 from smt.errors import Stage, StageError
 from smt.metrics import ChainMetrics, StageMetrics
 from smt.record import Record
-from smt.transform import ErrorSink, Predicate, Transform, as_record_list
+from smt.transform import ErrorSink, Predicate, Transform
 
 __all__ = ["TransformChain", "ChainStage"]
 
@@ -36,11 +36,6 @@ class ChainStage:
     transform: Transform
     predicate: Predicate | None = None
     negate: bool = False
-
-    def applies(self, record: Record) -> bool:
-        if self.predicate is None:
-            return True
-        return self.negate != bool(self.predicate.test(record))
 
     def mask(self, batch: RecordBatch) -> list[bool] | None:
         """Which rows the stage applies to; ``None`` means every row."""
@@ -98,29 +93,12 @@ class TransformChain:
     def apply(self, record: Record) -> list[Record]:
         """Run one record through the chain: ``[]`` dropped, several = fan-out.
 
-        Raises :class:`smt.errors.StageError` (stage TRANSFORMATION) naming the
+        The record goes through :meth:`apply_batch` as a one-row batch, so a
+        test of one record runs the code production runs.  Raises
+        :class:`smt.errors.StageError` (stage TRANSFORMATION) naming the
         transform and the record when a transform fails.
         """
-        records = [record]
-        for stage in self.stages:
-            next_records: list[Record] = []
-            for current in records:
-                if not stage.applies(current):
-                    next_records.append(current)
-                    continue
-                try:
-                    result = stage.transform.apply(current)
-                except StageError:
-                    raise
-                except Exception as exc:
-                    raise StageError(
-                        Stage.TRANSFORMATION, stage.class_name, exc, record=current, alias=stage.alias
-                    ) from exc
-                next_records.extend(as_record_list(result))
-            records = next_records
-            if not records:
-                break
-        return records
+        return self.apply_batch(RecordBatch.from_records([record])).records()
 
     def apply_batch(
         self,

@@ -4,13 +4,15 @@ A :class:`Record` carries the same parts as a Kafka Connect ``ConnectRecord``:
 topic, partition, offset, timestamp (epoch milliseconds) with its type, key,
 value, ordered headers (duplicate names allowed) and optional key/value
 schemas.  Its Spark row layout is exactly Spark's Kafka source schema
-(:data:`KAFKA_ROW_SCHEMA_DDL`), so the Kafka connector plugs in unchanged.
+(:mod:`smt.row_layout`), so the Kafka connector plugs in unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Iterable
+
+from smt.row_layout import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL, KAFKA_ROW_TYPES
 
 __all__ = [
     "Record",
@@ -19,33 +21,6 @@ __all__ = [
     "KAFKA_ROW_FIELDS",
     "KAFKA_ROW_TYPES",
 ]
-
-KAFKA_ROW_FIELDS = (
-    "key",
-    "value",
-    "topic",
-    "partition",
-    "offset",
-    "timestamp",
-    "timestampType",
-    "headers",
-)
-
-#: Spark SQL type of each field of the Kafka row layout.
-KAFKA_ROW_TYPES = {
-    "key": "binary",
-    "value": "binary",
-    "topic": "string",
-    "partition": "int",
-    "offset": "long",
-    "timestamp": "timestamp",
-    "timestampType": "int",
-    "headers": "array<struct<key:string,value:binary>>",
-}
-
-#: Spark's Kafka source schema, the row layout of a record everywhere in Spark.
-KAFKA_ROW_SCHEMA_DDL = ", ".join(f"{name} {KAFKA_ROW_TYPES[name]}" for name in KAFKA_ROW_FIELDS)
-
 
 class TimestampType:
     """Kafka's timestamp types, as Spark's Kafka source numbers them."""

@@ -26,12 +26,11 @@ import datetime as _dt
 import re
 from typing import Callable
 
-from smt.data.logical import OUT_OF_RANGE
+from smt.data.logical import EPOCH, MILLIS_PER_DAY, OUT_OF_RANGE
 
 __all__ = ["DateFormat", "DateFormatError", "compile_pattern"]
 
-_EPOCH = _dt.datetime(1970, 1, 1)
-_MS_PER_DAY = 86_400_000
+_NAIVE_EPOCH = EPOCH.replace(tzinfo=None)  # the printers read a naive UTC moment
 _MONTHS = (
     "January February March April May June July August September October November December"
 ).split()
@@ -88,7 +87,7 @@ class DateFormat:
 
     def _format(self, millis: int) -> str:
         try:
-            moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+            moment = _NAIVE_EPOCH + _dt.timedelta(milliseconds=millis)
         except OverflowError:
             raise DateFormatError(f"Timestamp {millis} (milliseconds since 1970) {OUT_OF_RANGE}") from None
         return "".join(printer(moment) for printer in self._printers)
@@ -153,10 +152,10 @@ def _tokenize(pattern: str) -> list[tuple[str, int] | str]:
 
 
 def _granularity(tokens: list) -> int:
-    granularity = _MS_PER_DAY
+    granularity = MILLIS_PER_DAY
     for token in tokens:
         if isinstance(token, tuple) and token[0] not in _DAY_FIELDS:
-            granularity = min(granularity, _GRANULARITY.get(token[0], _MS_PER_DAY))
+            granularity = min(granularity, _GRANULARITY.get(token[0], MILLIS_PER_DAY))
     return granularity
 
 

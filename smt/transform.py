@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Iterable
-
 from smt.batch import RecordBatch
 from smt.plugin import Plugin
 from smt.record import Record
@@ -89,11 +87,3 @@ class Predicate(Plugin):
         """One boolean per row; the default calls :meth:`test` per record."""
         return [bool(self.test(record)) for record in batch.records()]
 
-
-def as_record_list(result: Record | None | Iterable[Record]) -> list[Record]:
-    """Normalise what ``apply`` returned to a list of records."""
-    if result is None:
-        return []
-    if isinstance(result, Record):
-        return [result]
-    return list(result)

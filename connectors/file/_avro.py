@@ -31,7 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.file.formats import FileFormat, OutputExistsError, ReadOptions
+from smt.data.logical import datetime_to_millis
 from smt.errors import SmtError
+from smt.row_layout import KAFKA_ARROW_SCHEMA, KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL
 
 SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "kafka_record.avsc")
 
@@ -40,8 +42,6 @@ _DECODE_BATCH_ROWS = 10_000
 
 #: Spark's fixed schema of the ``binaryFile`` source.
 _BINARY_FILE_SCHEMA_DDL = "path string, modificationTime timestamp, length long, content binary"
-
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def kafka_record_schema() -> dict[str, Any]:
@@ -55,8 +55,6 @@ class AvroFormat(FileFormat):
     name = "avro"
 
     def read(self, spark, options: ReadOptions):
-        from smt.record import KAFKA_ROW_SCHEMA_DDL
-
         reader = options.reader(spark).format("binaryFile")
         if options.streaming:
             reader = reader.schema(_BINARY_FILE_SCHEMA_DDL)  # a streaming file source needs it up front
@@ -131,8 +129,7 @@ class _Columns:
     def __init__(self, topic: str) -> None:
         self.topic = topic
         self.rows = 0
-        self.values: dict[str, list[Any]] = {name: [] for name in (
-            "key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")}
+        self.values: dict[str, list[Any]] = {name: [] for name in KAFKA_ROW_FIELDS}
 
     def add(self, record: dict[str, Any]) -> None:
         values = self.values
@@ -149,8 +146,6 @@ class _Columns:
         self.rows += 1
 
     def to_arrow(self) -> pa.RecordBatch:
-        from smt.batch import KAFKA_ARROW_SCHEMA
-
         arrays = []
         for field in KAFKA_ARROW_SCHEMA:
             data = self.values[field.name]
@@ -166,11 +161,7 @@ def _as_bytes(value: Any) -> bytes | None:
 
 
 def _epoch_millis(value: Any) -> int | None:
-    if isinstance(value, datetime.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=datetime.timezone.utc)
-        return (value - _EPOCH) // datetime.timedelta(milliseconds=1)
-    return value
+    return datetime_to_millis(value) if isinstance(value, datetime.datetime) else value
 
 
 class _AvroPartitionWriter:

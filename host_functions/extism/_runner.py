@@ -17,6 +17,7 @@ import numpy as np
 import wasmtime
 
 from host_functions._reference import SPURIOUS_RETRIES, Converters
+from host_functions._record_bytes import failing_rows
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap
 from host_functions.extism._connect_host import ConnectRecords
@@ -75,12 +76,7 @@ class ExtismRunner:
             return self._apply_batch(batch, errors)
 
     def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        failed: set[int] = set()
-
-        def fail(row: int, cause: str) -> None:
-            if row not in failed:
-                failed.add(row)
-                errors.fail(row, self.settings.row_error(cause, batch, row))
+        failed, fail = failing_rows(errors, self.settings, batch)
 
         if self.documents is not None:
             documents = self.documents.encode(batch, fail)

@@ -123,7 +123,6 @@ def _read_tasks_only(spark, plugins, transform: dict[str, str], source: str, dat
     """The text files read and transformed in Python tasks, run one way or the other, output discarded."""
     from smt.pipeline import PipelineSpec
     from smt.pipeline.counts import CountsLayout
-    from smt.pipeline.fields import plan_fields
     from smt.pipeline.processor import BatchProcessor
     from smt.pipeline.runner import read_and_transform
 
@@ -131,7 +130,7 @@ def _read_tasks_only(spark, plugins, transform: dict[str, str], source: str, dat
              "transforms": "upper", **{f"transforms.upper.{k}": v for k, v in transform.items()}}
     spec = PipelineSpec.from_properties(props, plugins=plugins)
     out = read_and_transform(spark, spec.source.read_tasks(spark), BatchProcessor.from_spec(spec),
-                             CountsLayout(("upper",)), plan=plan_fields(spec), data_source=data_source)
+                             CountsLayout(("upper",)), plan=spec.field_plan, data_source=data_source)
     out.write.format("noop").mode("overwrite").save()
 
 

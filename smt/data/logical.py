@@ -22,17 +22,22 @@ __all__ = [
     "Time",
     "Timestamp",
     "LOGICAL_NAMES",
+    "EPOCH",
+    "EPOCH_DATE",
+    "MILLIS_PER_DAY",
     "datetime_to_millis",
     "days_to_date",
     "from_logical",
     "is_logical",
     "millis_to_datetime",
+    "temporal_millis",
     "to_logical",
 ]
 
-_EPOCH_DATE = _dt.date(1970, 1, 1)
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_MILLIS_PER_DAY = 86_400_000
+#: The epoch every millisecond count here is from: the one definition the project imports.
+EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+EPOCH_DATE = EPOCH.date()
+MILLIS_PER_DAY = 86_400_000
 
 
 def _check_schema(schema: Schema, logical_name: str, what: str) -> None:
@@ -118,7 +123,7 @@ class Date:
                     "Kafka Connect Date type should not have any time fields set to non-zero values."
                 )
             value = value.date()
-        return (value - _EPOCH_DATE).days
+        return (value - EPOCH_DATE).days
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.date:
@@ -147,7 +152,7 @@ class Time:
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.time:
         _check_schema(schema, Time.LOGICAL_NAME, "Time")
-        if not 0 <= value < _MILLIS_PER_DAY:
+        if not 0 <= value < MILLIS_PER_DAY:
             raise DataError(
                 "Time values must use number of milliseconds greater than 0 and less than 86400000"
             )
@@ -183,8 +188,17 @@ def datetime_to_millis(value: _dt.datetime) -> int:
     """Epoch milliseconds of ``value`` (naive means UTC), exact in integers."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=_dt.timezone.utc)
-    delta = value - _EPOCH
+    delta = value - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def temporal_millis(value: _dt.date | _dt.time) -> int:
+    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
+    if isinstance(value, _dt.datetime):
+        return datetime_to_millis(value)
+    if isinstance(value, _dt.date):
+        return (value - EPOCH_DATE).days * MILLIS_PER_DAY
+    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
 
 
 #: Why a date or timestamp beyond Python's datetime fails (Kafka's java.util.Date reaches
@@ -195,7 +209,7 @@ OUT_OF_RANGE = "is outside the years 1 to 9999 that dates and timestamps can hol
 def millis_to_datetime(millis: int) -> _dt.datetime:
     """The UTC datetime ``millis`` after the epoch; raises DataError beyond the years 1-9999."""
     try:
-        return _EPOCH + _dt.timedelta(milliseconds=millis)
+        return EPOCH + _dt.timedelta(milliseconds=millis)
     except OverflowError:
         raise DataError(f"Timestamp {millis} (milliseconds since 1970) {OUT_OF_RANGE}") from None
 
@@ -203,7 +217,7 @@ def millis_to_datetime(millis: int) -> _dt.datetime:
 def days_to_date(days: int) -> _dt.date:
     """The date ``days`` after 1970-01-01; raises DataError beyond the years 1-9999."""
     try:
-        return _EPOCH_DATE + _dt.timedelta(days=days)
+        return EPOCH_DATE + _dt.timedelta(days=days)
     except OverflowError:
         raise DataError(f"Date {days} (days since 1970-01-01) {OUT_OF_RANGE}") from None
 

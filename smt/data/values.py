@@ -18,7 +18,7 @@ from typing import Any
 
 from smt.data._string_parser import parse_text
 from smt.data.float32 import Float32, format_float
-from smt.data.logical import Date, Decimal, Time, Timestamp
+from smt.data.logical import EPOCH, MILLIS_PER_DAY, Date, Decimal, Time, Timestamp, temporal_millis
 from smt.data.schema import Schema, SchemaBuilder, Type
 from smt.data.struct import Struct
 from smt.errors import DataError
@@ -201,22 +201,6 @@ def format_double(value: float) -> str:
     return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{scientific}"
 
 
-_MS_PER_DAY = 86_400_000
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_EPOCH_DATE = _dt.date(1970, 1, 1)
-
-
-def temporal_millis(value: _dt.date | _dt.time) -> int:
-    """Epoch millis of a date, time (millis of day) or datetime, as java.util.Date holds them."""
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        delta = aware - _EPOCH
-        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-    if isinstance(value, _dt.date):
-        return (value - _EPOCH_DATE).days * _MS_PER_DAY
-    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
-
-
 def format_java_date(value: _dt.date | _dt.time) -> str:
     """Kafka's ``Values.dateFormatFor``, in UTC: by the instant, not the logical type.
 
@@ -224,10 +208,10 @@ def format_java_date(value: _dt.date | _dt.time) -> str:
     days a date ``yyyy-MM-dd``, else a timestamp ``yyyy-MM-ddTHH:mm:ss.SSSZ``.
     """
     millis = temporal_millis(value)
-    moment = _EPOCH + _dt.timedelta(milliseconds=millis)
+    moment = EPOCH + _dt.timedelta(milliseconds=millis)
     fraction = f"{moment.microsecond // 1000:03d}"
-    if millis < _MS_PER_DAY:
+    if millis < MILLIS_PER_DAY:
         return moment.strftime("%H:%M:%S.") + fraction + "Z"
-    if millis % _MS_PER_DAY == 0:
+    if millis % MILLIS_PER_DAY == 0:
         return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
     return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}" + moment.strftime("T%H:%M:%S.") + fraction + "Z"

@@ -65,11 +65,6 @@ class _TopicDeadLetters:
         self.sink.write(df.withColumn("topic", F.lit(self.topic)), batch_id)
 
 
-def dead_letter_sink(spec: Any) -> Any:
-    """The dead-letter writer the spec asks for, or None."""
-    return build_dead_letters(spec.policy, spec.props, spec.config.get("sink"))
-
-
 def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | None) -> Any:
     """The dead-letter writer ``policy`` asks for, or None.
 

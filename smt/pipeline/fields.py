@@ -12,12 +12,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from smt.record import KAFKA_ROW_FIELDS
+from smt.row_layout import FIELD_OF_ATTRIBUTE, KAFKA_ROW_FIELDS
 
 __all__ = ["FieldPlan", "plan_fields"]
-
-#: Record attribute names of the chain API → Kafka row field names.
-_ROW_NAME = {"timestamp_type": "timestampType"}
 
 #: Coordinates named in error messages and logs.
 _COORDINATES = frozenset({"topic", "partition", "offset"})
@@ -57,7 +54,7 @@ def _fields_read(spec: Any) -> set[str] | None:
             declared = plugin.input_fields()
             if declared is None:
                 return None
-            fields |= {_ROW_NAME.get(name, name) for name in declared}
+            fields |= {FIELD_OF_ATTRIBUTE.get(name, name) for name in declared}
     return fields
 
 

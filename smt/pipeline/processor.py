@@ -144,12 +144,9 @@ class BatchProcessor:
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
-        from smt.pipeline.dead_letters import dead_letter_sink
-        from smt.pipeline.fields import plan_fields
-
         return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy,
-                   source_class=type(spec.source).class_name(), output_fields=plan_fields(spec).outputs,
-                   sink=spec.sink, dead_letters=dead_letter_sink(spec))
+                   source_class=type(spec.source).class_name(), output_fields=spec.field_plan.outputs,
+                   sink=spec.sink, dead_letters=spec.dead_letters)
 
     # --- one batch ------------------------------------------------------------
 

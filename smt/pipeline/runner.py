@@ -32,8 +32,7 @@ from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
-from smt.pipeline.dead_letters import dead_letter_sink
-from smt.pipeline.fields import FieldPlan, plan_fields
+from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
 from smt.sessions import is_connect
@@ -223,7 +222,7 @@ class _Run:
 
     def execute(self, progress_interval: float) -> None:
         try:
-            dead_letters = dead_letter_sink(self.spec)
+            dead_letters = self.spec.dead_letters
             if dead_letters is not None and hasattr(dead_letters, "check"):
                 # A dead-letter queue that cannot be written must fail the run
                 # before any output is written, not after.
@@ -245,7 +244,7 @@ class _Run:
     def _transformed_source(self):
         """The source's records through the processor: read in Python where the source can, else by Spark."""
         spec, spark = self.spec, self.spark
-        plan = plan_fields(spec)
+        plan = spec.field_plan
         tasks = None if spec.streaming else spec.source.read_tasks(spark)
         if tasks is not None:
             return read_and_transform(spark, tasks, self.processor, self.layout, self.live, plan)

@@ -16,6 +16,7 @@ validated.  Messages show variables, not their values.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from typing import Any, Mapping
 
@@ -28,6 +29,7 @@ from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.pipeline import paths
 from smt.pipeline.cluster import spark_master_url
 from smt.pipeline.dead_letters import build_dead_letters
+from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
@@ -91,6 +93,8 @@ class PipelineSpec:
     variables: ResolvedProperties | None = None
     #: Keys no plugin reads and deprecated keys in use (``smt validate`` warns, ``smt run`` logs them).
     notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
+    #: The dead-letter writer (``errors.deadletterqueue.*``), or None: built once, when the spec is validated.
+    dead_letters: Any = None
 
     @classmethod
     def from_properties(
@@ -134,6 +138,11 @@ class PipelineSpec:
         written = self.variables.written
         return {k: written[k] if k in self.variables.resolved_keys else v for k, v in self.props.items()}
 
+    @functools.cached_property
+    def field_plan(self) -> FieldPlan:
+        """Which Kafka row fields cross between Spark and Python in this run (worked out once)."""
+        return plan_fields(self)
+
     @property
     def streaming(self) -> bool:
         return self.config["mode"] == "streaming"
@@ -144,8 +153,6 @@ class PipelineSpec:
         ``spark.jars`` lists are joined (the connectors' jars and the user's),
         not replaced.
         """
-        from smt.pipeline.dead_letters import dead_letter_sink
-
         conf = {
             "spark.sql.session.timeZone": "UTC",
             # Local runs stay on loopback; a cluster's own settings override these.
@@ -158,7 +165,7 @@ class PipelineSpec:
         }
         jars: list[str] = []
         user = {k: v for k, v in self.props.items() if k.startswith("spark.")}
-        for plugin in (self.source, self.sink, dead_letter_sink(self), _JarsOf(user)):
+        for plugin in (self.source, self.sink, self.dead_letters, _JarsOf(user)):
             plugin_conf = dict(plugin.spark_conf()) if plugin is not None else {}
             jars.extend(j for j in plugin_conf.pop("spark.jars", "").split(",") if j and j not in jars)
             conf.update(plugin_conf)
@@ -213,7 +220,7 @@ class _Builder:
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
-        self._check_dead_letters(config, parts["policy"])
+        parts["dead_letters"] = self._dead_letters(config, parts["policy"])
         notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
         if self.strict:
             self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in notices]
@@ -224,14 +231,15 @@ class _Builder:
             raise error
         return spec_cls(props=self.props, config=config, notices=notices, **parts)
 
-    def _check_dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None) -> None:
-        # Built here so that `smt validate` finds what the run would (a topic with no Kafka settings).
+    def _dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None) -> Any:
+        # Built here, once, so that `smt validate` finds what the run would (a topic with no Kafka settings).
         if policy is None:
-            return
+            return None
         try:
-            build_dead_letters(policy, self.props, config.get("sink"))
+            return build_dead_letters(policy, self.props, config.get("sink"))
         except ConfigError as exc:
             self.problems.extend(exc.problems)
+            return None
 
     def _check_overlaps(self, parts: dict[str, Any]) -> None:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]

@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 from smt.data.float32 import Float32, format_float
-from smt.data.values import format_double, format_java_date, temporal_millis
+from smt.data.logical import MILLIS_PER_DAY, temporal_millis
+from smt.data.values import format_double, format_java_date
 from smt.errors import DataError
 
 __all__ = ["cast_value", "TARGET_TYPES"]
@@ -39,7 +40,6 @@ def _float_to_int(value: float, bits: int) -> int:
     return whole if bits == wide else _wrap(whole, bits)
 
 
-_MS_PER_DAY = 86_400_000
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _CONNECT_TYPES = {bool: "BOOLEAN", int: "INT64", float: "FLOAT64", str: "STRING", bytes: "BYTES",
                   bytearray: "BYTES", list: "ARRAY", dict: "MAP"}
@@ -80,7 +80,7 @@ def cast_value(value: Any, target: str, float32: bool = False) -> Any:
     if target == "string":
         return _as_string(value, float32)
     if isinstance(value, (_dt.date, _dt.time)):
-        value = temporal_millis(value) // (_MS_PER_DAY if type(value) is _dt.date else 1)
+        value = temporal_millis(value) // (MILLIS_PER_DAY if type(value) is _dt.date else 1)
     if isinstance(value, (bytes, bytearray)):
         raise DataError(f"Unexpected type in Cast transformation: {type(value).__name__}")
     if isinstance(value, str):

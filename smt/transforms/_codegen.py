@@ -24,6 +24,8 @@ body lines must compute everything that can raise before the first change to
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import linecache
 from typing import Any, Callable, Sequence
 
 from smt._gc import gc_paused
@@ -151,11 +153,25 @@ def compile_map_loop(
 
 
 def _compile(name: str, source: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    filename = _register_source(name, source)
     scope = dict(namespace, gc_paused=gc_paused)
-    exec(compile(source, f"<smt.transforms {name}>", "exec"), scope)  # noqa: S102 - literals only, see literal()
+    exec(compile(source, filename, "exec"), scope)  # noqa: S102 - literals only, see literal()
     function = scope[name]
     function.source = source
     return function
+
+
+def _register_source(name: str, source: str) -> str:
+    """A file name for ``source``, registered with :mod:`linecache` so tracebacks and pdb show its lines.
+
+    The name carries a digest of the source: two configurations of one transform
+    compile different loops, and each traceback must show its own.  ``linecache``
+    keeps entries without a modification time (ours) through ``checkcache``.
+    """
+    digest = hashlib.sha1(source.encode("utf-8")).hexdigest()[:12]
+    filename = f"<smt.transforms {name} {digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    return filename
 
 
 def run_map_loop(loop, batch, column: str, columns: Sequence[Any], errors, fallback):

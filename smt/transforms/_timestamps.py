@@ -11,16 +11,13 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from smt.data.logical import days_to_date, millis_to_datetime
+from smt.data.logical import MILLIS_PER_DAY, days_to_date, millis_to_datetime, temporal_millis
 from smt.errors import DataError
 from smt.timeformat import DateFormat, DateFormatError
 
 __all__ = ["TYPES", "to_millis", "from_millis", "schema_for", "type_from_schema", "infer_type"]
 
 TYPES = ("string", "unix", "Date", "Time", "Timestamp")
-_MS_PER_DAY = 86_400_000
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_EPOCH_DATE = _dt.date(1970, 1, 1)
 _UNIX_TO_MILLIS = {"seconds": (1000, 1), "milliseconds": (1, 1), "microseconds": (1, 1000),
                    "nanoseconds": (1, 1_000_000)}
 
@@ -57,14 +54,8 @@ def to_millis(kind: str, value: Any, date_format: DateFormat | None, precision: 
             raise DataError(f"Expected Unix timestamp to be a Long, but found {type(value).__name__}")
         multiply, divide = _UNIX_TO_MILLIS[precision]
         return _truncate(_scale_up(value, multiply), divide)
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        delta = aware - _EPOCH
-        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-    if isinstance(value, _dt.date):
-        return (value - _EPOCH_DATE).days * _MS_PER_DAY
-    if isinstance(value, _dt.time):
-        return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
+    if isinstance(value, (_dt.date, _dt.time)):
+        return temporal_millis(value)
     raise DataError(f"Expected {kind} to be a date, time or datetime, but found {type(value).__name__}")
 
 
@@ -79,9 +70,9 @@ def from_millis(kind: str, millis: int, date_format: DateFormat | None, precisio
         divide, multiply = _UNIX_TO_MILLIS[precision]
         return _scale_up(_truncate(millis, divide), multiply)
     if kind == "Date":
-        return days_to_date(millis // _MS_PER_DAY)
+        return days_to_date(millis // MILLIS_PER_DAY)
     if kind == "Time":
-        of_day = millis % _MS_PER_DAY
+        of_day = millis % MILLIS_PER_DAY
         seconds, ms = divmod(of_day, 1000)
         minutes, second = divmod(seconds, 60)
         hour, minute = divmod(minutes, 60)

@@ -30,8 +30,4 @@ def map_topics(
             errors.fail(row, exc)
             failed.append(row)
             append(topic)
-    result = derive_batch(batch, topic=out)
-    if failed:
-        drop = set(failed)
-        result = result.take([row for row in range(len(out)) if row not in drop])
-    return result
+    return derive_batch(batch, topic=out).without_rows(failed)

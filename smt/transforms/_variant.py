@@ -137,9 +137,7 @@ def _map_column(batch: RecordBatch, errors: ErrorSink, column: str, function: Ca
             append(function(value))
     except Exception:  # slow path: find and report each failing row
         out, failed = _map_with_failures(values, function, errors)
-    if failed:
-        return _take_kept(batch, column, out)
-    return derive_batch(batch, **{column: out})
+    return derive_batch(batch, **{column: out}).without_rows(failed or ())
 
 
 _FAILED = object()
@@ -153,10 +151,7 @@ def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int],
     result = derive_batch(batch, **{column: out})
     if owned:
         result.set_column(column, out, owned=True)
-    if not failed:
-        return result
-    drop = set(failed)
-    return result.take([row for row in range(len(out)) if row not in drop])
+    return result.without_rows(failed)
 
 
 def _map_with_failures(values: list, function, errors: ErrorSink) -> tuple[list, list[int]]:
@@ -170,11 +165,6 @@ def _map_with_failures(values: list, function, errors: ErrorSink) -> tuple[list,
             out.append(_FAILED)
             failed.append(row)
     return out, failed
-
-
-def _take_kept(batch: RecordBatch, column: str, out: list) -> RecordBatch:
-    keep = [row for row, value in enumerate(out) if value is not _FAILED]
-    return derive_batch(batch, **{column: out}).take(keep)
 
 
 def key_value_variants(base: type, kafka_name: str, module: str) -> tuple[type, type]:

@@ -7,6 +7,7 @@ import decimal
 from typing import Any, Callable
 
 from smt.batch import RecordBatch
+from smt.data.logical import EPOCH, EPOCH_DATE
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.transforms._validators import kafka_non_empty_string as non_empty_string
 from smt.errors import DataError
@@ -20,7 +21,6 @@ from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_nu
 from smt.transforms._variant import PartTransform, key_value_variants, map_column
 
 PURPOSE = "mask fields"
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 #: The masked value of each type when no replacement is configured (Kafka's empty values).
 _EMPTY: dict[type, Callable[[], Any]] = {
@@ -29,8 +29,8 @@ _EMPTY: dict[type, Callable[[], Any]] = {
     float: lambda: 0.0,
     str: lambda: "",
     decimal.Decimal: lambda: decimal.Decimal(0),
-    _dt.datetime: lambda: _EPOCH,
-    _dt.date: lambda: _dt.date(1970, 1, 1),
+    _dt.datetime: lambda: EPOCH,
+    _dt.date: lambda: EPOCH_DATE,
     _dt.time: lambda: _dt.time(0),
     list: list,
     dict: dict,

@@ -81,8 +81,14 @@ class ReplaceField(PartTransform):
         value = require_map(value, PURPOSE)
         if self.nested is not None:
             return self.nested.map(value)
-        renames = self.renames
-        return {renames.get(name, name): item for name, item in value.items() if self.keeps(name)}
+        renames, keeps = self.renames, self.keeps
+        out = {name: item for name, item in value.items() if name not in renames and keeps(name)}
+        # Renamed fields go in last, in the renames' order, as the compiled loop puts them: a rename
+        # onto a field that stays wins, and of two renames to one name the last (rename-collisions).
+        for old, new in renames.items():
+            if old in value and keeps(old):
+                out[new] = value[old]
+        return out
 
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
         from smt.data import Struct
@@ -143,7 +149,9 @@ class ReplaceField(PartTransform):
         plans: dict[tuple, tuple] = {}
 
         def plan_for(names: tuple) -> tuple:
-            kept = [n for n in names if n not in exclude and n in include]
+            # Renamed fields last, as in apply_schemaless (a rename onto a field that stays wins).
+            kept = [n for n in names if n not in exclude and n in include and n not in renames]
+            kept += [old for old in renames if old in names and old not in exclude and old in include]
             plan = (tuple(renames.get(n, n) for n in kept), itemgetter(*kept) if len(kept) > 1 else None, kept)
             if len(plans) > 1024:
                 plans.clear()

@@ -115,10 +115,7 @@ class ValueToKey(Reconfigurable, Transform):
         else:  # tombstones keep their key schema, the rest get a schemaless key
             result = derive_batch(batch, key=keys, key_schema=[
                 schema if value is None else None for value, schema in zip(values, key_schemas)])
-        if failed:
-            drop = set(failed)
-            result = result.take([row for row in range(len(keys)) if row not in drop])
-        return result
+        return result.without_rows(failed)
 
 
 def _schema_from_tree(tree: dict, optional: bool) -> Any:

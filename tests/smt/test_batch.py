@@ -64,6 +64,16 @@ def test_take_keeps_ownership_only_for_strictly_increasing_rows():
     assert not batch.take([2, 1]).owns("value")
 
 
+def test_without_rows_keeps_the_other_rows_in_order_and_their_ownership():
+    batch = batch_of({"a": 1}, {"a": 2}, {"a": 3}, {"a": 4})
+    batch.set_column("value", [{"a": 1}, {"a": 2}, {"a": 3}, {"a": 4}], owned=True)
+    rest = batch.without_rows([2, 0, 2])
+    assert rest.value == [{"a": 2}, {"a": 4}] and rest.timestamp == [1, 3]
+    assert rest.owns("value")
+    assert batch.without_rows([]) is batch
+    assert len(batch.without_rows(range(4))) == 0
+
+
 def test_concat_ordered_owns_nothing():
     batch = batch_of({"a": 1})
     batch.set_column("value", [{"a": 1}], owned=True)

@@ -3,6 +3,8 @@
 import pytest
 
 from smt import ConfigError, Record, RecordBatch, StageError, TransformChain
+from smt.chain import ChainStage
+from smt.transform import Transform
 from tests.smt.sample_plugins import sample_plugins
 
 
@@ -71,16 +73,37 @@ def test_failure_names_stage_transform_alias_and_record(plugins):
         c.apply(Record(topic="t", partition=3, offset=7, value="boom"))
 
 
-def test_batch_and_record_paths_agree_with_predicates_and_fan_out(plugins):
+def test_a_batch_runs_predicates_and_fan_out_row_by_row_keeping_origins(plugins):
     c = chain(plugins, transforms="split,a,drop", transforms__split__type="Split",
               transforms__split__predicate="p", predicates="p", predicates__p__type="ValueStartsWith",
               predicates__p__prefix="s", transforms__a__type="AppendSuffix", transforms__a__suffix="+",
               transforms__drop__type="DropValue", transforms__drop__value="x+")
     records = [Record(value=v, offset=i) for i, v in enumerate(["s1|s2", "x", "y", "sa|x|sb"])]
-    expected = [out for r in records for out in c.apply(r)]
     batch = c.apply_batch(RecordBatch.from_records(records))
-    assert batch.records() == expected
+    assert values(batch.records()) == ["s1+", "s2+", "y+", "sa+", "sb+"]
     assert batch.origin == [0, 0, 2, 3, 3]
+    assert [out for r in records for out in c.apply(r)] == batch.records()
+
+
+class _BatchOnly(Transform):
+    """A transform with only a batch path: ``chain.apply`` must reach it through ``apply_batch``."""
+
+    def apply(self, record):
+        raise AssertionError("the record path was called")
+
+    def apply_batch(self, batch, errors):
+        for row, value in enumerate(batch.value):
+            if value == "bad":
+                errors.fail(row, ValueError("bad value"))
+        return batch.with_columns(value=[f"{v}!" for v in batch.value]).without_rows(
+            [row for row, value in enumerate(batch.value) if value == "bad"])
+
+
+def test_apply_runs_the_record_as_a_one_row_batch():
+    c = TransformChain([ChainStage("only", _BatchOnly())])
+    assert c.apply(Record(value="x", offset=4)) == [Record(value="x!", offset=4)]
+    with pytest.raises(StageError, match=r"_BatchOnly \(alias 'only'\) on record .*offset=5: ValueError: bad value"):
+        c.apply(Record(value="bad", offset=5))
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import decimal
 import pytest
 
 from smt.data import Date, Decimal, Schema, Time, Timestamp, from_logical, to_logical
+from smt.data.logical import EPOCH, datetime_to_millis, millis_to_datetime, temporal_millis
 from smt.errors import DataError
 
 UTC = dt.timezone.utc
@@ -91,3 +92,18 @@ def test_dates_beyond_year_9999_are_data_errors(schema, encoded, message):
     """Kafka's dates reach 292 million years from 1970, Python's the years 1-9999: never an OverflowError."""
     with pytest.raises(DataError, match=message):
         to_logical(schema, encoded)
+
+
+@pytest.mark.parametrize("value, millis", [
+    (dt.datetime(1970, 1, 2, 0, 0, 1, 234999, tzinfo=dt.timezone.utc), 86_401_234),
+    (dt.datetime(1970, 1, 2, 0, 0, 1, 234999), 86_401_234),  # naive is UTC
+    (dt.datetime(1969, 12, 31, 23, 59, 59, 999500, tzinfo=dt.timezone.utc), -1),  # floors, as Java does
+    (dt.datetime(1970, 1, 1, 2, tzinfo=dt.timezone(dt.timedelta(hours=2))), 0),
+    (dt.date(1969, 12, 31), -86_400_000),
+    (dt.time(0, 0, 1, 5000), 1005),
+])
+def test_temporal_millis_is_epoch_millis_as_java_util_date_holds_them(value, millis):
+    assert temporal_millis(value) == millis
+    if isinstance(value, dt.datetime):
+        assert datetime_to_millis(value) == millis
+        assert millis_to_datetime(millis) == EPOCH + dt.timedelta(milliseconds=millis)

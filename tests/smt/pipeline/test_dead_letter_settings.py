@@ -23,3 +23,30 @@ def test_a_cluster_of_its_own_inherits_nothing_from_the_sink():
 def test_a_sink_that_is_not_kafka_lends_no_settings(sink):
     props = {**SINK, "errors.deadletterqueue.kafka.acks": "all"}
     assert dead_letter_kafka_settings(props, sink) == {"kafka.acks": "all"}
+
+
+def test_the_dead_letter_writer_and_field_plan_are_built_once_per_spec(tmp_path):
+    from smt.pipeline import PipelineSpec
+    from smt.pipeline.processor import BatchProcessor
+
+    source = tmp_path / "in.txt"
+    source.touch()
+    spec = PipelineSpec.from_properties({
+        "source.path": str(source), "sink.path": str(tmp_path / "out"), "errors.tolerance": "all",
+        "errors.deadletterqueue.topic.name": "dlq", "errors.deadletterqueue.kafka.bootstrap.servers": "127.0.0.1:1"})
+    writer = spec.dead_letters
+    assert writer is not None and writer.topic == "dlq"
+    processor = BatchProcessor.from_spec(spec)
+    spec.spark_conf()
+    assert processor.dead_letters is writer and spec.dead_letters is writer
+    assert spec.field_plan is spec.field_plan
+    assert processor.output_fields == spec.field_plan.outputs
+
+
+def test_without_a_queue_there_is_no_writer(tmp_path):
+    from smt.pipeline import PipelineSpec
+
+    source = tmp_path / "in.txt"
+    source.touch()
+    spec = PipelineSpec.from_properties({"source.path": str(source), "sink.path": str(tmp_path / "out")})
+    assert spec.dead_letters is None

@@ -1,5 +1,7 @@
 """The compiled column loops: configured names are embedded as literals, never as code."""
 
+import linecache
+
 import pytest
 
 from smt.batch import RecordBatch
@@ -80,3 +82,20 @@ def test_run_map_loop_copies_unowned_maps_and_updates_owned_ones():
     assert copied.value == [{"a": 1, "n": 1}] and original == {"a": 1} and copied.owns("value")
     updated = run_map_loop(loop, copied, "value", (), RaisingErrors(), None)
     assert updated.value[0] is copied.value[0] and updated.owns("value")
+
+
+def test_tracebacks_show_the_generated_source_line():
+    import traceback
+
+    loop = compile_map_loop("shows_source", ["u['n'] = 1 / value['d']"], {})
+    failures = []
+    loop([{"d": 0}], lambda row, exc: failures.append(exc), None)
+    frames = traceback.extract_tb(failures[0].__traceback__)
+    assert frames[-1].filename.startswith("<smt.transforms shows_source ")
+    assert frames[-1].line == "u['n'] = 1 / value['d']"
+    in_place = loop.in_place
+    in_place([{"d": 0}], lambda row, exc: failures.append(exc), None)
+    assert traceback.extract_tb(failures[1].__traceback__)[-1].line == "u['n'] = 1 / value['d']"
+    assert "def shows_source" in "".join(linecache.getlines(loop.__code__.co_filename))
+    linecache.checkcache()  # entries without a file on disk survive the check
+    assert linecache.getlines(loop.__code__.co_filename)

@@ -2,10 +2,11 @@
 
 import pytest
 
+from smt.batch import RecordBatch
 from smt.data import Schema, SchemaBuilder, Struct
 from smt.errors import ConfigError
 from smt.transforms.replace_field import ReplaceFieldKey, ReplaceFieldValue
-from tests.smt.transforms._helpers import conf, make_record
+from tests.smt.transforms._helpers import RaisingErrors, conf, make_record
 
 SCHEMA = (SchemaBuilder.struct().field("dont", Schema.STRING_SCHEMA).field("abc", Schema.INT32_SCHEMA)
           .field("foo", Schema.BOOLEAN_SCHEMA).field("etc", Schema.STRING_SCHEMA).build())
@@ -148,3 +149,14 @@ def test_blacklist_in_a_chain_drops_the_card_number_in_batches_too():
         "transforms.drop.blacklist": "card"})
     out = chain.apply_batch(RecordBatch.from_records([make_record({"card": "4111", "id": i}) for i in range(3)]))
     assert [r.value for r in out.records()] == [{"id": 0}, {"id": 1}, {"id": 2}]
+
+
+@pytest.mark.parametrize("props", [{"renames": "a:z"}, {"exclude": "b", "renames": "a:z"},
+                                   {"include": "a,z", "renames": "a:z"}])
+def test_a_rename_onto_a_field_that_stays_wins_on_every_path(props):
+    # The rename-collisions deviation: the renamed field wins, whatever the map's order.
+    transform = conf(ReplaceFieldValue, props)
+    for value in ({"a": 1, "z": 2}, {"z": 2, "a": 1}):
+        assert transform.apply(make_record(dict(value))).value == {"z": 1}
+        batch = transform.apply_batch(RecordBatch.from_records([make_record(dict(value))]), RaisingErrors())
+        assert batch.value == [{"z": 1}]
