@@ -8,7 +8,7 @@ processor is built; the per-batch path only moves columns.
 
 A record can fail at every stage: TASK_POLL (the source could not read it),
 the converters, the transforms, and TASK_PUT (the sink says it cannot write
-the serialized record, see :meth:`connectors.base.Sink.record_errors`).
+the serialized record, see :meth:`smt.connector.Sink.record_errors`).
 
 Every input row ends up in exactly one of: written (one or more output
 rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
@@ -37,6 +37,7 @@ from smt.error_handling import (
     log_undeliverable,
     with_retries,
 )
+from smt.connector import SOURCE_ERROR_COLUMN
 from smt.errors import DataError, RetriableError, Stage, StageError
 from smt.metrics import ChainMetrics
 from smt.pipeline.extra_columns import with_error_columns, with_extras
@@ -53,9 +54,6 @@ __all__ = [
 ]
 
 DEAD_LETTER_COLUMN = "_smt_dead_letter"
-
-#: Optional input column: a source's message for a row it could not read.
-SOURCE_ERROR_COLUMN = "_smt_source_error"
 
 
 class SourceRecordError(DataError):
