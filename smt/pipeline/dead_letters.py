@@ -1,4 +1,5 @@
-"""Where dead letters go: a file location (JSON lines) or a Kafka topic.
+"""Where dead letters go: a file location (JSON lines, the file connector's
+:class:`connectors.file.dead_letters.FileDeadLetters`) or a Kafka topic.
 
 Both answer ``record_errors`` like a sink: the dead letters the queue itself
 cannot take (a Kafka topic's producer limits).  The batch processor logs and
@@ -12,30 +13,6 @@ from typing import Any, Mapping
 
 from smt._chain_builder import sub_configs
 from smt.plugin import PluginContext
-
-
-class _FileDeadLetters:
-    """Dead letters as whole records in the ``jsonl`` file format (readable back with
-    ``source.format=jsonl``); each streaming micro-batch is written exactly once."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def spark_conf(self) -> dict[str, str]:
-        return {}
-
-    def record_errors(self, records) -> list:
-        return []  # jsonl holds any record
-
-    def write(self, df, batch_id=None) -> None:
-        from connectors.file._micro_batch import write_micro_batch
-        from connectors.file.formats import FORMATS
-
-        jsonl = FORMATS["jsonl"]
-        if batch_id is None:
-            jsonl.write(df, self.path, "append")
-        else:
-            write_micro_batch(jsonl, df, self.path, batch_id)
 
 
 class _TopicDeadLetters:
@@ -79,7 +56,9 @@ def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | N
     if not policy.tolerates_all or not policy.dead_letters:
         return None
     if policy.dlq_path:
-        return _FileDeadLetters(policy.dlq_path)
+        from connectors.file.dead_letters import FileDeadLetters
+
+        return FileDeadLetters(policy.dlq_path)
     return _TopicDeadLetters(_kafka_sink(policy, props, sink_name), policy.dlq_topic)
 
 
