@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
-from smt.transforms._validators import kafka_non_empty_string as non_empty_string
+from smt.config import kafka_non_empty_string as non_empty_string
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
