@@ -146,7 +146,7 @@ def test_error_columns_say_why_each_dead_letter_failed_and_are_null_on_records()
     assert dead[0]["error_class"].endswith("AppendSuffix")
     assert dead[0]["error_message"] == "cannot append to boom"
     assert dead[1]["error_class"] == "converters.string.StringConverter"
-    assert dead[1]["error_exception"] == "converters.base.ConverterError"
+    assert dead[1]["error_exception"] == "smt.converter.ConverterError"
     assert (counts.failed, counts.dead_lettered) == (2, 2)
 
 
