@@ -1,23 +1,18 @@
 """The file connector's dead-letter writer: whole records as jsonl, each micro-batch once."""
 
 import json
-import os
 
 import pytest
 
 from connectors.file.dead_letters import FileDeadLetters
 from tests.connectors.file.test_formats import GOLDEN_JSONL, records_df
+from tests.connectors.file.test_micro_batch import lines_in
 
 pytestmark = pytest.mark.spark
 
 
 def jsonl_lines(directory):
-    lines = []
-    for name in sorted(os.listdir(directory)):
-        if not name.startswith(("_", ".")):
-            with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                lines.extend(json.loads(line) for line in handle)
-    return sorted(lines, key=lambda line: line["offset"])
+    return sorted((json.loads(line) for line in lines_in(directory)), key=lambda line: line["offset"])
 
 
 def test_batch_runs_append_whole_records(spark, tmp_path):
