@@ -43,8 +43,6 @@ TOP = (
 #: ``test_known_exceptions_are_still_needed`` fails once one is gone: then delete it here.
 _AFTER_SEMANTICS = "issue #16, one set of semantics: these modules change there; move after it lands"
 _WHITE_BOX_BASELINE = "the baseline rebuilds the codec per record from its parts, on purpose"
-_REDPANDA_ENGINE = ("proxy-wasm reuses the Redpanda record-body adapter: move the shared part up to "
-                    "host_functions/ (private to it) or make it public in host_functions.redpanda")
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
     # The chain fuses transforms' generated loops: the generator belongs in the core.
     ("smt.chain", "smt.transforms._codegen"): _AFTER_SEMANTICS,
@@ -52,11 +50,6 @@ KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("host_functions.extism._runner", "smt._gc"): _AFTER_SEMANTICS,
     ("host_functions.inspect", "host_functions.sdk._wasm_start"):
         "issue #16, the Wasm fast path readable: inspect.py changes there (smt wasm inspect --adapter)",
-    ("host_functions.proxy_wasm._instance", "host_functions.redpanda._instance"): _REDPANDA_ENGINE,
-    ("host_functions.proxy_wasm._record_codec", "host_functions.redpanda._adapter"): _REDPANDA_ENGINE,
-    ("host_functions.proxy_wasm._record_codec", "host_functions.redpanda._instance"): _REDPANDA_ENGINE,
-    ("host_functions.proxy_wasm._record_codec", "host_functions.redpanda._runner"): _REDPANDA_ENGINE,
-    ("host_functions.proxy_wasm._runner", "host_functions.redpanda._runner"): _REDPANDA_ENGINE,
     ("smt.benchmarks.converters", "converters.avro._mapping"): _WHITE_BOX_BASELINE,
     ("smt.benchmarks.converters", "converters.json._codec"): _WHITE_BOX_BASELINE,
     ("smt.benchmarks.converters", "converters.json._reader"): _WHITE_BOX_BASELINE,
