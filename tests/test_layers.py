@@ -7,7 +7,8 @@
 - ``converters/``, ``connectors/`` and ``host_functions/`` import the core and
   their own modules only: not each other, not the top.
 - The top (the pipeline runner, the Spark-session API, the CLI and its
-  commands, benchmarks, local dev tools, the pytest plugin) may import all.
+  commands, the generated reference, benchmarks, local dev tools, the pytest
+  plugin) may import all.
 - A private module (``pkg/_name.py``) is imported only from inside ``pkg``.
 
 Every import counts, at module level or inside a function: a lazy import is
@@ -35,6 +36,7 @@ TOP = (
     "smt.commands",
     "smt.local",
     "smt.pipeline",
+    "smt.reference",  # documents every key, the pipeline's included
     "smt.spark",
     "smt.testing",
 )

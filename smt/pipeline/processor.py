@@ -49,7 +49,6 @@ __all__ = [
     "BatchCounts",
     "OUTPUT_ARROW_SCHEMA",
     "DEAD_LETTER_COLUMN",
-    "SOURCE_ERROR_COLUMN",
     "SourceRecordError",
 ]
 
