@@ -49,7 +49,6 @@ KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
     # The chain fuses transforms' generated loops: the generator belongs in the core.
     ("smt.chain", "smt.transforms._codegen"): _AFTER_SEMANTICS,
     ("smt.chain", "smt.transforms._variant"): _AFTER_SEMANTICS,
-    ("host_functions.extism._runner", "smt._gc"): _AFTER_SEMANTICS,
     ("host_functions.inspect", "host_functions.sdk._wasm_start"):
         "issue #16, the Wasm fast path readable: inspect.py changes there (smt wasm inspect --adapter)",
     ("smt.benchmarks.converters", "converters.avro._mapping"): _WHITE_BOX_BASELINE,

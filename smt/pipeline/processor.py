@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from smt._gc import gc_paused
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch, distinct_origins
 from smt.chain import ChainErrors, TransformChain
+from smt.connector import SOURCE_ERROR_COLUMN
 from smt.error_handling import (
     ErrorPolicy,
     FailedRecord,
@@ -37,8 +37,8 @@ from smt.error_handling import (
     log_undeliverable,
     with_retries,
 )
-from smt.connector import SOURCE_ERROR_COLUMN
 from smt.errors import DataError, RetriableError, Stage, StageError
+from smt.gc_pause import gc_paused
 from smt.metrics import ChainMetrics
 from smt.pipeline.extra_columns import with_error_columns, with_extras
 from smt.pipeline.routing import routed_rows

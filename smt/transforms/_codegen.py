@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Sequence
 
-from smt._gc import gc_paused
+from smt.gc_pause import gc_paused
 
 __all__ = ["LoopSource", "MapLoopPlan", "compile_fused_loop", "compile_map_loop", "literal", "run_map_loop"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar
 
-from smt._gc import gc_paused
 from smt.batch import RecordBatch
+from smt.gc_pause import gc_paused
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
