@@ -129,7 +129,7 @@ def _connector_kind(cls: Any) -> str:
         return "source"
     if isinstance(cls, type) and issubclass(cls, Sink):
         return "sink"
-    raise PluginError(f"connector {cls!r} is neither a smt.connector.Source nor a smt.connector.Sink")
+    raise PluginError(f"connector {cls!r} is neither a Source nor a Sink (see smt.connector)")
 
 
 def create_plugin_manager(
