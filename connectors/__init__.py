@@ -1,5 +1,5 @@
 """Spark-based source and sink connectors."""
 
-from connectors.base import Sink, Source
+from smt.connector import Sink, Source
 
 __all__ = ["Source", "Sink"]

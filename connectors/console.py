@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from connectors.base import Sink
 from smt.config import ConfigDef, ConfigType, Importance, at_least
+from smt.connector import Sink
 
 
 class ConsoleSink(Sink):

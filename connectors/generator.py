@@ -19,8 +19,8 @@ stopped (``streaming.timeout.ms``).
 
 from __future__ import annotations
 
-from connectors.base import Source
 from smt.config import ConfigDef, ConfigType, Importance, at_least
+from smt.connector import Source
 from smt.sessions import default_parallelism
 
 

@@ -8,8 +8,8 @@ all, so a benchmark can match a hand-written job that only computes values.
 
 from __future__ import annotations
 
-from connectors.base import Sink
 from smt.config import ConfigDef, ConfigType, Importance
+from smt.connector import Sink
 from smt.record import KAFKA_ROW_FIELDS
 
 

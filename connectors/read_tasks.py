@@ -2,37 +2,22 @@
 
 Spark's readers run in the JVM, so a pipeline over them moves every record
 from the JVM into Python (for the transforms) and back.  A source that can
-read its input with Arrow in Python offers :class:`ReadTask` pieces instead
-(:meth:`connectors.base.Source.read_tasks`): each Spark task reads its piece,
+read its input with Arrow in Python offers :class:`smt.connector.ReadTask` pieces instead
+(:meth:`smt.connector.Source.read_tasks`): each Spark task reads its piece,
 transforms the batches where they were read, and hands Spark only the
 results.  Records cross between Python and the JVM once, not three times.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import numpy as np
 import pyarrow as pa
 
 from smt.batch import KAFKA_ARROW_SCHEMA
 
-__all__ = ["ReadTask", "constant_strings", "empty_headers", "kafka_batch"]
+__all__ = ["constant_strings", "empty_headers", "kafka_batch"]
 
 _HEADERS_TYPE = KAFKA_ARROW_SCHEMA.field("headers").type
-
-
-class ReadTask:
-    """One Spark task's share of a source's input; pickled to the executor that reads it."""
-
-    def batches(self, max_rows: int) -> Iterator[pa.RecordBatch]:
-        """The records, as Arrow batches of at most ``max_rows`` rows in Kafka row layout.
-
-        Batches have the columns of :data:`smt.batch.KAFKA_ARROW_SCHEMA`
-        (and may add :data:`smt.pipeline.processor.SOURCE_ERROR_COLUMN`).
-        Errors name the file, topic or server they concern.
-        """
-        raise NotImplementedError
 
 
 def kafka_batch(length: int, **columns: pa.Array) -> pa.RecordBatch:

@@ -5,44 +5,19 @@ Built in (names, then Kafka class aliases): ``bytearray``, ``string``,
 registry client in :mod:`converters.schema_registry`) and ``simple``
 (SimpleHeaderConverter).  :func:`load` gives a configured one by name, alias
 or class; a failed record is a :class:`ConverterError` naming the converter,
-its stage and the topic.
+its stage and the topic.  The interfaces they implement live in the core
+(:mod:`smt.converter`) and are re-exported here.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from converters.base import Converter, ConverterError, HeaderConverter, OnError, RetriableConverterError
-from smt.plugin import PluginContext
+from smt.converter import (
+    Converter,
+    ConverterError,
+    HeaderConverter,
+    OnError,
+    RetriableConverterError,
+)
+from smt.converter import load_converter as load
 
 __all__ = ["Converter", "ConverterError", "HeaderConverter", "OnError", "RetriableConverterError", "load"]
-
-
-def load(
-    name_or_class: str | type,
-    configs: Mapping[str, Any] | None = None,
-    is_key: bool = False,
-    *,
-    context: PluginContext | None = None,
-    plugins: Any = None,
-) -> Any:
-    """A configured converter for a registered name, alias or class.
-
-    Raises ``KeyError`` for an unknown name and :class:`smt.errors.ConfigError`
-    for bad ``configs``.
-    """
-    if isinstance(name_or_class, str):
-        if plugins is None:
-            from smt.plugins import default_plugins
-
-            plugins = default_plugins()
-        cls = plugins.get("converter", name_or_class)
-    else:
-        cls = name_or_class
-    converter = cls()
-    configs = dict(configs or {})
-    if isinstance(converter, Converter):
-        converter.configure(configs, is_key=is_key, context=context)
-    else:
-        converter.configure(configs, context=context)
-    return converter

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from converters.base import Converter, HeaderConverter
+from smt.converter import Converter, HeaderConverter
 from smt.errors import DataError
 
 

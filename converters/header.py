@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from converters.base import HeaderConverter
+from smt.converter import HeaderConverter
 from smt.data import Schema, convert_to_string, parse_string
 from smt.errors import DataError
 

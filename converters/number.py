@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from converters._java_types import java_class_of
-from converters.base import Converter, HeaderConverter, OnError, _raise
+from smt.converter import Converter, HeaderConverter, OnError, raise_error
 from smt.data import Float32, Schema, Type
 
 __all__ = [
@@ -57,7 +57,7 @@ class _PrimitiveConverter(Converter, HeaderConverter):
         """BooleanConverter checks the schema first, even of a null; the number converters do not."""
 
     def from_connect_batch(
-        self, topics: Sequence[str], schemas: Sequence[Any] | None, values: Sequence[Any], on_error: OnError = _raise
+        self, topics: Sequence[str], schemas: Sequence[Any] | None, values: Sequence[Any], on_error: OnError = raise_error
     ) -> list[bytes | None]:
         if schemas is None and None not in values and self._plain_batch(values):
             try:
@@ -105,7 +105,7 @@ class _PrimitiveConverter(Converter, HeaderConverter):
         return np.frombuffer(data, dtype=self.dtype)[0].item()
 
     def to_connect_batch(
-        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
+        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = raise_error
     ) -> tuple[list[Any] | None, list[Any]]:
         width = self._width
         if all(item is not None and len(item) == width for item in data):
@@ -223,7 +223,7 @@ class BooleanConverter(_PrimitiveConverter):
         return data == b"\x01"
 
     def to_connect_batch(
-        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
+        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = raise_error
     ) -> tuple[list[Any] | None, list[Any]]:
         schemas, values = Converter.to_connect_batch(self, topics, data, on_error)
         return schemas or [self.schema] * len(values), values

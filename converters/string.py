@@ -6,7 +6,7 @@ import codecs
 import functools
 from typing import Any, Callable, Sequence
 
-from converters.base import Converter, HeaderConverter, OnError, _raise
+from smt.converter import Converter, HeaderConverter, OnError, raise_error
 from smt.config import ConfigDef, ConfigType, Importance
 from converters._java_types import java_to_string
 from smt.errors import DataError
@@ -91,7 +91,7 @@ class StringConverter(Converter, HeaderConverter):
             raise self._decode_error(topic, exc) from exc
 
     def to_connect_batch(
-        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
+        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = raise_error
     ) -> tuple[None, list[Any]]:
         decode = self._decode
         try:
@@ -115,7 +115,7 @@ class StringConverter(Converter, HeaderConverter):
         topics: Sequence[str],
         schemas: Sequence[Any] | None,
         values: Sequence[Any],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> list[bytes | None]:
         encode = self._encode
         if all(type(v) is str or v is None for v in values):

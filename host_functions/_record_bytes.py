@@ -15,11 +15,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-import converters as converter_plugins
 from host_functions._reference import Converters
 from host_functions._sandbox import Settings
 from host_functions.kafka_wire import HEADERS_TYPE, not_utf8
 from smt.batch import RecordBatch
+from smt.converter import load_converter
 from smt.errors import ConfigError
 from smt.plugin import PluginContext
 from smt.transform import ErrorSink
@@ -45,7 +45,7 @@ def load_converters(config: dict[str, Any], key_prefix: str) -> Converters:
     """The transform's key, value and header converters (``key.converter`` ...), named by key in errors."""
     def load(key: str, is_key: bool):
         try:
-            return converter_plugins.load(config[key], {}, is_key, context=PluginContext(None, f"{key_prefix}{key}."))
+            return load_converter(config[key], {}, is_key, context=PluginContext(None, f"{key_prefix}{key}."))
         except KeyError as exc:
             raise ConfigError.for_key(f"{key_prefix}{key}", str(exc.args[0]), config[key]) from exc
 

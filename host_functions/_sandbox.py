@@ -19,7 +19,7 @@ from host_functions._adapter import ADAPTER_MODULE_NAME, SHIM_MODULE_NAME
 from smt.errors import DataError
 
 __all__ = ["Settings", "WasmGuestError", "new_store", "log_function", "describe_trap", "Failure", "GuestReported",
-           "StartFailure", "SPURIOUS_RETRIES", "error_cause"]
+           "StartFailure", "SPURIOUS_RETRIES", "error_cause", "forget_frames"]
 
 #: ABI log levels to Python logging levels.
 LOG_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
@@ -261,3 +261,13 @@ _FRAME = re.compile(r"^\s*\d+:\s+(?:0x[0-9a-f]+ - )?(?P<module>[^!]*)!(?P<functi
 
 #: The host's own generated modules (the fast path's adapter and shim): not the guest's frames.
 _HOST_MODULES = frozenset({ADAPTER_MODULE_NAME, SHIM_MODULE_NAME})
+
+
+def forget_frames(exc: BaseException) -> BaseException:
+    """``exc`` without tracebacks (its chain's too): their frames hold the store in reference cycles
+    that only a garbage collection would free, and a WASI store must not outlive the interpreter."""
+    seen = exc
+    while seen is not None:
+        seen.__traceback__ = None
+        seen = seen.__context__ or seen.__cause__
+    return exc

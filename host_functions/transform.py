@@ -8,7 +8,6 @@ from typing import Any, Mapping
 
 import wasmtime
 
-import converters
 from host_functions._abi import ABI_VERSION, ABI_VERSION_EXPORT
 from host_functions._guest import GuestModule, inspect_guest
 from host_functions._host_function import HostFunction
@@ -20,6 +19,7 @@ from host_functions._sandbox import Settings, StartFailure, error_cause
 from host_functions.guest_abi import ABI_NAMES, AUTO, KAFKA_CONNECT, abi_config_defs, detect_abi, guest_abi
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
+from smt.converter import load_converter
 from smt.errors import ConfigError
 from smt.plugin import PluginContext
 from smt.record import Record
@@ -207,7 +207,7 @@ class WasmTransform(Transform):
         sub = {k[len(prefix):]: v for k, v in self.raw_config.items() if k.startswith(prefix)}
         context = PluginContext(self.context.alias, f"{self.context.prefix}{prefix}")
         try:
-            return converters.load(self.config[key], sub, is_key, context=context)
+            return load_converter(self.config[key], sub, is_key, context=context)
         except KeyError as exc:
             raise ConfigError.for_key(f"{self.context.prefix}{key}", str(exc.args[0]), self.config[key]) from exc
 

@@ -45,6 +45,7 @@ __all__ = [
     "one_of",
     "at_least",
     "non_empty_string",
+    "kafka_non_empty_string",
     "non_empty_list",
 ]
 
@@ -461,6 +462,12 @@ def non_empty_string(value: Any) -> None:
     """The value must be a non-empty string."""
     if not str(value):
         raise ValueError("must be a non-empty string")
+
+
+def kafka_non_empty_string(value: Any) -> None:
+    """Kafka's ``ConfigDef.NonEmptyString``, worded as Kafka words it (for messages users already know)."""
+    if not str(value):
+        raise ValueError("String must be non-empty")
 
 
 def non_empty_list(value: Any) -> None:

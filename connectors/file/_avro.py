@@ -63,7 +63,7 @@ class AvroFormat(FileFormat):
         return files.select("path", "content").mapInArrow(decoder, KAFKA_ROW_SCHEMA_DDL)
 
     def write(self, df, path, mode):
-        from connectors.file.hadoop import driver_files
+        from smt.driver_files import driver_files
 
         files = driver_files(df.sparkSession)
         if files.exists(path):

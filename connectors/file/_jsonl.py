@@ -38,8 +38,7 @@ from connectors.file._jsonl_lines import parse_jsonl_lines
 from connectors.file._lines import read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
 from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
-from connectors.read_tasks import ReadTask
-from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+from smt.connector import SOURCE_ERROR_COLUMN, ReadTask
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 
 #: What a jsonl read gives: Kafka rows, and the error of each line that could not be read.

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.file.hadoop import driver_files
+from smt.driver_files import driver_files
 
 COMMITS_DIR = "_smt_commits"
 STAGING_DIR = "_smt_staging"

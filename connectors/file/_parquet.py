@@ -23,8 +23,9 @@ import pyarrow.compute as pc
 
 from connectors.file._splits import max_split_bytes, pack_splits
 from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
-from connectors.read_tasks import ReadTask, constant_strings, empty_headers, kafka_batch
+from connectors.read_tasks import constant_strings, empty_headers, kafka_batch
 from smt.batch import KAFKA_ARROW_SCHEMA
+from smt.connector import ReadTask
 from smt.errors import SmtError
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL
 

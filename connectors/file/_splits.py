@@ -1,7 +1,7 @@
 """Planning a file read for Python workers: which files, cut into which pieces, for which task.
 
 When a file source can be read inside the pipeline's own Python tasks (see
-:meth:`connectors.base.Source.read_tasks`), the driver lists the files and
+:meth:`smt.connector.Source.read_tasks`), the driver lists the files and
 cuts the work the way Spark's file sources do: large files into pieces of at
 most ``spark.sql.files.maxPartitionBytes``, and pieces packed into tasks so
 that every core gets a share.  Anything this simple planner does not

@@ -27,11 +27,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.base import SinkRecordError
 from connectors.file._lines import read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
 from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
-from connectors.read_tasks import ReadTask, constant_strings, kafka_batch
+from connectors.read_tasks import constant_strings, kafka_batch
+from smt.connector import ReadTask, SinkRecordError
 
 #: Row ids as Spark's monotonically_increasing_id makes them: the task index in the upper bits.
 _TASK_ID_SHIFT = 33

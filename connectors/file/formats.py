@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
-    from connectors.read_tasks import ReadTask
+    from smt.connector import ReadTask
 
 from smt.errors import SmtError
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from connectors.base import Sink
 from connectors.file._avro_checks import avro_record_errors
 from connectors.file._micro_batch import write_micro_batch
 from connectors.file._text import line_break_errors
 from connectors.file.formats import FORMATS, OutputExistsError, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
+from smt.connector import Sink
 from smt.errors import SmtError
 
 

@@ -6,10 +6,10 @@ import glob
 import os
 import re
 
-from connectors.base import Source
 from connectors.file._splits import list_files
 from connectors.file.formats import FORMATS, ReadOptions, known_formats
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
+from smt.connector import Source
 from smt.errors import ConfigError, SmtError
 from smt.sessions import default_parallelism
 

@@ -22,7 +22,7 @@ import re
 from importlib.metadata import version
 from pathlib import Path
 
-from smt.local import maven
+from smt import maven
 
 __all__ = ["connector_version", "spark_jars", "spark_kafka_bundle"]
 
@@ -39,7 +39,7 @@ def spark_kafka_bundle(spark_version: str = SPARK_VERSION) -> maven.Bundle:
     """The connector for ``spark_version``: its own release, else the newest released before it.
 
     Asks Maven Central only when the exact version is missing from the cache
-    and from Maven Central.  Raises :class:`smt.local.maven.MavenError` when
+    and from Maven Central.  Raises :class:`smt.maven.MavenError` when
     neither exists.
     """
     exact = _bundle(spark_version, spark_version)
@@ -76,8 +76,8 @@ _VERSIONED_JAR = re.compile(r"^(?P<name>.+?)-\d[^-]*(?:-[^-]+)*\.jar$")
 def spark_jars() -> list[str]:
     """Paths of the connector's jars that Spark does not already ship.
 
-    Fetches them on first use (see :func:`smt.local.maven.resolve`, which
-    raises :class:`smt.local.maven.MavenError` if that fails).
+    Fetches them on first use (see :func:`smt.maven.resolve`, which
+    raises :class:`smt.maven.MavenError` if that fails).
     """
     shipped = _shipped_artifact_names()
     jars = maven.resolve(spark_kafka_bundle())

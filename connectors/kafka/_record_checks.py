@@ -3,7 +3,7 @@
 Spark's Kafka writer fails the whole write (after sending part of it) when the
 producer refuses one record.  These checks find such records up front, on the
 executors, with whole-column Arrow and numpy operations, so that each fails on
-its own at the TASK_PUT stage (see :meth:`connectors.base.Sink.record_errors`):
+its own at the TASK_PUT stage (see :meth:`smt.connector.Sink.record_errors`):
 
 - no topic (null or empty) while ``sink.topic`` is not set: Spark's writer
   stops with "null topic present in the data";
@@ -31,8 +31,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.base import SinkRecordError
 from connectors.kafka._subscription import Subscription
+from smt.connector import SinkRecordError
 from smt.errors import ConfigError
 
 __all__ = ["KafkaRecordChecks", "RecordTooLargeError", "SourceTopicError", "legal_topic_name", "serialized_sizes"]

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Mapping
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.base import Sink
 from connectors.kafka._batch_write import write_kafka_batch
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
@@ -22,6 +21,7 @@ from connectors.kafka._preflight import (
     require_topics,
 )
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
+from smt.connector import Sink
 from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from pyspark.sql import DataFrame, SparkSession
 
-    from connectors.base import Source
+    from smt.connector import Source
 
 __all__ = ["KafkaSink", "KafkaWriteError"]
 

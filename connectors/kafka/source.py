@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
-from connectors.base import Source
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, offsets_spec, spark_kafka_options
 from connectors.kafka._subscription import Subscription, server_addresses
@@ -16,6 +15,7 @@ from connectors.kafka._preflight import (
     require_topics,
 )
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
+from smt.connector import Source
 from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 from smt.record import KAFKA_ROW_FIELDS

@@ -17,9 +17,9 @@ from converters.avro._mapping import (
     to_connect_schema,
 )
 from converters._schema_setting import load_schema_setting
-from converters.base import Converter, ConverterError, OnError, _raise
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
+from smt.converter import Converter, ConverterError, OnError, raise_error
 from smt.data import Schema, Struct
 from smt.data.schema import SchemaMatch
 from smt.errors import ConfigError, DataError
@@ -111,7 +111,7 @@ class AvroConverter(Converter):
         return self._decode(topic, data, _HEADER_SIZE, self._writer_schema(topic, schema_id), schema_id)
 
     def to_connect_batch(
-        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = _raise
+        self, topics: Sequence[str], data: Sequence[bytes | None], on_error: OnError = raise_error
     ) -> tuple[list[Any] | None, list[Any]]:
         schemas: list[Any] = []
         values: list[Any] = []

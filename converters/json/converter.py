@@ -13,13 +13,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from converters._binary import binary_column, with_nulls
-from converters.base import Converter, ConverterError, HeaderConverter, OnError, _raise
 from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
 from converters.json._reader import compile_reader
 from converters.json._writer import compile_writer, has_non_finite_float
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
+from smt.converter import Converter, ConverterError, HeaderConverter, OnError, raise_error
 from smt.data import Schema
 from smt.errors import DataError
 from smt.plugin import PluginContext
@@ -98,7 +98,7 @@ class JsonConverter(Converter, HeaderConverter):
         topics: Sequence[str],
         schemas: Sequence[Any] | None,
         values: Sequence[Any],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> list[bytes | None]:
         out = self.from_connect_column(topics, schemas, values, on_error)
         return out.to_pylist() if isinstance(out, pa.Array) else out
@@ -108,7 +108,7 @@ class JsonConverter(Converter, HeaderConverter):
         topics: Sequence[str],
         schemas: Sequence[Any] | None,
         values: Sequence[Any],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> pa.Array | list[bytes | None]:
         schemaless = schemas is None or not schemas or (schemas[0] is None and schemas.count(None) == len(schemas))
         if schemaless and not self.schemas_enabled and self._validator is None:
@@ -192,7 +192,7 @@ class JsonConverter(Converter, HeaderConverter):
         self,
         topics: Sequence[str],
         data: Sequence[bytes | None],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> tuple[list[Any] | None, list[Any]]:
         if not self.schemas_enabled:
             return None, self._read_schemaless_batch(topics, data, on_error)

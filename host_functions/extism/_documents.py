@@ -23,8 +23,8 @@ from typing import Any, Callable, Sequence
 
 import orjson
 
-import converters
 from smt.batch import RecordBatch
+from smt.converter import load_converter
 
 __all__ = ["RecordDocuments", "DocumentError"]
 
@@ -44,7 +44,7 @@ class RecordDocuments:
     @functools.cached_property
     def _json(self) -> dict[bool, Any]:
         """The JSON converters (schemaless) for keys and values that are not JSON-native (structs, decimals)."""
-        return {is_key: converters.load("json", {"schemas.enable": "false"}, is_key) for is_key in (True, False)}
+        return {is_key: load_converter("json", {"schemas.enable": "false"}, is_key) for is_key in (True, False)}
 
     # --- in ------------------------------------------------------------------------
 

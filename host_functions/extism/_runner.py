@@ -24,8 +24,8 @@ from host_functions.extism._connect_host import ConnectRecords
 from host_functions.extism._documents import RecordDocuments
 from host_functions.extism._instance import BAD_OUTPUT, INPUT_TOO_BIG, OUTPUT, OUTPUT_FULL, PluginInstance
 from host_functions.extism._plugin import RECORD_SHAPE, PluginModule
-from smt._gc import gc_paused
 from smt.batch import RecordBatch
+from smt.gc_pause import gc_paused
 from smt.transform import ErrorSink
 
 __all__ = ["ExtismRunner", "StartFailure"]
@@ -72,7 +72,7 @@ class ExtismRunner:
     # --- the batch ----------------------------------------------------------------------
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        with gc_paused():  # a map or two per record and no cycles: see smt._gc
+        with gc_paused():  # a map or two per record and no cycles: see smt.gc_pause
             return self._apply_batch(batch, errors)
 
     def _apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:

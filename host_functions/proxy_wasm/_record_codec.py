@@ -14,7 +14,7 @@ small module of our own (not the guest's), one call per batch:
   the same for records without headers straight from the key and value
   columns (no bodies built first);
 * ``decode`` walks ``count`` records in ``$g`` and parses each body with the
-  Redpanda adapter's body parser (:func:`host_functions.redpanda._adapter.body_parser_wat`)
+  Redpanda adapter's body parser (:func:`host_functions.redpanda.adapter.body_parser_wat`)
   into the output memories laid out as Arrow wants them; per record it keeps
   the timestamp and offset deltas in ``$in``.
 """
@@ -29,9 +29,8 @@ import pyarrow as pa
 import wasmtime
 
 from host_functions._runtime import WasmRuntime
-from host_functions.redpanda import _adapter as A
-from host_functions.redpanda._instance import harvest_outputs
-from host_functions.redpanda._runner import output_bytes_column, output_headers_column
+from host_functions.redpanda import adapter as A
+from host_functions.redpanda.batches import harvest_outputs, output_bytes_column, output_headers_column
 
 __all__ = ["DecodedRecords", "RecordCodec"]
 

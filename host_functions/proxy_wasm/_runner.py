@@ -39,7 +39,7 @@ from host_functions.proxy_wasm._feeder import RequestFeeder
 from host_functions.proxy_wasm._instance import FilterInstance
 from host_functions.proxy_wasm._produce import ForwardedFrame, decode_forwarded, encode_produce_request
 from host_functions.proxy_wasm._record_codec import RecordCodec
-from host_functions.redpanda._runner import budget_chunks
+from host_functions.redpanda.batches import budget_chunks
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 

@@ -7,7 +7,7 @@ on a queue for the next batch, stages it and returns.  So the guest runs on
 its own thread, and the caller's thread (:meth:`RedpandaInstance.run`) puts a
 batch on the queue and waits for the outputs: two thread hand-offs per
 batch, none per record (``read_next_record`` and ``write_record`` are served
-in Wasm, see :mod:`host_functions.redpanda._adapter`).
+in Wasm, see :mod:`host_functions.redpanda.adapter`).
 
 While the guest runs, only its thread touches the store: the batch is
 staged, and the outputs harvested, inside ``read_batch_header`` (or after a
@@ -30,11 +30,12 @@ import wasmtime
 
 from host_functions._fast import Layout, _weak
 from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap, guest_memory_at_limit, new_store
-from host_functions.redpanda import _adapter as A
+from host_functions._sandbox import Failure, Settings, describe_trap, forget_frames, guest_memory_at_limit, new_store
+from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
+from host_functions.redpanda.batches import Outputs, harvest_outputs
 
-__all__ = ["Batch", "Outputs", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause", "forget_frames", "harvest_outputs"]
+__all__ = ["Batch", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause"]
 
 _PAGE = 1 << 16
 #: How long the caller waits past a fired time limit before it gives the instance up (a guest
@@ -49,18 +50,6 @@ class StartFailed(Exception):
 
 class _Stopped(Exception):
     """Raised in ``read_batch_header`` to end the guest's thread."""
-
-
-@dataclasses.dataclass
-class Outputs:
-    """The outputs one instance committed for one run: per-record metadata and the bytes."""
-
-    meta: np.ndarray  # adapter.RECORD_META
-    keys: np.ndarray
-    values: np.ndarray
-    header_meta: np.ndarray  # adapter.HEADER_META
-    header_keys: np.ndarray
-    header_values: np.ndarray
 
 
 @dataclasses.dataclass
@@ -143,28 +132,6 @@ class RedpandaInstance:
                 return event
 
 
-def harvest_outputs(word, copy) -> Outputs:
-    """The committed outputs (:func:`_adapter.body_parser_wat`'s memories), read with ``word(offset)`` (a
-    control-block word) and ``copy(memory, nbytes)`` (the start of an output memory)."""
-    records, key_bytes, value_bytes, headers, header_key_bytes, header_value_bytes = (
-        word(A.C_COMMITTED + 4 * i) for i in range(6))
-    return Outputs(
-        copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META), copy("ok", key_bytes),
-        copy("ov", value_bytes), copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
-        copy("hk", header_key_bytes), copy("hv", header_value_bytes),
-    )
-
-
-def forget_frames(exc: BaseException) -> BaseException:
-    """``exc`` without tracebacks (its chain's too): their frames hold the store in reference cycles
-    that only a garbage collection would free, and a WASI store must not outlive the interpreter."""
-    seen = exc
-    while seen is not None:
-        seen.__traceback__ = None
-        seen = seen.__context__ or seen.__cause__
-    return exc
-
-
 def _stop(commands: queue.SimpleQueue, thread: threading.Thread, guest: "_GuestSide") -> None:
     commands.put(_STOP)
     if thread is not threading.current_thread():
@@ -228,7 +195,7 @@ class _GuestSide:
         self.store = store = new_store(self.engine, self.settings, environment=self.environment)
         linker = wasmtime.Linker(self.engine)
         linker.define_wasi()
-        linker.allow_shadowing = True  # the adapter serves clock_time_get and poll_oneoff (see _adapter)
+        linker.allow_shadowing = True  # the adapter serves clock_time_get and poll_oneoff (see adapter)
         shim = wasmtime.Instance(store, self.shim, [])
         for module, name, _, _ in A.SHIM_FUNCTIONS:
             linker.define(store, module, name, shim.exports(store)[name])

@@ -20,20 +20,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import wasmtime
 
-from host_functions._columns import binary_column
 from host_functions._fast import Layout
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
 from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
 from host_functions.kafka_wire import encode_record_bodies
-from host_functions.redpanda import _adapter as A
+from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
-from host_functions.redpanda._instance import Batch, Outputs, RedpandaInstance, StartFailed, failure_cause
+from host_functions.redpanda._instance import Batch, RedpandaInstance, StartFailed, failure_cause
+from host_functions.redpanda.batches import Outputs, budget_chunks, output_bytes_column, output_headers_column
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
-__all__ = ["RedpandaRunner", "budget_chunks", "output_bytes_column", "output_headers_column"]
+__all__ = ["RedpandaRunner"]
 
 #: Instances kept per transform, one per input topic (each is a thread and a store).
 _MAX_INSTANCES = 4
@@ -124,20 +124,6 @@ class RedpandaRunner:
                 start = at + 1
 
 
-def budget_chunks(rows: np.ndarray, sizes: np.ndarray, budget: int) -> list[np.ndarray]:
-    """``rows`` cut where their staged bytes pass ``budget`` (a row bigger than that goes alone)."""
-    if not len(rows):
-        return []
-    cumulative = np.cumsum(sizes[rows] + 16)
-    chunks, start = [], 0
-    while start < len(rows):
-        base = cumulative[start - 1] if start else 0
-        end = max(int(np.searchsorted(cumulative, base + budget, side="right")), start + 1)
-        chunks.append(rows[start:end])
-        start = end
-    return chunks
-
-
 class _Staged:
     """The batch as the guest reads it: record bodies, timestamps and offsets."""
 
@@ -182,24 +168,6 @@ def _assemble(batch: RecordBatch, parts: list, converters: Converters, fail) -> 
         "topic": pa.concat_arrays([_topics_out(o.meta, topics) for _, o, topics in parts]),
     }
     return assemble_outputs(batch, parents, columns, converters, fail)
-
-
-def output_bytes_column(meta: np.ndarray, data: np.ndarray, end_field: str, null_flag: int) -> pa.Array:
-    ends = meta[end_field]
-    lengths = np.diff(np.concatenate([[0], ends])).astype(np.int64)
-    return binary_column(np.where(meta["flags"] & null_flag, -1, lengths), data.tobytes(), pa.binary())
-
-
-def output_headers_column(outputs: Outputs) -> pa.Array:
-    header_meta = outputs.header_meta
-    key_lengths = np.diff(np.concatenate([[0], header_meta["key_end"]]))
-    value_lengths = np.diff(np.concatenate([[0], header_meta["value_end"]]))
-    keys = binary_column(key_lengths, outputs.header_keys.tobytes(), pa.binary())
-    values = binary_column(np.where(header_meta["flags"] & 1, -1, value_lengths), outputs.header_values.tobytes(),
-                           pa.binary())
-    structs = pa.StructArray.from_arrays([keys, values], names=["key", "value"])
-    list_offsets = np.concatenate([[0], outputs.meta["header_end"]]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(list_offsets), structs)
 
 
 def _topics_out(meta: np.ndarray, topics: list[str]) -> pa.Array:

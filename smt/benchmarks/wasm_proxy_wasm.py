@@ -34,7 +34,7 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
     from host_functions import WasmTransform
     from host_functions.redpanda.build import build_rust_guest
     from smt.batch import RecordBatch
-    from smt.local.maven import cache_dir
+    from smt.maven import cache_dir
     from smt.plugin import PluginContext
 
     with tempfile.TemporaryDirectory(prefix="smt-bench-proxy-wasm-") as workdir:

@@ -1,5 +1,6 @@
-"""Local services for development and tests: Java artifacts from Maven, a Kafka broker.
+"""Local services for development and tests: a Kafka broker and its tools.
 
-:mod:`smt.local.maven` resolves and caches jars; :mod:`smt.local.kafka` runs
-a single-node broker; :mod:`smt.local.cli` is ``smt local ...``.
+:mod:`smt.local.kafka` runs a single-node broker with the jars
+:mod:`smt.maven` resolves (the core module the Kafka connector uses too);
+:mod:`smt.local.cli` is ``smt local ...``.
 """

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _fetch(args: argparse.Namespace) -> int:
     from connectors.kafka import spark_kafka_bundle
-    from smt.local import maven
+    from smt import maven
     from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
     from smt.local.kafka_tools import TOOLS_BUNDLE
 

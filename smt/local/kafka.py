@@ -3,7 +3,7 @@
 :class:`LocalKafka` runs Kafka in KRaft mode (one process is both broker and
 controller) on loopback: the client listener on 9092 when free (see
 :func:`smt.local._kafka_setup.choose_ports`).  The broker's jars come from Maven
-Central through :mod:`smt.local.maven`; everything it writes (configuration,
+Central through :mod:`smt.maven`; everything it writes (configuration,
 data, logs, a state file with its pid and ports) lives in one state folder,
 by default ``<cache>/local/kafka``.  ``start`` returns once the broker answers
 a Metadata request; ``stop`` shuts it down cleanly (SIGTERM, then SIGKILL).
@@ -34,7 +34,7 @@ import time
 import uuid
 from pathlib import Path
 
-from smt.local import maven
+from smt import maven
 from smt.local._kafka_security import (
     BROKER_USER,
     BrokerSecurity,
@@ -194,7 +194,7 @@ class LocalKafka:
         log) when Java is missing, the port asked for is taken, formatting
         fails, or the broker exits or does not answer within ``timeout``
         seconds; a broker that did not come up is stopped.  Raises
-        :class:`smt.local.maven.MavenError` when its jars cannot be fetched.
+        :class:`smt.maven.MavenError` when its jars cannot be fetched.
         """
         current = self.status()
         if current.running:

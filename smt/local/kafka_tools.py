@@ -20,8 +20,8 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
+from smt import maven
 from smt.errors import SmtError
-from smt.local import maven
 from smt.local._kafka_setup import find_java
 from smt.local.kafka import KAFKA_VERSION, LOG4J_VERSION, LocalKafka
 

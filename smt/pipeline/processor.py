@@ -8,7 +8,7 @@ processor is built; the per-batch path only moves columns.
 
 A record can fail at every stage: TASK_POLL (the source could not read it),
 the converters, the transforms, and TASK_PUT (the sink says it cannot write
-the serialized record, see :meth:`connectors.base.Sink.record_errors`).
+the serialized record, see :meth:`smt.connector.Sink.record_errors`).
 
 Every input row ends up in exactly one of: written (one or more output
 rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from smt._gc import gc_paused
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch, distinct_origins
 from smt.chain import ChainErrors, TransformChain
+from smt.connector import SOURCE_ERROR_COLUMN
 from smt.error_handling import (
     ErrorPolicy,
     FailedRecord,
@@ -38,6 +38,7 @@ from smt.error_handling import (
     with_retries,
 )
 from smt.errors import DataError, RetriableError, Stage, StageError
+from smt.gc_pause import gc_paused
 from smt.metrics import ChainMetrics
 from smt.pipeline.extra_columns import with_error_columns, with_extras
 from smt.pipeline.routing import routed_rows
@@ -48,14 +49,10 @@ __all__ = [
     "BatchCounts",
     "OUTPUT_ARROW_SCHEMA",
     "DEAD_LETTER_COLUMN",
-    "SOURCE_ERROR_COLUMN",
     "SourceRecordError",
 ]
 
 DEAD_LETTER_COLUMN = "_smt_dead_letter"
-
-#: Optional input column: a source's message for a row it could not read.
-SOURCE_ERROR_COLUMN = "_smt_source_error"
 
 
 class SourceRecordError(DataError):

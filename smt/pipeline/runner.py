@@ -38,7 +38,7 @@ from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
 from smt.sessions import is_connect
 
 if TYPE_CHECKING:  # pragma: no cover
-    from connectors.read_tasks import ReadTask
+    from smt.connector import ReadTask
 
 __all__ = ["PipelineResult", "build_spark_session", "read_and_transform", "run_pipeline", "transform_dataframe"]
 

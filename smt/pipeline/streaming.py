@@ -174,7 +174,7 @@ def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any]) -> N
     A checkpoint holding only a fingerprint (the query never started a batch)
     is claimed anew.
     """
-    from connectors.file.hadoop import driver_files
+    from smt.driver_files import driver_files
 
     files = driver_files(spark)
     fingerprint = pipeline_fingerprint(props)

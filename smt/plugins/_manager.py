@@ -123,13 +123,13 @@ class Plugins:
 
 
 def _connector_kind(cls: Any) -> str:
-    from connectors.base import Sink, Source
+    from smt.connector import Sink, Source
 
     if isinstance(cls, type) and issubclass(cls, Source):
         return "source"
     if isinstance(cls, type) and issubclass(cls, Sink):
         return "sink"
-    raise PluginError(f"connector {cls!r} is neither a connectors.Source nor a connectors.Sink")
+    raise PluginError(f"connector {cls!r} is neither a Source nor a Sink (see smt.connector)")
 
 
 def create_plugin_manager(

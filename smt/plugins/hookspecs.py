@@ -41,7 +41,7 @@ def smt_converters():
 def smt_connectors():
     """Source and sink connector classes this plugin provides.
 
-    :return: a list of :class:`connectors.Source` and :class:`connectors.Sink`
+    :return: a list of :class:`smt.connector.Source` and :class:`smt.connector.Sink`
         subclasses, each with a ``name``.
     """
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
-from smt.transforms._validators import kafka_non_empty_string as non_empty_string
-from smt.record import Record
-from smt.transforms._reconfigure import Reconfigurable
-from smt.transform import Predicate
+from smt.config import kafka_non_empty_string as non_empty_string
 from smt.predicates.topic_name_matches import KAFKA_PACKAGE
+from smt.reconfigure import Reconfigurable
+from smt.record import Record
+from smt.transform import Predicate
 
 
 class HasHeaderKey(Reconfigurable, Predicate):

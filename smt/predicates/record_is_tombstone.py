@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from smt.batch import RecordBatch
-from smt.record import Record
-from smt.transforms._reconfigure import Reconfigurable
-from smt.transform import Predicate
 from smt.predicates.topic_name_matches import KAFKA_PACKAGE
+from smt.reconfigure import Reconfigurable
+from smt.record import Record
+from smt.transform import Predicate
 
 
 class RecordIsTombstone(Reconfigurable, Predicate):

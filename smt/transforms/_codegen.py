@@ -28,7 +28,7 @@ import hashlib
 import linecache
 from typing import Any, Callable, Sequence
 
-from smt._gc import gc_paused
+from smt.gc_pause import gc_paused
 
 __all__ = ["LoopSource", "MapLoopPlan", "compile_fused_loop", "compile_map_loop", "literal", "run_map_loop"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar
 
 from smt.batch import RecordBatch
+from smt.gc_pause import gc_paused
+from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
-from smt._gc import gc_paused
-from smt.transforms._reconfigure import Reconfigurable
 
 __all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
            "map_column", "finish_column", "KAFKA_PACKAGE"]

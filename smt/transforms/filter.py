@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from smt.batch import RecordBatch
+from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
-from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._variant import KAFKA_PACKAGE
 
 

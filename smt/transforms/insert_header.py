@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
+from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
-from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
+from smt.java_regex import compile_java_regex, java_replacement
+from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
-from smt.transforms._reconfigure import Reconfigurable
-from smt.transforms._java_regex import compile_java_regex, java_replacement
 from smt.transforms._topics import map_topics
 from smt.transforms._variant import KAFKA_PACKAGE
 

@@ -9,10 +9,10 @@ import pyarrow.compute as pc
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError, DataError
+from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.timeformat import DateFormatError, compile_pattern
 from smt.transform import ErrorSink, Transform
-from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._variant import KAFKA_PACKAGE, finish_column
 
 

@@ -7,9 +7,9 @@ from typing import Any
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.errors import DataError
+from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
-from smt.transforms._reconfigure import Reconfigurable
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache

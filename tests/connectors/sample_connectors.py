@@ -1,7 +1,7 @@
 """A tiny third-party connector plugin for the tests, registered through a real pluggy hook."""
 
-from connectors.base import Source
 from smt.config import ConfigDef, ConfigType
+from smt.connector import Source
 from smt.plugins import hookimpl
 
 

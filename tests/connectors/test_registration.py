@@ -2,8 +2,9 @@
 
 import pytest
 
+from smt.errors import PluginError
 from smt.pipeline import PipelineSpec, run_pipeline
-from smt.plugins import default_plugins, load_plugins
+from smt.plugins import default_plugins, hookimpl, load_plugins
 from tests.connectors.sample_connectors import ThirdPartyPlugin
 
 
@@ -13,6 +14,22 @@ def test_built_in_connectors_are_registered_by_name_and_kafka_connect_alias():
     assert plugins.get("source", "org.apache.kafka.connect.file.FileStreamSourceConnector").name == "file"
     assert plugins.get("sink", "FileStreamSink").name == "file"
     assert plugins.get("sink", "console").name == "console"
+
+
+class NotAConnector:
+    name = "stray"
+
+
+class StrayPlugin:
+    @hookimpl
+    def smt_connectors(self):
+        return [NotAConnector]
+
+
+def test_a_connector_that_is_neither_source_nor_sink_is_refused_by_name():
+    with pytest.raises(PluginError, match=r"connector <class '.*NotAConnector'> is neither a Source nor a Sink "
+                                          r"\(see smt\.connector\)"):
+        load_plugins(entry_points=False, extra_plugins=[StrayPlugin()])
 
 
 @pytest.mark.spark

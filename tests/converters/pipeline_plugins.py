@@ -8,9 +8,9 @@ structs and on schemaless maps, as a Kafka Connect transform does.
 
 from __future__ import annotations
 
-from connectors.base import Sink, Source
 from smt import Record, Transform
 from smt.config import REQUIRED, ConfigDef, ConfigType
+from smt.connector import Sink, Source
 from smt.data import Struct
 from smt.plugins import hookimpl, load_plugins
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import converters
-from converters.base import ConverterError
+from smt.converter import ConverterError
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
 from smt.errors import ConfigError
 from smt.plugin import PluginContext

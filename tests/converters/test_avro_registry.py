@@ -10,8 +10,8 @@ import json
 import pytest
 
 import converters
-from converters.base import ConverterError, RetriableConverterError
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
+from smt.converter import ConverterError, RetriableConverterError
 from smt.data import Schema, SchemaBuilder, Struct
 from smt.errors import RetriableError
 

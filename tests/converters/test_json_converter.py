@@ -7,7 +7,7 @@ import json
 import pytest
 
 import converters
-from converters.base import ConverterError
+from smt.converter import ConverterError
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from smt.errors import ConfigError, Stage
 from smt.plugin import PluginContext

@@ -7,10 +7,10 @@ import pyarrow as pa
 import pytest
 
 import converters
-from converters.base import Converter
 from converters.json.converter import JsonConverter
 from smt.batch import RecordBatch
 from smt.chain import TransformChain
+from smt.converter import Converter
 from smt.error_handling import ErrorPolicy
 from smt.pipeline.processor import BatchProcessor
 from smt.record import Record

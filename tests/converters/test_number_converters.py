@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import converters
-from converters.base import ConverterError
+from smt.converter import ConverterError
 from smt.data import Float32, Schema
 from smt.plugins import default_plugins
 

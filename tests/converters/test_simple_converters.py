@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 
 import converters
-from converters.base import ConverterError
+from smt.converter import ConverterError
 from smt.data import Date, Schema, SchemaBuilder, Struct, Time, Timestamp
 from smt.errors import ConfigError, Stage
 from smt.plugin import PluginContext

@@ -17,7 +17,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from smt.local import maven
+from smt import maven
 from smt.local.kafka import CONNECT_BUNDLE
 
 SOURCE = Path(__file__).with_name("KafkaConnectOracle.java")

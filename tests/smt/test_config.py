@@ -10,6 +10,7 @@ from smt.config import (
     ConfigType,
     Importance,
     at_least,
+    kafka_non_empty_string,
     non_empty_list,
     non_empty_string,
     one_of,
@@ -88,6 +89,7 @@ VALIDATOR_CASES = {
     ),
     "at_least": (at_least(1), [1, 100], 0, "must be at least 1; got 0"),
     "non_empty_string": (non_empty_string, ["x"], "", "must be a non-empty string"),
+    "kafka_non_empty_string, worded as Kafka's": (kafka_non_empty_string, ["x"], "", "String must be non-empty"),
     "non_empty_list": (non_empty_list, [["x"]], [], "must be a non-empty list"),
     "non_empty_list with an empty item": (
         non_empty_list, [["x", "y"]], ["x", ""], "must be a non-empty list"

@@ -6,9 +6,8 @@ import os
 
 import pytest
 
-from smt.pipeline.processor import SOURCE_ERROR_COLUMN
-
 from connectors.file.formats import FORMATS, ReadOptions
+from smt.connector import SOURCE_ERROR_COLUMN
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 
 pytestmark = pytest.mark.spark

@@ -6,7 +6,7 @@ import pytest
 from connectors.file._jsonl_lines import parse_jsonl_lines
 from connectors.file.formats import FORMATS, ReadOptions
 from smt.batch import KAFKA_ARROW_SCHEMA
-from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+from smt.connector import SOURCE_ERROR_COLUMN
 from tests.connectors.file.test_formats import GOLDEN_JSONL, RECORDS
 
 ERROR = "_error"

@@ -6,7 +6,7 @@ import pytest
 
 from connectors.kafka import spark_jars
 from connectors.kafka._jars import SPARK_VERSION, connector_version
-from smt.local import maven
+from smt import maven
 
 PUBLISHED = ["3.5.9", "4.0.0", "4.0.0-preview2", "4.0.4", "4.1.3", "4.2.0", "4.2.0-preview5"]
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.base import SinkRecordError
 from connectors.kafka import KafkaSink, RecordTooLargeError
 from connectors.kafka._record_checks import KafkaRecordChecks, serialized_sizes
 from smt import RecordBatch
+from smt.connector import SinkRecordError
 from smt.errors import ConfigError
 from smt.testing.records import make_record
 from tests.connectors.kafka._helpers import configured

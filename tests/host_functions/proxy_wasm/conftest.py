@@ -10,7 +10,7 @@ import pytest
 from host_functions import WasmTransform
 from host_functions.proxy_wasm.build import build_filter
 from smt.batch import RecordBatch
-from smt.local.maven import cache_dir
+from smt.maven import cache_dir
 from smt.plugin import PluginContext
 from smt.record import Record
 from tests.host_functions.conftest import CollectErrors

@@ -38,7 +38,7 @@ def generated_values(allowed: Path, outside: Path, count: int, seed: int) -> lis
 
 @pytest.fixture(scope="module")
 def kafka_classpath() -> str:
-    from smt.local import maven
+    from smt import maven
     from smt.local.kafka import BROKER_BUNDLE
 
     return os.pathsep.join(str(jar) for jar in maven.resolve(BROKER_BUNDLE))

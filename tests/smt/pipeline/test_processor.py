@@ -90,7 +90,7 @@ def test_passthrough_columns_stay_arrow_end_to_end():
 
 
 def test_rows_a_source_could_not_read_fail_at_task_poll_and_are_dead_lettered():
-    from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+    from smt.connector import SOURCE_ERROR_COLUMN
 
     arrow = input_batch([b"a", b"garbage", b"c"])
     arrow = arrow.append_column(SOURCE_ERROR_COLUMN, pa.array([None, "line 2: not JSON", None], pa.string()))
@@ -107,7 +107,7 @@ def test_rows_a_source_could_not_read_fail_at_task_poll_and_are_dead_lettered():
 
 
 def test_a_source_error_stops_the_pipeline_with_tolerance_none():
-    from smt.pipeline.processor import SOURCE_ERROR_COLUMN
+    from smt.connector import SOURCE_ERROR_COLUMN
 
     arrow = input_batch([b"a"]).append_column(SOURCE_ERROR_COLUMN, pa.array(["truncated record"], pa.string()))
     with pytest.raises(StageError, match=r"TASK_POLL stage with source on record topic='in' partition=0 "
@@ -146,7 +146,7 @@ def test_error_columns_say_why_each_dead_letter_failed_and_are_null_on_records()
     assert dead[0]["error_class"].endswith("AppendSuffix")
     assert dead[0]["error_message"] == "cannot append to boom"
     assert dead[1]["error_class"] == "converters.string.StringConverter"
-    assert dead[1]["error_exception"] == "converters.base.ConverterError"
+    assert dead[1]["error_exception"] == "smt.converter.ConverterError"
     assert (counts.failed, counts.dead_lettered) == (2, 2)
 
 

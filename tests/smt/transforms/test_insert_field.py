@@ -148,7 +148,7 @@ def test_batch_matches_per_record_and_reports_bad_rows():
 
 def test_a_required_field_with_no_metadata_is_left_null_and_fails_when_written_as_in_kafka():
     import converters
-    from converters.base import ConverterError
+    from smt.converter import ConverterError
 
     schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
     out = conf(InsertFieldValue, {"timestamp.field": "ts!"}).apply(

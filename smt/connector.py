@@ -1,5 +1,9 @@
 """The connector interfaces: Spark sources and sinks in Kafka's row layout.
 
+They live in the core, with the other plugin interfaces, so that the plugin
+manager can tell sources from sinks without importing :mod:`connectors`; the
+built-in connectors implement them there.
+
 A source returns a Spark DataFrame whose schema is Spark's Kafka source schema
 (:data:`smt.record.KAFKA_ROW_SCHEMA_DDL`); a sink writes such a DataFrame.
 Connectors are configured with their own keys, the prefix (``source.`` or
@@ -20,7 +24,7 @@ pipeline reads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from smt.errors import DataError
 from smt.plugin import Plugin
@@ -30,13 +34,31 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from connectors.read_tasks import ReadTask
+__all__ = ["Source", "Sink", "SinkRecordError", "ReadTask", "SOURCE_ERROR_COLUMN"]
 
-__all__ = ["Source", "Sink", "SinkRecordError"]
+#: Optional string column of a source's rows: a non-null message marks a row the source could not read.
+SOURCE_ERROR_COLUMN = "_smt_source_error"
 
 
 class SinkRecordError(DataError):
     """A sink cannot write one record; the message says why and names the setting involved."""
+
+
+class ReadTask:
+    """One Spark task's share of a source's input; pickled to the executor that reads it.
+
+    See :meth:`Source.read_tasks`, and :mod:`connectors.read_tasks` for helpers
+    that build its batches.
+    """
+
+    def batches(self, max_rows: int) -> "Iterator[pa.RecordBatch]":
+        """The records, as Arrow batches of at most ``max_rows`` rows in Kafka row layout.
+
+        Batches have the columns of :data:`smt.batch.KAFKA_ARROW_SCHEMA`
+        (and may add :data:`SOURCE_ERROR_COLUMN`).
+        Errors name the file, topic or server they concern.
+        """
+        raise NotImplementedError
 
 
 class Source(Plugin):
@@ -49,7 +71,7 @@ class Source(Plugin):
         """A DataFrame in Kafka row layout (a streaming one when ``streaming``).
 
         A source may add the string column ``_smt_source_error``
-        (:data:`smt.pipeline.processor.SOURCE_ERROR_COLUMN`): a non-null message
+        (:data:`SOURCE_ERROR_COLUMN`): a non-null message
         marks a row it could not read, which then fails at the TASK_POLL stage.
 
         Raises :class:`smt.errors.ConfigError` or :class:`smt.errors.SmtError`
@@ -61,7 +83,7 @@ class Source(Plugin):
         """The batch input cut into pieces that Python tasks read themselves, or ``None``.
 
         A source that can read its input with Arrow in Python returns one
-        :class:`connectors.read_tasks.ReadTask` per Spark task; the pipeline
+        :class:`ReadTask` per Spark task; the pipeline
         then transforms each piece's batches where they were read, and the
         records never pass through the JVM on the way in.  ``None`` (the
         default) means: use :meth:`read`.  Only batch runs ask.

@@ -5,7 +5,10 @@ do we, so a path that Spark can write is a path we can commit in.  Renames are
 atomic on local and HDFS file systems (not on object stores).
 
 A Spark Connect session has no JVM to ask: :func:`driver_files` then gives
-the same operations through pyarrow (:mod:`connectors.file._arrow_files`).
+the same operations through pyarrow (:mod:`smt._arrow_files`).
+
+Both the pipeline (its checkpoint's fingerprint) and the file connector
+(streaming commits) need them, so they live in the core.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ from typing import Any
 
 from smt.sessions import is_connect
 
+__all__ = ["HadoopFiles", "driver_files"]
+
 
 def driver_files(spark: Any) -> Any:
     """File operations for the driver of ``spark``: Hadoop's on a classic session, pyarrow's on Spark Connect."""
     if is_connect(spark):
-        from connectors.file._arrow_files import ArrowFiles
+        from smt._arrow_files import ArrowFiles
 
         return ArrowFiles()
     return HadoopFiles(spark)

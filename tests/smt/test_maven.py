@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from smt.local import maven
+from smt import maven
 from smt.local.kafka import BROKER_BUNDLE
 
 

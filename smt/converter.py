@@ -1,5 +1,9 @@
 """The converter interfaces, mirroring Kafka Connect's in Python naming.
 
+They live in the core with the other plugin interfaces, so that plugins which
+convert (the Wasm transform) need only the core; the built-in converters
+implement them in :mod:`converters`.
+
 A :class:`Converter` turns the bytes a connector reads into the data a
 transform works on (``to_connect_data``) and back (``from_connect_data``).
 A :class:`HeaderConverter` does the same for one header value.
@@ -21,13 +25,22 @@ from smt.plugin import Plugin, PluginContext
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["Converter", "ConverterError", "HeaderConverter", "OnError", "RetriableConverterError"]
+__all__ = [
+    "Converter",
+    "ConverterError",
+    "HeaderConverter",
+    "OnError",
+    "RetriableConverterError",
+    "load_converter",
+    "raise_error",
+]
 
 #: Called with (row index, exception) for a value that could not be converted.
 OnError = Callable[[int, BaseException], None]
 
 
-def _raise(row: int, exc: BaseException) -> None:
+def raise_error(row: int, exc: BaseException) -> None:
+    """The default :data:`OnError`: the first value that cannot be converted raises."""
     raise exc
 
 
@@ -126,7 +139,7 @@ class Converter(Plugin):
         topics: Sequence[str],
         schemas: Sequence[Any] | None,
         values: Sequence[Any],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> list[bytes | None]:
         """``from_connect_data`` for a whole column."""
         out: list[bytes | None] = []
@@ -145,7 +158,7 @@ class Converter(Plugin):
         topics: Sequence[str],
         schemas: Sequence[Any] | None,
         values: Sequence[Any],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> pa.Array | list[bytes | None]:
         """``from_connect_batch``, as an Arrow ``binary`` array where the converter can build one.
 
@@ -159,7 +172,7 @@ class Converter(Plugin):
         self,
         topics: Sequence[str],
         data: Sequence[bytes | None],
-        on_error: OnError = _raise,
+        on_error: OnError = raise_error,
     ) -> tuple[list[Any] | None, list[Any]]:
         """``to_connect_data`` for a whole column: ``(schemas or None, values)``.
 
@@ -204,3 +217,33 @@ class HeaderConverter(Plugin):
 
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> tuple[Any, Any]:
         raise NotImplementedError
+
+
+def load_converter(
+    name_or_class: str | type,
+    configs: Mapping[str, Any] | None = None,
+    is_key: bool = False,
+    *,
+    context: PluginContext | None = None,
+    plugins: Any = None,
+) -> Any:
+    """A configured converter for a registered name, alias or class.
+
+    Raises ``KeyError`` for an unknown name and :class:`smt.errors.ConfigError`
+    for bad ``configs``.
+    """
+    if isinstance(name_or_class, str):
+        if plugins is None:
+            from smt.plugins import default_plugins
+
+            plugins = default_plugins()
+        cls = plugins.get("converter", name_or_class)
+    else:
+        cls = name_or_class
+    converter = cls()
+    configs = dict(configs or {})
+    if isinstance(converter, Converter):
+        converter.configure(configs, is_key=is_key, context=context)
+    else:
+        converter.configure(configs, context=context)
+    return converter

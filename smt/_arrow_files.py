@@ -1,7 +1,7 @@
 """Directory operations on the driver through pyarrow's file systems, for Spark Connect sessions.
 
 A Spark Connect client has no JVM, so it cannot use Hadoop's FileSystem
-(:class:`connectors.file.hadoop.HadoopFiles`); pyarrow opens the same local
+(:class:`smt.driver_files.HadoopFiles`); pyarrow opens the same local
 paths and ``file://``, ``hdfs://`` (with libhdfs), ``s3://`` and ``gs://``
 URIs.  The paths must be visible where this runs: the client, and for a
 streaming sink the server's ``foreachBatch`` process.
@@ -15,7 +15,7 @@ import pyarrow.fs as pafs
 
 
 class ArrowFiles:
-    """The same operations as :class:`connectors.file.hadoop.HadoopFiles`, through pyarrow."""
+    """The same operations as :class:`smt.driver_files.HadoopFiles`, through pyarrow."""
 
     def _resolve(self, path: str) -> tuple[pafs.FileSystem, str]:
         return pafs.FileSystem.from_uri(path if "://" in path else f"file://{_absolute(path)}")
