@@ -5,7 +5,12 @@ from converters.bytearray import ByteArrayConverter
 from converters.header import SimpleHeaderConverter
 from converters.json import JsonConverter
 from converters.number import (
-    BooleanConverter, DoubleConverter, FloatConverter, IntegerConverter, LongConverter, ShortConverter,
+    BooleanConverter,
+    DoubleConverter,
+    FloatConverter,
+    IntegerConverter,
+    LongConverter,
+    ShortConverter,
 )
 from converters.string import StringConverter
 from smt.plugins import hookimpl

@@ -6,9 +6,9 @@ import codecs
 import functools
 from typing import Any, Callable, Sequence
 
-from smt.converter import Converter, HeaderConverter, OnError, raise_error
-from smt.config import ConfigDef, ConfigType, Importance
 from converters._java_types import java_to_string
+from smt.config import ConfigDef, ConfigType, Importance
+from smt.converter import Converter, HeaderConverter, OnError, raise_error
 from smt.errors import DataError
 
 

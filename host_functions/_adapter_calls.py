@@ -11,10 +11,28 @@ from __future__ import annotations
 import dataclasses
 
 from host_functions._adapter import (
-    C_ERR_LEN, C_ERR_PTR, C_IRREGULAR, C_STATUS, D_CONFIG, D_KEY, D_TOPIC, D_VALUE, INPUT_BITS, KEY_NULL,
-    OUTPUT_MEMORIES, S_STATE, SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE, STATE_FIELDS,
-    VALIDITY_UNREADABLE, VALUE_NULL,
-    AdapterShape, Status,
+    C_ERR_LEN,
+    C_ERR_PTR,
+    C_IRREGULAR,
+    C_STATUS,
+    D_CONFIG,
+    D_KEY,
+    D_TOPIC,
+    D_VALUE,
+    INPUT_BITS,
+    KEY_NULL,
+    OUTPUT_MEMORIES,
+    S_STATE,
+    SET_HEADERS,
+    SET_KEY,
+    SET_TIMESTAMP,
+    SET_TOPIC,
+    SET_VALUE,
+    STATE_FIELDS,
+    VALIDITY_UNREADABLE,
+    VALUE_NULL,
+    AdapterShape,
+    Status,
 )
 
 __all__ = ["BINARY", "CURSOR", "Binary", "check_guest", "copy", "demand", "ensure", "extra_imports", "helpers",

@@ -10,16 +10,44 @@ and ``ADAPTER.md`` for the layout; :func:`adapter_wat` is the entry point.
 from __future__ import annotations
 
 from host_functions._adapter import (
-    C_CURSORS, C_ERR_LEN, C_ERR_PTR, C_FLAGS, C_OUT, C_ROW, C_STATUS, D_HEADERS, D_HEADERS_BAD, D_OFFSET, D_PART,
+    ADAPTER_MODULE_NAME,
+    C_CURSORS,
+    C_ERR_LEN,
+    C_ERR_PTR,
+    C_FLAGS,
+    C_OUT,
+    C_ROW,
+    C_STATUS,
+    D_HEADERS,
+    D_HEADERS_BAD,
+    D_MAX_OUTPUTS,
+    D_OFFSET,
+    D_PART,
     D_ROW_BASE,
-    D_MAX_OUTPUTS, D_SCRATCH, D_TS, OUT_HEADER_SIZE, OUTPUT_MEMORIES, SET_HEADERS, TABLE_MEMORIES, TIMESTAMP_NULL,
-    ADAPTER_MODULE_NAME, FAST_FUNCTIONS, AdapterShape, Status,
+    D_SCRATCH,
+    D_TS,
+    FAST_FUNCTIONS,
+    OUT_HEADER_SIZE,
+    OUTPUT_MEMORIES,
+    SET_HEADERS,
+    TABLE_MEMORIES,
+    TIMESTAMP_NULL,
+    AdapterShape,
+    Status,
+)
+from host_functions._adapter_calls import (
+    BINARY,
+    CURSOR,
+    Binary,
+    check_guest,
+    copy,
+    ensure,
+    extra_imports,
+    helpers,
+    host_functions,
 )
 from host_functions._adapter_json import json_functions, json_memory
 from host_functions._adapter_set_record import set_record_functions
-from host_functions._adapter_calls import (
-    BINARY, CURSOR, Binary, check_guest, copy, ensure, extra_imports, helpers, host_functions,
-)
 
 __all__ = ["adapter_wat"]
 

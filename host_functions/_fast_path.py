@@ -18,8 +18,8 @@ from host_functions import _adapter as A
 from host_functions._columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
 from host_functions._fast import FastInstance, Harvest, Layout
 from host_functions._guest import GuestModule
-from host_functions._reference import Converters
 from host_functions._record_bytes import failing_rows
+from host_functions._reference import Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
 from smt.batch import RecordBatch
@@ -190,7 +190,7 @@ class FastPath:
                 bad[unreadable] = 1
                 layout.set(A.D_HEADERS_BAD, layout.place_array(bad))
         if self.settings.guest_config:
-            entries, blobs = [], []
+            entries = []
             for name, value in self.settings.guest_config.items():
                 entries.append((layout.place_array(np.frombuffer(name.encode() or b"\0", np.uint8)), len(name.encode()),
                                 layout.place_array(np.frombuffer(value.encode() or b"\0", np.uint8)), len(value.encode())))

@@ -19,8 +19,15 @@ from host_functions._host_function import HostCall, HostFunction
 from host_functions._record_json import parse_record_json, record_json, utf8
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import (
-    SPURIOUS_RETRIES, Failure, GuestReported, Settings, StartFailure, describe_trap, guest_memory_at_limit,
-    log_function, new_store,
+    SPURIOUS_RETRIES,
+    Failure,
+    GuestReported,
+    Settings,
+    StartFailure,
+    describe_trap,
+    guest_memory_at_limit,
+    log_function,
+    new_store,
 )
 from smt.batch import RecordBatch
 from smt.record import Record
@@ -335,7 +342,7 @@ class ReferencePath:
                 return _convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value),
                                 "value.converter")
             return [
-                (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))
+                (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))  # noqa: B023 - called before the loop moves on
                 for name, value in record.headers
             ]
 
@@ -352,7 +359,7 @@ class ReferencePath:
                 lambda: c.value.to_connect_data(topic, state.value), "value.converter")
         if state.mask & SET_HEADERS:
             changes["headers"] = tuple(
-                (name, _convert(lambda: c.header.to_connect_header(topic, name, data), "header.converter")[1])
+                (name, _convert(lambda: c.header.to_connect_header(topic, name, data), "header.converter")[1])  # noqa: B023 - called before the loop moves on
                 for name, data in state.headers
             )
         return record.replace(topic=topic, timestamp=state.timestamp, **changes)

@@ -177,7 +177,7 @@ def decode_record_bodies_at(data: np.ndarray, starts: np.ndarray, ends: np.ndarr
     count = parser.varint("header count")
     parser.check(count >= 0, "negative header count")
     count = np.where(parser.bad, 0, count)
-    header_starts, header_lens = [], []
+    header_starts = []
     for position in range(int(count.max()) if n else 0):
         rows = np.flatnonzero((count > position) & ~parser.bad)
         header_starts.append((rows, *parser.sized("header key", rows), *parser.sized("header value", rows)))
@@ -229,8 +229,11 @@ class _BodyParser:
         return start, length
 
 
+_BINARY = pa.binary()
+
+
 def _slices(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, bad: np.ndarray,
-            type: pa.DataType = pa.binary()) -> pa.Array:
+            type: pa.DataType = _BINARY) -> pa.Array:
     """A binary array of ``data[start:start+length]`` per row (length -1 or a bad row: null).
 
     The slices are disjoint and in order, so a mask over ``data`` picks them

@@ -231,7 +231,6 @@ class TransformChain:
         # Apply to the selected rows only, then put the untouched rows back in
         # their places; outputs of one input row stay together, in order.
         selected = [row for row, hit in enumerate(mask) if hit]
-        skipped = [row for row, hit in enumerate(mask) if not hit]
         positions = list(range(len(batch)))
         sub = batch.take(selected)
         sub.set_column("origin", [positions[row] for row in selected])

@@ -14,7 +14,13 @@ import sys
 from typing import Sequence
 
 from smt.commands.output import (
-    EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Verbosity, common_options, report_failure,
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    Verbosity,
+    common_options,
+    report_failure,
 )  # fmt: skip
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]

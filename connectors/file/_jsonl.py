@@ -116,7 +116,7 @@ class _JsonLinesReadTask(ReadTask):
                     first = numbers.seen
                     piece = lines.slice(start, max_rows)
                     numbers.seen += len(piece)
-                    yield parse_jsonl_lines(piece, self.topic, split.path, lambda row: numbers.of(first + row),
+                    yield parse_jsonl_lines(piece, self.topic, split.path, lambda row: numbers.of(first + row),  # noqa: B023 - called before the loop moves on
                                             SOURCE_ERROR_COLUMN)
 
 

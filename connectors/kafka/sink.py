@@ -11,15 +11,15 @@ import pyarrow.compute as pc
 from connectors.kafka._batch_write import write_kafka_batch
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
-from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
-from connectors.kafka._subscription import Subscription, same_cluster, server_addresses
-from connectors.kafka.source import KafkaSource
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
     list_topics,
     require_topics,
 )
+from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
+from connectors.kafka._subscription import Subscription, same_cluster, server_addresses
+from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from smt.connector import Sink
 from smt.errors import ConfigError, SmtError

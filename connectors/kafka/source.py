@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, offsets_spec, spark_kafka_options
-from connectors.kafka._subscription import Subscription, server_addresses
 from connectors.kafka._preflight import (
     MissingTopicError,
     kafka_error_summary,
     list_topics,
     require_topics,
 )
+from connectors.kafka._subscription import Subscription, server_addresses
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from smt.connector import Source
 from smt.errors import ConfigError, SmtError

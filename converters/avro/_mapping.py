@@ -19,10 +19,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, Callable
 
+from converters.avro._unions import is_union, union_reader, union_to_avro, union_to_connect, union_writer
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
 from smt.data.schema import SchemaMatch
-
-from converters.avro._unions import is_union, union_reader, union_to_avro, union_to_connect, union_writer
 from smt.errors import DataError
 
 LOGICAL_PARAMETER = "connect.avro.logicalType"

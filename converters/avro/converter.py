@@ -10,13 +10,13 @@ import fastavro
 import fastavro.validation
 from fastavro.validation import ValidationError
 
+from converters._schema_setting import load_schema_setting
 from converters.avro._mapping import (
     compile_avro_reader,
     compile_avro_writer,
     to_avro_schema,
     to_connect_schema,
 )
-from converters._schema_setting import load_schema_setting
 from converters.schema_registry import SchemaRegistryClient, SchemaRegistryError, subject_name
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.converter import Converter, ConverterError, OnError, raise_error

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from smt.data import Schema, SchemaBuilder, Type
-from smt.errors import DataError
-
 from converters.json._codec import CodecOptions
 from converters.json._reader import compile_reader
 from converters.json._writer import compile_writer
+from smt.data import Schema, SchemaBuilder, Type
+from smt.errors import DataError
 
 _TYPE_NAMES = {
     Type.BOOLEAN: "boolean",

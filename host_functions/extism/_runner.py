@@ -16,8 +16,8 @@ from typing import Callable
 import numpy as np
 import wasmtime
 
-from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._record_bytes import failing_rows
+from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap
 from host_functions.extism._connect_host import ConnectRecords

@@ -34,8 +34,8 @@ from host_functions._reference import Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
 from host_functions.kafka_wire import encode_record_bodies
-from host_functions.proxy_wasm._guest import FilterGuest
 from host_functions.proxy_wasm._feeder import RequestFeeder
+from host_functions.proxy_wasm._guest import FilterGuest
 from host_functions.proxy_wasm._instance import FilterInstance
 from host_functions.proxy_wasm._produce import ForwardedFrame, decode_forwarded, encode_produce_request
 from host_functions.proxy_wasm._record_codec import RecordCodec

@@ -25,6 +25,7 @@ import struct
 import threading
 import time
 import weakref
+
 import numpy as np
 import wasmtime
 

@@ -21,10 +21,10 @@ import pyarrow.compute as pc
 import wasmtime
 
 from host_functions._fast import Layout
+from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
 from host_functions._reference import SPURIOUS_RETRIES, Converters
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Settings
-from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest

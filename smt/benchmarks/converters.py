@@ -84,8 +84,8 @@ def json_envelope(count: int) -> Comparison:
     from converters.avro._mapping import to_connect_schema
     from converters.json._codec import CodecOptions
     from converters.json._reader import compile_reader
-    from converters.json._writer import compile_writer
     from converters.json._schema_json import from_json_schema, to_json_schema
+    from converters.json._writer import compile_writer
     from smt.data import Struct
 
     schema = to_connect_schema(ORDER_AVRO)

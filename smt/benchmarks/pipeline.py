@@ -65,7 +65,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
         baseline_out = os.path.join(work, "baseline")
         baseline = measure("PySpark upper()", records, lambda: _run_handwritten(spark, source, baseline_out), repeat=2)
         _check_written(spark, baseline_out, records)
-        readers = [measure(label, records, lambda: _read_tasks_only(spark, plugins, transform, source, data_source),
+        readers = [measure(label, records, lambda: _read_tasks_only(spark, plugins, transform, source, data_source),  # noqa: B023 - called before the loop moves on
                            repeat=2)
                    for label, data_source in (("Python data source", True), ("spark.range + mapInArrow", False))]
     finally:

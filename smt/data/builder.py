@@ -225,8 +225,8 @@ class SchemaBuilder:
 
 
 # Kafka spells these ``SchemaBuilder.bool()`` / ``.bytes()`` / ``.type(t)``.
-setattr(SchemaBuilder, "bool", staticmethod(SchemaBuilder.boolean))
-setattr(SchemaBuilder, "bytes", staticmethod(SchemaBuilder.bytes_))
+SchemaBuilder.bool = staticmethod(SchemaBuilder.boolean)
+SchemaBuilder.bytes = staticmethod(SchemaBuilder.bytes_)
 
 
 def _as_schema(schema: "Schema | SchemaBuilder") -> Schema:

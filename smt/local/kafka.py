@@ -44,7 +44,13 @@ from smt.local._kafka_security import (
     listener_properties,
 )
 from smt.local._kafka_setup import (
-    DEFAULT_PORT, HOST, BrokerError, choose_ports, find_java, log4j_properties, server_properties,
+    DEFAULT_PORT,
+    HOST,
+    BrokerError,
+    choose_ports,
+    find_java,
+    log4j_properties,
+    server_properties,
 )  # fmt: skip
 from smt.local._probe import fetch_metadata
 

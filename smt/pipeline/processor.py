@@ -191,7 +191,7 @@ class BatchProcessor:
                 continue
             errors: list[tuple[int, BaseException]] = []
             schemas, values = converter.to_connect_batch(
-                batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))
+                batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))  # noqa: B023 - called before the loop moves on
             )
             padded = bool(errors) and schemas is None
             if padded:

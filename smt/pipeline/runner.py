@@ -29,11 +29,11 @@ from smt.errors import SmtError
 from smt.metrics import ChainMetrics
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
+from smt.pipeline.fields import FieldPlan
+from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
-from smt.pipeline.fields import FieldPlan
-from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
 from smt.sessions import is_connect
 

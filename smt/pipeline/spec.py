@@ -26,12 +26,12 @@ from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.config_providers import ResolvedProperties, resolve_variables
 from smt.config_review import ConfigNotice, review_pipeline_keys
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
+from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.pipeline import paths
 from smt.pipeline.cluster import spark_master_url
 from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.pipeline.streaming import STREAMING_CONFIG
-from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext
 
 __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]

@@ -6,9 +6,22 @@ from smt.plugins import hookimpl
 @hookimpl
 def smt_transforms():
     from smt.transforms import (
-        cast, drop_headers, extract_field, filter, flatten, header_from, hoist_field, insert_field,
-        insert_header, mask_field, regex_router, replace_field, set_schema_metadata,
-        timestamp_converter, timestamp_router, value_to_key,
+        cast,
+        drop_headers,
+        extract_field,
+        filter,
+        flatten,
+        header_from,
+        hoist_field,
+        insert_field,
+        insert_header,
+        mask_field,
+        regex_router,
+        replace_field,
+        set_schema_metadata,
+        timestamp_converter,
+        timestamp_router,
+        value_to_key,
     )
 
     return [

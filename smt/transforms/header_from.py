@@ -15,7 +15,6 @@ from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, defi
 from smt.transforms._variant import PartTransform, key_value_variants
 
 
-
 class HeaderFrom(PartTransform):
     """Append a header per field in ``fields`` (named by ``headers``, same order); ``operation=move``
     also removes the fields, ``copy`` keeps them.

@@ -6,6 +6,8 @@ from typing import Any
 
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance
+from smt.data import Schema
+from smt.data.logical import Timestamp, millis_to_datetime
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
@@ -13,8 +15,6 @@ from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, l
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
-from smt.data import Schema
-from smt.data.logical import Timestamp, millis_to_datetime
 from smt.transforms._struct_paths import StructRewriter
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, optional_schema
 from smt.transforms._variant import PartTransform, key_value_variants

@@ -7,9 +7,9 @@ import decimal
 from typing import Any, Callable
 
 from smt.batch import RecordBatch
-from smt.data.logical import EPOCH, EPOCH_DATE
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.config import kafka_non_empty_string as non_empty_string
+from smt.data.logical import EPOCH, EPOCH_DATE
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.java_regex import compile_java_regex, java_replacement

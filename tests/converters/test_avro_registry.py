@@ -48,9 +48,10 @@ class TestWireFormat:
         }
 
     def test_nested_struct_logical_types_and_int_keyed_map(self, registry):
-        from smt.data import Date, Decimal
         import datetime as dt
         import decimal
+
+        from smt.data import Date, Decimal
 
         line = SchemaBuilder.struct().name("shop.Line").field("sku", Schema.STRING_SCHEMA).build()
         schema = (

@@ -3,7 +3,6 @@
 import json
 
 import orjson
-import pyarrow as pa
 import pytest
 
 import converters

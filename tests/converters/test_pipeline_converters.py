@@ -13,10 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from smt.pipeline import PipelineSpec, run_pipeline
-from smt.testing import output_lines
-from smt.record import Record
 from smt.batch import RecordBatch
+from smt.pipeline import PipelineSpec, run_pipeline
+from smt.record import Record
+from smt.testing import output_lines
 from tests.converters.pipeline_plugins import converter_test_plugins
 
 pytestmark = pytest.mark.spark

@@ -10,8 +10,8 @@ import pytest
 import wasmtime
 
 from host_functions import _adapter as A
-from host_functions._adapter_wat import adapter_wat
 from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
+from host_functions._adapter_wat import adapter_wat
 from host_functions._guest import inspect_guest
 from host_functions.inspect import readable_columns
 from tests.host_functions import wat_guests as g

@@ -9,7 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from host_functions.kafka_wire import (
-    HEADERS_TYPE, decode_record_bodies, decode_varints, encode_record_bodies, encode_varints,
+    HEADERS_TYPE,
+    decode_record_bodies,
+    decode_varints,
+    encode_record_bodies,
+    encode_varints,
 )
 
 #: value -> its zigzag varint (Kafka's ByteUtils.writeVarlong; protobuf's sint64).

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from smt.errors import ConfigError, DataError
 from host_functions import WasmGuestError
+from smt.errors import ConfigError, DataError
 from tests.host_functions import wat_guests as g
 from tests.host_functions.conftest import PATHS, make_record, run
 

@@ -3,8 +3,8 @@
 import pytest
 import wasmtime
 
-from tests.host_functions import wat_guests as g
 from smt.commands.output import EXIT_INVALID
+from tests.host_functions import wat_guests as g
 
 BASE = "source.path=in\nsource.format=text\nsink.path=out\nsink.format=text\n"
 

@@ -8,9 +8,9 @@ import re
 import fastavro
 import pytest
 
+from smt.commands.output import EXIT_FAILED
 from tests.connectors.file.test_jsonl_lines import MALFORMED
 from tests.reliability.conftest import assert_accounted, context_header
-from smt.commands.output import EXIT_FAILED
 
 pytestmark = pytest.mark.spark
 

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+
 from smt.commands.output import EXIT_FAILED, EXIT_INVALID
 
 LINES = "alpha\nbeta\n"

@@ -51,8 +51,8 @@ def test_missing_file_is_one_line(tmp_path, capsys):
 def test_plugins_lists_kinds_names_and_origins(capsys):
     assert main(["plugins"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(l.split()[:2] == ["converter", "string"] and "converters._plugin" in l for l in lines)
-    assert any(l.split()[:2] == ["source", "file"] for l in lines)
+    assert any(line.split()[:2] == ["converter", "string"] and "converters._plugin" in line for line in lines)
+    assert any(line.split()[:2] == ["source", "file"] for line in lines)
 
 
 def test_plugins_docs_come_from_the_config_declarations(capsys):
@@ -73,7 +73,7 @@ def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_pa
     assert "read" in done.stdout and "written" in done.stdout
     # an unknown key is logged once, at start
     assert done.stderr.count("value.converter.encodng: unknown key") == 1
-    lines = sorted(l for f in (tmp_path / "out").glob("part-*") for l in f.read_text().splitlines())
+    lines = sorted(line for f in (tmp_path / "out").glob("part-*") for line in f.read_text().splitlines())
     assert lines == ["hello", "world"]
     assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2
 

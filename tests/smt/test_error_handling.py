@@ -5,8 +5,8 @@ import logging
 import pytest
 
 from smt import ConfigError, Record, Stage, StageError
-from smt.errors import RetriableError
 from smt.error_handling import ErrorPolicy, context_headers, log_failure, with_retries
+from smt.errors import RetriableError
 
 
 def test_defaults_match_kafka_connect():

@@ -6,8 +6,13 @@ import pyarrow as pa
 
 from smt.batch import RecordBatch
 from smt.record import Record
-from smt.row_layout import (ATTRIBUTE_OF_FIELD, FIELD_OF_ATTRIBUTE, KAFKA_ARROW_SCHEMA, KAFKA_ROW_FIELDS,
-                            KAFKA_ROW_SCHEMA_DDL)
+from smt.row_layout import (
+    ATTRIBUTE_OF_FIELD,
+    FIELD_OF_ATTRIBUTE,
+    KAFKA_ARROW_SCHEMA,
+    KAFKA_ROW_FIELDS,
+    KAFKA_ROW_SCHEMA_DDL,
+)
 
 
 def test_spark_reads_the_ddl_as_the_arrow_schema_mapInArrow_uses(spark):

@@ -1,7 +1,6 @@
 """The entry point spark-smt loads: pluggy hooks returning this package's classes."""
 
 from smt.plugins import hookimpl
-
 from smt_example_plugin.predicates import ValueContains
 from smt_example_plugin.transforms import ReverseValue
 

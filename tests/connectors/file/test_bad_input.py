@@ -2,9 +2,9 @@
 
 import io
 import os
+import re
 
 import fastavro
-import re
 import pytest
 
 from smt.cli import main
@@ -96,9 +96,9 @@ def test_a_malformed_jsonl_line_goes_to_the_dead_letter_queue_as_read(spark, tmp
         "errors.tolerance": "all", "errors.deadletterqueue.path": str(tmp_path / "dlq"),
         "errors.deadletterqueue.context.headers.enable": "true"})
     result = run_pipeline(spec, spark=spark)
-    written = sorted(l for f in (tmp_path / "out").glob("part-*") for l in f.read_text().splitlines())
+    written = sorted(line for f in (tmp_path / "out").glob("part-*") for line in f.read_text().splitlines())
     assert written == ["fine", "ok"]
-    dead = [json.loads(l) for f in (tmp_path / "dlq").glob("part-*") for l in f.read_text().splitlines()]
+    dead = [json.loads(line) for f in (tmp_path / "dlq").glob("part-*") for line in f.read_text().splitlines()]
     assert [d["value"] for d in dead] == ['{"value": "cut']
     headers = {h["key"]: h["value"] for h in dead[0]["headers"]}
     assert headers["__connect.errors.stage"] == "TASK_POLL"

@@ -1,7 +1,8 @@
 """Lines of text-file pieces: every line read once, by the piece it starts in, bytes kept exactly."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from connectors.file._lines import read_lines
 

@@ -3,7 +3,12 @@
 import pytest
 
 from connectors.file._splits import (
-    OPEN_COST_BYTES, FileSplit, list_files, max_split_bytes, pack_splits, split_files,
+    OPEN_COST_BYTES,
+    FileSplit,
+    list_files,
+    max_split_bytes,
+    pack_splits,
+    split_files,
 )
 
 

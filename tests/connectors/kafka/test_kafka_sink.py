@@ -8,7 +8,6 @@ from connectors.kafka import KafkaSink, KafkaUnavailableError, KafkaWriteError, 
 from smt.errors import ConfigError
 from smt.plugins import default_plugins
 from smt.record import KAFKA_ROW_SCHEMA_DDL
-
 from tests.connectors.kafka._helpers import closed_port, configured
 
 

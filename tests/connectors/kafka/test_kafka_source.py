@@ -11,7 +11,6 @@ from connectors.kafka import KafkaSource, KafkaUnavailableError, MissingTopicErr
 from smt.errors import ConfigError, SmtError
 from smt.plugins import default_plugins
 from smt.record import KAFKA_ROW_FIELDS, Record
-
 from tests.connectors.kafka._helpers import closed_port, configured, row_tuple
 
 

@@ -6,7 +6,8 @@ import extism
 import orjson
 import pytest
 import wasmtime
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings

@@ -6,7 +6,6 @@ import decimal
 import pytest
 
 from smt.data import Decimal, Schema, SchemaBuilder, Struct
-
 from tests.host_functions.conftest import make_record
 from tests.host_functions.extism.conftest import run_batch
 

@@ -103,15 +103,15 @@ class TestBuilder:
 class TestAccessorsOnWrongType:
     def test_fields_on_non_struct(self):
         with pytest.raises(DataError, match="Cannot list fields on non-struct type"):
-            Schema.STRING_SCHEMA.fields
+            _ = Schema.STRING_SCHEMA.fields
         with pytest.raises(DataError, match="Cannot look up fields on non-struct type"):
             Schema.STRING_SCHEMA.field("a")
 
     def test_key_and_value_schema(self):
         with pytest.raises(DataError, match="Cannot look up key schema on non-map type"):
-            SchemaBuilder.array(Schema.STRING_SCHEMA).build().key_schema
+            _ = SchemaBuilder.array(Schema.STRING_SCHEMA).build().key_schema
         with pytest.raises(DataError, match="Cannot look up value schema on non-array and non-map type"):
-            Schema.INT8_SCHEMA.value_schema
+            _ = Schema.INT8_SCHEMA.value_schema
 
 
 class TestEqualityAndHashing:

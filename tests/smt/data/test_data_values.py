@@ -4,6 +4,8 @@ import datetime as dt
 import decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from smt.data import (
     Date,
@@ -174,8 +176,6 @@ def test_string_form_parses_back(value):
     assert parse_string(text)[1] == (value if value != "true" else True)
 
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 LITERAL_PIECES = st.sampled_from(['[', ']', '{', '}', ',', ':', '"', '\\', 'true', 'null', '1', '-2.5', ' ',
                                   '2020-01-01', '12:00:00.000Z', 'x'])

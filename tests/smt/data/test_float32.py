@@ -5,11 +5,12 @@ from __future__ import annotations
 import struct
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import converters
-from smt.chain import TransformChain
 from smt.batch import RecordBatch
+from smt.chain import TransformChain
 from smt.data import Float32, Schema, SchemaBuilder, Struct, convert_to_string, format_float
 from smt.record import Record
 

@@ -3,8 +3,8 @@
 import pyarrow as pa
 import pytest
 
-from converters.string import StringConverter
 from converters.bytearray import ByteArrayConverter
+from converters.string import StringConverter
 from smt import Record, RecordBatch, StageError
 from smt.chain import TransformChain
 from smt.error_handling import ErrorPolicy
@@ -43,6 +43,7 @@ def test_every_input_row_is_written_filtered_or_failed():
     written = [r for r in rows if not r[DEAD_LETTER_COLUMN]]
     dead = [r for r in rows if r[DEAD_LETTER_COLUMN]]
     assert [r["value"] for r in written] == [b"a!", b"b!", b"c!"]
+    assert [r["value"] for r in dead] == [b"boom", b"\xff"]
     assert [r["offset"] for r in written] == [0, 0, 4]
     assert (counts.read, counts.written, counts.filtered, counts.failed, counts.dead_lettered) == (5, 2, 1, 2, 2)
     assert counts.read == counts.written + counts.filtered + counts.failed

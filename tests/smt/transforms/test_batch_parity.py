@@ -19,7 +19,6 @@ from smt.record import Record
 from tests.smt.batch_parity import BATCHES, GENERATED, configure_built_in, own_batch_path
 from tests.smt.transforms._helpers import RaisingErrors
 
-
 #: (registered name, configuration): every built-in with its own batch path, in the shapes that take
 #: different paths through it (compiled loops, nested V2 paths, renames, routers, fan-out of none).
 TRANSFORM_CASES = [

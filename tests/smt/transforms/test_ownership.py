@@ -5,7 +5,8 @@ import copy
 import pytest
 
 from smt.batch import RecordBatch
-from smt.chain import ChainErrors as ChainErrorsForTest, ChainStage, TransformChain
+from smt.chain import ChainErrors as ChainErrorsForTest
+from smt.chain import ChainStage, TransformChain
 from smt.errors import DataError
 from smt.predicates.topic_name_matches import TopicNameMatches
 from smt.transform import Transform

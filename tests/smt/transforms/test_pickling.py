@@ -6,8 +6,8 @@ import pytest
 
 from smt.data import Schema, SchemaBuilder, Struct
 from smt.plugin import PluginContext
-from tests.smt.transforms.test_tombstones import MINIMAL_CONFIG, registered
 from tests.smt.transforms._helpers import make_record
+from tests.smt.transforms.test_tombstones import MINIMAL_CONFIG, registered
 
 
 @pytest.mark.parametrize("cls", registered(), ids=lambda c: c.name)
