@@ -24,10 +24,15 @@ class ConsoleSink(Sink):
     name = "console"
     config_def = (
         ConfigDef()
-        .define("max.records", ConfigType.INT, 100, at_least(0), Importance.MEDIUM,
-                "Print at most this many records per batch (0 = all); the rest are counted.")
-        .define("print.headers", ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Print record headers.")
+        .define(
+            "max.records",
+            ConfigType.INT,
+            100,
+            at_least(0),
+            Importance.MEDIUM,
+            "Print at most this many records per batch (0 = all); the rest are counted.",
+        )
+        .define("print.headers", ConfigType.BOOLEAN, True, None, Importance.LOW, "Print record headers.")
     )
 
     def __init__(self, out: TextIO | None = None) -> None:

@@ -32,23 +32,57 @@ class GeneratorSource(Source):
     supports_streaming = True
     config_def = (
         ConfigDef()
-        .define("records", ConfigType.LONG, 1000, at_least(0), Importance.HIGH,
-                "How many records to produce (streaming: 0 = no end).")
-        .define("rate", ConfigType.LONG, 0, at_least(0), Importance.HIGH,
-                "Records per second in streaming mode; 0 = as fast as possible. In batch mode it only "
-                "spaces the timestamps.")
-        .define("rows.per.batch", ConfigType.LONG, 100_000, at_least(1), Importance.LOW,
-                "Streaming: at most this many records per micro-batch.")
-        .define("partitions", ConfigType.INT, 0, at_least(0), Importance.MEDIUM,
-                "Spark partitions to generate in (0 = Spark's default parallelism).")
-        .define("topic", ConfigType.STRING, "events", None, Importance.MEDIUM,
-                "Topic of the records.")
-        .define("users", ConfigType.INT, 1000, at_least(1), Importance.LOW,
-                "Number of distinct users the events are spread over.")
-        .define("seed", ConfigType.LONG, 0, None, Importance.LOW,
-                "Seed of the pseudo-random users and amounts.")
-        .define("start.timestamp.ms", ConfigType.LONG, 1_700_000_000_000, None, Importance.LOW,
-                "Timestamp of the first record, epoch milliseconds.")
+        .define(
+            "records",
+            ConfigType.LONG,
+            1000,
+            at_least(0),
+            Importance.HIGH,
+            "How many records to produce (streaming: 0 = no end).",
+        )
+        .define(
+            "rate",
+            ConfigType.LONG,
+            0,
+            at_least(0),
+            Importance.HIGH,
+            "Records per second in streaming mode; 0 = as fast as possible. In batch mode it only "
+            "spaces the timestamps.",
+        )
+        .define(
+            "rows.per.batch",
+            ConfigType.LONG,
+            100_000,
+            at_least(1),
+            Importance.LOW,
+            "Streaming: at most this many records per micro-batch.",
+        )
+        .define(
+            "partitions",
+            ConfigType.INT,
+            0,
+            at_least(0),
+            Importance.MEDIUM,
+            "Spark partitions to generate in (0 = Spark's default parallelism).",
+        )
+        .define("topic", ConfigType.STRING, "events", None, Importance.MEDIUM, "Topic of the records.")
+        .define(
+            "users",
+            ConfigType.INT,
+            1000,
+            at_least(1),
+            Importance.LOW,
+            "Number of distinct users the events are spread over.",
+        )
+        .define("seed", ConfigType.LONG, 0, None, Importance.LOW, "Seed of the pseudo-random users and amounts.")
+        .define(
+            "start.timestamp.ms",
+            ConfigType.LONG,
+            1_700_000_000_000,
+            None,
+            Importance.LOW,
+            "Timestamp of the first record, epoch milliseconds.",
+        )
     )
 
     def read(self, spark, streaming=False):

@@ -24,7 +24,11 @@ class NoopSink(Sink):
 
     name = "noop"
     config_def = ConfigDef().define(
-        "fields", ConfigType.LIST, [], _kafka_fields, Importance.LOW,
+        "fields",
+        ConfigType.LIST,
+        [],
+        _kafka_fields,
+        Importance.LOW,
         "Record fields to produce before discarding them (default: all of them).",
     )
 

@@ -53,6 +53,4 @@ def with_nulls(column: pa.Array, null_rows: Sequence[int]) -> pa.Array:
     valid[np.asarray(null_rows, dtype=np.int64)] = False
     validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
     _, offsets, data = column.buffers()
-    return pa.Array.from_buffers(
-        column.type, len(column), [validity, offsets, data], null_count=len(null_rows)
-    )
+    return pa.Array.from_buffers(column.type, len(column), [validity, offsets, data], null_count=len(null_rows))

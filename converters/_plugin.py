@@ -19,6 +19,15 @@ from smt.plugins import hookimpl
 @hookimpl
 def smt_converters():
     return [
-        ByteArrayConverter, StringConverter, JsonConverter, AvroConverter, SimpleHeaderConverter,
-        ShortConverter, IntegerConverter, LongConverter, FloatConverter, DoubleConverter, BooleanConverter,
+        ByteArrayConverter,
+        StringConverter,
+        JsonConverter,
+        AvroConverter,
+        SimpleHeaderConverter,
+        ShortConverter,
+        IntegerConverter,
+        LongConverter,
+        FloatConverter,
+        DoubleConverter,
+        BooleanConverter,
     ]

@@ -23,9 +23,7 @@ class ByteArrayConverter(Converter, HeaderConverter):
             return None
         if isinstance(value, (bytes, bytearray, memoryview)):
             return bytes(value)
-        raise DataError(
-            f"ByteArrayConverter is not compatible with objects of type {type(value).__name__}"
-        )
+        raise DataError(f"ByteArrayConverter is not compatible with objects of type {type(value).__name__}")
 
     def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:
         return None, data

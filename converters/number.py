@@ -57,7 +57,11 @@ class _PrimitiveConverter(Converter, HeaderConverter):
         """BooleanConverter checks the schema first, even of a null; the number converters do not."""
 
     def from_connect_batch(
-        self, topics: Sequence[str], schemas: Sequence[Any] | None, values: Sequence[Any], on_error: OnError = raise_error
+        self,
+        topics: Sequence[str],
+        schemas: Sequence[Any] | None,
+        values: Sequence[Any],
+        on_error: OnError = raise_error,
     ) -> list[bytes | None]:
         if schemas is None and None not in values and self._plain_batch(values):
             try:
@@ -66,7 +70,7 @@ class _PrimitiveConverter(Converter, HeaderConverter):
                 pass  # a value out of range: report it on its row below
             else:
                 width = self._width
-                return [data[i:i + width] for i in range(0, len(data), width)]
+                return [data[i : i + width] for i in range(0, len(data), width)]
         return super().from_connect_batch(topics, schemas, values, on_error)
 
     def _plain_batch(self, values: Sequence[Any]) -> bool:
@@ -76,8 +80,11 @@ class _PrimitiveConverter(Converter, HeaderConverter):
     def _check_type(self, topic: str, schema: Any, value: Any) -> None:
         if not self._accepts(schema, value):
             found = java_class_of(schema, value)
-            raise self.error(topic, f"Failed to serialize to {self.type_name} (was {found}): "
-                                    f"{found} cannot be cast to class {self._java_class}")
+            raise self.error(
+                topic,
+                f"Failed to serialize to {self.type_name} (was {found}): "
+                f"{found} cannot be cast to class {self._java_class}",
+            )
 
     @property
     def _java_class(self) -> str:
@@ -97,8 +104,11 @@ class _PrimitiveConverter(Converter, HeaderConverter):
         if data is None:
             return self.schema, None
         if len(data) != self._width:
-            raise self.error(topic, f"Failed to deserialize {self.type_name}: Size of data received by "
-                                    f"{self.deserializer} is not {self._width}")
+            raise self.error(
+                topic,
+                f"Failed to deserialize {self.type_name}: Size of data received by "
+                f"{self.deserializer} is not {self._width}",
+            )
         return self.schema, self._unpack(topic, bytes(data))
 
     def _unpack(self, topic: str, data: bytes) -> Any:
@@ -207,8 +217,9 @@ class BooleanConverter(_PrimitiveConverter):
 
     def _check_type(self, topic: str, schema: Any, value: Any) -> None:
         if not isinstance(value, bool):
-            raise self.error(topic, f"BooleanConverter is not compatible with objects of type "
-                                    f"{java_class_of(schema, value)}")
+            raise self.error(
+                topic, f"BooleanConverter is not compatible with objects of type {java_class_of(schema, value)}"
+            )
 
     def _plain_batch(self, values: Sequence[Any]) -> bool:
         return all(type(v) is bool for v in values)
@@ -218,8 +229,11 @@ class BooleanConverter(_PrimitiveConverter):
 
     def _unpack(self, topic: str, data: bytes) -> Any:
         if data not in (b"\x00", b"\x01"):
-            raise self.error(topic, f"Failed to deserialize boolean: Unexpected byte received by "
-                                    f"BooleanDeserializer: {int.from_bytes(data, 'big', signed=True)}")
+            raise self.error(
+                topic,
+                f"Failed to deserialize boolean: Unexpected byte received by "
+                f"BooleanDeserializer: {int.from_bytes(data, 'big', signed=True)}",
+            )
         return data == b"\x01"
 
     def to_connect_batch(

@@ -29,14 +29,17 @@ def java_charset(name: str) -> tuple[Callable[[str], bytes], Callable[[bytes], s
     key = codecs.lookup(name).name
     if key in ("utf-16", "utf-32"):
         big = f"{key}-be"
-        marks = {codecs.BOM_UTF16_BE: "utf-16-be", codecs.BOM_UTF16_LE: "utf-16-le"} if key == "utf-16" else {
-            codecs.BOM_UTF32_BE: "utf-32-be", codecs.BOM_UTF32_LE: "utf-32-le"}
+        marks = (
+            {codecs.BOM_UTF16_BE: "utf-16-be", codecs.BOM_UTF16_LE: "utf-16-le"}
+            if key == "utf-16"
+            else {codecs.BOM_UTF32_BE: "utf-32-be", codecs.BOM_UTF32_LE: "utf-32-le"}
+        )
         mark = codecs.BOM_UTF16_BE if key == "utf-16" else b""
 
         def decode(data: bytes) -> str:
             for bom, codec in marks.items():
                 if data.startswith(bom):
-                    return data[len(bom):].decode(codec)
+                    return data[len(bom) :].decode(codec)
             return data.decode(big)
 
         return (lambda text: mark + text.encode(big) if text else b""), decode
@@ -79,7 +82,7 @@ class StringConverter(Converter, HeaderConverter):
             return self._encode(text)
         except UnicodeEncodeError as exc:
             raise self.error(
-                topic, f"cannot encode {text[exc.start:exc.end]!r} at character {exc.start} as {self.encoding}"
+                topic, f"cannot encode {text[exc.start : exc.end]!r} at character {exc.start} as {self.encoding}"
             ) from exc
 
     def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Any, Any]:

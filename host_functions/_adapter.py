@@ -95,12 +95,18 @@ KEY_NULL, VALUE_NULL, TIMESTAMP_NULL = 32, 64, 128
 OUTPUT_MEMORIES = ("ok", "ov", "otp", "ohk", "ohv", "oht")
 #: Per-record table memories: name -> (bytes per record, extra pages).  Offsets
 #: tables hold the end offset of record k at 4 * (k + 1), so entry 0 stays 0.
-TABLE_MEMORIES = {"op": (4, 0), "of": (1, 0), "oko": (4, 1), "ovo": (4, 1), "otpo": (4, 1), "ots": (8, 0), "ohc": (4, 1)}
+TABLE_MEMORIES = {
+    "op": (4, 0),
+    "of": (1, 0),
+    "oko": (4, 1),
+    "ovo": (4, 1),
+    "otpo": (4, 1),
+    "ots": (8, 0),
+    "ohc": (4, 1),
+}
 
 #: Host functions the adapter implements, in table order.
-FAST_FUNCTIONS = tuple(
-    f for f in ABI_FUNCTIONS if f.name not in PYTHON_SERVED
-)
+FAST_FUNCTIONS = tuple(f for f in ABI_FUNCTIONS if f.name not in PYTHON_SERVED)
 
 #: Names of the host's own generated modules: wasmtime's backtraces name them, so a trap's
 #: report can leave their frames out.
@@ -133,6 +139,11 @@ class AdapterShape:
     @property
     def tables(self) -> tuple[str, ...]:
         """The per-record table memories this shape writes."""
-        optional = (("oko", self.modifies_key), ("ovo", self.modifies_value), ("otpo", self.modifies_topic),
-                    ("ots", self.modifies_timestamp), ("ohc", self.modifies_headers))
+        optional = (
+            ("oko", self.modifies_key),
+            ("ovo", self.modifies_value),
+            ("otpo", self.modifies_topic),
+            ("ots", self.modifies_timestamp),
+            ("ohc", self.modifies_headers),
+        )
         return ("op", "of") + tuple(name for name, on in optional if on)

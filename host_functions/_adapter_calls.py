@@ -35,8 +35,19 @@ from host_functions._adapter import (
     Status,
 )
 
-__all__ = ["BINARY", "CURSOR", "Binary", "check_guest", "copy", "demand", "ensure", "extra_imports", "helpers",
-           "host_functions", "readable"]
+__all__ = [
+    "BINARY",
+    "CURSOR",
+    "Binary",
+    "check_guest",
+    "copy",
+    "demand",
+    "ensure",
+    "extra_imports",
+    "helpers",
+    "host_functions",
+    "readable",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +72,10 @@ CURSOR = {name: f"$w{name}" for name in OUTPUT_MEMORIES}
 
 
 def fail_record(status: Status, ptr: str, length: str) -> str:
-    return (f"(i32.store $in (i32.const {C_ERR_PTR}) {ptr}) (i32.store $in (i32.const {C_ERR_LEN}) {length}) "
-            f"(i32.store $in (i32.const {C_STATUS}) (i32.const {status.value})) (unreachable)")
+    return (
+        f"(i32.store $in (i32.const {C_ERR_PTR}) {ptr}) (i32.store $in (i32.const {C_ERR_LEN}) {length}) "
+        f"(i32.store $in (i32.const {C_STATUS}) (i32.const {status.value})) (unreachable)"
+    )
 
 
 def demand(shape: AdapterShape, *columns: str) -> str:
@@ -73,9 +86,11 @@ def demand(shape: AdapterShape, *columns: str) -> str:
 
 def check_guest(ptr: str, length: str, status: Status = Status.BAD_POINTER) -> str:
     """Fail the record (``status``) unless [ptr, ptr + len) lies inside guest memory."""
-    return (f"(if (i64.gt_u (i64.add (i64.extend_i32_u {ptr}) (i64.extend_i32_u {length}))\n"
-            f"                  (i64.shl (i64.extend_i32_u (memory.size $g)) (i64.const 16)))\n"
-            f"      (then {fail_record(status, ptr, length)}))")
+    return (
+        f"(if (i64.gt_u (i64.add (i64.extend_i32_u {ptr}) (i64.extend_i32_u {length}))\n"
+        f"                  (i64.shl (i64.extend_i32_u (memory.size $g)) (i64.const 16)))\n"
+        f"      (then {fail_record(status, ptr, length)}))"
+    )
 
 
 def ensure(mem: str, end: str) -> str:
@@ -102,8 +117,9 @@ def helpers() -> str:
 
 
 #: (destination, source) memory pairs with a ``$copy_D_S`` function (different memories: no overlap).
-_SMALL_COPIES = tuple((dst, src) for column in ("ok", "ov", "otp") for dst, src in (("g", column), (column, "g"),
-                                                                                     (column, "in"))) + (("g", "in"),)
+_SMALL_COPIES = tuple(
+    (dst, src) for column in ("ok", "ov", "otp") for dst, src in (("g", column), (column, "g"), (column, "in"))
+) + (("g", "in"),)
 #: Copies up to this many bytes are inline loads and stores: ``memory.copy`` is a call out of
 #: Wasm into the runtime, which costs more than moving a short key or value.
 _SMALL_COPY_MAX = 64
@@ -115,10 +131,13 @@ def copy(dst: str, src: str, d: str, s: str, n: str) -> str:
 
 
 def _small_copy(dst: str, src: str) -> str:
-    word = lambda at: (f"(i64.store ${dst} offset={at} (local.get $d) "  # noqa: E731
-                       f"(i64.load ${src} offset={at} (local.get $s)))")
-    middle = " ".join(f"(if (i32.gt_u (local.get $n) (i32.const {8 * k + 8})) (then {word(8 * k)}))"
-                      for k in range(1, _SMALL_COPY_MAX // 8 - 1))
+    def word(at: int) -> str:
+        return f"(i64.store ${dst} offset={at} (local.get $d) (i64.load ${src} offset={at} (local.get $s)))"
+
+    middle = " ".join(
+        f"(if (i32.gt_u (local.get $n) (i32.const {8 * k + 8})) (then {word(8 * k)}))"
+        for k in range(1, _SMALL_COPY_MAX // 8 - 1)
+    )
     return f"""  ;; 8 to 64 bytes: words from the front and one word ending at n (overlapping what came before)
   (func $copy_{dst}_{src} (param $d i32) (param $s i32) (param $n i32)
     (local $t i32)
@@ -146,10 +165,13 @@ def _small_copy(dst: str, src: str) -> str:
 
 #: $demand: the host stages the columns and runs the record again on a fresh instance;
 #: $unreadable: the host fails the record with its converter's error.
-_DEMAND = "\n".join(f"""  (func ${name} (param $bits i32)
+_DEMAND = "\n".join(
+    f"""  (func ${name} (param $bits i32)
     (i32.store $in (i32.const {C_ERR_PTR}) (local.get $bits))
     (i32.store $in (i32.const {C_STATUS}) (i32.const {status.value}))
-    (unreachable))""" for name, status in (("demand", Status.NEEDS_INPUT), ("unreadable", Status.INPUT_UNREADABLE)))
+    (unreachable))"""
+    for name, status in (("demand", Status.NEEDS_INPUT), ("unreadable", Status.INPUT_UNREADABLE))
+)
 
 
 def readable(shape: AdapterShape, *columns: str) -> str:
@@ -160,14 +182,18 @@ def readable(shape: AdapterShape, *columns: str) -> str:
             continue
         bit = INPUT_BITS[column]
         if column == "headers":
-            checks.append(f"(if (global.get $hbad) (then (if (i32.load8_u $in (i32.add (global.get $hbad) "
-                          f"(global.get $row))) (then (call $unreadable (i32.const {bit}))))))")
+            checks.append(
+                f"(if (global.get $hbad) (then (if (i32.load8_u $in (i32.add (global.get $hbad) "
+                f"(global.get $row))) (then (call $unreadable (i32.const {bit}))))))"
+            )
         elif column in ("key", "value"):
             # (bytes the guest set since are not the input's: they read fine)
             valid, written = f"${column[0]}val", f"${column[0]}w"
-            checks.append(f"(if (i32.and (i32.ne (global.get {valid}) (i32.const 0)) (i32.eqz (global.get {written}))) "
-                          f"(then (if (i32.eq (i32.load8_u $in (i32.add (global.get {valid}) (global.get $row))) "
-                          f"(i32.const {VALIDITY_UNREADABLE})) (then (call $unreadable (i32.const {bit}))))))")
+            checks.append(
+                f"(if (i32.and (i32.ne (global.get {valid}) (i32.const 0)) (i32.eqz (global.get {written}))) "
+                f"(then (if (i32.eq (i32.load8_u $in (i32.add (global.get {valid}) (global.get $row))) "
+                f"(i32.const {VALIDITY_UNREADABLE})) (then (call $unreadable (i32.const {bit}))))))"
+            )
     return " ".join(checks)
 
 
@@ -223,7 +249,9 @@ def _binary_functions(b: Binary, shape: AdapterShape) -> str:
     if not shape.modifies(b.column):
         return get + f"\n  (func $set_{b.column} (param i32 i32))"
     cursor = CURSOR[b.data]
-    return get + f"""
+    return (
+        get
+        + f"""
   ;; the bytes go straight to the end of the output memory: $output then only moves the cursor
   (func $set_{b.column} (param $p i32) (param $l i32)
     (local $e i32)
@@ -235,6 +263,7 @@ def _binary_functions(b: Binary, shape: AdapterShape) -> str:
     (global.set ${b.g}l (local.get $l))
     (global.set ${b.g}w (i32.const 1))
     (global.set $mask (i32.or (global.get $mask) (i32.const {b.set_bit}))))"""
+    )
 
 
 def extra_imports(shape: AdapterShape) -> str:
@@ -249,10 +278,12 @@ def extra_imports(shape: AdapterShape) -> str:
 
 def _record_json(shape: AdapterShape) -> str:
     """set_record (and get_record's fallback): spill the record state to $in, let Python work on it, reload it."""
-    spill = " ".join(f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))"
-                     for i, name in enumerate(STATE_FIELDS))
-    reload = " ".join(f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))"
-                      for i, name in enumerate(STATE_FIELDS))
+    spill = " ".join(
+        f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))" for i, name in enumerate(STATE_FIELDS)
+    )
+    reload = " ".join(
+        f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))" for i, name in enumerate(STATE_FIELDS)
+    )
     # a guest importing them gets the Wasm ones (_adapter_json, _adapter_set_record), which call Python when stuck
     get = "" if shape.get_record else "\n  (func $get_record (result i64) (unreachable))"
     set_ = "" if shape.set_record else "\n  (func $set_record (param i32 i32))"

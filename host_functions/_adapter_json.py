@@ -31,12 +31,16 @@ def json_memory() -> str:
 
 
 def _piece(piece: str) -> str:
-    return (f"(memory.copy $in $tx (local.get $d) (i32.const {_AT[piece]}) (i32.const {len(piece)})) "
-            f"(local.set $d (i32.add (local.get $d) (i32.const {len(piece)})))")
+    return (
+        f"(memory.copy $in $tx (local.get $d) (i32.const {_AT[piece]}) (i32.const {len(piece)})) "
+        f"(local.set $d (i32.add (local.get $d) (i32.const {len(piece)})))"
+    )
 
 
 def _put(byte: str) -> str:
-    return f"(i32.store8 $in (local.get $d) (i32.const {ord(byte)})) (local.set $d (i32.add (local.get $d) (i32.const 1)))"
+    return (
+        f"(i32.store8 $in (local.get $d) (i32.const {ord(byte)})) (local.set $d (i32.add (local.get $d) (i32.const 1)))"
+    )
 
 
 def _to_in(prefix: str, memory: str) -> str:

@@ -21,7 +21,7 @@ from host_functions._adapter_calls import bytes_equal, check_guest, ensure
 __all__ = ["set_record_functions"]
 
 #: set_record handed to Python (the state spilled first).
-_FALLBACK = ("(call $spill) (call $py_set_record (local.get $p) (local.get $l)) (call $reload) (return)")
+_FALLBACK = "(call $spill) (call $py_set_record (local.get $p) (local.get $l)) (call $reload) (return)"
 
 
 def _is(byte: str) -> str:

@@ -91,9 +91,35 @@ def _memories() -> str:
 
 
 def _globals() -> str:
-    i32 = ["row", "base", "sc0", "sc", "drop", "mask", "flags", "wo", "cap", "tsn", "part", "hn", "outs", "maxouts",
-           "hbad",
-           "tsa", "tsv", "pa", "pv", "oa", "oav", "hlo", "hko", "hkorg", "hvo", "hvorg", "hvval"]
+    i32 = [
+        "row",
+        "base",
+        "sc0",
+        "sc",
+        "drop",
+        "mask",
+        "flags",
+        "wo",
+        "cap",
+        "tsn",
+        "part",
+        "hn",
+        "outs",
+        "maxouts",
+        "hbad",
+        "tsa",
+        "tsv",
+        "pa",
+        "pv",
+        "oa",
+        "oav",
+        "hlo",
+        "hko",
+        "hkorg",
+        "hvo",
+        "hvorg",
+        "hvval",
+    ]
     i32 += [f"{b.g}{suffix}" for b in BINARY for suffix in ("p", "l", "w", "off", "org", "val")]
     i32 += [c[1:] for c in CURSOR.values()]
     lines = [f"(global ${name} (mut i32) (i32.const 0))" for name in i32]
@@ -121,29 +147,38 @@ def _grow_tables(shape: AdapterShape) -> str:
     for name in shape.tables:
         per_record, extra_pages = TABLE_MEMORIES[name]
         extra = 4 if extra_pages else 0
-        grows.append(f"(call $grow_{name} (i32.add (i32.mul (local.get $cap) (i32.const {per_record})) (i32.const {extra})))")
+        grows.append(
+            f"(call $grow_{name} (i32.add (i32.mul (local.get $cap) (i32.const {per_record})) (i32.const {extra})))"
+        )
     return f"""  ;; room for TABLE_STEP more output records in every per-record table
   (func $grow_tables
     (local $cap i32)
     (local.set $cap (i32.add (global.get $cap) (i32.const {TABLE_STEP})))
-    {' '.join(grows)}
+    {" ".join(grows)}
     (global.set $cap (local.get $cap)))"""
 
 
 def _begin(shape: AdapterShape) -> str:
     """Read the descriptors and the committed cursors into globals, once per run."""
     load = lambda at: f"(i32.load $in (i32.const {at}))"  # noqa: E731
-    sets = [f"(global.set $wo {load(C_OUT)})", f"(global.set $flags {load(C_FLAGS)})",
-            f"(global.set $sc0 {load(D_SCRATCH)})", f"(global.set $base {load(D_ROW_BASE)})",
-            f"(global.set $maxouts {load(D_MAX_OUTPUTS)})"]
+    sets = [
+        f"(global.set $wo {load(C_OUT)})",
+        f"(global.set $flags {load(C_FLAGS)})",
+        f"(global.set $sc0 {load(D_SCRATCH)})",
+        f"(global.set $base {load(D_ROW_BASE)})",
+        f"(global.set $maxouts {load(D_MAX_OUTPUTS)})",
+    ]
     sets += [f"(global.set {cursor} {load(C_CURSORS + 4 * i)})" for i, cursor in enumerate(CURSOR.values())]
     for b in BINARY:
         if b.column in shape.staged:
             sets += [f"(global.set ${b.g}off {load(b.descriptor)})", f"(global.set ${b.g}org {load(b.descriptor + 4)})"]
             if b.null_bit is not None:
                 sets.append(f"(global.set ${b.g}val {load(b.descriptor + 8)})")
-    for column, at, value, valid in (("timestamp", D_TS, "tsa", "tsv"), ("partition", D_PART, "pa", "pv"),
-                                     ("offset", D_OFFSET, "oa", "oav")):
+    for column, at, value, valid in (
+        ("timestamp", D_TS, "tsa", "tsv"),
+        ("partition", D_PART, "pa", "pv"),
+        ("offset", D_OFFSET, "oa", "oav"),
+    ):
         if column in shape.staged:
             sets += [f"(global.set ${value} {load(at)})", f"(global.set ${valid} {load(at + 4)})"]
     if "headers" in shape.staged:
@@ -268,7 +303,9 @@ _OUTPUT_HEADERS = """(local.set $x (select (i32.const 0) (global.get $hn) (i32.a
     (i32.store $ohc offset=4 (i32.shl (local.get $k) (i32.const 2)) (i32.shr_u (global.get $woht) (i32.const 3)))"""
 
 
-_OUTPUT_LOCALS = "(local $k i32) (local $f i32) (local $e i32) (local $x i32) (local $h i32) (local $kl i32) (local $vl i32)"
+_OUTPUT_LOCALS = (
+    "(local $k i32) (local $f i32) (local $e i32) (local $x i32) (local $h i32) (local $kl i32) (local $vl i32)"
+)
 
 
 def _output_body(shape: AdapterShape) -> str:
@@ -278,14 +315,22 @@ def _output_body(shape: AdapterShape) -> str:
         body.append(f"""(i64.store $ots (i32.shl (local.get $k) (i32.const 3)) (global.get $ts))
     (if (global.get $tsn) (then (local.set $f (i32.or (local.get $f) (i32.const {TIMESTAMP_NULL})))))""")
     if shape.modifies_headers:
-        body.append(_OUTPUT_HEADERS.format(size=OUT_HEADER_SIZE, set_bit=SET_HEADERS,
-                                           **{f"ensure_{m}": ensure(m, "(local.get $e)")
-                                                                      for m in ("ohk", "ohv", "oht")}))
+        body.append(
+            _OUTPUT_HEADERS.format(
+                size=OUT_HEADER_SIZE,
+                set_bit=SET_HEADERS,
+                **{f"ensure_{m}": ensure(m, "(local.get $e)") for m in ("ohk", "ohv", "oht")},
+            )
+        )
     # without emit_record a record outputs one record at most: nothing to count
-    count = f"""(global.set $outs (i32.add (global.get $outs) (i32.const 1)))
+    count = (
+        f"""(global.set $outs (i32.add (global.get $outs) (i32.const 1)))
     (if (i32.gt_u (global.get $outs) (global.get $maxouts))
       (then (i32.store $in (i32.const {C_STATUS}) (i32.const {Status.TOO_MANY_OUTPUTS.value})) (unreachable)))
-    """ if shape.emits else ""
+    """
+        if shape.emits
+        else ""
+    )
     return f"""{count}(local.set $k (global.get $wo))
     (if (i32.ge_u (local.get $k) (global.get $cap)) (then (call $grow_tables)))
     (i32.store $op (i32.shl (local.get $k) (i32.const 2)) (i32.add (global.get $row) (global.get $base)))
@@ -332,17 +377,25 @@ def _commit(shape: AdapterShape) -> str:
     # The row counter moves on with the commit, before the loop's back edge:
     # wasmtime may interrupt there (an epoch check), and a host that resumed
     # at a row whose outputs are already committed would output them twice.
-    stores = [f"(i32.store $in (i32.const {C_OUT}) (global.get $wo))",
-              f"(i32.store $in (i32.const {C_FLAGS}) (global.get $flags))",
-              f"(i32.store $in (i32.const {C_ROW}) (i32.add (local.get $r) (i32.const 1)))"]
-    stores += [f"(i32.store $in (i32.const {C_CURSORS + 4 * i}) (global.get {CURSOR[name]}))"
-               for i, name in enumerate(OUTPUT_MEMORIES) if name in used]
+    stores = [
+        f"(i32.store $in (i32.const {C_OUT}) (global.get $wo))",
+        f"(i32.store $in (i32.const {C_FLAGS}) (global.get $flags))",
+        f"(i32.store $in (i32.const {C_ROW}) (i32.add (local.get $r) (i32.const 1)))",
+    ]
+    stores += [
+        f"(i32.store $in (i32.const {C_CURSORS + 4 * i}) (global.get {CURSOR[name]}))"
+        for i, name in enumerate(OUTPUT_MEMORIES)
+        if name in used
+    ]
     return "\n      ".join(stores)
 
 
 def _run(shape: AdapterShape) -> str:
-    mask = "(global.set $mask (i32.const 0))" if any(shape.modifies(c) for c in
-                                                     ("key", "value", "topic", "headers", "timestamp")) else ""
+    mask = (
+        "(global.set $mask (i32.const 0))"
+        if any(shape.modifies(c) for c in ("key", "value", "topic", "headers", "timestamp"))
+        else ""
+    )
     return f"""  ;; run rows [start, end); returns the row to resume at (end when all ran)
   (func (export "run") (param $start i32) (param $end i32) (result i32)
     (local $r i32) (local $res i64) (local $ptr i32) (local $len i32) (local $mlen i32)

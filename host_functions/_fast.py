@@ -67,8 +67,9 @@ class Layout:
     def set(self, offset: int, value: int) -> None:
         self.words[offset] = value
 
-    def place_binary(self, column: pa.Array, descriptor: int, validity: bool = True,
-                     unreadable: list[int] | None = None) -> None:
+    def place_binary(
+        self, column: pa.Array, descriptor: int, validity: bool = True, unreadable: list[int] | None = None
+    ) -> None:
         """Offsets and data of a binary/string column, data in one copy.
 
         The validity bytes are 1 (bytes), 0 (null) or 2 for the ``unreadable`` rows (their converter
@@ -121,8 +122,13 @@ class Harvest:
     @property
     def nbytes(self) -> int:
         """The bytes these outputs take in Python (their arrays)."""
-        arrays = [self.parents, self.flags, *self.offsets.values(), *self.data.values(),
-                  *(a for a in (self.timestamps, self.header_offsets, self.header_table) if a is not None)]
+        arrays = [
+            self.parents,
+            self.flags,
+            *self.offsets.values(),
+            *self.data.values(),
+            *(a for a in (self.timestamps, self.header_offsets, self.header_table) if a is not None),
+        ]
         return sum(a.nbytes for a in arrays)
 
     @classmethod
@@ -189,11 +195,16 @@ class FastInstance:
         if shape.get_record or shape.set_record:
             record_json = RecordJson(_weak(self._address), _weak(self._ensure), _weak(self._read_guest))
             i32 = wasmtime.ValType.i32()
-            provided[("host", "get_record")] = wasmtime.Func(store, wasmtime.FuncType([], [i32]), record_json.get_record)
-            provided[("host", "set_record")] = wasmtime.Func(store, wasmtime.FuncType([i32, i32], []),
-                                                             record_json.set_record)
+            provided[("host", "get_record")] = wasmtime.Func(
+                store, wasmtime.FuncType([], [i32]), record_json.get_record
+            )
+            provided[("host", "set_record")] = wasmtime.Func(
+                store, wasmtime.FuncType([i32, i32], []), record_json.set_record
+            )
         adapter = rt.adapter(shape)
-        exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(store)
+        exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(
+            store
+        )
         self._call_run = direct_call(store, exports["run"])
         self.memories.update(
             (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
@@ -240,8 +251,7 @@ class FastInstance:
                 memory.grow(self.store, (needed - have + _PAGE - 1) // _PAGE)
             except wasmtime.WasmtimeError as exc:
                 raise Failure(
-                    f"the staged input ({layout.size} bytes) exceeds memory.max.bytes="
-                    f"{self.settings.memory_max_bytes}"
+                    f"the staged input ({layout.size} bytes) exceeds memory.max.bytes={self.settings.memory_max_bytes}"
                 ) from exc
         base = self._control_address = self._address("in")
         ctypes.memset(base + A.DESCRIPTORS, 0, A.CONTROL_SIZE - A.DESCRIPTORS)
@@ -286,8 +296,7 @@ class FastInstance:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
             size = self.guest_memory.data_len(self.store)
             return (
-                f"bad pointer: alloc returned {ptr}, which cannot hold {length} bytes "
-                f"in guest memory of {size} bytes"
+                f"bad pointer: alloc returned {ptr}, which cannot hold {length} bytes in guest memory of {size} bytes"
             )
         if not timed_out and status == A.Status.OUTPUT_FULL:
             return f"the record's output exceeds memory.max.bytes={self.settings.memory_max_bytes}"
@@ -367,4 +376,3 @@ def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
 def _signed(value: int) -> int:
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >= 1 << 31 else value
-

@@ -48,8 +48,9 @@ class FastPath:
     the guest imports a getter for but never calls costs nothing per record.
     """
 
-    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
-                 guest_digest: str) -> None:
+    def __init__(
+        self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters, guest_digest: str
+    ) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.shape = guest.adapter_shape()
         #: instances are interchangeable between transforms with the same guest and settings
@@ -159,7 +160,9 @@ class FastPath:
             try:
                 rows.append([{"key": k, "value": convert(topic, k, None, v)} for k, v in headers])
             except Exception as exc:
-                self._unreadable.setdefault("headers", {})[row] = f"header.converter failed: {type(exc).__name__}: {exc}"
+                self._unreadable.setdefault("headers", {})[row] = (
+                    f"header.converter failed: {type(exc).__name__}: {exc}"
+                )
                 rows.append([])
         return pa.array(rows, type=header_type)
 
@@ -169,8 +172,9 @@ class FastPath:
         layout.set(A.D_MAX_OUTPUTS, self.settings.max_outputs_per_record)
         for name, descriptor in (("key", A.D_KEY), ("value", A.D_VALUE), ("topic", A.D_TOPIC)):
             if name in inputs:
-                layout.place_binary(inputs[name].slice(start, count), descriptor,
-                                    unreadable=self._unreadable_rows(name, start, end))
+                layout.place_binary(
+                    inputs[name].slice(start, count), descriptor, unreadable=self._unreadable_rows(name, start, end)
+                )
         for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
             if name not in inputs:
                 continue
@@ -192,8 +196,14 @@ class FastPath:
         if self.settings.guest_config:
             entries = []
             for name, value in self.settings.guest_config.items():
-                entries.append((layout.place_array(np.frombuffer(name.encode() or b"\0", np.uint8)), len(name.encode()),
-                                layout.place_array(np.frombuffer(value.encode() or b"\0", np.uint8)), len(value.encode())))
+                entries.append(
+                    (
+                        layout.place_array(np.frombuffer(name.encode() or b"\0", np.uint8)),
+                        len(name.encode()),
+                        layout.place_array(np.frombuffer(value.encode() or b"\0", np.uint8)),
+                        len(value.encode()),
+                    )
+                )
             layout.set(A.D_CONFIG, len(entries))
             layout.set(A.D_CONFIG + 4, layout.place_array(np.array(entries, dtype=np.int32).reshape(-1)))
         return layout
@@ -212,8 +222,9 @@ class FastPath:
         self._instance.load(layout)
         return self._instance
 
-    def _run_chunk(self, inputs: dict[str, Any], start: int, end: int, failed: set[int], fail,
-                   harvests: list[Harvest]) -> Any:
+    def _run_chunk(
+        self, inputs: dict[str, Any], start: int, end: int, failed: set[int], fail, harvests: list[Harvest]
+    ) -> Any:
         """Run rows [start, end).
 
         Returns None when they ran, ``_TOO_BIG`` (nothing run) when their input does not fit in
@@ -225,8 +236,7 @@ class FastPath:
         except StartFailure as failure:
             return _Stopped(start + self._row_reached, failure.cause)
 
-    def _run_rows(self, layout: Layout, start: int, end: int, failed: set[int], fail,
-                  harvests: list[Harvest]) -> Any:
+    def _run_rows(self, layout: Layout, start: int, end: int, failed: set[int], fail, harvests: list[Harvest]) -> Any:
         """:meth:`_run_chunk` once its layout is built; ``_row_reached`` follows the rows done."""
         count = end - start
         self._row_reached = 0
@@ -279,9 +289,14 @@ class FastPath:
                         bound = self.settings.max_output_bytes_per_batch
                         too_big = output_full and sum(h.nbytes for h in harvests) > bound
                         retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or (
-                            output_full and not too_big)
-                        if not (retry or interrupted or isinstance(exc, Failure)) and retried_out_of_memory != start + at \
-                                and instance.status() == A.Status.OK and (memory_size := instance.out_of_memory()):
+                            output_full and not too_big
+                        )
+                        if (
+                            not (retry or interrupted or isinstance(exc, Failure))
+                            and retried_out_of_memory != start + at
+                            and instance.status() == A.Status.OK
+                            and (memory_size := instance.out_of_memory())
+                        ):
                             # one more try on a fresh instance: a leaking guest is not this record's fault
                             retry, retried_out_of_memory = True, start + at
                             self.settings.note_out_of_memory(memory_size, start + at)
@@ -290,8 +305,12 @@ class FastPath:
                             row = at
                         else:
                             retries = 0
-                            fail(start + at, self.settings.batch_outputs_too_big() if too_big
-                                 else instance.failure_cause(exc, timed_out))
+                            fail(
+                                start + at,
+                                self.settings.batch_outputs_too_big()
+                                if too_big
+                                else instance.failure_cause(exc, timed_out),
+                            )
                             row = at + 1
                     self._row_reached = row  # a fresh instance that cannot start fails the rows from here
                     instance = self._fresh(layout)
@@ -325,13 +344,27 @@ class FastPath:
             topic = _as_utf8(topic, parents, bad, "set_topic: the topic", fail)
             columns["topic"] = topics = _merge(flags & A.SET_TOPIC, topic, lambda: out.arrow_column("topic"))
         for name, memory, set_bit, null_bit, converter in (
-            ("key", "ok", A.SET_KEY, A.KEY_NULL, c.key), ("value", "ov", A.SET_VALUE, A.VALUE_NULL, c.value),
+            ("key", "ok", A.SET_KEY, A.KEY_NULL, c.key),
+            ("value", "ov", A.SET_VALUE, A.VALUE_NULL, c.value),
         ):
             if shape.modifies(name) and h.flags_seen & set_bit:
                 null = (flags & null_bit).astype(bool) if h.flags_seen & null_bit else None
                 column = offsets_column(h.offsets[memory], h.data[memory], null, pa.binary())
-                self._bytes_output(out, columns, name, f"{name}_schema", column, h, set_bit, converter,
-                                   f"{name}.converter", parents, bad, fail, topics)
+                self._bytes_output(
+                    out,
+                    columns,
+                    name,
+                    f"{name}_schema",
+                    column,
+                    h,
+                    set_bit,
+                    converter,
+                    f"{name}.converter",
+                    parents,
+                    bad,
+                    fail,
+                    topics,
+                )
         if shape.modifies_timestamp and h.flags_seen & A.SET_TIMESTAMP:
             columns["timestamp"] = _timestamps(out, h)
         if shape.modifies_headers and h.flags_seen & A.SET_HEADERS:
@@ -348,16 +381,39 @@ class FastPath:
             out = out.take(np.flatnonzero(keep))
         for name, column in columns.items():
             if keep is not None:
-                column = column.filter(pa.array(keep)) if isinstance(column, pa.Array) else [v for v, k in zip(column, keep) if k]
+                column = (
+                    column.filter(pa.array(keep))
+                    if isinstance(column, pa.Array)
+                    else [v for v, k in zip(column, keep) if k]
+                )
             out.set_column(name, column)
         return out
 
-    def _bytes_output(self, out, columns, name, schema_name, column, h: Harvest, set_bit, converter, converter_key,
-                      parents, bad, fail, topics) -> None:
+    def _bytes_output(
+        self,
+        out,
+        columns,
+        name,
+        schema_name,
+        column,
+        h: Harvest,
+        set_bit,
+        converter,
+        converter_key,
+        parents,
+        bad,
+        fail,
+        topics,
+    ) -> None:
         set_mask = h.flags & set_bit
         if getattr(converter, "passthrough", False):
-            columns[name] = _merge(set_mask, column, lambda: out.column(name) if not out.is_arrow(name)
-                                   else _single(out.arrow_column(name)).cast(pa.binary()))
+            columns[name] = _merge(
+                set_mask,
+                column,
+                lambda: (
+                    out.column(name) if not out.is_arrow(name) else _single(out.arrow_column(name)).cast(pa.binary())
+                ),
+            )
             # a set key/value has no schema; skip the column when it holds no schemas at all
             if out.has_column(schema_name):
                 schemas = out.column(schema_name)

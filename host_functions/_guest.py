@@ -86,7 +86,10 @@ def inspect_guest(
     if not isinstance(memory, wasmtime.MemoryType):
         missing("it does not export a memory named 'memory'")
     alloc = exports.get("alloc")
-    if not isinstance(alloc, wasmtime.FuncType) or (_types(alloc.params), _types(alloc.results)) != (("i32",), ("i32",)):
+    if not isinstance(alloc, wasmtime.FuncType) or (_types(alloc.params), _types(alloc.results)) != (
+        ("i32",),
+        ("i32",),
+    ):
         missing("it does not export 'alloc(i32) -> i32'")
     dealloc = exports.get("dealloc")
     has_dealloc = isinstance(dealloc, wasmtime.FuncType)

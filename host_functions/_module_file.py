@@ -41,13 +41,20 @@ def read_module(path: str, max_bytes: int, key_prefix: str) -> bytes:
     if len(data) > max_bytes:
         raise ConfigError.for_key(
             f"{key_prefix}module.max.bytes",
-            f"WebAssembly module '{path}' is larger than module.max.bytes={max_bytes}", str(max_bytes))
+            f"WebAssembly module '{path}' is larger than module.max.bytes={max_bytes}",
+            str(max_bytes),
+        )
     return data
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "a special file"

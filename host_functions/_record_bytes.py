@@ -27,8 +27,9 @@ from smt.transform import ErrorSink
 __all__ = ["assemble_outputs", "bytes_column", "failing_rows", "headers_column", "load_converters", "single"]
 
 
-def failing_rows(errors: ErrorSink, settings: Settings,
-                 batch: RecordBatch) -> tuple[set[int], Callable[[int, str], None]]:
+def failing_rows(
+    errors: ErrorSink, settings: Settings, batch: RecordBatch
+) -> tuple[set[int], Callable[[int, str], None]]:
     """``(failed, fail)``: ``fail(row, cause)`` reports a row of ``batch`` once to ``errors`` (a WasmGuestError
     naming the transform, the row and where it was read); ``failed`` holds the rows reported so far."""
     failed: set[int] = set()
@@ -43,14 +44,16 @@ def failing_rows(errors: ErrorSink, settings: Settings,
 
 def load_converters(config: dict[str, Any], key_prefix: str) -> Converters:
     """The transform's key, value and header converters (``key.converter`` ...), named by key in errors."""
+
     def load(key: str, is_key: bool):
         try:
             return load_converter(config[key], {}, is_key, context=PluginContext(None, f"{key_prefix}{key}."))
         except KeyError as exc:
             raise ConfigError.for_key(f"{key_prefix}{key}", str(exc.args[0]), config[key]) from exc
 
-    return Converters(key=load("key.converter", True), value=load("value.converter", False),
-                      header=load("header.converter", False))
+    return Converters(
+        key=load("key.converter", True), value=load("value.converter", False), header=load("header.converter", False)
+    )
 
 
 def single(column: Any) -> pa.Array:
@@ -90,8 +93,9 @@ def headers_column(batch: RecordBatch, converter, fail) -> pa.Array | None:
 # --- outputs ---------------------------------------------------------------------
 
 
-def assemble_outputs(batch: RecordBatch, parents: np.ndarray, columns: dict[str, pa.Array], converters: Converters,
-                     fail) -> RecordBatch:
+def assemble_outputs(
+    batch: RecordBatch, parents: np.ndarray, columns: dict[str, pa.Array], converters: Converters, fail
+) -> RecordBatch:
     """The output rows: ``batch``'s rows ``parents`` (stable-sorted by parent) with the guest's key, value,
     headers and topic (``columns``, binary / header lists / strings, aligned with ``parents``) and any
     other column given (set as is, e.g. ``timestamp``).
@@ -140,8 +144,9 @@ def _bad_header_names(headers: pa.Array, parents: np.ndarray, fail) -> list[int]
         return bad
 
 
-def _set_bytes(out: RecordBatch, name: str, column: pa.Array, converter, topics: pa.Array, fail,
-               parents: np.ndarray) -> None:
+def _set_bytes(
+    out: RecordBatch, name: str, column: pa.Array, converter, topics: pa.Array, fail, parents: np.ndarray
+) -> None:
     schema_name = f"{name}_schema"
     if getattr(converter, "passthrough", False):
         out.set_column(name, column)
@@ -164,7 +169,9 @@ def _set_headers(out: RecordBatch, headers: pa.Array, converter, fail, parents: 
     topics, rows, result = out.topic, headers.to_pylist(), []
     for i, row in enumerate(rows):
         try:
-            result.append(tuple((h["key"], converter.to_connect_header(topics[i], h["key"], h["value"])[1]) for h in row))
+            result.append(
+                tuple((h["key"], converter.to_connect_header(topics[i], h["key"], h["value"])[1]) for h in row)
+            )
         except Exception as exc:
             fail(int(parents[i]), f"header.converter failed: {type(exc).__name__}: {exc}")
             result.append(())

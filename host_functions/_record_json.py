@@ -86,8 +86,9 @@ class RecordJson:
     bounds check.
     """
 
-    def __init__(self, address: Callable[[str], int], ensure: Callable[[str, int], None],
-                 read_guest: Callable[[int, int], bytes]) -> None:
+    def __init__(
+        self, address: Callable[[str], int], ensure: Callable[[str, int], None], read_guest: Callable[[int, int], bytes]
+    ) -> None:
         self._address, self._ensure, self._read_guest = address, ensure, read_guest
 
     # --- the host functions ---------------------------------------------------

@@ -42,6 +42,7 @@ class Converters:
     value: Any
     header: Any
 
+
 __all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "Converters", "signed_i32"]
 
 
@@ -133,7 +134,9 @@ class ReferenceInstance:
         if data is None:
             return 0
         if len(data) > self.settings.memory_max_bytes:
-            raise Failure(f"{len(data)} bytes do not fit in guest memory: memory.max.bytes={self.settings.memory_max_bytes}")
+            raise Failure(
+                f"{len(data)} bytes do not fit in guest memory: memory.max.bytes={self.settings.memory_max_bytes}"
+            )
         ptr = self._alloc(self.store, len(data)) & 0xFFFFFFFF
         size = self.memory.data_len(self.store)
         if ptr + len(data) > size:
@@ -265,8 +268,14 @@ def _bind(call: Callable[..., Any], host_call: HostCall) -> Callable[..., Any]:
 class ReferencePath:
     """One Python-served guest call per record."""
 
-    def __init__(self, rt: WasmRuntime, guest: GuestModule, settings: Settings, converters: Converters,
-                 plugin_functions: Mapping[str, HostFunction]) -> None:
+    def __init__(
+        self,
+        rt: WasmRuntime,
+        guest: GuestModule,
+        settings: Settings,
+        converters: Converters,
+        plugin_functions: Mapping[str, HostFunction],
+    ) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.plugin_functions = plugin_functions
         self._instance: ReferenceInstance | None = None
@@ -275,8 +284,10 @@ class ReferencePath:
     def instance(self) -> ReferenceInstance:
         """The current instance, created (under the time limit) when there is none; raises StartFailure."""
         if self._instance is None:
-            self._instance = self.rt.start(self.settings, lambda: ReferenceInstance(
-                self.rt.engine, self.guest, self.settings, self.plugin_functions))
+            self._instance = self.rt.start(
+                self.settings,
+                lambda: ReferenceInstance(self.rt.engine, self.guest, self.settings, self.plugin_functions),
+            )
         return self._instance
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
@@ -339,24 +350,35 @@ class ReferencePath:
             if part == "key":
                 return _convert(lambda: c.key.from_connect_data(topic, record.key_schema, record.key), "key.converter")
             if part == "value":
-                return _convert(lambda: c.value.from_connect_data(topic, record.value_schema, record.value),
-                                "value.converter")
+                return _convert(
+                    lambda: c.value.from_connect_data(topic, record.value_schema, record.value), "value.converter"
+                )
             return [
                 (name, _convert(lambda: c.header.from_connect_header(topic, name, None, value), "header.converter"))  # noqa: B023 - called before the loop moves on
                 for name, value in record.headers
             ]
 
-        return RecordState(key=UNREAD, value=UNREAD, topic=topic, headers=UNREAD, timestamp=record.timestamp,
-                           partition=record.partition, offset=record.offset, convert=convert)
+        return RecordState(
+            key=UNREAD,
+            value=UNREAD,
+            topic=topic,
+            headers=UNREAD,
+            timestamp=record.timestamp,
+            partition=record.partition,
+            offset=record.offset,
+            convert=convert,
+        )
 
     def _record(self, record: Record, state: RecordState) -> Record:
         c, topic, changes = self.converters, state.topic, {}
         if state.mask & SET_KEY:
             changes["key_schema"], changes["key"] = _convert(
-                lambda: c.key.to_connect_data(topic, state.key), "key.converter")
+                lambda: c.key.to_connect_data(topic, state.key), "key.converter"
+            )
         if state.mask & SET_VALUE:
             changes["value_schema"], changes["value"] = _convert(
-                lambda: c.value.to_connect_data(topic, state.value), "value.converter")
+                lambda: c.value.to_connect_data(topic, state.value), "value.converter"
+            )
         if state.mask & SET_HEADERS:
             changes["headers"] = tuple(
                 (name, _convert(lambda: c.header.to_connect_header(topic, name, data), "header.converter")[1])  # noqa: B023 - called before the loop moves on

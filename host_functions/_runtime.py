@@ -152,8 +152,9 @@ class WasmRuntime:
                     if interrupted and watch.fired_at is None:
                         continue  # another store's timeout bumped the shared epoch: try again
                     cause = describe_trap(exc, timed_out=interrupted, memory_full=None, settings=settings)
-                    raise StartFailure(f"the guest could not start (instantiation and start function): {cause}") \
-                        from exc
+                    raise StartFailure(
+                        f"the guest could not start (instantiation and start function): {cause}"
+                    ) from exc
         raise StartFailure("the guest could not start: interrupted repeatedly by other transforms' timeouts")
 
     def compile(self, wasm: bytes) -> wasmtime.Module:

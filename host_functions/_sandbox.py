@@ -18,8 +18,19 @@ import wasmtime
 from host_functions._adapter import ADAPTER_MODULE_NAME, SHIM_MODULE_NAME
 from smt.errors import DataError
 
-__all__ = ["Settings", "WasmGuestError", "new_store", "log_function", "describe_trap", "Failure", "GuestReported",
-           "StartFailure", "SPURIOUS_RETRIES", "error_cause", "forget_frames"]
+__all__ = [
+    "Settings",
+    "WasmGuestError",
+    "new_store",
+    "log_function",
+    "describe_trap",
+    "Failure",
+    "GuestReported",
+    "StartFailure",
+    "SPURIOUS_RETRIES",
+    "error_cause",
+    "forget_frames",
+]
 
 #: ABI log levels to Python logging levels.
 LOG_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
@@ -69,8 +80,13 @@ class Settings:
         where = f"record {row}" if row is not None else "the record"
         self.logger.info(
             "wasm transform '%s' (%s in %s): out of memory (guest memory at %d bytes of memory.max.bytes=%d); "
-            "%s runs again on a fresh instance", self.alias, self.function_name, self.module_label, size,
-            self.memory_max_bytes, where,
+            "%s runs again on a fresh instance",
+            self.alias,
+            self.function_name,
+            self.module_label,
+            size,
+            self.memory_max_bytes,
+            where,
         )
 
     def too_many_outputs(self) -> str:
@@ -83,15 +99,17 @@ class Settings:
         n = self.max_output_bytes_per_batch
         return f"its outputs take the batch's outputs past {n} bytes (max.output.bytes.per.batch={n})"
 
-    def error(self, cause: str, row: int | None = None, partition: int | None = None,
-              offset: int | None = None) -> WasmGuestError:
+    def error(
+        self, cause: str, row: int | None = None, partition: int | None = None, offset: int | None = None
+    ) -> WasmGuestError:
         """The error for a record: the transform, function, module and cause, then where the record was read.
 
         ``row`` is the record's index in its batch; ``partition`` and ``offset``
         are named when the source knows them (a file source does not).
         """
-        read_at = " ".join(f"{name}={value}" for name, value in (("partition", partition), ("offset", offset))
-                           if value is not None)
+        read_at = " ".join(
+            f"{name}={value}" for name, value in (("partition", partition), ("offset", offset)) if value is not None
+        )
         where = f" on the record at {read_at}" if read_at else ""
         if row is not None:
             where += f" (row {row} of the batch)" if read_at else f" on row {row} of the batch"
@@ -104,7 +122,9 @@ class Settings:
         return self.error(cause, row, batch.partition[row], batch.offset[row])
 
 
-def new_store(engine: wasmtime.Engine, settings: Settings, environment: Mapping[str, str] | None = None) -> wasmtime.Store:
+def new_store(
+    engine: wasmtime.Engine, settings: Settings, environment: Mapping[str, str] | None = None
+) -> wasmtime.Store:
     """A bounded store; with WASI, ``environment`` is all the guest's environment holds."""
     store = wasmtime.Store(engine)
     store.set_limits(memory_size=settings.memory_max_bytes)
@@ -182,8 +202,10 @@ def describe_trap(exc: BaseException, *, timed_out: bool, memory_full: int | Non
         return exc.cause
     code = getattr(exc, "trap_code", None)
     if memory_full:
-        cause = (f"out of memory: guest memory at {memory_full} bytes of memory.max.bytes="
-                 f"{settings.memory_max_bytes} ({error_cause(exc)})")
+        cause = (
+            f"out of memory: guest memory at {memory_full} bytes of memory.max.bytes="
+            f"{settings.memory_max_bytes} ({error_cause(exc)})"
+        )
     elif code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
         cause = f"out-of-bounds memory access (bad pointer): {error_cause(exc)}"
     elif code == wasmtime.TrapCode.UNREACHABLE:
@@ -209,7 +231,7 @@ def error_cause(exc: BaseException) -> str:
     lines = text.splitlines()
     if "Caused by:" not in lines:
         return lines[0]
-    causes = [line.strip() for line in lines[lines.index("Caused by:") + 1:] if line.strip()]
+    causes = [line.strip() for line in lines[lines.index("Caused by:") + 1 :] if line.strip()]
     # "0: memory fault at ...", "1: wasm trap: out of bounds memory access"
     causes = [cause.split(": ", 1)[1] if cause.split(": ", 1)[0].isdigit() else cause for cause in causes]
     causes = [cause.removeprefix("wasm trap: ") for cause in causes]
@@ -230,7 +252,7 @@ def backtrace(exc: BaseException) -> str:
         if module in _HOST_MODULES:
             continue
         if name.startswith("<wasm function ") and name.endswith(">"):
-            name = f"function[{name[len('<wasm function '):-1]}]"
+            name = f"function[{name[len('<wasm function ') : -1]}]"
         if names and names[-1][0] == name:
             names[-1][1] += 1
         else:

@@ -37,10 +37,16 @@ def check_wasmtime_internals() -> None:
         missing.append(f"{exc.name or 'wasmtime._ffi / wasmtime._func.enter_wasm'}")
         ffi = None
     if ffi is not None:
-        missing += [f"wasmtime._ffi.{name}" for name in ("wasmtime_val_t", "wasmtime_func_call", "WASMTIME_I32")
-                    if not hasattr(ffi, name)]
-    missing += [f"wasmtime.{owner.__name__}.{name}" for owner, name in
-                ((wasmtime.Store, "_context"), (wasmtime.WasmtimeError, "_from_ptr")) if not hasattr(owner, name)]
+        missing += [
+            f"wasmtime._ffi.{name}"
+            for name in ("wasmtime_val_t", "wasmtime_func_call", "WASMTIME_I32")
+            if not hasattr(ffi, name)
+        ]
+    missing += [
+        f"wasmtime.{owner.__name__}.{name}"
+        for owner, name in ((wasmtime.Store, "_context"), (wasmtime.WasmtimeError, "_from_ptr"))
+        if not hasattr(owner, name)
+    ]
     if missing:
         raise WasmtimeInternalsError(
             f"the Wasm fast path needs wasmtime-py internals that wasmtime {_installed()} does not have "
@@ -66,7 +72,8 @@ def direct_call(store: wasmtime.Store, func: wasmtime.Func) -> Callable[[int, in
     except AttributeError as exc:
         raise WasmtimeInternalsError(
             f"the Wasm fast path needs wasmtime.Func._func, which wasmtime {_installed()} does not have; "
-            f"install wasmtime {TESTED_WITH}") from exc
+            f"install wasmtime {TESTED_WITH}"
+        ) from exc
 
     def call(start: int, end: int) -> int:
         params[0].of.i32, params[1].of.i32 = start, end

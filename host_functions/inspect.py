@@ -26,11 +26,18 @@ __all__ = ["describe_module", "adapter_text", "readable_columns", "InspectError"
 class InspectError(SmtError):
     """The module cannot be inspected; the message names the file and why."""
 
+
 #: Host function -> the input columns it reads (staged for the adapter once the guest calls it).
 _READS = {
-    "get_key": ("key",), "get_value": ("value",), "get_topic": ("topic",), "get_header": ("headers",),
-    "set_header": ("headers",), "get_timestamp": ("timestamp",), "get_partition": ("partition",),
-    "get_offset": ("offset",), "get_record": ("key", "value", "topic", "headers"),
+    "get_key": ("key",),
+    "get_value": ("value",),
+    "get_topic": ("topic",),
+    "get_header": ("headers",),
+    "set_header": ("headers",),
+    "get_timestamp": ("timestamp",),
+    "get_partition": ("partition",),
+    "get_offset": ("offset",),
+    "get_record": ("key", "value", "topic", "headers"),
 }
 _NOT_ENTRIES = frozenset({"alloc", "dealloc", "smt_abi_version", "_initialize", "_start"})
 #: module.max.bytes's default: inspect reads what a transform would read.
@@ -53,15 +60,21 @@ def describe_module(path: str | Path, function_name: str | None = None) -> str:
         f"ABI: {abi}",
         "imports: " + (", ".join(f"{m}.{n}" for m, n in sorted(names)) or "none"),
         "entry functions: " + (", ".join(entries) or "none"),
-        "name section: " + ("yes (function names in crash reports)" if _has_name_section(path)
-                            else "no (crash reports give function indexes)"),
+        "name section: "
+        + (
+            "yes (function names in crash reports)"
+            if _has_name_section(path)
+            else "no (crash reports give function indexes)"
+        ),
     ]
     if abi == KAFKA_CONNECT and entries:
         guest = _guest(module, path, function_name or entries[0])
         shape = guest.adapter_shape(readable_columns(guest))
         changes = [c for c in ("key", "value", "topic", "headers", "timestamp") if shape.modifies(c)]
-        lines.append(f"fast path ({guest.function_name}): " + ("yes" if guest.fast_path_possible else
-                     "no, it imports a plugin's Python host function"))
+        lines.append(
+            f"fast path ({guest.function_name}): "
+            + ("yes" if guest.fast_path_possible else "no, it imports a plugin's Python host function")
+        )
         lines.append("  reads: " + (", ".join(sorted(shape.staged)) or "nothing"))
         lines.append("  may change: " + (", ".join(changes) or "nothing"))
     return "\n".join(lines)
@@ -96,8 +109,9 @@ def _compile(path: str | Path) -> wasmtime.Module:
 
 def _guest(module: wasmtime.Module, path: str | Path, function_name: str) -> GuestModule:
     try:
-        return inspect_guest(module, label=Path(path).name, function_name=function_name, plugin_functions={},
-                             wasi=True, key_prefix="")
+        return inspect_guest(
+            module, label=Path(path).name, function_name=function_name, plugin_functions={}, wasi=True, key_prefix=""
+        )
     except ConfigError as exc:
         raise InspectError(exc.problems[0].reason) from exc
 
@@ -107,8 +121,12 @@ def _entry_functions(module: wasmtime.Module) -> list[str]:
     entries = []
     for export in module.exports:
         kind = export.type
-        if (isinstance(kind, wasmtime.FuncType) and not kind.params and export.name not in _NOT_ENTRIES
-                and [str(r) for r in kind.results] in ([], ["i64"])):
+        if (
+            isinstance(kind, wasmtime.FuncType)
+            and not kind.params
+            and export.name not in _NOT_ENTRIES
+            and [str(r) for r in kind.results] in ([], ["i64"])
+        ):
             entries.append(export.name)
     return entries
 
@@ -121,6 +139,6 @@ def _has_name_section(path: str | Path) -> bool:
     for section_id, payload in sections(data):
         if section_id == 0:
             name_length, at = read_uleb(payload, 0)
-            if payload[at:at + name_length] == b"name":
+            if payload[at : at + name_length] == b"name":
                 return True
     return False

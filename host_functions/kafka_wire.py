@@ -34,8 +34,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["RecordBodies", "decode_record_bodies", "decode_record_bodies_at", "decode_varints", "encode_record_bodies", "encode_varints",
-           "not_utf8", "HEADERS_TYPE"]
+__all__ = [
+    "RecordBodies",
+    "decode_record_bodies",
+    "decode_record_bodies_at",
+    "decode_varints",
+    "encode_record_bodies",
+    "encode_varints",
+    "not_utf8",
+    "HEADERS_TYPE",
+]
 
 #: The Kafka row layout's headers column (header names are strings; values nullable bytes).
 HEADERS_TYPE = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
@@ -123,8 +131,9 @@ def encode_record_bodies(keys: pa.Array, values: pa.Array, headers: pa.Array | N
         headers = headers.fill_null(pa.scalar([], headers.type)) if headers.null_count else headers
         entries = pc.list_flatten(headers)
         header_keys, header_values = entries.field("key"), entries.field("value")
-        header_bodies = pc.binary_join_element_wise(*_sized(header_keys.cast(pa.binary())), *_sized(header_values),
-                                                    _EMPTY)
+        header_bodies = pc.binary_join_element_wise(
+            *_sized(header_keys.cast(pa.binary())), *_sized(header_values), _EMPTY
+        )
         list_offsets = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(counts, out=list_offsets[1:])
         per_record = pa.ListArray.from_arrays(pa.array(list_offsets), header_bodies)
@@ -222,8 +231,9 @@ class _BodyParser:
         length = self.varint(f"{field} length", rows)
         self.check(length >= -1, f"the {field} length is negative", rows)
         start = self.position[rows].copy()
-        self.check(start + np.maximum(length, 0) <= self.ends[rows], f"the {field} runs past the end of the record",
-                   rows)
+        self.check(
+            start + np.maximum(length, 0) <= self.ends[rows], f"the {field} runs past the end of the record", rows
+        )
         length = np.where(self.bad[rows], 0, length)
         self.position[rows] += np.maximum(length, 0)
         return start, length
@@ -232,8 +242,9 @@ class _BodyParser:
 _BINARY = pa.binary()
 
 
-def _slices(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, bad: np.ndarray,
-            type: pa.DataType = _BINARY) -> pa.Array:
+def _slices(
+    data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, bad: np.ndarray, type: pa.DataType = _BINARY
+) -> pa.Array:
     """A binary array of ``data[start:start+length]`` per row (length -1 or a bad row: null).
 
     The slices are disjoint and in order, so a mask over ``data`` picks them
@@ -250,8 +261,7 @@ def _slices(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, bad: np.n
     np.cumsum(sizes, out=offsets[1:])
     null_count = int(null.sum())
     validity = pa.py_buffer(np.packbits(~null, bitorder="little")) if null_count else None
-    return pa.Array.from_buffers(type, len(starts), [validity, pa.py_buffer(offsets), pa.py_buffer(picked)],
-                                 null_count)
+    return pa.Array.from_buffers(type, len(starts), [validity, pa.py_buffer(offsets), pa.py_buffer(picked)], null_count)
 
 
 def _headers(data: np.ndarray, count: np.ndarray, positions: list, bad: np.ndarray, parser: _BodyParser) -> pa.Array:

@@ -62,46 +62,127 @@ class WasmTransform(Transform):
     aliases = ("com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",)
     config_def = (
         ConfigDef()
-        .define("module.path", ConfigType.PATH, validator=non_empty_string, importance=Importance.HIGH,
-                doc="Path of the WebAssembly module (read once, when the transform is configured).")
-        .define("module.max.bytes", ConfigType.LONG, DEFAULT_MODULE_MAX_BYTES, at_least(8), Importance.LOW,
-                "Largest module.path file read; a bigger one, or a path that is not a regular file (a device, "
-                "a FIFO), is refused.")
-        .define("abi", ConfigType.STRING, AUTO, one_of(AUTO, *ABI_NAMES), Importance.MEDIUM,
-                "The ABI the guest was built for; auto detects it from the module's imports and exports.")
-        .define("function.name", ConfigType.STRING, None, non_empty_string, Importance.HIGH,
-                "The exported function run per record. kafka-connect ABI (required there): no arguments, "
-                "returns nothing or an i64 (ptr << 32 | len; bit 31 of len set means an error message).")
-        .define("timeout.ms", ConfigType.LONG, DEFAULT_TIMEOUT_MS, at_least(1), Importance.MEDIUM,
-                "Time limit per record; a record over it fails, the rest of the batch continues.")
-        .define("memory.max.bytes", ConfigType.LONG, DEFAULT_MEMORY_MAX_BYTES, at_least(1 << 17), Importance.MEDIUM,
-                "Largest size any linear memory of the guest may grow to; growing past it fails the record.")
-        .define("max.outputs.per.record", ConfigType.INT, DEFAULT_MAX_OUTPUTS_PER_RECORD, at_least(1),
-                Importance.LOW,
-                "Most records one input record may output (emit_record fan-out included); a record that "
-                "outputs more fails.")
-        .define("max.output.bytes.per.batch", ConfigType.LONG, DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH, at_least(1 << 16),
-                Importance.LOW,
-                "Bound on the bytes one batch's output records take (keys, values, headers): once the batch's "
-                "outputs pass it, each record that needs more room fails.")
-        .define("wasi", ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "Allow WASI imports: no preopened directories, no network, stdout/stderr go to the log.")
-        .define("path", ConfigType.STRING, "fast", one_of("fast", "reference"), Importance.LOW,
-                "fast: a batch per Wasm call through the adapter; reference: host functions in Python "
-                "(used automatically when the guest imports a Python-only host function).")
-        .define("key.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
-                "Converter between the record key and the bytes the guest sees.")
-        .define("value.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
-                "Converter between the record value and the bytes the guest sees.")
-        .define("header.converter", ConfigType.STRING, "bytearray", None, Importance.MEDIUM,
-                "Converter between header values and the bytes the guest sees.")
+        .define(
+            "module.path",
+            ConfigType.PATH,
+            validator=non_empty_string,
+            importance=Importance.HIGH,
+            doc="Path of the WebAssembly module (read once, when the transform is configured).",
+        )
+        .define(
+            "module.max.bytes",
+            ConfigType.LONG,
+            DEFAULT_MODULE_MAX_BYTES,
+            at_least(8),
+            Importance.LOW,
+            "Largest module.path file read; a bigger one, or a path that is not a regular file (a device, "
+            "a FIFO), is refused.",
+        )
+        .define(
+            "abi",
+            ConfigType.STRING,
+            AUTO,
+            one_of(AUTO, *ABI_NAMES),
+            Importance.MEDIUM,
+            "The ABI the guest was built for; auto detects it from the module's imports and exports.",
+        )
+        .define(
+            "function.name",
+            ConfigType.STRING,
+            None,
+            non_empty_string,
+            Importance.HIGH,
+            "The exported function run per record. kafka-connect ABI (required there): no arguments, "
+            "returns nothing or an i64 (ptr << 32 | len; bit 31 of len set means an error message).",
+        )
+        .define(
+            "timeout.ms",
+            ConfigType.LONG,
+            DEFAULT_TIMEOUT_MS,
+            at_least(1),
+            Importance.MEDIUM,
+            "Time limit per record; a record over it fails, the rest of the batch continues.",
+        )
+        .define(
+            "memory.max.bytes",
+            ConfigType.LONG,
+            DEFAULT_MEMORY_MAX_BYTES,
+            at_least(1 << 17),
+            Importance.MEDIUM,
+            "Largest size any linear memory of the guest may grow to; growing past it fails the record.",
+        )
+        .define(
+            "max.outputs.per.record",
+            ConfigType.INT,
+            DEFAULT_MAX_OUTPUTS_PER_RECORD,
+            at_least(1),
+            Importance.LOW,
+            "Most records one input record may output (emit_record fan-out included); a record that "
+            "outputs more fails.",
+        )
+        .define(
+            "max.output.bytes.per.batch",
+            ConfigType.LONG,
+            DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH,
+            at_least(1 << 16),
+            Importance.LOW,
+            "Bound on the bytes one batch's output records take (keys, values, headers): once the batch's "
+            "outputs pass it, each record that needs more room fails.",
+        )
+        .define(
+            "wasi",
+            ConfigType.BOOLEAN,
+            False,
+            None,
+            Importance.LOW,
+            "Allow WASI imports: no preopened directories, no network, stdout/stderr go to the log.",
+        )
+        .define(
+            "path",
+            ConfigType.STRING,
+            "fast",
+            one_of("fast", "reference"),
+            Importance.LOW,
+            "fast: a batch per Wasm call through the adapter; reference: host functions in Python "
+            "(used automatically when the guest imports a Python-only host function).",
+        )
+        .define(
+            "key.converter",
+            ConfigType.STRING,
+            "bytearray",
+            None,
+            Importance.MEDIUM,
+            "Converter between the record key and the bytes the guest sees.",
+        )
+        .define(
+            "value.converter",
+            ConfigType.STRING,
+            "bytearray",
+            None,
+            Importance.MEDIUM,
+            "Converter between the record value and the bytes the guest sees.",
+        )
+        .define(
+            "header.converter",
+            ConfigType.STRING,
+            "bytearray",
+            None,
+            Importance.MEDIUM,
+            "Converter between header values and the bytes the guest sees.",
+        )
         .define_prefix(GUEST_CONFIG_PREFIX, "Settings for the guest, read with get_config (config.NAME).")
-        .define_prefix("key.converter.", "The key converter's settings.",
-                       plugin_kind="converter", plugin_key="key.converter")
-        .define_prefix("value.converter.", "The value converter's settings.",
-                       plugin_kind="converter", plugin_key="value.converter")
-        .define_prefix("header.converter.", "The header converter's settings.",
-                       plugin_kind="converter", plugin_key="header.converter")
+        .define_prefix(
+            "key.converter.", "The key converter's settings.", plugin_kind="converter", plugin_key="key.converter"
+        )
+        .define_prefix(
+            "value.converter.", "The value converter's settings.", plugin_kind="converter", plugin_key="value.converter"
+        )
+        .define_prefix(
+            "header.converter.",
+            "The header converter's settings.",
+            plugin_kind="converter",
+            plugin_key="header.converter",
+        )
     ).merge(abi_config_defs())
 
     # --- configuration ------------------------------------------------------
@@ -133,14 +214,21 @@ class WasmTransform(Transform):
         if abi != KAFKA_CONNECT:
             # the transform's converters travel with its parsed keys: they are built from sub-configs
             self._path = guest_abi(abi, prefix).build(
-                module, self._settings(label), {**config, "converters": conv}, prefix, check)
+                module, self._settings(label), {**config, "converters": conv}, prefix, check
+            )
             self.guest = None
             return
         if not config["function.name"]:
             raise ConfigError.for_key(f"{prefix}function.name", "is required and has no default")
         plugin_functions = self._plugin_functions()
-        guest = inspect_guest(module, label=label, function_name=config["function.name"],
-                              plugin_functions=plugin_functions, wasi=config["wasi"], key_prefix=prefix)
+        guest = inspect_guest(
+            module,
+            label=label,
+            function_name=config["function.name"],
+            plugin_functions=plugin_functions,
+            wasi=config["wasi"],
+            key_prefix=prefix,
+        )
         settings = self._settings(label)
         if check:  # an unpickled copy was checked where it was configured
             self._check_instance(rt, guest, settings, plugin_functions)
@@ -197,14 +285,14 @@ class WasmTransform(Transform):
 
     def _guest_config(self) -> dict[str, str]:
         return {
-            key[len(GUEST_CONFIG_PREFIX):]: str(value)
+            key[len(GUEST_CONFIG_PREFIX) :]: str(value)
             for key, value in self.raw_config.items()
             if key.startswith(GUEST_CONFIG_PREFIX)
         }
 
     def _converter(self, key: str, is_key: bool) -> Any:
         prefix = key + "."
-        sub = {k[len(prefix):]: v for k, v in self.raw_config.items() if k.startswith(prefix)}
+        sub = {k[len(prefix) :]: v for k, v in self.raw_config.items() if k.startswith(prefix)}
         context = PluginContext(self.context.alias, f"{self.context.prefix}{prefix}")
         try:
             return load_converter(self.config[key], sub, is_key, context=context)
@@ -218,12 +306,14 @@ class WasmTransform(Transform):
             # a start function that never returns is cut off like a record would be
             instance = rt.start(settings, lambda: ReferenceInstance(rt.engine, guest, settings, plugin_functions))
         except StartFailure as exc:
-            raise ConfigError.for_key(key, f"WebAssembly module '{guest.label}' cannot be instantiated: {exc.cause}") \
-                from exc
+            raise ConfigError.for_key(
+                key, f"WebAssembly module '{guest.label}' cannot be instantiated: {exc.cause}"
+            ) from exc
         version = _abi_version(instance)
         if version is not None and version > ABI_VERSION:
             raise ConfigError.for_key(
-                key, f"WebAssembly module '{guest.label}' needs ABI version {version}; this host implements {ABI_VERSION}"
+                key,
+                f"WebAssembly module '{guest.label}' needs ABI version {version}; this host implements {ABI_VERSION}",
             )
 
     # --- running ------------------------------------------------------------

@@ -16,21 +16,51 @@ from smt.plugin import PluginContext
 #: The lists of aliases that make the chain.
 CHAIN_LISTS_CONFIG = (
     ConfigDef()
-    .define("transforms", ConfigType.LIST, [], None, Importance.HIGH,
-            "Aliases of the transforms, in the order they apply; the keys of each go under its alias.")
-    .define("predicates", ConfigType.LIST, [], None, Importance.MEDIUM,
-            "Aliases of the predicates that transforms may name; the keys of each go under its alias.")
+    .define(
+        "transforms",
+        ConfigType.LIST,
+        [],
+        None,
+        Importance.HIGH,
+        "Aliases of the transforms, in the order they apply; the keys of each go under its alias.",
+    )
+    .define(
+        "predicates",
+        ConfigType.LIST,
+        [],
+        None,
+        Importance.MEDIUM,
+        "Aliases of the predicates that transforms may name; the keys of each go under its alias.",
+    )
 )
 
 #: Keys under ``transforms.<alias>.`` that belong to the chain, not the transform.
 STAGE_CONFIG = (
     ConfigDef()
-    .define("type", ConfigType.CLASS, REQUIRED, None, Importance.HIGH,
-            "The transform: a short name (Cast$Value) or a Kafka Connect class name.")
-    .define("predicate", ConfigType.STRING, "", None, Importance.MEDIUM,
-            "Alias of a predicate listed in predicates: the transform applies only to the records it matches.")
-    .define("negate", ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-            "Apply the transform to the records the predicate does not match instead (needs predicate).")
+    .define(
+        "type",
+        ConfigType.CLASS,
+        REQUIRED,
+        None,
+        Importance.HIGH,
+        "The transform: a short name (Cast$Value) or a Kafka Connect class name.",
+    )
+    .define(
+        "predicate",
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.MEDIUM,
+        "Alias of a predicate listed in predicates: the transform applies only to the records it matches.",
+    )
+    .define(
+        "negate",
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        Importance.MEDIUM,
+        "Apply the transform to the records the predicate does not match instead (needs predicate).",
+    )
 )
 
 #: Keys under ``predicates.<alias>.`` that belong to the chain, not the predicate.
@@ -60,7 +90,7 @@ def aliases(props: Mapping[str, Any], list_key: str, problems: list[ConfigProble
 
 def sub_configs(props: Mapping[str, Any], prefix: str) -> dict[str, Any]:
     """The keys under ``prefix``, with the prefix stripped."""
-    return {key[len(prefix):]: value for key, value in props.items() if key.startswith(prefix)}
+    return {key[len(prefix) :]: value for key, value in props.items() if key.startswith(prefix)}
 
 
 def build_stages(props: Mapping[str, Any], *, plugins: Any = None) -> list[ChainStage]:
@@ -104,9 +134,7 @@ def _build_stage(alias, props, plugins, predicates, problems) -> ChainStage | No
         except ValueError as exc:
             problems.append(ConfigProblem(prefix + "negate", str(exc), configs["negate"]))
         if not predicate_alias:
-            problems.append(
-                ConfigProblem(prefix + "negate", f"is set but {prefix}predicate is not", configs["negate"])
-            )
+            problems.append(ConfigProblem(prefix + "negate", f"is set but {prefix}predicate is not", configs["negate"]))
     if transform is None:
         return None
     return ChainStage(alias, transform, predicate, bool(negate))
@@ -118,9 +146,7 @@ def _build_predicates(props, plugins, problems) -> dict[str, Any]:
         prefix = f"predicates.{alias}."
         # A predicate that fails to build is recorded as None so that stages
         # naming it do not also report it as unknown.
-        predicates[alias] = _instantiate(
-            "predicate", alias, prefix, sub_configs(props, prefix), plugins, problems
-        )
+        predicates[alias] = _instantiate("predicate", alias, prefix, sub_configs(props, prefix), plugins, problems)
     return predicates
 
 

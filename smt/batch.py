@@ -277,10 +277,16 @@ class RecordBatch:
     def with_columns(self, **columns: Any) -> "RecordBatch":
         """A shallow copy (see :meth:`shallow_copy`) with ``columns`` replaced (and not owned)."""
         derived = RecordBatch(self._length, **{**self._columns, **columns})
-        derived._owned = {name: values for name, values in self._owned.items()
-                          if name not in columns and values is self._columns.get(name)}
-        derived._arrow_sources = {name: source for name, source in self._arrow_sources.items()
-                                  if name not in columns and source[0] is self._columns.get(name)}
+        derived._owned = {
+            name: values
+            for name, values in self._owned.items()
+            if name not in columns and values is self._columns.get(name)
+        }
+        derived._arrow_sources = {
+            name: source
+            for name, source in self._arrow_sources.items()
+            if name not in columns and source[0] is self._columns.get(name)
+        }
         return derived
 
     def has_column(self, name: str) -> bool:
@@ -385,6 +391,7 @@ def distinct_origins(origins: Sequence[int]) -> int:
         return 1 + int(np.count_nonzero(steps))
     return len(set(values.tolist()))
 
+
 def _to_pylist(name: str, value: Any, length: int) -> list:
     if isinstance(value, range):
         return list(value)
@@ -397,10 +404,7 @@ def _to_pylist(name: str, value: Any, length: int) -> list:
     if name == "timestamp":
         return _arrow_millis(value).to_pylist()
     if name == "headers":
-        return [
-            tuple((h["key"], h["value"]) for h in headers) if headers else ()
-            for headers in value.to_pylist()
-        ]
+        return [tuple((h["key"], h["value"]) for h in headers) if headers else () for headers in value.to_pylist()]
     if name == "topic":
         return _repeated_strings(value)
     return value.to_pylist()

@@ -130,13 +130,15 @@ class TransformChain:
             if metrics is not None:
                 failed = errors.count - failed_before
                 stage_metrics = metrics.stage(stage.alias)
-                stage_metrics.add(StageMetrics(
-                    records_in=ran_on,
-                    records_out=produced_by[0],
-                    dropped=ran_on - produced_by[1] - failed,
-                    errors=failed,
-                    seconds=time.perf_counter() - started,
-                ))
+                stage_metrics.add(
+                    StageMetrics(
+                        records_in=ran_on,
+                        records_out=produced_by[0],
+                        dropped=ran_on - produced_by[1] - failed,
+                        errors=failed,
+                        seconds=time.perf_counter() - started,
+                    )
+                )
         return batch
 
     def _fusable_run(self, first: int, batch: RecordBatch) -> list:
@@ -152,13 +154,14 @@ class TransformChain:
             return []
         return plans
 
-    def _apply_fused(self, first: int, plans: list, batch: RecordBatch, errors: "ChainErrors",
-                     metrics: ChainMetrics | None) -> RecordBatch:
+    def _apply_fused(
+        self, first: int, plans: list, batch: RecordBatch, errors: "ChainErrors", metrics: ChainMetrics | None
+    ) -> RecordBatch:
         from smt.transforms._codegen import compile_fused_loop
         from smt.transforms._variant import finish_column
 
         started = time.perf_counter()
-        stages = self.stages[first:first + len(plans)]
+        stages = self.stages[first : first + len(plans)]
         key = tuple(stage.transform for stage in stages)
         loop = self._fused.get(key)
         if loop is None:
@@ -166,8 +169,10 @@ class TransformChain:
             loop = self._fused[key] = compile_fused_loop("fused_map_stages", sources)
         origins = batch.origins()
         failures = [0] * len(stages)
-        sinks = [self._counting_sink(errors.for_stage(stage, batch, origins=origins), failures, i)
-                 for i, stage in enumerate(stages)]
+        sinks = [
+            self._counting_sink(errors.for_stage(stage, batch, origins=origins), failures, i)
+            for i, stage in enumerate(stages)
+        ]
         part = plans[0].part
         values = batch.column(part)
         columns = [column for plan in plans for column in plan.columns]
@@ -177,10 +182,15 @@ class TransformChain:
             share = (time.perf_counter() - started) / len(stages)
             remaining = len(batch)
             for stage, failed_here in zip(stages, failures):
-                metrics.stage(stage.alias).add(StageMetrics(
-                    records_in=remaining, records_out=remaining - failed_here, dropped=0,
-                    errors=failed_here, seconds=share,
-                ))
+                metrics.stage(stage.alias).add(
+                    StageMetrics(
+                        records_in=remaining,
+                        records_out=remaining - failed_here,
+                        dropped=0,
+                        errors=failed_here,
+                        seconds=share,
+                    )
+                )
                 remaining -= failed_here
         return out
 
@@ -290,16 +300,12 @@ class ChainErrors:
     def failed(self, origin: int, error: StageError) -> None:
         raise error
 
-    def for_stage(
-        self, stage: ChainStage, batch: RecordBatch, origins: list[int] | None = None
-    ) -> ErrorSink:
+    def for_stage(self, stage: ChainStage, batch: RecordBatch, origins: list[int] | None = None) -> ErrorSink:
         return _StageSink(self, stage, batch, origins)
 
 
 class _StageSink(ErrorSink):
-    def __init__(
-        self, errors: ChainErrors, stage: ChainStage, batch: RecordBatch, origins: list[int] | None
-    ) -> None:
+    def __init__(self, errors: ChainErrors, stage: ChainStage, batch: RecordBatch, origins: list[int] | None) -> None:
         self._errors = errors
         self._stage = stage
         self._batch = batch
@@ -320,4 +326,3 @@ class _StageSink(ErrorSink):
             error.__cause__ = exc
         self._errors.count += 1
         self._errors.failed(origin, error)
-

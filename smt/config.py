@@ -151,9 +151,7 @@ class ConfigDef:
         doc: str = "",
     ) -> "ConfigDef":
         """Declare one key; returns ``self`` so definitions chain."""
-        self._add(
-            ConfigKey(name, ConfigType(type), default, validator, Importance(importance), doc)
-        )
+        self._add(ConfigKey(name, ConfigType(type), default, validator, Importance(importance), doc))
         return self
 
     def _add(self, key: ConfigKey) -> None:
@@ -290,9 +288,7 @@ class ConfigDef:
         for key in self._keys.values():
             default = "(required)" if key.required else f"`{_cell(_show_default(key.default))}`"
             doc = _cell(key.doc)
-            lines.append(
-                f"| `{prefix}{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |"
-            )
+            lines.append(f"| `{prefix}{key.name}` | {key.type.value} | {default} | {key.importance.value} | {doc} |")
         for owned in self._prefixes.values():
             kind = f"{owned.plugin_kind} settings" if owned.plugin_kind else "prefix"
             lines.append(f"| `{prefix}{owned.prefix}*` | {kind} | | {owned.importance.value} | {_cell(owned.doc)} |")

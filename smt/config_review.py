@@ -69,7 +69,7 @@ def review_plugin_keys(
             candidates = [*declared, *(p.prefix + "*" for p in prefixes)]
             notices.append(_unknown_notice(prefix, name, candidates))
         elif owner.plugin_kind is not None:
-            nested.setdefault(owner.prefix, {})[name[len(owner.prefix):]] = configs[name]
+            nested.setdefault(owner.prefix, {})[name[len(owner.prefix) :]] = configs[name]
     for owner in (p for p in config_def.prefixes if p.prefix in nested):
         cls = _nested_class(config_def, owner, configs, plugins)
         if cls is not None:
@@ -89,12 +89,12 @@ def review_chain_keys(props: Mapping[str, Any], plugins: Any) -> list[ConfigNoti
         for key, value in props.items():
             if not key.startswith(list_key + "."):
                 continue
-            rest = key[len(list_key) + 1:]
+            rest = key[len(list_key) + 1 :]
             alias = next((a for a in by_length if rest.startswith(a + ".")), None)
             if alias is None:
                 notices.append(_stray_alias_notice(key, list_key, rest, aliases))
             else:
-                own[alias][rest[len(alias) + 1:]] = value
+                own[alias][rest[len(alias) + 1 :]] = value
         for alias, configs in own.items():
             cls = _lookup(plugins, kind, configs.get("type"))
             if cls is None:
@@ -152,19 +152,17 @@ def _unknown_notice(prefix: str, name: str, candidates: Iterable[str]) -> Config
 def _stray_alias_notice(key: str, list_key: str, rest: str, aliases: list[str]) -> ConfigNotice:
     alias = rest.split(".", 1)[0]
     listed = ", ".join(aliases) if aliases else "none"
-    message = (f"unknown key: '{alias}' is not listed in '{list_key}' (it lists: {listed}), "
-               "so this key has no effect")
+    message = f"unknown key: '{alias}' is not listed in '{list_key}' (it lists: {listed}), so this key has no effect"
     suggestion = _closest(alias, aliases)
     if suggestion is not None:
-        message += f"; did you mean '{list_key}.{suggestion}.{rest[len(alias) + 1:]}'?"
+        message += f"; did you mean '{list_key}.{suggestion}.{rest[len(alias) + 1 :]}'?"
     return ConfigNotice(key, "unknown", message)
 
 
 def _deprecated_notice(old: Any, configs: Mapping[str, Any], prefix: str) -> ConfigNotice:
     note = f" ({old.note})" if old.note else ""
     if old.replacement in configs:
-        message = (f"is deprecated{note} and ignored, because '{prefix}{old.replacement}' is also set; "
-                   f"remove it")
+        message = f"is deprecated{note} and ignored, because '{prefix}{old.replacement}' is also set; remove it"
     else:
         message = f"is deprecated{note}; use '{prefix}{old.replacement}' instead"
     return ConfigNotice(prefix + old.name, "deprecated", message)

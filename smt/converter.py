@@ -205,9 +205,7 @@ class HeaderConverter(Plugin):
 
     def header_error(self, topic: str | None, header_key: str, reason: str) -> ConverterError:
         """A :class:`ConverterError` at the HEADER_CONVERTER stage naming the header."""
-        return ConverterError(
-            type(self).__name__, Stage.HEADER_CONVERTER, topic, f"header '{header_key}': {reason}"
-        )
+        return ConverterError(type(self).__name__, Stage.HEADER_CONVERTER, topic, f"header '{header_key}': {reason}")
 
     def configure(self, configs: Mapping[str, Any], context: PluginContext | None = None) -> None:
         super().configure(configs, context)

@@ -152,7 +152,6 @@ class ErrorPolicy:
         return bool(self.dlq_topic or self.dlq_path)
 
 
-
 @dataclasses.dataclass
 class FailedRecord:
     """A record that failed: which input row, and the error."""
@@ -193,9 +192,7 @@ def with_retries(
             delay_ms *= 2
 
 
-def context_headers(
-    error: StageError, record: Any, policy: ErrorPolicy, task_id: int = 0
-) -> list[tuple[str, bytes]]:
+def context_headers(error: StageError, record: Any, policy: ErrorPolicy, task_id: int = 0) -> list[tuple[str, bytes]]:
     """Kafka Connect's ``__connect.errors.*`` headers for a dead-letter record."""
     cause = error.cause
     stack = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))

@@ -18,8 +18,9 @@ __all__ = ["compile_java_regex", "java_replacement"]
 def compile_java_regex(pattern: str) -> re.Pattern:
     """Compile ``pattern``; raises ValueError with Kafka's wording when it is invalid."""
     try:
-        return re.compile(pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!")
-                          .replace("\\k<", "(?P="))
+        return re.compile(
+            pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!").replace("\\k<", "(?P=")
+        )
     except re.error as exc:
         raise ValueError(f"Invalid regex: {exc}") from None
 
@@ -35,13 +36,13 @@ def java_replacement(replacement: str) -> str:
             index += 2
         elif char == "$" and index + 1 < len(replacement) and replacement[index + 1] == "{":
             end = replacement.index("}", index)
-            out.append(f"\\g<{replacement[index + 2:end]}>")
+            out.append(f"\\g<{replacement[index + 2 : end]}>")
             index = end + 1
         elif char == "$" and index + 1 < len(replacement) and replacement[index + 1].isdigit():
             end = index + 1
             while end < len(replacement) and replacement[end].isdigit():
                 end += 1
-            out.append(f"\\g<{replacement[index + 1:end]}>")
+            out.append(f"\\g<{replacement[index + 1 : end]}>")
             index = end
         else:
             out.append("\\\\" if char == "\\" else char)

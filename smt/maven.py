@@ -132,20 +132,13 @@ def _run_maven(bundle: Bundle, bundle_dir: Path, repo: Path, classpath_file: Pat
     ]  # fmt: skip
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S, check=False
-        )
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired as exc:
-        raise MavenError(
-            f"Maven did not resolve {bundle.describe()} within {RESOLVE_TIMEOUT_S} s"
-        ) from exc
+        raise MavenError(f"Maven did not resolve {bundle.describe()} within {RESOLVE_TIMEOUT_S} s") from exc
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         error = MissingArtifactError if _NOT_FOUND.search(done.stdout + done.stderr) else MavenError
-        raise error(
-            f"Maven could not resolve {bundle.describe()} (exit {done.returncode}); "
-            f"POM {pom}:\n{tail}"
-        )
+        raise error(f"Maven could not resolve {bundle.describe()} (exit {done.returncode}); POM {pom}:\n{tail}")
     # Renamed into place only when complete, so an interrupted fetch is redone.
     os.replace(partial, classpath_file)
     (bundle_dir / "resolved-in-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")

@@ -22,8 +22,10 @@ class Reconfigurable:
         context = getattr(self, "context", None)
         if not hasattr(self, "raw_config"):
             return (type(self), ())
-        return (_rebuild, (type(self), self.raw_config, context.alias if context else "",
-                           context.prefix if context else ""))
+        return (
+            _rebuild,
+            (type(self), self.raw_config, context.alias if context else "", context.prefix if context else ""),
+        )
 
 
 def _rebuild(cls: type, raw_config: dict[str, Any], alias: str, prefix: str) -> Any:

@@ -22,6 +22,7 @@ __all__ = [
     "KAFKA_ROW_TYPES",
 ]
 
+
 class TimestampType:
     """Kafka's timestamp types, as Spark's Kafka source numbers them."""
 
@@ -50,9 +51,7 @@ class Record:
     value_schema: Any = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.headers, tuple) or any(
-            not isinstance(h, tuple) for h in self.headers
-        ):
+        if not isinstance(self.headers, tuple) or any(not isinstance(h, tuple) for h in self.headers):
             object.__setattr__(self, "headers", _header_tuple(self.headers))
 
     def replace(self, **changes: Any) -> "Record":

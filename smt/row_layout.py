@@ -65,7 +65,11 @@ KAFKA_ROW_SCHEMA_DDL = ", ".join(f"{field.name} {field.spark_type}" for field in
 KAFKA_ARROW_SCHEMA = pa.schema([pa.field(field.name, field.arrow_type) for field in KAFKA_ROW])
 
 #: Row field name -> Record attribute (``timestampType`` -> ``timestamp_type``).
-ATTRIBUTE_OF_FIELD: types.MappingProxyType = types.MappingProxyType({field.name: field.attribute for field in KAFKA_ROW})
+ATTRIBUTE_OF_FIELD: types.MappingProxyType = types.MappingProxyType(
+    {field.name: field.attribute for field in KAFKA_ROW}
+)
 
 #: Record attribute -> row field name.
-FIELD_OF_ATTRIBUTE: types.MappingProxyType = types.MappingProxyType({field.attribute: field.name for field in KAFKA_ROW})
+FIELD_OF_ATTRIBUTE: types.MappingProxyType = types.MappingProxyType(
+    {field.attribute: field.name for field in KAFKA_ROW}
+)

@@ -31,15 +31,21 @@ from smt.data.logical import EPOCH, MILLIS_PER_DAY, OUT_OF_RANGE
 __all__ = ["DateFormat", "DateFormatError", "compile_pattern"]
 
 _NAIVE_EPOCH = EPOCH.replace(tzinfo=None)  # the printers read a naive UTC moment
-_MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+_MONTHS = ("January February March April May June July August September October November December").split()
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 _PATTERN_LETTERS = "GyYMLwWDdFEuaHkKhmsSzZX"
 # How long a field's printed value stays the same; used to memoise formatting.
 _DAY_FIELDS = set("GyYMLwWDdFEu")
-_GRANULARITY = {"a": 3_600_000, "H": 3_600_000, "k": 3_600_000, "K": 3_600_000, "h": 3_600_000,
-                "m": 60_000, "s": 1_000, "S": 1}
+_GRANULARITY = {
+    "a": 3_600_000,
+    "H": 3_600_000,
+    "k": 3_600_000,
+    "K": 3_600_000,
+    "h": 3_600_000,
+    "m": 60_000,
+    "s": 1_000,
+    "S": 1,
+}
 _NUMERIC = set("yYwWDdFuHkKhmsS") | {"M", "L"}
 _MEMO_LIMIT = 4096
 
@@ -295,7 +301,7 @@ def _zone_offset_minutes(raw: str) -> int:
     text = raw.upper()
     for prefix in ("GMT", "UTC", "UT"):
         if text.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
             break
     if text in ("", "Z", "COORDINATED UNIVERSAL TIME"):
         return 0

@@ -86,4 +86,3 @@ class Predicate(Plugin):
     def test_batch(self, batch: RecordBatch) -> list[bool]:
         """One boolean per row; the default calls :meth:`test` per record."""
         return [bool(self.test(record)) for record in batch.records()]
-

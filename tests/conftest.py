@@ -36,4 +36,3 @@ def spark_connect_server(tmp_path_factory):
     conf = {"spark.jars": ",".join(spark_jars())}
     with LocalConnectServer(tmp_path_factory.mktemp("spark-connect"), conf=conf) as server:
         yield server
-

@@ -27,8 +27,9 @@ def run_smt(args: list[str], cwd: Path, url: str | None = None, timeout: int = 6
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if url:
         env["SPARK_REMOTE"] = url
-    run = subprocess.run([sys.executable, "-m", "smt", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                         timeout=timeout)
+    run = subprocess.run(
+        [sys.executable, "-m", "smt", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
     assert run.returncode == 0, run.stderr[-4000:]
     return run
 
@@ -36,11 +37,17 @@ def run_smt(args: list[str], cwd: Path, url: str | None = None, timeout: int = 6
 def run_scenario(module: str, function: str, url: str, work_dir: Path, timeout: int = 600) -> Any:
     """``module.function(spark, work_dir)`` in a Connect client process; returns what it returned."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "tests.connect_client", module, function, url, str(work_dir)],
-                         cwd=work_dir, env=env, capture_output=True, text=True, timeout=timeout)
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.connect_client", module, function, url, str(work_dir)],
+        cwd=work_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert run.returncode == 0, run.stderr[-4000:]
     line = next(line for line in reversed(run.stdout.splitlines()) if line.startswith(_RESULT_MARK))
-    return json.loads(line[len(_RESULT_MARK):])
+    return json.loads(line[len(_RESULT_MARK) :])
 
 
 def _main(module: str, function: str, url: str, work_dir: str) -> None:

@@ -43,15 +43,19 @@ TOP = (
 
 #: Imports that still break the rule, each with the work that removes it.
 #: ``test_known_exceptions_are_still_needed`` fails once one is gone: then delete it here.
-_AFTER_SEMANTICS = ("issue #16, one set of semantics reworked these modules in parallel: next, the loop "
-                    "generator and finish_column move into the core")
+_AFTER_SEMANTICS = (
+    "issue #16, one set of semantics reworked these modules in parallel: next, the loop "
+    "generator and finish_column move into the core"
+)
 _WHITE_BOX_BASELINE = "the baseline rebuilds the codec per record from its parts, on purpose"
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
     # The chain fuses transforms' generated loops, so the generator belongs in the core.
     ("smt.chain", "smt.transforms._codegen"): _AFTER_SEMANTICS,
     ("smt.chain", "smt.transforms._variant"): _AFTER_SEMANTICS,
-    ("host_functions.inspect", "host_functions.sdk._wasm_start"):
-        "issue #16, the Wasm fast path readable: inspect.py changes there (smt wasm inspect --adapter)",
+    (
+        "host_functions.inspect",
+        "host_functions.sdk._wasm_start",
+    ): "issue #16, the Wasm fast path readable: inspect.py changes there (smt wasm inspect --adapter)",
     ("smt.benchmarks.converters", "converters.avro._mapping"): _WHITE_BOX_BASELINE,
     ("smt.benchmarks.converters", "converters.json._codec"): _WHITE_BOX_BASELINE,
     ("smt.benchmarks.converters", "converters.json._reader"): _WHITE_BOX_BASELINE,
@@ -105,8 +109,9 @@ def imports_of(path: Path, root: Path) -> list[Import]:
 
 
 def all_imports(root: Path) -> list[Import]:
-    return [imp for package in PACKAGES for path in sorted((root / package).rglob("*.py"))
-            for imp in imports_of(path, root)]
+    return [
+        imp for package in PACKAGES for path in sorted((root / package).rglob("*.py")) for imp in imports_of(path, root)
+    ]
 
 
 def layer(module: str) -> str:
@@ -133,14 +138,15 @@ def private_violation(imp: Import) -> str | None:
         if part.startswith("_") and not part.startswith("__"):
             owner = ".".join(parts[:index])
             if imp.importer != owner and not imp.importer.startswith(owner + "."):
-                return f"{'.'.join(parts[:index + 1])} is private to {owner}"
+                return f"{'.'.join(parts[: index + 1])} is private to {owner}"
             return None
     return None
 
 
 def violations(imports: list[Import], rule) -> list[str]:
-    return [f"{imp} ({why})" for imp in imports
-            if (why := rule(imp)) and (imp.importer, imp.target) not in KNOWN_EXCEPTIONS]
+    return [
+        f"{imp} ({why})" for imp in imports if (why := rule(imp)) and (imp.importer, imp.target) not in KNOWN_EXCEPTIONS
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -159,8 +165,7 @@ def test_private_modules_stay_in_their_package(project_imports):
 
 
 def test_known_exceptions_are_still_needed(project_imports):
-    seen = {(imp.importer, imp.target) for imp in project_imports
-            if layer_violation(imp) or private_violation(imp)}
+    seen = {(imp.importer, imp.target) for imp in project_imports if layer_violation(imp) or private_violation(imp)}
     assert sorted(set(KNOWN_EXCEPTIONS) - seen) == []
 
 
@@ -170,6 +175,7 @@ def test_the_top_layer_is_what_its_names_say():
 
 # The checker itself, on a tree of its own: it must see what breaks the rule.
 
+
 def write_tree(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = root / name
@@ -178,21 +184,24 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
 
 
 def test_the_checker_finds_every_kind_of_breach(tmp_path):
-    write_tree(tmp_path, {
-        "smt/__init__.py": "",
-        "smt/chain.py": "def fused():\n    from connectors.file import formats\n",
-        "smt/plugin.py": "from smt.pipeline import runner\n",
-        "smt/pipeline/__init__.py": "",
-        "smt/pipeline/runner.py": "import connectors.file\nfrom smt.transforms import _codegen\n",
-        "smt/transforms/__init__.py": "",
-        "smt/transforms/_codegen.py": "from . import _variant\nfrom ._variant import Part\n",
-        "smt/transforms/_variant.py": "Part = 1\n",
-        "connectors/__init__.py": "",
-        "connectors/file/__init__.py": "from .formats import FORMATS\n",
-        "connectors/file/formats.py": "import converters\nFORMATS = {}\n",
-        "converters/__init__.py": "",
-        "host_functions/__init__.py": "from smt.pipeline.runner import run\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "smt/__init__.py": "",
+            "smt/chain.py": "def fused():\n    from connectors.file import formats\n",
+            "smt/plugin.py": "from smt.pipeline import runner\n",
+            "smt/pipeline/__init__.py": "",
+            "smt/pipeline/runner.py": "import connectors.file\nfrom smt.transforms import _codegen\n",
+            "smt/transforms/__init__.py": "",
+            "smt/transforms/_codegen.py": "from . import _variant\nfrom ._variant import Part\n",
+            "smt/transforms/_variant.py": "Part = 1\n",
+            "connectors/__init__.py": "",
+            "connectors/file/__init__.py": "from .formats import FORMATS\n",
+            "connectors/file/formats.py": "import converters\nFORMATS = {}\n",
+            "converters/__init__.py": "",
+            "host_functions/__init__.py": "from smt.pipeline.runner import run\n",
+        },
+    )
     imports = all_imports(tmp_path)
     layered = [(i.where, i.target, layer_violation(i)) for i in imports if layer_violation(i)]
     private = [(i.importer, i.target, private_violation(i)) for i in imports if private_violation(i)]

@@ -68,8 +68,9 @@ class AvroFormat(FileFormat):
         files = driver_files(df.sparkSession)
         if files.exists(path):
             if mode == "errorifexists":
-                raise OutputExistsError(f"cannot write Avro files to '{path}': it already exists "
-                                        "(write.mode=errorifexists)")
+                raise OutputExistsError(
+                    f"cannot write Avro files to '{path}': it already exists (write.mode=errorifexists)"
+                )
             if mode == "ignore":
                 return
             if mode == "overwrite":
@@ -119,8 +120,10 @@ class _AvroDecoder:
 def _check_layout(schema: Any, path: str, where: str) -> None:
     fields = {f.get("name") for f in schema.get("fields", [])} if isinstance(schema, dict) else set()
     if "value" not in fields:
-        raise SmtError(f"{where}: Avro file '{path}' is not in Kafka row layout: its records have no "
-                       f"'value' field (fields: {', '.join(sorted(f for f in fields if f)) or 'none'})")
+        raise SmtError(
+            f"{where}: Avro file '{path}' is not in Kafka row layout: its records have no "
+            f"'value' field (fields: {', '.join(sorted(f for f in fields if f)) or 'none'})"
+        )
 
 
 class _Columns:
@@ -140,9 +143,9 @@ class _Columns:
         values["offset"].append(record.get("offset"))
         values["timestamp"].append(_epoch_millis(record.get("timestamp")))
         values["timestampType"].append(record.get("timestampType", 0))
-        values["headers"].append([
-            {"key": h.get("key"), "value": _as_bytes(h.get("value"))} for h in record.get("headers") or ()
-        ])
+        values["headers"].append(
+            [{"key": h.get("key"), "value": _as_bytes(h.get("value"))} for h in record.get("headers") or ()]
+        )
         self.rows += 1
 
     def to_arrow(self) -> pa.RecordBatch:

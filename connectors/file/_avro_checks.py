@@ -27,8 +27,12 @@ def avro_record_errors(records: pa.RecordBatch) -> list[tuple[int, BaseException
         if header_names.null_count:
             parents = pc.list_parent_indices(headers).to_numpy()
             for row in np.unique(parents[_mask(pc.is_null(header_names))]):
-                found.setdefault(int(row), SinkRecordError(
-                    "a header has a null name; the avro format (kafka_record.avsc) requires header names"))
+                found.setdefault(
+                    int(row),
+                    SinkRecordError(
+                        "a header has a null name; the avro format (kafka_record.avsc) requires header names"
+                    ),
+                )
     return sorted(found.items(), key=lambda item: item[0])
 
 

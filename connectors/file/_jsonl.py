@@ -97,8 +97,9 @@ def _text_or_base64(column, name: str):
 def _parse_batches(topic: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """Spark's lines (``line``, ``file``) parsed into records; Spark does not say which line of the file."""
     for batch in batches:
-        yield parse_jsonl_lines(batch.column("line"), topic, batch.column("file"), lambda row: None,
-                                SOURCE_ERROR_COLUMN)
+        yield parse_jsonl_lines(
+            batch.column("line"), topic, batch.column("file"), lambda row: None, SOURCE_ERROR_COLUMN
+        )
 
 
 class _JsonLinesReadTask(ReadTask):
@@ -116,8 +117,13 @@ class _JsonLinesReadTask(ReadTask):
                     first = numbers.seen
                     piece = lines.slice(start, max_rows)
                     numbers.seen += len(piece)
-                    yield parse_jsonl_lines(piece, self.topic, split.path, lambda row: numbers.of(first + row),  # noqa: B023 - called before the loop moves on
-                                            SOURCE_ERROR_COLUMN)
+                    yield parse_jsonl_lines(
+                        piece,
+                        self.topic,
+                        split.path,
+                        lambda row: numbers.of(first + row),  # noqa: B023 - called before the loop moves on
+                        SOURCE_ERROR_COLUMN,
+                    )
 
 
 class _LineNumbers:

@@ -42,17 +42,27 @@ from smt.batch import KAFKA_ARROW_SCHEMA
 __all__ = ["JSONL_ARROW_SCHEMA", "parse_jsonl_lines"]
 
 #: One line, as Arrow's JSON reader is told to read it.
-JSONL_ARROW_SCHEMA = pa.schema([
-    ("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()), ("timestamp", pa.int64()),
-    ("timestampType", pa.int32()), ("key", pa.string()), ("key_base64", pa.string()),
-    ("value", pa.string()), ("value_base64", pa.string()),
-    ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.string()), ("value_base64", pa.string())]))),
-])
+JSONL_ARROW_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("offset", pa.int64()),
+        ("timestamp", pa.int64()),
+        ("timestampType", pa.int32()),
+        ("key", pa.string()),
+        ("key_base64", pa.string()),
+        ("value", pa.string()),
+        ("value_base64", pa.string()),
+        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.string()), ("value_base64", pa.string())]))),
+    ]
+)
 
 _HEADERS_TYPE = KAFKA_ARROW_SCHEMA.field("headers").type
 _RECORD_FIELDS = ("topic", "key", "key_base64", "value", "value_base64", "headers")
-_NOT_A_RECORD = ("line has none of topic/key/value/headers: is this a file of values? "
-                 "use source.format=text with value.converter=json")
+_NOT_A_RECORD = (
+    "line has none of topic/key/value/headers: is this a file of values? "
+    "use source.format=text with value.converter=json"
+)
 #: Epoch milliseconds of 0001-01-01 and 9999-12-31T23:59:59.999, the range of Spark timestamps.
 _MIN_MILLIS, _MAX_MILLIS = -62135596800000, 253402300799999
 _WHITESPACE = np.array([0x20, 0x09, 0x0D], dtype=np.uint8)
@@ -61,8 +71,9 @@ _WHITESPACE = np.array([0x20, 0x09, 0x0D], dtype=np.uint8)
 LineNumbers = Callable[[int], "int | None"]
 
 
-def parse_jsonl_lines(lines: pa.BinaryArray, topic: str, where: str | pa.Array,
-                      line_number: LineNumbers, error_column: str) -> pa.RecordBatch:
+def parse_jsonl_lines(
+    lines: pa.BinaryArray, topic: str, where: str | pa.Array, line_number: LineNumbers, error_column: str
+) -> pa.RecordBatch:
     """The records of ``lines`` (blank ones skipped) in Kafka row layout, plus ``error_column``.
 
     ``topic`` is given to records without one; ``where`` names the file of
@@ -148,7 +159,7 @@ def _read_json(lines: pa.BinaryArray, rows: np.ndarray) -> pa.Table:
 def _joined(lines: pa.BinaryArray) -> bytes:
     """The lines, each followed by ``\\n``, in one buffer (a numpy scatter, no Python per line)."""
     offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4).astype(np.int64)
-    data = np.frombuffer(lines.buffers()[2], np.uint8)[offsets[0]:offsets[-1]]
+    data = np.frombuffer(lines.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
     lengths = np.diff(offsets)
     out = np.full(len(data) + len(lines), ord("\n"), dtype=np.uint8)
     out[np.arange(len(data)) + np.repeat(np.arange(len(lines)), lengths)] = data

@@ -75,8 +75,9 @@ def _owned_lines(handle: BinaryIO, position: int, end: int, chunk_bytes: int) ->
         position += consumed
 
 
-def _split_lines(buffer: bytes, ends: np.ndarray | None, starts: np.ndarray | None = None,
-                 text: np.ndarray | None = None) -> pa.BinaryArray:
+def _split_lines(
+    buffer: bytes, ends: np.ndarray | None, starts: np.ndarray | None = None, text: np.ndarray | None = None
+) -> pa.BinaryArray:
     """The lines of ``buffer`` ending at the newline positions ``ends`` (all newlines when ``None``)."""
     if text is None:
         text = np.frombuffer(buffer, dtype=np.uint8)
@@ -96,5 +97,6 @@ def _split_lines(buffer: bytes, ends: np.ndarray | None, starts: np.ndarray | No
     content[ends] = False
     content[ends[has_return] - 1] = False
     data = text[: len(content)][content]
-    return pa.Array.from_buffers(pa.binary(), len(ends),
-                                 [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)])
+    return pa.Array.from_buffers(
+        pa.binary(), len(ends), [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    )

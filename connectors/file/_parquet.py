@@ -44,11 +44,14 @@ class ParquetFormat(FileFormat):
             try:
                 files = reader.format("parquet").load(options.path)
             except Exception as exc:
-                raise SmtError(f"{options.where}: cannot read Parquet files at '{options.path}': "
-                               f"{_first_line(exc)}") from exc
+                raise SmtError(
+                    f"{options.where}: cannot read Parquet files at '{options.path}': {_first_line(exc)}"
+                ) from exc
         if "value" not in files.columns:
-            raise SmtError(f"{options.where}: Parquet files at '{options.path}' are not in Kafka row layout: "
-                           f"no 'value' column (columns: {', '.join(files.columns)})")
+            raise SmtError(
+                f"{options.where}: Parquet files at '{options.path}' are not in Kafka row layout: "
+                f"no 'value' column (columns: {', '.join(files.columns)})"
+            )
         return to_kafka_layout(files, options.topic)
 
     def read_tasks(self, options, files, parallelism, max_partition_bytes):
@@ -79,17 +82,22 @@ def _row_groups(path: str, options: ReadOptions) -> list[_RowGroup]:
         raise SmtError(f"{options.where}: cannot read Parquet files at '{options.path}': {path}: {exc}") from exc
     schema = metadata.schema.to_arrow_schema()
     if "value" not in schema.names:
-        raise SmtError(f"{options.where}: Parquet files at '{options.path}' are not in Kafka row layout: "
-                       f"no 'value' column (columns: {', '.join(schema.names)})")
+        raise SmtError(
+            f"{options.where}: Parquet files at '{options.path}' are not in Kafka row layout: "
+            f"no 'value' column (columns: {', '.join(schema.names)})"
+        )
     for field in KAFKA_ARROW_SCHEMA:
         if field.name in schema.names:
             try:
                 _cast(pa.array([], schema.field(field.name).type), field.type)
             except pa.ArrowException as exc:
-                raise SmtError(f"{options.where}: Parquet file '{path}': column '{field.name}' of type "
-                               f"{schema.field(field.name).type} cannot be read as {field.type}: {exc}") from exc
-    return [_RowGroup(path, index, metadata.row_group(index).total_byte_size)
-            for index in range(metadata.num_row_groups)]
+                raise SmtError(
+                    f"{options.where}: Parquet file '{path}': column '{field.name}' of type "
+                    f"{schema.field(field.name).type} cannot be read as {field.type}: {exc}"
+                ) from exc
+    return [
+        _RowGroup(path, index, metadata.row_group(index).total_byte_size) for index in range(metadata.num_row_groups)
+    ]
 
 
 class _ParquetReadTask(ReadTask):
@@ -115,8 +123,7 @@ class _ParquetReadTask(ReadTask):
                 raise SmtError(f"Parquet file '{path}': cannot read its rows as records: {exc}") from exc
 
     def _records(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        columns = {name: _cast(batch.column(name), KAFKA_ARROW_SCHEMA.field(name).type)
-                   for name in batch.schema.names}
+        columns = {name: _cast(batch.column(name), KAFKA_ARROW_SCHEMA.field(name).type) for name in batch.schema.names}
         # A missing topic is the source's topic; missing headers are none.
         topic = columns.get("topic")
         if topic is None:

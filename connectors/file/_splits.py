@@ -49,7 +49,7 @@ def list_files(path: str) -> list[tuple[str, int]] | None:
     data.  ``None`` when ``path`` needs Spark's own listing.
     """
     if path.startswith("file://"):
-        path = path[len("file://"):]
+        path = path[len("file://") :]
     if "://" in path or _GLOB_CHARS & set(path):
         return None
     if os.path.isfile(path):
@@ -77,15 +77,19 @@ def split_files(files: list[tuple[str, int]], max_split_bytes: int) -> list[File
     return splits
 
 
-def max_split_bytes(total_bytes: int, file_count: int, parallelism: int,
-                    max_partition_bytes: int = DEFAULT_MAX_SPLIT_BYTES) -> int:
+def max_split_bytes(
+    total_bytes: int, file_count: int, parallelism: int, max_partition_bytes: int = DEFAULT_MAX_SPLIT_BYTES
+) -> int:
     """Spark's split size: at most ``max_partition_bytes``, small enough that every core gets work."""
     bytes_per_core = (total_bytes + file_count * OPEN_COST_BYTES) // max(1, parallelism)
     return max(1, min(max_partition_bytes, max(OPEN_COST_BYTES, bytes_per_core)))
 
 
-def pack_splits(pieces: Sequence[T], target_bytes: int, size: Callable[[T], int] = lambda s: s.length,
-                ) -> list[list[T]]:
+def pack_splits(
+    pieces: Sequence[T],
+    target_bytes: int,
+    size: Callable[[T], int] = lambda s: s.length,
+) -> list[list[T]]:
     """Group pieces into tasks of about ``target_bytes`` each, largest first, as Spark packs them.
 
     Each piece costs :data:`OPEN_COST_BYTES` on top of its ``size``, so many

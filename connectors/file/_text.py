@@ -114,10 +114,15 @@ def line_break_errors(records: pa.RecordBatch) -> list[tuple[int, BaseException]
     for row in np.flatnonzero(broken):
         value = values[int(row)].as_py()
         at = min(index for index in (value.find(b"\n"), value.find(b"\r")) if index >= 0)
-        errors.append((int(row), SinkRecordError(
-            f"the value has a line break at byte {at}; the text format writes one value per line, so it "
-            f"would be read back as several records (use format=jsonl, or remove the line breaks with a transform)"
-        )))
+        errors.append(
+            (
+                int(row),
+                SinkRecordError(
+                    f"the value has a line break at byte {at}; the text format writes one value per line, so it "
+                    f"would be read back as several records (use format=jsonl, or remove the line breaks with a transform)"
+                ),
+            )
+        )
     return errors
 
 

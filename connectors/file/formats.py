@@ -31,8 +31,9 @@ class OutputExistsError(SmtError):
 class ReadOptions:
     """What a format needs to know to read: where, the default topic, streaming knobs."""
 
-    def __init__(self, path: str, topic: str, streaming: bool = False, max_files_per_trigger: int = 0,
-                 where: str = "source.path") -> None:
+    def __init__(
+        self, path: str, topic: str, streaming: bool = False, max_files_per_trigger: int = 0, where: str = "source.path"
+    ) -> None:
         self.path = path
         self.topic = topic
         self.streaming = streaming
@@ -57,8 +58,9 @@ class FileFormat:
     def read(self, spark: "SparkSession", options: ReadOptions) -> "DataFrame":
         raise NotImplementedError
 
-    def read_tasks(self, options: ReadOptions, files: list[tuple[str, int]], parallelism: int,
-                   max_partition_bytes: int) -> "list[ReadTask] | None":
+    def read_tasks(
+        self, options: ReadOptions, files: list[tuple[str, int]], parallelism: int, max_partition_bytes: int
+    ) -> "list[ReadTask] | None":
         """``files`` (path, size) of a batch read cut into read tasks for Python workers, or ``None``
         to read with Spark.
 

@@ -28,14 +28,31 @@ class FileSink(Sink):
     aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
     config_def = (
         ConfigDef()
-        .define("path", ConfigType.PATH, REQUIRED, None, Importance.HIGH,
-                "Output directory. Relative paths resolve against the pipeline file's folder.")
-        .define("format", ConfigType.STRING, "text", known_formats, Importance.HIGH,
-                "File format: " + ", ".join(sorted(FORMATS)) + ".")
-        .define("write.mode", ConfigType.STRING, "errorifexists",
-                one_of("errorifexists", "overwrite", "append", "ignore"), Importance.MEDIUM,
-                "What to do when the output exists (Spark's save modes), in batch mode. "
-                "Streaming always adds to the directory.")
+        .define(
+            "path",
+            ConfigType.PATH,
+            REQUIRED,
+            None,
+            Importance.HIGH,
+            "Output directory. Relative paths resolve against the pipeline file's folder.",
+        )
+        .define(
+            "format",
+            ConfigType.STRING,
+            "text",
+            known_formats,
+            Importance.HIGH,
+            "File format: " + ", ".join(sorted(FORMATS)) + ".",
+        )
+        .define(
+            "write.mode",
+            ConfigType.STRING,
+            "errorifexists",
+            one_of("errorifexists", "overwrite", "append", "ignore"),
+            Importance.MEDIUM,
+            "What to do when the output exists (Spark's save modes), in batch mode. "
+            "Streaming always adds to the directory.",
+        )
     )
 
     def output_fields(self):

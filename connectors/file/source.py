@@ -26,20 +26,50 @@ class FileSource(Source):
     supports_streaming = True
     config_def = (
         ConfigDef()
-        .define("path", ConfigType.PATH, REQUIRED, None, Importance.HIGH,
-                "File or directory to read. Relative paths resolve against the pipeline file's folder.")
-        .define("format", ConfigType.STRING, "text", known_formats, Importance.HIGH,
-                "File format: " + ", ".join(sorted(FORMATS)) + ".")
-        .define("topic", ConfigType.STRING, "", None, Importance.MEDIUM,
-                "Topic given to records read (formats that store the topic keep their own). "
-                "Default: the file or directory name without extension.")
-        .define("max.files.per.trigger", ConfigType.INT, 0, at_least(0), Importance.LOW,
-                "Streaming: at most this many new files per micro-batch (0 = no limit).")
-        .define("reader", ConfigType.STRING, "auto", one_of("auto", "spark"), Importance.LOW,
-                "Who reads the files in a batch run. auto: the pipeline's own Python tasks read them "
-                "with Arrow and transform them where they are read, when the format allows it "
-                "(text, parquet) and the path is a local file or folder; otherwise Spark's reader. "
-                "spark: always Spark's reader.")
+        .define(
+            "path",
+            ConfigType.PATH,
+            REQUIRED,
+            None,
+            Importance.HIGH,
+            "File or directory to read. Relative paths resolve against the pipeline file's folder.",
+        )
+        .define(
+            "format",
+            ConfigType.STRING,
+            "text",
+            known_formats,
+            Importance.HIGH,
+            "File format: " + ", ".join(sorted(FORMATS)) + ".",
+        )
+        .define(
+            "topic",
+            ConfigType.STRING,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Topic given to records read (formats that store the topic keep their own). "
+            "Default: the file or directory name without extension.",
+        )
+        .define(
+            "max.files.per.trigger",
+            ConfigType.INT,
+            0,
+            at_least(0),
+            Importance.LOW,
+            "Streaming: at most this many new files per micro-batch (0 = no limit).",
+        )
+        .define(
+            "reader",
+            ConfigType.STRING,
+            "auto",
+            one_of("auto", "spark"),
+            Importance.LOW,
+            "Who reads the files in a batch run. auto: the pipeline's own Python tasks read them "
+            "with Arrow and transform them where they are read, when the format allows it "
+            "(text, parquet) and the path is a local file or folder; otherwise Spark's reader. "
+            "spark: always Spark's reader.",
+        )
     )
 
     def configure(self, configs, context=None):
@@ -72,8 +102,9 @@ class FileSource(Source):
         if reason:  # it was there when the pipeline was built
             raise SmtError(f"{self.context.prefix}path: {reason}")
         topic = self.config["topic"] or os.path.splitext(os.path.basename(path.rstrip("/")))[0]
-        return ReadOptions(path, topic, streaming, self.config["max.files.per.trigger"],
-                           where=f"{self.context.prefix}path")
+        return ReadOptions(
+            path, topic, streaming, self.config["max.files.per.trigger"], where=f"{self.context.prefix}path"
+        )
 
 
 def _unreadable(path: str) -> str | None:

@@ -70,6 +70,7 @@ def _bundle(spark_version: str, connector: str) -> maven.Bundle:
     # Named after the PySpark version it serves, so a fallback is found again in the cache.
     return maven.Bundle(f"{_CONNECTOR}-{spark_version}", (maven.Artifact(_GROUP, _CONNECTOR, connector),))
 
+
 _VERSIONED_JAR = re.compile(r"^(?P<name>.+?)-\d[^-]*(?:-[^-]+)*\.jar$")
 
 
@@ -89,8 +90,12 @@ def spark_jars() -> list[str]:
 
 @functools.cache
 def _warn_older_connector(connector: str) -> None:
-    log.warning("Maven Central has no %s %s (PySpark's version); using %s, the newest release before it",
-                _CONNECTOR, SPARK_VERSION, connector)
+    log.warning(
+        "Maven Central has no %s %s (PySpark's version); using %s, the newest release before it",
+        _CONNECTOR,
+        SPARK_VERSION,
+        connector,
+    )
 
 
 def _artifact_name(jar: Path) -> str:

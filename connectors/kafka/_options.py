@@ -52,16 +52,14 @@ def offsets_spec(*keywords: str):
             parsed = json.loads(value)
         except ValueError:
             raise ValueError(
-                f"must be {' or '.join(keywords)}, or a JSON object of topic -> partition -> offset; "
-                f"got '{value}'"
+                f"must be {' or '.join(keywords)}, or a JSON object of topic -> partition -> offset; got '{value}'"
             ) from None
         if not isinstance(parsed, dict) or not all(
             isinstance(partitions, dict) and all(isinstance(o, int) for o in partitions.values())
             for partitions in parsed.values()
         ):
             raise ValueError(
-                "the JSON form must map each topic to an object of partition -> integer offset; "
-                f"got '{value}'"
+                f"the JSON form must map each topic to an object of partition -> integer offset; got '{value}'"
             )
 
     return validate

@@ -48,9 +48,7 @@ class MissingTopicError(SmtError):
     """A topic the pipeline needs does not exist; the message names it and the cluster."""
 
 
-def list_topics(
-    spark: "SparkSession", kafka_params: Mapping[str, str], timeout_ms: int, where: str
-) -> set[str] | None:
+def list_topics(spark: "SparkSession", kafka_params: Mapping[str, str], timeout_ms: int, where: str) -> set[str] | None:
     """The topic names the cluster shows to this client.
 
     ``kafka_params`` are Kafka client settings (``bootstrap.servers``, security
@@ -62,8 +60,11 @@ def list_topics(
     it refuses the client's credentials or the TLS handshake fails.
     """
     if is_connect(spark):
-        log.warning("Spark Connect: the Kafka checks for %s (cluster reachable, topics exist) need the JVM and are "
-                    "skipped; an unreachable cluster or a missing topic shows as Spark's own error", where)
+        log.warning(
+            "Spark Connect: the Kafka checks for %s (cluster reachable, topics exist) need the JVM and are "
+            "skipped; an unreachable cluster or a missing topic shows as Spark's own error",
+            where,
+        )
         return None
     jvm = spark._jvm
     servers = kafka_params.get("bootstrap.servers", "")
@@ -96,9 +97,7 @@ def list_topics(
         admin.close(jvm.java.time.Duration.ZERO)  # nothing worth waiting for
 
 
-def require_topics(
-    wanted: Iterable[str], existing: set[str], servers: str, key: str
-) -> None:
+def require_topics(wanted: Iterable[str], existing: set[str], servers: str, key: str) -> None:
     """Raise :class:`MissingTopicError` naming every topic of ``wanted`` not in ``existing``."""
     missing = sorted(set(wanted) - existing)
     if not missing:

@@ -65,8 +65,10 @@ class SourceTopicError(SinkRecordError):
 
 def legal_topic_name(name: str) -> None:
     """A validator: raises ValueError naming Kafka's rule when ``name`` is not a legal topic."""
-    if name in ("", ".", "..") or len(name) > _MAX_TOPIC_LENGTH or not all(
-        c.isascii() and (c.isalnum() or c in "._-") for c in name
+    if (
+        name in ("", ".", "..")
+        or len(name) > _MAX_TOPIC_LENGTH
+        or not all(c.isascii() and (c.isalnum() or c in "._-") for c in name)
     ):
         raise ValueError(f"'{name}' is not a legal Kafka topic name: {_TOPIC_RULE}")
 
@@ -84,7 +86,9 @@ class KafkaRecordChecks:
     source_topics: Subscription | None = None
 
     @classmethod
-    def from_settings(cls, config: Mapping[str, Any], kafka_params: Mapping[str, str], prefix: str) -> "KafkaRecordChecks":
+    def from_settings(
+        cls, config: Mapping[str, Any], kafka_params: Mapping[str, str], prefix: str
+    ) -> "KafkaRecordChecks":
         """Read the limits the producer will use; raises :class:`ConfigError` naming a bad one."""
         return cls(
             prefix=prefix,
@@ -98,8 +102,13 @@ class KafkaRecordChecks:
         """``(row, error)`` for each record of ``records`` Kafka would refuse; the first reason per row."""
         found: dict[int, BaseException] = {}
         headers = _Headers(records.column("headers")) if "headers" in records.schema.names else None
-        for check in (self._topic_errors, self._source_topic_errors, self._partition_errors,
-                      self._header_name_errors, self._size_errors):
+        for check in (
+            self._topic_errors,
+            self._source_topic_errors,
+            self._partition_errors,
+            self._header_name_errors,
+            self._size_errors,
+        ):
             for row, exc in check(records, headers):
                 found.setdefault(row, exc)
         return sorted(found.items(), key=lambda item: item[0])
@@ -112,14 +121,19 @@ class KafkaRecordChecks:
         topics = records.column("topic")
         if self.default_topic is None and (topics.null_count or pc.any(pc.equal(topics, "")).as_py()):
             for row in _rows(pc.or_kleene(pc.is_null(topics), pc.equal(topics, ""))):
-                yield row, SinkRecordError(
-                    f"the record has no topic and {self.prefix}topic is not set; route every record "
-                    f"to a topic or set {self.prefix}topic")
+                yield (
+                    row,
+                    SinkRecordError(
+                        f"the record has no topic and {self.prefix}topic is not set; route every record "
+                        f"to a topic or set {self.prefix}topic"
+                    ),
+                )
         # A batch holds few distinct topics: check the names once each.
         names = pc.drop_null(pc.unique(topics))
         names = names.filter(pc.not_equal(names, ""))
-        illegal = names.filter(pc.or_(pc.invert(pc.match_substring_regex(names, _TOPIC_PATTERN)),
-                                      pc.is_in(names, pa.array([".", ".."]))))
+        illegal = names.filter(
+            pc.or_(pc.invert(pc.match_substring_regex(names, _TOPIC_PATTERN)), pc.is_in(names, pa.array([".", ".."])))
+        )
         if len(illegal):
             for row in _rows(pc.is_in(topics, illegal)):
                 yield row, SinkRecordError(f"'{topics[row].as_py()}' is not a legal Kafka topic name: {_TOPIC_RULE}")
@@ -131,18 +145,26 @@ class KafkaRecordChecks:
         refused = [name for name in pc.drop_null(pc.unique(topics)).to_pylist() if self.source_topics.reads(name)]
         if refused:
             for row in _rows(pc.is_in(topics, pa.array(refused, pa.string()))):
-                yield row, SourceTopicError(
-                    f"would write into '{topics[row].as_py()}', which this pipeline reads; "
-                    f"set {self.prefix}topic or route it")
+                yield (
+                    row,
+                    SourceTopicError(
+                        f"would write into '{topics[row].as_py()}', which this pipeline reads; "
+                        f"set {self.prefix}topic or route it"
+                    ),
+                )
 
     def _partition_errors(self, records: pa.RecordBatch, headers: "_Headers | None"):
         if not self.keep_partition or "partition" not in records.schema.names:
             return
         partitions = records.column("partition")
         for row in _rows(pc.less(partitions, 0)):
-            yield row, SinkRecordError(
-                f"partition {partitions[row].as_py()} is negative; with {self.prefix}keep.partition=true "
-                f"a record's partition must be null or at least 0")
+            yield (
+                row,
+                SinkRecordError(
+                    f"partition {partitions[row].as_py()} is negative; with {self.prefix}keep.partition=true "
+                    f"a record's partition must be null or at least 0"
+                ),
+            )
 
     def _header_name_errors(self, records: pa.RecordBatch, headers: "_Headers | None"):
         if headers is None or not headers.total:
@@ -163,10 +185,14 @@ class KafkaRecordChecks:
             return  # the usual batch: nothing near the limit, no per-record sizes needed
         sizes = serialized_sizes(records, headers)
         for row in np.flatnonzero(sizes > limit):
-            yield int(row), RecordTooLargeError(
-                f"the record is {int(sizes[row])} bytes when serialized (Kafka producer's estimate: key, "
-                f"value and headers plus {_BATCH_OVERHEAD + _RECORD_OVERHEAD} bytes of overhead), larger than "
-                f"{limit}, the value of {self.prefix}kafka.{setting}")
+            yield (
+                int(row),
+                RecordTooLargeError(
+                    f"the record is {int(sizes[row])} bytes when serialized (Kafka producer's estimate: key, "
+                    f"value and headers plus {_BATCH_OVERHEAD + _RECORD_OVERHEAD} bytes of overhead), larger than "
+                    f"{limit}, the value of {self.prefix}kafka.{setting}"
+                ),
+            )
 
 
 def serialized_sizes(records: pa.RecordBatch, headers: "_Headers | None" = None) -> np.ndarray:
@@ -198,8 +224,11 @@ def _size_upper_bound(records: pa.RecordBatch, headers: "_Headers | None") -> in
             bound += pc.max(pc.binary_length(records.column(field))).as_py() or 0
     if headers is not None and headers.total:
         header_names, header_values = headers.entries.flatten()
-        per_row = (headers.bytes_per_row(header_names) + headers.bytes_per_row(header_values)
-                   + 2 * _MAX_VARINT_BYTES * headers.counts)
+        per_row = (
+            headers.bytes_per_row(header_names)
+            + headers.bytes_per_row(header_values)
+            + 2 * _MAX_VARINT_BYTES * headers.counts
+        )
         bound += int(per_row.max())
     return bound
 
@@ -227,8 +256,10 @@ class _Headers:
 
     def bytes_per_row(self, entries: pa.Array) -> np.ndarray:
         """Each row's data bytes in ``entries`` (a string/binary child, one value per entry)."""
-        width = np.int64 if pa.types.is_large_binary(entries.type) or pa.types.is_large_string(entries.type) else np.int32
-        offsets = np.frombuffer(entries.buffers()[1], dtype=width)[entries.offset:entries.offset + len(entries) + 1]
+        width = (
+            np.int64 if pa.types.is_large_binary(entries.type) or pa.types.is_large_string(entries.type) else np.int32
+        )
+        offsets = np.frombuffer(entries.buffers()[1], dtype=width)[entries.offset : entries.offset + len(entries) + 1]
         return offsets[self._ends].astype(np.int64) - offsets[self._starts]
 
     def rows_of(self, entry_mask: np.ndarray) -> list[int]:
@@ -266,7 +297,9 @@ def _size_setting(kafka_params: Mapping[str, str], name: str, default: int, pref
     try:
         value = int(text)
     except ValueError:
-        raise ConfigError.for_key(f"{prefix}kafka.{name}", f"must be a whole number of bytes, got '{text}'", text) from None
+        raise ConfigError.for_key(
+            f"{prefix}kafka.{name}", f"must be a whole number of bytes, got '{text}'", text
+        ) from None
     if value < 0:
         raise ConfigError.for_key(f"{prefix}kafka.{name}", f"must be at least 0, got {value}", text)
     return value

@@ -79,4 +79,3 @@ def _split_host_port(text: str) -> tuple[str, int | str]:
         host, port = text, ""
     port = port.strip()
     return host, int(port) if port.isdigit() else (port or _DEFAULT_PORT)
-

@@ -148,27 +148,32 @@ class KafkaSink(Sink):
         allow = f"{self.context.prefix}allow.source.topics=true"
         if default and read.reads(default):
             raise ConfigError.for_key(
-                key, f"'{default}' is read by this pipeline's source ({read.describe()}) from the same Kafka "
-                f"cluster; choose another topic, or set {allow}", default)
+                key,
+                f"'{default}' is read by this pipeline's source ({read.describe()}) from the same Kafka "
+                f"cluster; choose another topic, or set {allow}",
+                default,
+            )
         if not default and not may_route:
             raise ConfigError.for_key(
-                key, f"is not set and no transform can change a record's topic, so every record would be "
+                key,
+                f"is not set and no transform can change a record's topic, so every record would be "
                 f"written back into the topic it was read from ({read.describe()}, same Kafka cluster); set "
-                f"{key}, route records with a transform such as RegexRouter, or set {allow}")
+                f"{key}, route records with a transform such as RegexRouter, or set {allow}",
+            )
 
     def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
         """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
         names = records.schema.names
         if "headers" in names:
-            records = records.set_column(names.index("headers"), "headers",
-                                         _null_when_empty(records.column("headers")))
+            records = records.set_column(names.index("headers"), "headers", _null_when_empty(records.column("headers")))
         default = self.config["topic"]
         if not default or "topic" not in names:
             return records
         topics = records.column("topic")
         keep = pc.and_(pa.array(routed, pa.bool_()), pc.fill_null(pc.not_equal(topics, ""), False))
-        return records.set_column(names.index("topic"), "topic",
-                                  pc.if_else(keep, topics, pa.scalar(default, pa.string())))
+        return records.set_column(
+            names.index("topic"), "topic", pc.if_else(keep, topics, pa.scalar(default, pa.string()))
+        )
 
     def record_errors(self, records):
         """Records the Kafka producer would refuse, or bound for a source topic
@@ -278,5 +283,9 @@ def _null_when_empty(headers: pa.Array) -> pa.Array:
     if not empty.any():
         return headers
     first, last = int(offsets[0]), int(offsets[-1])
-    return pa.ListArray.from_arrays(pa.array(offsets - first, pa.int32()), headers.values.slice(first, last - first),
-                                    type=headers.type, mask=pa.array(empty))
+    return pa.ListArray.from_arrays(
+        pa.array(offsets - first, pa.int32()),
+        headers.values.slice(first, last - first),
+        type=headers.type,
+        mask=pa.array(empty),
+    )

@@ -75,9 +75,7 @@ class KafkaSource(Source):
         prefix = self.context.prefix
         topics, pattern = self.config["topics"], self.config["topic.pattern"]
         if bool(topics) == bool(pattern):
-            raise ConfigError.for_key(
-                f"{prefix}topics", f"set exactly one of {prefix}topics and {prefix}topic.pattern"
-            )
+            raise ConfigError.for_key(f"{prefix}topics", f"set exactly one of {prefix}topics and {prefix}topic.pattern")
         if any(not topic for topic in topics):
             raise ConfigError.for_key(f"{prefix}topics", "must not contain an empty topic name", topics)
         if pattern:

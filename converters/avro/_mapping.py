@@ -278,8 +278,13 @@ def _to_avro_required(schema: Schema, state: dict) -> Any:
         state["defined"].add(schema.name)
         return {"type": "fixed", "name": schema.name, "size": int(schema.parameters[FIXED_SIZE_PARAMETER])}
     simple = {
-        Type.INT32: "int", Type.INT64: "long", Type.FLOAT32: "float", Type.FLOAT64: "double",
-        Type.BOOLEAN: "boolean", Type.STRING: "string", Type.BYTES: "bytes",
+        Type.INT32: "int",
+        Type.INT64: "long",
+        Type.FLOAT32: "float",
+        Type.FLOAT64: "double",
+        Type.BOOLEAN: "boolean",
+        Type.STRING: "string",
+        Type.BYTES: "bytes",
     }.get(type_)
     if simple is not None:
         return simple
@@ -360,9 +365,7 @@ def _writer(schema: Schema) -> Convert | None:
         key, item = _writer(schema.key_schema) or _identity, _writer(schema.value_schema) or _identity
         if schema.key_schema.type is Type.STRING and not schema.key_schema.optional:
             return lambda value: None if value is None else {k: item(v) for k, v in value.items()}
-        return lambda value: None if value is None else [
-            {"key": key(k), "value": item(v)} for k, v in value.items()
-        ]
+        return lambda value: None if value is None else [{"key": key(k), "value": item(v)} for k, v in value.items()]
     if schema.parameters.get(LOGICAL_PARAMETER) == "uuid":
         return lambda value: value if value is None or isinstance(value, str) else str(uuid.UUID(str(value)))
     if schema.name == Decimal.LOGICAL_NAME:

@@ -60,22 +60,64 @@ class AvroConverter(Converter):
     aliases = ("io.confluent.connect.avro.AvroConverter", "AvroConverter")
     config_def = (
         ConfigDef()
-        .define("schema.registry.url", ConfigType.STRING, None, None, Importance.HIGH,
-                "Comma-separated URLs of the Confluent-compatible schema registry. Without it, "
-                "messages are plain Avro binary of avro.schema.")
-        .define("avro.schema", ConfigType.STRING, None, None, Importance.HIGH,
-                "An inline Avro schema (JSON): the schema of plain Avro messages, or with a registry "
-                "the schema to write with and to read into.")
-        .define("avro.schema.file", ConfigType.PATH, None, None, Importance.HIGH,
-                "A file holding the Avro schema (.avsc); the alternative to avro.schema.")
-        .define("auto.register.schemas", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
-                "Register the schema of written data under the subject when it is not there yet.")
-        .define("use.latest.version", ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "With auto.register.schemas=false, write with the subject's latest registered schema.")
-        .define("basic.auth.user.info", ConfigType.PASSWORD, None, None, Importance.LOW,
-                "user:password for the schema registry's HTTP basic authentication.")
-        .define("schema.registry.request.timeout.ms", ConfigType.INT, 10_000, None, Importance.LOW,
-                "How long to wait for the schema registry to answer.")
+        .define(
+            "schema.registry.url",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.HIGH,
+            "Comma-separated URLs of the Confluent-compatible schema registry. Without it, "
+            "messages are plain Avro binary of avro.schema.",
+        )
+        .define(
+            "avro.schema",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.HIGH,
+            "An inline Avro schema (JSON): the schema of plain Avro messages, or with a registry "
+            "the schema to write with and to read into.",
+        )
+        .define(
+            "avro.schema.file",
+            ConfigType.PATH,
+            None,
+            None,
+            Importance.HIGH,
+            "A file holding the Avro schema (.avsc); the alternative to avro.schema.",
+        )
+        .define(
+            "auto.register.schemas",
+            ConfigType.BOOLEAN,
+            True,
+            None,
+            Importance.MEDIUM,
+            "Register the schema of written data under the subject when it is not there yet.",
+        )
+        .define(
+            "use.latest.version",
+            ConfigType.BOOLEAN,
+            False,
+            None,
+            Importance.MEDIUM,
+            "With auto.register.schemas=false, write with the subject's latest registered schema.",
+        )
+        .define(
+            "basic.auth.user.info",
+            ConfigType.PASSWORD,
+            None,
+            None,
+            Importance.LOW,
+            "user:password for the schema registry's HTTP basic authentication.",
+        )
+        .define(
+            "schema.registry.request.timeout.ms",
+            ConfigType.INT,
+            10_000,
+            None,
+            Importance.LOW,
+            "How long to wait for the schema registry to answer.",
+        )
     )
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
@@ -198,7 +240,9 @@ class AvroConverter(Converter):
         except DataError as exc:
             raise self.error(topic, f"cannot write value as Avro: {exc}") from exc
         except (ValueError, TypeError, AttributeError, KeyError, OverflowError, ValidationError) as exc:
-            detail = "; ".join(map(str, exc.errors)) if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
+            detail = (
+                "; ".join(map(str, exc.errors)) if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
+            )
             raise self.error(topic, f"value does not match Avro schema {_schema_label(avro)}: {detail}") from exc
         return buffer.getvalue()
 
@@ -208,7 +252,9 @@ class AvroConverter(Converter):
         if self.registry is not None and not self.config["auto.register.schemas"] and self.config["use.latest.version"]:
             return self._latest(topic)
         if schema is None:
-            raise self.error(topic, "cannot write a value without a schema: set avro.schema or give the record a schema")
+            raise self.error(
+                topic, "cannot write a value without a schema: set avro.schema or give the record a schema"
+            )
         cached = self._by_connect.get(schema)
         if cached is None:
             try:
@@ -244,9 +290,7 @@ class AvroConverter(Converter):
             else:
                 schema_id = self.registry.lookup(subject, avro.text).id
         except SchemaRegistryError as exc:
-            raise self.error(
-                topic, f"cannot get a schema id under subject '{subject}': {exc}", exc.retriable
-            ) from exc
+            raise self.error(topic, f"cannot get a schema id under subject '{subject}': {exc}", exc.retriable) from exc
         self._ids[key] = schema_id
         return schema_id
 

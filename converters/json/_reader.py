@@ -211,8 +211,7 @@ def _temporal_reader(schema: Schema) -> Reader:
     def read_temporal(value: Any) -> Any:
         if type(value) is not int:
             raise DataError(
-                f"Invalid type for {label}, underlying representation should be {what} "
-                f"but was {json_type_name(value)}"
+                f"Invalid type for {label}, underlying representation should be {what} but was {json_type_name(value)}"
             )
         return decode(schema, value)
 

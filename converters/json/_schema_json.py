@@ -44,9 +44,7 @@ def to_json_schema(schema: Schema | None, options: CodecOptions) -> dict[str, An
         node["keys"] = to_json_schema(schema.key_schema, options)
         node["values"] = to_json_schema(schema.value_schema, options)
     elif schema.type is Type.STRUCT:
-        node["fields"] = [
-            {**to_json_schema(field.schema, options), "field": field.name} for field in schema.fields
-        ]
+        node["fields"] = [{**to_json_schema(field.schema, options), "field": field.name} for field in schema.fields]
     node["optional"] = schema.optional
     if schema.name is not None:
         node["name"] = schema.name
@@ -107,9 +105,7 @@ def _builder_for(type_: Type, node: dict, options: CodecOptions) -> SchemaBuilde
             raise DataError("Map schema did not specify the key type")
         if node.get("values") is None:
             raise DataError("Map schema did not specify the value type")
-        return SchemaBuilder.map(
-            from_json_schema(node["keys"], options), from_json_schema(node["values"], options)
-        )
+        return SchemaBuilder.map(from_json_schema(node["keys"], options), from_json_schema(node["values"], options))
     if type_ is Type.STRUCT:
         fields = node.get("fields")
         if not isinstance(fields, list):

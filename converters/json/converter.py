@@ -47,19 +47,54 @@ class JsonConverter(Converter, HeaderConverter):
     aliases = ("org.apache.kafka.connect.json.JsonConverter", "JsonConverter")
     config_def = (
         ConfigDef()
-        .define("schemas.enable", ConfigType.BOOLEAN, True, None, Importance.HIGH,
-                "Include schemas within each of the serialized values and keys.")
-        .define("schemas.cache.size", ConfigType.INT, 1000, at_least(0), Importance.HIGH,
-                "The maximum number of schemas that can be cached in this converter instance.")
-        .define("decimal.format", ConfigType.STRING, "BASE64", one_of("BASE64", "NUMERIC", case_sensitive=False),
-                Importance.LOW,
-                "How to write Decimal values: BASE64 (base64 of the unscaled bytes) or NUMERIC (a JSON number).")
-        .define("replace.null.with.default", ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Whether a null field with a default value is written and read as that default.")
-        .define("json.schema", ConfigType.STRING, None, None, Importance.MEDIUM,
-                "An inline JSON Schema every payload must match; a record that does not is a converter error.")
-        .define("json.schema.file", ConfigType.PATH, None, None, Importance.MEDIUM,
-                "A file holding a JSON Schema every payload must match.")
+        .define(
+            "schemas.enable",
+            ConfigType.BOOLEAN,
+            True,
+            None,
+            Importance.HIGH,
+            "Include schemas within each of the serialized values and keys.",
+        )
+        .define(
+            "schemas.cache.size",
+            ConfigType.INT,
+            1000,
+            at_least(0),
+            Importance.HIGH,
+            "The maximum number of schemas that can be cached in this converter instance.",
+        )
+        .define(
+            "decimal.format",
+            ConfigType.STRING,
+            "BASE64",
+            one_of("BASE64", "NUMERIC", case_sensitive=False),
+            Importance.LOW,
+            "How to write Decimal values: BASE64 (base64 of the unscaled bytes) or NUMERIC (a JSON number).",
+        )
+        .define(
+            "replace.null.with.default",
+            ConfigType.BOOLEAN,
+            True,
+            None,
+            Importance.LOW,
+            "Whether a null field with a default value is written and read as that default.",
+        )
+        .define(
+            "json.schema",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.MEDIUM,
+            "An inline JSON Schema every payload must match; a record that does not is a converter error.",
+        )
+        .define(
+            "json.schema.file",
+            ConfigType.PATH,
+            None,
+            None,
+            Importance.MEDIUM,
+            "A file holding a JSON Schema every payload must match.",
+        )
     )
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
@@ -156,7 +191,9 @@ class JsonConverter(Converter, HeaderConverter):
         try:
             payload_bytes = orjson.dumps(payload)
         except TypeError as exc:
-            raise DataError(f"Converting Kafka Connect data to byte[] failed due to serialization error: {exc}") from exc
+            raise DataError(
+                f"Converting Kafka Connect data to byte[] failed due to serialization error: {exc}"
+            ) from exc
         if not self.schemas_enabled:
             return payload_bytes
         return b'{"schema":' + schema_bytes + b',"payload":' + payload_bytes + b"}"
@@ -286,7 +323,7 @@ class JsonConverter(Converter, HeaderConverter):
     def _read_known_schema(self, data: bytes) -> tuple[tuple, Any] | None:
         for prefix, entry in self._prefixes:
             if data.startswith(prefix):
-                rest = data[len(prefix):].rstrip()
+                rest = data[len(prefix) :].rstrip()
                 if not rest.endswith(b"}"):
                     return None
                 try:
@@ -303,7 +340,7 @@ class JsonConverter(Converter, HeaderConverter):
         position = data.find(marker, len(head))
         while position != -1:
             try:
-                if orjson.loads(data[len(head):position]) == schema_node:
+                if orjson.loads(data[len(head) : position]) == schema_node:
                     prefix = data[: position + len(marker)]
                     self._prefixes = [(prefix, entry)] + [p for p in self._prefixes if p[0] != prefix][:3]
                     return

@@ -42,14 +42,21 @@ class ExtismAbi:
     name = "extism"
     config_def = ConfigDef()
 
-    def build(self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str,
-              check: bool) -> ExtismRunner:
+    def build(
+        self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str, check: bool
+    ) -> ExtismRunner:
         function_name = config.get("function.name") or DEFAULT_FUNCTION_NAME
-        plugin = inspect_plugin(module, label=settings.module_label, function_name=function_name,
-                                wasi=config["wasi"], key_prefix=key_prefix)
+        plugin = inspect_plugin(
+            module, label=settings.module_label, function_name=function_name, wasi=config["wasi"], key_prefix=key_prefix
+        )
 
-        runner = ExtismRunner(runtime(), plugin, dataclasses.replace(settings, function_name=function_name),
-                              config["converters"], config["max.outputs.per.record"])
+        runner = ExtismRunner(
+            runtime(),
+            plugin,
+            dataclasses.replace(settings, function_name=function_name),
+            config["converters"],
+            config["max.outputs.per.record"],
+        )
         if check:
             try:
                 runner.start()  # a plug-in that cannot start fails now, under the time limit

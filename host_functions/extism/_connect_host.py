@@ -41,6 +41,7 @@ class ConnectRecords:
             def report(row: int, exc: BaseException) -> None:
                 failed.add(row)
                 fail(row, f"{converter_key} failed: {type(exc).__name__}: {exc}")
+
             return report
 
         keys = c.key.from_connect_batch(topics, batch.key_schema, batch.key, on_error("key.converter"))
@@ -52,11 +53,16 @@ class ConnectRecords:
             except Exception as exc:  # a header the converter refuses fails its record only
                 on_error("header.converter")(row, exc)
                 converted = []
-            self.states.append(None if row in failed else RecordState(key, value, topic, converted, None, None, None, _converted_already))
+            self.states.append(
+                None
+                if row in failed
+                else RecordState(key, value, topic, converted, None, None, None, _converted_already)
+            )
 
     def functions(self, memory: Any, current_row: Callable[[], int]) -> dict[str, Callable[..., Any]]:
         """The host functions (by canonical name) for the instance ``memory``, serving the state of
         the row being run (``current_row()``, an index into :attr:`states`)."""
+
         def state() -> RecordState:
             return self.states[current_row()]
 
@@ -65,6 +71,7 @@ class ConnectRecords:
                 current = state()
                 setattr(current, attribute, decode(memory.read_block(handle)))
                 current.mask |= bit
+
             return set_part
 
         def get_header(handle: int) -> int:
@@ -104,7 +111,9 @@ class ConnectRecords:
             if state.mask & SET_VALUE:
                 value_schema, value = c.value.to_connect_data(topic, state.value)
             if state.mask & SET_HEADERS:
-                headers = tuple((name, c.header.to_connect_header(topic, name, data)[1]) for name, data in state.headers)
+                headers = tuple(
+                    (name, c.header.to_connect_header(topic, name, data)[1]) for name, data in state.headers
+                )
         except Exception as exc:  # a converter failure fails this record only
             raise Failure(f"a converter failed on what the plug-in set: {type(exc).__name__}: {exc}") from exc
         return topic, key_schema, key, value_schema, value, headers

@@ -90,12 +90,13 @@ class RecordDocuments:
             pass
         outputs, at = [], 0
         for length in lengths:
-            outputs.append(_loads_or_error(data[at:at + length]))
+            outputs.append(_loads_or_error(data[at : at + length]))
             at += length + 1
         return outputs
 
-    def decode(self, rows: Sequence[int], parsed: Sequence[Any], batch: RecordBatch,
-               fail: Callable[[int, str], None]) -> tuple[list[int], list[tuple]]:
+    def decode(
+        self, rows: Sequence[int], parsed: Sequence[Any], batch: RecordBatch, fail: Callable[[int, str], None]
+    ) -> tuple[list[int], list[tuple]]:
         """The output records of the input ``rows`` (``parsed`` outputs, one per row): their parent rows,
         and each record's ``(topic, key_schema, key, value_schema, value, headers)``.  A row whose
         output is not a JSON array of records fails (through ``fail``) and gives none."""
@@ -106,14 +107,27 @@ class RecordDocuments:
         for row, output in zip(rows, parsed):
             try:
                 if not isinstance(output, list):
-                    raise output if isinstance(output, DocumentError) else DocumentError(
-                        f"the output is not a JSON array of records but {_json_kind(output)}")
+                    raise (
+                        output
+                        if isinstance(output, DocumentError)
+                        else DocumentError(f"the output is not a JSON array of records but {_json_kind(output)}")
+                    )
                 if len(output) > self.max_outputs:
-                    raise DocumentError(f"the output holds {len(output)} records for one input record; "
-                                        f"max.outputs.per.record={self.max_outputs}")
+                    raise DocumentError(
+                        f"the output holds {len(output)} records for one input record; "
+                        f"max.outputs.per.record={self.max_outputs}"
+                    )
                 decoded = [
-                    _record(document, position, topics[row], key_schemas[row], keys[row], value_schemas[row],
-                            values[row], all_headers[row])
+                    _record(
+                        document,
+                        position,
+                        topics[row],
+                        key_schemas[row],
+                        keys[row],
+                        value_schemas[row],
+                        values[row],
+                        all_headers[row],
+                    )
                     for position, document in enumerate(output)
                 ]
             except DocumentError as exc:
@@ -124,8 +138,9 @@ class RecordDocuments:
         return parents, records
 
 
-def _record(document: Any, position: int, topic: str, key_schema: Any, key: Any, value_schema: Any, value: Any,
-            headers: tuple) -> tuple:
+def _record(
+    document: Any, position: int, topic: str, key_schema: Any, key: Any, value_schema: Any, value: Any, headers: tuple
+) -> tuple:
     if not isinstance(document, dict):
         raise DocumentError(f"output record {position} is {_json_kind(document)}, not a JSON object")
     new_topic = document.get("topic")

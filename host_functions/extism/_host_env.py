@@ -24,8 +24,13 @@ __all__ = ["KernelMemory", "host_env_functions", "log_level_for", "MAX_VAR_BYTES
 MAX_VAR_BYTES = 1024 * 1024
 
 #: Extism log levels (``get_log_level``) to Python logging levels.
-_LEVELS = {"log_trace": logging.DEBUG - 5, "log_debug": logging.DEBUG, "log_info": logging.INFO,
-           "log_warn": logging.WARNING, "log_error": logging.ERROR}
+_LEVELS = {
+    "log_trace": logging.DEBUG - 5,
+    "log_debug": logging.DEBUG,
+    "log_info": logging.INFO,
+    "log_warn": logging.WARNING,
+    "log_error": logging.ERROR,
+}
 
 
 class KernelMemory(Protocol):
@@ -95,7 +100,9 @@ def _var_set(memory: KernelMemory, key: int, value: int) -> None:
 
 def _http_request(memory: KernelMemory, request: int) -> int:
     document = memory.read_block(request).decode("utf-8", "replace")
-    raise Failure(f"http_request is not allowed: Extism plug-ins get no network access here (request: {document[:200]})")
+    raise Failure(
+        f"http_request is not allowed: Extism plug-ins get no network access here (request: {document[:200]})"
+    )
 
 
 def _logger(memory: KernelMemory, level: int) -> Callable[[int], None]:

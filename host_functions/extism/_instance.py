@@ -44,8 +44,13 @@ def kernel_wat() -> str:
 class PluginInstance:
     """A kernel and a plug-in instance in one store (see the module docstring)."""
 
-    def __init__(self, rt: WasmRuntime, plugin: PluginModule, settings: Settings,
-                 user_functions: Callable[["PluginInstance"], Mapping[str, Callable[..., Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        rt: WasmRuntime,
+        plugin: PluginModule,
+        settings: Settings,
+        user_functions: Callable[["PluginInstance"], Mapping[str, Callable[..., Any]]] | None = None,
+    ) -> None:
         self.settings = settings
         self.variables: dict[bytes, bytes] = {}
         self.store = store = new_store(rt.engine, settings)
@@ -95,8 +100,10 @@ class PluginInstance:
             return 0
         handle = self._alloc(self.store, len(data))
         if handle == 0:
-            raise Failure(f"out of memory: {len(data)} bytes do not fit in kernel memory "
-                          f"(memory.max.bytes={self.settings.memory_max_bytes})")
+            raise Failure(
+                f"out of memory: {len(data)} bytes do not fit in kernel memory "
+                f"(memory.max.bytes={self.settings.memory_max_bytes})"
+            )
         self.heap.write(self.store, data, handle)
         return handle
 
@@ -117,8 +124,14 @@ class PluginInstance:
         base = self._io_address()
         ctypes.memmove(base + table, offsets.tobytes(), offsets.nbytes)
         ctypes.memmove(base + start, data, len(data))
-        for at, value in ((_C_TABLE, table), (_C_DATA, start), (_C_OUT_START, out_start),
-                          (_C_OUT_CURSOR, out_start), (_C_OUT_COUNT, 0), (_C_ROW, 0)):
+        for at, value in (
+            (_C_TABLE, table),
+            (_C_DATA, start),
+            (_C_OUT_START, out_start),
+            (_C_OUT_CURSOR, out_start),
+            (_C_OUT_COUNT, 0),
+            (_C_ROW, 0),
+        ):
             ctypes.c_int32.from_address(base + at).value = value
 
     def run(self, start: int, stop: int) -> tuple[int, int]:
@@ -161,8 +174,10 @@ class PluginInstance:
             try:
                 self.io.grow(self.store, (size - have + _PAGE - 1) // _PAGE)
             except wasmtime.WasmtimeError as exc:
-                raise Failure(f"the chunk's input ({size} bytes) does not fit in memory.max.bytes="
-                              f"{self.settings.memory_max_bytes}") from exc
+                raise Failure(
+                    f"the chunk's input ({size} bytes) does not fit in memory.max.bytes="
+                    f"{self.settings.memory_max_bytes}"
+                ) from exc
 
     def _io_address(self) -> int:
         return self._io_base

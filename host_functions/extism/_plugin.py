@@ -28,26 +28,54 @@ I32, I64 = "i32", "i64"
 
 #: ``extism:host/env`` functions served by the kernel (in Wasm): name -> (params, results).
 KERNEL_FUNCTIONS = {
-    "alloc": ((I64,), (I64,)), "free": ((I64,), ()), "length": ((I64,), (I64,)),
-    "length_unsafe": ((I64,), (I64,)), "load_u8": ((I64,), (I32,)), "load_u64": ((I64,), (I64,)),
-    "store_u8": ((I64, I32), ()), "store_u64": ((I64, I64), ()), "input_load_u8": ((I64,), (I32,)),
-    "input_load_u64": ((I64,), (I64,)), "input_set": ((I64, I64), ()), "output_set": ((I64, I64), ()),
-    "input_length": ((), (I64,)), "input_offset": ((), (I64,)), "output_length": ((), (I64,)),
-    "output_offset": ((), (I64,)), "error_set": ((I64,), ()), "error_get": ((), (I64,)),
-    "memory_bytes": ((), (I64,)), "reset": ((), ()), "get_log_level": ((), (I32,)),
+    "alloc": ((I64,), (I64,)),
+    "free": ((I64,), ()),
+    "length": ((I64,), (I64,)),
+    "length_unsafe": ((I64,), (I64,)),
+    "load_u8": ((I64,), (I32,)),
+    "load_u64": ((I64,), (I64,)),
+    "store_u8": ((I64, I32), ()),
+    "store_u64": ((I64, I64), ()),
+    "input_load_u8": ((I64,), (I32,)),
+    "input_load_u64": ((I64,), (I64,)),
+    "input_set": ((I64, I64), ()),
+    "output_set": ((I64, I64), ()),
+    "input_length": ((), (I64,)),
+    "input_offset": ((), (I64,)),
+    "output_length": ((), (I64,)),
+    "output_offset": ((), (I64,)),
+    "error_set": ((I64,), ()),
+    "error_get": ((), (I64,)),
+    "memory_bytes": ((), (I64,)),
+    "reset": ((), ()),
+    "get_log_level": ((), (I32,)),
 }
 #: ``extism:host/env`` functions served in Python (see :mod:`host_functions.extism._host_env`).
 HOST_ENV_FUNCTIONS = {
-    "config_get": ((I64,), (I64,)), "var_get": ((I64,), (I64,)), "var_set": ((I64, I64), ()),
-    "http_request": ((I64, I64), (I64,)), "http_status_code": ((), (I32,)), "http_headers": ((), (I64,)),
-    "log_info": ((I64,), ()), "log_debug": ((I64,), ()), "log_warn": ((I64,), ()),
-    "log_error": ((I64,), ()), "log_trace": ((I64,), ()),
+    "config_get": ((I64,), (I64,)),
+    "var_get": ((I64,), (I64,)),
+    "var_set": ((I64, I64), ()),
+    "http_request": ((I64, I64), (I64,)),
+    "http_status_code": ((), (I32,)),
+    "http_headers": ((), (I64,)),
+    "log_info": ((I64,), ()),
+    "log_debug": ((I64,), ()),
+    "log_warn": ((I64,), ()),
+    "log_error": ((I64,), ()),
+    "log_trace": ((I64,), ()),
 }
 #: The Kafka Connect Extism transformer's host functions; snake_case names are its later spelling.
 USER_FUNCTIONS = {
-    "getKey": ((), (I64,)), "setKey": ((I64,), ()), "getValue": ((), (I64,)), "setValue": ((I64,), ()),
-    "getHeader": ((I64,), (I64,)), "setHeader": ((I64,), ()), "getTopic": ((), (I64,)),
-    "setTopic": ((I64,), ()), "getRecord": ((), (I64,)), "setRecord": ((I64,), ()),
+    "getKey": ((), (I64,)),
+    "setKey": ((I64,), ()),
+    "getValue": ((), (I64,)),
+    "setValue": ((I64,), ()),
+    "getHeader": ((I64,), (I64,)),
+    "setHeader": ((I64,), ()),
+    "getTopic": ((), (I64,)),
+    "setTopic": ((I64,), ()),
+    "getRecord": ((), (I64,)),
+    "setRecord": ((I64,), ()),
 }
 SNAKE_CASE = {name: "".join("_" + c.lower() if c.isupper() else c for c in name) for name in USER_FUNCTIONS}
 _USER_BY_IMPORT = {**{name: name for name in USER_FUNCTIONS}, **{snake: name for name, snake in SNAKE_CASE.items()}}
@@ -76,8 +104,9 @@ def _types(vals) -> tuple[str, ...]:
     return tuple(str(v) for v in vals)
 
 
-def inspect_plugin(module: wasmtime.Module, *, label: str, function_name: str, wasi: bool,
-                   key_prefix: str) -> PluginModule:
+def inspect_plugin(
+    module: wasmtime.Module, *, label: str, function_name: str, wasi: bool, key_prefix: str
+) -> PluginModule:
     """Check ``module`` against this host; raise :class:`ConfigError` naming everything wrong."""
     problems: list[str] = []
     exports = {e.name: e.type for e in module.exports}
@@ -106,8 +135,10 @@ def inspect_plugin(module: wasmtime.Module, *, label: str, function_name: str, w
             continue
         got = (_types(imp.type.params), _types(imp.type.results))
         if got != expected:
-            problems.append(f"it imports {where} as ({', '.join(got[0])}) -> ({', '.join(got[1])}); "
-                            f"the host provides ({', '.join(expected[0])}) -> ({', '.join(expected[1])})")
+            problems.append(
+                f"it imports {where} as ({', '.join(got[0])}) -> ({', '.join(got[1])}); "
+                f"the host provides ({', '.join(expected[0])}) -> ({', '.join(expected[1])})"
+            )
         elif imp.module == USER_MODULE:
             user_imports[imp.name] = _USER_BY_IMPORT[imp.name]
         elif imp.name in HOST_ENV_FUNCTIONS:

@@ -40,8 +40,9 @@ class StartFailure(Failure):
 class ExtismRunner:
     """The runner of one configured plug-in (a :class:`host_functions.guest_abi.GuestRunner`)."""
 
-    def __init__(self, rt: WasmRuntime, plugin: PluginModule, settings: Settings, converters: Converters,
-                 max_outputs: int) -> None:
+    def __init__(
+        self, rt: WasmRuntime, plugin: PluginModule, settings: Settings, converters: Converters, max_outputs: int
+    ) -> None:
         self.rt, self.plugin, self.settings = rt, plugin, settings
         self.documents = RecordDocuments(max_outputs) if plugin.shape == RECORD_SHAPE else None
         self.connect = None if plugin.shape == RECORD_SHAPE else ConnectRecords(converters)
@@ -56,7 +57,8 @@ class ExtismRunner:
         if self.connect is not None:
             connect = self.connect
             user_functions = lambda instance: connect.functions(  # noqa: E731 - bound per instance
-                instance, lambda: self._chunk_start + instance.progress())
+                instance, lambda: self._chunk_start + instance.progress()
+            )
         for _ in range(SPURIOUS_RETRIES + 1):
             with self.rt.watchdog.watch(lambda: 0, self.settings.timeout_ms / 1000) as watch:
                 try:
@@ -160,8 +162,10 @@ class ExtismRunner:
                 fail(start + reached, f"its output does not fit in memory.max.bytes={self.settings.memory_max_bytes}")
             return reached + 1
         if status == INPUT_TOO_BIG:
-            fail(start + reached, f"its input does not fit in kernel memory (memory.max.bytes="
-                                  f"{self.settings.memory_max_bytes})")
+            fail(
+                start + reached,
+                f"its input does not fit in kernel memory (memory.max.bytes={self.settings.memory_max_bytes})",
+            )
             return reached + 1
         return reached
 
@@ -177,15 +181,19 @@ class ExtismRunner:
         ends = np.cumsum(lengths + 1) - 1  # each result is followed by a comma
         starts = ends - lengths
         for i in np.flatnonzero(kinds != OUTPUT):
-            row, rc, message = int(rows[i]), int(table[i, 1]), data[starts[i]:ends[i]].decode("utf-8", "replace")
+            row, rc, message = int(rows[i]), int(table[i, 1]), data[starts[i] : ends[i]].decode("utf-8", "replace")
             if kinds[i] == BAD_OUTPUT:
                 fail(row, "output_set named a range outside kernel memory")
             else:
-                fail(row, f"the plug-in reported an error (return code {rc}): {message}" if message
-                     else f"the plug-in returned code {rc} without an error message")
+                fail(
+                    row,
+                    f"the plug-in reported an error (return code {rc}): {message}"
+                    if message
+                    else f"the plug-in returned code {rc} without an error message",
+                )
         ok = np.flatnonzero(kinds == OUTPUT)
         if len(ok):
-            pieces.append(_Piece(rows[ok], b",".join(data[starts[i]:ends[i]] for i in ok), lengths[ok]))
+            pieces.append(_Piece(rows[ok], b",".join(data[starts[i] : ends[i]] for i in ok), lengths[ok]))
 
     # --- output -------------------------------------------------------------------------
 

@@ -87,8 +87,11 @@ def _content_hash(source: Path) -> str:
 def _build_rust(project: Path) -> Path:
     cargo = _tool("cargo", project, "Rust (rustup, with the wasm32-unknown-unknown target)")
     target_dir = default_cache_dir() / "cargo-target"  # shared by every cache: dependencies compile once
-    _run(project, [cargo, "build", "--release", "--quiet", "--target", _RUST_TARGET, "--target-dir", str(target_dir)],
-         cwd=project)
+    _run(
+        project,
+        [cargo, "build", "--release", "--quiet", "--target", _RUST_TARGET, "--target-dir", str(target_dir)],
+        cwd=project,
+    )
     crate = _crate_name(project)
     return target_dir / _RUST_TARGET / "release" / f"{crate.replace('-', '_')}.wasm"
 
@@ -96,8 +99,12 @@ def _build_rust(project: Path) -> Path:
 def _build_go(project: Path) -> Path:
     go = _tool("go", project, "Go 1.24 or newer")
     output = project / "plugin.wasm"
-    _run(project, [go, "build", "-buildmode=c-shared", "-trimpath", "-o", str(output), "."], cwd=project,
-         environment=_GO_ENVIRONMENT)
+    _run(
+        project,
+        [go, "build", "-buildmode=c-shared", "-trimpath", "-o", str(output), "."],
+        cwd=project,
+        environment=_GO_ENVIRONMENT,
+    )
     return output
 
 
@@ -117,14 +124,24 @@ def _tool(name: str, project: Path, what: str) -> str:
 
 def _run(project: Path, command: list[str], cwd: Path, environment: dict[str, str] | None = None) -> None:
     try:
-        completed = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False,
-                                   timeout=BUILD_TIMEOUT_SECONDS * 2, env={**os.environ, **(environment or {})})
+        completed = subprocess.run(
+            command,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=BUILD_TIMEOUT_SECONDS * 2,
+            env={**os.environ, **(environment or {})},
+        )
     except subprocess.TimeoutExpired as exc:
-        raise GuestBuildError(f"cannot build {project.name}: {command[0]} ran longer than "
-                              f"{BUILD_TIMEOUT_SECONDS * 2}s") from exc
+        raise GuestBuildError(
+            f"cannot build {project.name}: {command[0]} ran longer than {BUILD_TIMEOUT_SECONDS * 2}s"
+        ) from exc
     if completed.returncode != 0:
         output = (completed.stderr + completed.stdout).strip()
-        raise GuestBuildError(f"cannot build {project.name}: {command[0]} exited with {completed.returncode}:\n{output}")
+        raise GuestBuildError(
+            f"cannot build {project.name}: {command[0]} exited with {completed.returncode}:\n{output}"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,8 +27,13 @@ CLOSED = "the filter closed the connection (proxy_close_stream) instead of passi
 class RequestFeeder:
     """Feeds one batch's requests (objects with ``data`` and ``rows``); every row ends forwarded or failed."""
 
-    def __init__(self, instance: Callable[[], FilterInstance], settings: Settings,
-                 forward: Callable[[bytearray, list], None], fail: Callable[[int, str], None]) -> None:
+    def __init__(
+        self,
+        instance: Callable[[], FilterInstance],
+        settings: Settings,
+        forward: Callable[[bytearray, list], None],
+        fail: Callable[[int, str], None],
+    ) -> None:
         self._new_instance, self.settings, self._forward, self._fail = instance, settings, forward, fail
         self.instance: FilterInstance | None = None
         self.connection: int | None = None
@@ -111,8 +116,9 @@ class RequestFeeder:
         try:
             instance.close_connection(connection)
         except FilterFailed as exc:  # every record is accounted for already; the instance is not reused
-            self.settings.logger.warning("wasm transform '%s': the filter failed closing a connection: %s",
-                                         self.settings.alias, exc.cause)
+            self.settings.logger.warning(
+                "wasm transform '%s': the filter failed closing a connection: %s", self.settings.alias, exc.cause
+            )
 
     def _fail_pending(self, cause: str) -> None:
         for request in self.pending:

@@ -51,7 +51,7 @@ def inspect_filter(module: wasmtime.Module, label: str, key_prefix: str) -> Filt
     versions = sorted(name for name in exports if name.startswith(_VERSION_PREFIX))
     supported = [name for name in versions if name in SUPPORTED_VERSIONS]
     if not supported:
-        found = versions[0][len(_VERSION_PREFIX):].replace("_", ".") if versions else "none"
+        found = versions[0][len(_VERSION_PREFIX) :].replace("_", ".") if versions else "none"
         raise refuse(f"was built for proxy-wasm ABI {found}; this host implements 0.2.0 and 0.2.1")
     if not isinstance(exports.get("memory"), wasmtime.MemoryType):
         raise refuse("does not export its `memory`")
@@ -67,7 +67,9 @@ def inspect_filter(module: wasmtime.Module, label: str, key_prefix: str) -> Filt
         if item.module != HOST_MODULE or not item.name.startswith("proxy_"):
             raise refuse(f"imports {item.module}.{item.name}, which a proxy-wasm host does not provide")
         if not isinstance(item.type, wasmtime.FuncType) or [str(r) for r in item.type.results] != ["i32"]:
-            raise refuse(f"imports {item.module}.{item.name} with a signature no proxy-wasm host function has "
-                         "(they all return an i32 status)")
+            raise refuse(
+                f"imports {item.module}.{item.name} with a signature no proxy-wasm host function has "
+                "(they all return an i32 status)"
+            )
         host_imports.append((item.name, item.type))
     return FilterGuest(module, label, supported[-1], frozenset(exports), tuple(host_imports))

@@ -40,8 +40,14 @@ HTTP_REQUEST_BODY, DOWNSTREAM_DATA, VM_CONFIGURATION, PLUGIN_CONFIGURATION = 0, 
 STREAM_DOWNSTREAM = 2
 #: Envoy's ``listener_direction``: the filter sees what clients send towards the broker.
 LISTENER_INBOUND = 1
-_LOG_LEVELS = {0: logging.DEBUG, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR,
-               5: logging.CRITICAL}
+_LOG_LEVELS = {
+    0: logging.DEBUG,
+    1: logging.DEBUG,
+    2: logging.INFO,
+    3: logging.WARNING,
+    4: logging.ERROR,
+    5: logging.CRITICAL,
+}
 _MASK32 = 0xFFFFFFFF
 
 
@@ -75,8 +81,9 @@ class FilterHost:
             served = SIGNATURES.get(name)
             if served is not None and [str(p) for p in func_type.params] == list(served):
                 # weakly: wasmtime-py keeps callbacks in a process-wide table (see _weak)
-                linker.define_func("env", name, func_type, _weak(getattr(self, name[len("proxy_"):])),
-                                   access_caller=True)
+                linker.define_func(
+                    "env", name, func_type, _weak(getattr(self, name[len("proxy_") :])), access_caller=True
+                )
             else:
                 linker.define_func("env", name, func_type, _unimplemented, access_caller=False)
 
@@ -111,15 +118,16 @@ class FilterHost:
 
     # --- host functions (named after the import, without proxy_) ---------------------------
 
-    def get_buffer_bytes(self, caller, buffer_id: int, start: int, max_size: int, pointer_out: int,
-                         size_out: int) -> int:
+    def get_buffer_bytes(
+        self, caller, buffer_id: int, start: int, max_size: int, pointer_out: int, size_out: int
+    ) -> int:
         buffer = self.buffers.get(buffer_id)
         if buffer is None:
             return NOT_FOUND
         start, max_size = start & _MASK32, max_size & _MASK32
         if start > len(buffer):
             return BAD_ARGUMENT
-        view = memoryview(buffer)[start:start + max_size]
+        view = memoryview(buffer)[start : start + max_size]
         try:
             return _guarded(lambda: self._give(caller, view, pointer_out, size_out))
         finally:
@@ -129,8 +137,12 @@ class FilterHost:
         buffer = self.buffers.get(buffer_id)
         if buffer is None:
             return NOT_FOUND
-        return _guarded(lambda: self._write(caller, size_out, struct.pack("<I", len(buffer)))
-                        or self._write(caller, flags_out, b"\0\0\0\0"))
+        return _guarded(
+            lambda: (
+                self._write(caller, size_out, struct.pack("<I", len(buffer)))
+                or self._write(caller, flags_out, b"\0\0\0\0")
+            )
+        )
 
     def set_buffer_bytes(self, caller, buffer_id: int, start: int, size: int, pointer: int, length: int) -> int:
         if buffer_id != DOWNSTREAM_DATA:
@@ -139,13 +151,14 @@ class FilterHost:
         start, size = min(start & _MASK32, len(buffer)), size & _MASK32
         grown = len(buffer) - min(size, len(buffer) - start) + (length & _MASK32)
         if grown > self.max_buffer_bytes:  # a filter appending without end must not take the host's memory
-            raise Failure(f"the filter grew the downstream data to {grown} bytes, past {self.max_buffer_bytes} "
-                          "(memory.max.bytes)")
+            raise Failure(
+                f"the filter grew the downstream data to {grown} bytes, past {self.max_buffer_bytes} (memory.max.bytes)"
+            )
         try:
             data = self._read(caller, pointer, length)
         except _BadPointer:
             return INVALID_MEMORY_ACCESS
-        buffer[start:start + size] = data
+        buffer[start : start + size] = data
         return OK
 
     def get_property(self, caller, path: int, path_size: int, pointer_out: int, size_out: int) -> int:
@@ -161,7 +174,8 @@ class FilterHost:
     def set_property(self, caller, path: int, path_size: int, pointer: int, length: int) -> int:
         try:
             self.properties[self._read(caller, path, path_size).decode("utf-8", "replace")] = self._read(
-                caller, pointer, length)
+                caller, pointer, length
+            )
         except _BadPointer:
             return INVALID_MEMORY_ACCESS
         return OK

@@ -64,8 +64,14 @@ class Fed:
 class FilterInstance:
     """A started filter; :meth:`open`, :meth:`feed` and :meth:`close_connection`, one connection at a time."""
 
-    def __init__(self, rt: WasmRuntime, guest: FilterGuest, settings: Settings, plugin_configuration: bytes,
-                 max_buffer_bytes: int) -> None:
+    def __init__(
+        self,
+        rt: WasmRuntime,
+        guest: FilterGuest,
+        settings: Settings,
+        plugin_configuration: bytes,
+        max_buffer_bytes: int,
+    ) -> None:
         self.rt, self.guest, self.settings = rt, guest, settings
         self.alive = False
         self._ids = itertools.count(ROOT_CONTEXT + 1)
@@ -102,10 +108,13 @@ class FilterInstance:
         if "proxy_on_vm_start" in self.guest.exports and not self._call_export("proxy_on_vm_start", ROOT_CONTEXT, 0):
             raise FilterFailed("proxy_on_vm_start returned false: the filter refused to start")
         size = len(self.host.buffers[PLUGIN_CONFIGURATION])
-        if "proxy_on_configure" in self.guest.exports and not self._call_export("proxy_on_configure", ROOT_CONTEXT,
-                                                                                 size):
-            raise FilterFailed("proxy_on_configure returned false: the filter refused its configuration "
-                               "(transforms.X.config.*, see the log)")
+        if "proxy_on_configure" in self.guest.exports and not self._call_export(
+            "proxy_on_configure", ROOT_CONTEXT, size
+        ):
+            raise FilterFailed(
+                "proxy_on_configure returned false: the filter refused its configuration "
+                "(transforms.X.config.*, see the log)"
+            )
 
     # --- connections --------------------------------------------------------------------
 
@@ -114,7 +123,8 @@ class FilterInstance:
         self._end_watch()
         self._connection_watch = contextlib.ExitStack()
         self._watch = self._connection_watch.enter_context(
-            self.rt.watchdog.watch(_progress_reader(self._in_call), self.settings.timeout_ms / 1000))
+            self.rt.watchdog.watch(_progress_reader(self._in_call), self.settings.timeout_ms / 1000)
+        )
         context = next(self._ids)
         self.host.set_connection(context)
         self.host.contexts.add(context)
@@ -185,10 +195,14 @@ class FilterInstance:
                 self._end_watch()
                 interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                 memory = getattr(self, "exports", {}).get("memory")
-                memory_full = None if memory is None or timed_out or isinstance(exc, Failure) else \
-                    guest_memory_at_limit(memory, self.store, self.settings)
-                raise FilterFailed(self._describe(exc, timed_out, memory_full), interrupted and not timed_out,
-                                   memory_full) from None
+                memory_full = (
+                    None
+                    if memory is None or timed_out or isinstance(exc, Failure)
+                    else guest_memory_at_limit(memory, self.store, self.settings)
+                )
+                raise FilterFailed(
+                    self._describe(exc, timed_out, memory_full), interrupted and not timed_out, memory_full
+                ) from None
             finally:
                 self._in_call[1] = False
 

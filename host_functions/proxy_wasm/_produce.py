@@ -51,8 +51,17 @@ _COMPRESSION_MASK = 0x07
 # --- encoding ------------------------------------------------------------------------
 
 
-def encode_produce_request(codec: RecordCodec, correlation_id: int, topic: str, partition: int, keys: pa.Array,
-                           values: pa.Array, bodies: pa.Array | None, millis: np.ndarray, timeout_ms: int) -> bytes:
+def encode_produce_request(
+    codec: RecordCodec,
+    correlation_id: int,
+    topic: str,
+    partition: int,
+    keys: pa.Array,
+    values: pa.Array,
+    bodies: pa.Array | None,
+    millis: np.ndarray,
+    timeout_ms: int,
+) -> bytes:
     """One size-prefixed Produce request holding the records as one RecordBatch.
 
     The records are binary ``keys`` and ``values`` without headers or, when given,
@@ -70,12 +79,19 @@ def encode_produce_request(codec: RecordCodec, correlation_id: int, topic: str, 
     batch_length = len(rest) + 4 + 4 + 1 + len(records_bytes)  # from partitionLeaderEpoch on
     batch_size = 12 + batch_length
     name = topic.encode()
-    head = b"".join([
-        struct.pack(">hhih", PRODUCE_API_KEY, PRODUCE_VERSION, correlation_id, len(CLIENT_ID)), CLIENT_ID,
-        struct.pack(">hhii", -1, _ACKS_ALL, timeout_ms, 1), struct.pack(">h", len(name)), name,
-        struct.pack(">iii", 1, partition, batch_size),
-        _BATCH_START.pack(0, batch_length, -1, 2), struct.pack(">I", crc), rest,
-    ])
+    head = b"".join(
+        [
+            struct.pack(">hhih", PRODUCE_API_KEY, PRODUCE_VERSION, correlation_id, len(CLIENT_ID)),
+            CLIENT_ID,
+            struct.pack(">hhii", -1, _ACKS_ALL, timeout_ms, 1),
+            struct.pack(">h", len(name)),
+            name,
+            struct.pack(">iii", 1, partition, batch_size),
+            _BATCH_START.pack(0, batch_length, -1, 2),
+            struct.pack(">I", crc),
+            rest,
+        ]
+    )
     return b"".join([struct.pack(">i", len(head) + len(records_bytes)), head, records_bytes])
 
 
@@ -118,7 +134,7 @@ def decode_forwarded(data: bytes | bytearray, codec: RecordCodec) -> tuple[list[
         (size,) = struct.unpack_from(">i", data, at)
         if size < 8 or at + 4 + size > len(data):
             return frames, f"a request claims {size} bytes where {len(data) - at - 4} are left"
-        frame = view[at + 4:at + 4 + size]
+        frame = view[at + 4 : at + 4 + size]
         api_key, version, correlation_id = struct.unpack_from(">hhi", frame)
         try:
             frames.append(ForwardedFrame(correlation_id, _produce_request(frame, api_key, version, codec)))
@@ -165,19 +181,22 @@ def _batches(topic: str, partition: int, records: memoryview, codec: RecordCodec
         if batch_length < _BATCH_OVERHEAD - 12 or end > len(records):
             raise FrameError(f"a record batch of {topic}-{partition} claims {batch_length} bytes")
         (crc,) = struct.unpack_from(">I", records, at + _BATCH_START.size)
-        if crc32c.crc32c(records[at + _BATCH_START.size + 4:end]) != crc:
-            raise FrameError(f"a record batch of {topic}-{partition} fails its CRC-32C check (corrupt, or rewritten "
-                             "without a new checksum)")
+        if crc32c.crc32c(records[at + _BATCH_START.size + 4 : end]) != crc:
+            raise FrameError(
+                f"a record batch of {topic}-{partition} fails its CRC-32C check (corrupt, or rewritten "
+                "without a new checksum)"
+            )
         attributes, _, base_timestamp, *_, count = _BATCH_REST.unpack_from(records, at + _BATCH_START.size + 4)
         if attributes & _COMPRESSION_MASK:
             raise FrameError(f"a record batch of {topic}-{partition} is compressed, which the host does not read")
-        out.append(_records(topic, partition, records[at + _BATCH_OVERHEAD:end], count, base_timestamp, codec))
+        out.append(_records(topic, partition, records[at + _BATCH_OVERHEAD : end], count, base_timestamp, codec))
         at = end
     return out
 
 
-def _records(topic: str, partition: int, data: memoryview, count: int, base_timestamp: int,
-             codec: RecordCodec) -> DecodedPartition:
+def _records(
+    topic: str, partition: int, data: memoryview, count: int, base_timestamp: int, codec: RecordCodec
+) -> DecodedPartition:
     if count < 0:
         raise FrameError(f"a record batch of {topic}-{partition} claims {count} records")
     records, whole = codec.decode(data, count)
@@ -204,7 +223,7 @@ class _Reader:
     def take(self, size: int) -> memoryview:
         if self.at + size > len(self.data):
             raise FrameError(f"a field claims {size} bytes where {len(self.data) - self.at} are left")
-        part = self.data[self.at:self.at + size]
+        part = self.data[self.at : self.at + size]
         self.at += size
         return part
 

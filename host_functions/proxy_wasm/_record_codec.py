@@ -175,7 +175,9 @@ class RecordCodec:
 
     def __init__(self, rt: WasmRuntime) -> None:
         self._store = wasmtime.Store(rt.engine)
-        self._store.set_epoch_deadline(1 << 62)  # our own loops end; a watchdog tick meant for a guest must not stop them
+        self._store.set_epoch_deadline(
+            1 << 62
+        )  # our own loops end; a watchdog tick meant for a guest must not stop them
         exports = wasmtime.Instance(self._store, rt.compile(CODEC_WAT.encode()), []).exports(self._store)
         self._memories = {name: exports[name] for name in ("g", "in", *A.OUTPUT_MEMORIES)}
         self._encode, self._encode_kv, self._decode = exports["encode"], exports["encode_kv"], exports["decode"]
@@ -232,7 +234,8 @@ class RecordCodec:
         ctypes.memmove(deltas.ctypes.data, self._address("in") + _DELTAS_AT, whole * _DELTAS.itemsize)
         outputs = harvest_outputs(self._word, self._copy)
         records = DecodedRecords(
-            deltas["timestamp_delta"], deltas["offset_delta"],
+            deltas["timestamp_delta"],
+            deltas["offset_delta"],
             output_bytes_column(outputs.meta, outputs.keys, "key_end", 1),
             output_bytes_column(outputs.meta, outputs.values, "value_end", 2),
             output_headers_column(outputs),  # names still bytes: assemble_outputs checks they are UTF-8
@@ -268,8 +271,11 @@ def _sized_column(column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     if column.null_count:
         lengths = np.where(column.is_null().to_numpy(zero_copy_only=False), -1, lengths).astype(np.int32)
     data_buffer = column.buffers()[2]
-    data = np.frombuffer(data_buffer, dtype=np.uint8)[first:last] if data_buffer is not None and last > first else \
-        np.zeros(0, np.uint8)
+    data = (
+        np.frombuffer(data_buffer, dtype=np.uint8)[first:last]
+        if data_buffer is not None and last > first
+        else np.zeros(0, np.uint8)
+    )
     return (offsets[:-1] - first).astype(np.int32), lengths.astype(np.int32, copy=False), data
 
 

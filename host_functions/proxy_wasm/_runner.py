@@ -73,8 +73,9 @@ class _RecordColumns:
         """How many bytes each record's key, value and headers take."""
         if self.bodies is not None:
             return pc.binary_length(self.bodies).to_numpy(zero_copy_only=False)
-        return (pc.binary_length(self.keys).fill_null(0).to_numpy(zero_copy_only=False)
-                + pc.binary_length(self.values).fill_null(0).to_numpy(zero_copy_only=False))
+        return pc.binary_length(self.keys).fill_null(0).to_numpy(zero_copy_only=False) + pc.binary_length(
+            self.values
+        ).fill_null(0).to_numpy(zero_copy_only=False)
 
     def take(self, rows: np.ndarray) -> "_RecordColumns":
         part = object.__new__(_RecordColumns)
@@ -100,8 +101,14 @@ class _Outputs:
 class ProxyWasmRunner:
     """The :class:`host_functions.guest_abi.GuestRunner` of proxy-wasm network filters."""
 
-    def __init__(self, rt: WasmRuntime, guest: FilterGuest, settings: Settings, converters: Converters,
-                 plugin_configuration: dict[str, str]) -> None:
+    def __init__(
+        self,
+        rt: WasmRuntime,
+        guest: FilterGuest,
+        settings: Settings,
+        converters: Converters,
+        plugin_configuration: dict[str, str],
+    ) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.plugin_configuration = json.dumps(plugin_configuration, sort_keys=True).encode()
         self.max_outputs = settings.max_outputs_per_record
@@ -113,8 +120,9 @@ class ProxyWasmRunner:
         """The live instance, started if needed; raises StartFailed."""
         if self._instance is None or not self._instance.alive:
             self._instance = None
-            self._instance = FilterInstance(self.rt, self.guest, self.settings, self.plugin_configuration,
-                                            self.settings.memory_max_bytes)
+            self._instance = FilterInstance(
+                self.rt, self.guest, self.settings, self.plugin_configuration, self.settings.memory_max_bytes
+            )
         return self._instance
 
     def close(self) -> None:
@@ -126,20 +134,29 @@ class ProxyWasmRunner:
         failed, fail = failing_rows(errors, self.settings, batch)
         if self._codec is None:
             self._codec = RecordCodec(self.rt)
-        columns = _RecordColumns(bytes_column(batch, "key", self.converters.key, "key.converter", fail),
-                                 bytes_column(batch, "value", self.converters.value, "value.converter", fail),
-                                 headers_column(batch, self.converters.header, fail))
+        columns = _RecordColumns(
+            bytes_column(batch, "key", self.converters.key, "key.converter", fail),
+            bytes_column(batch, "value", self.converters.value, "value.converter", fail),
+            headers_column(batch, self.converters.header, fail),
+        )
         millis, null = batch.timestamp_millis()
         millis = np.where(null, -1, millis) if null is not None else millis
         partitions = _partitions(batch)
         requests = self._requests(batch, columns, millis.astype(np.int64), partitions, failed)
         outputs = _Outputs()
-        RequestFeeder(self.instance, self.settings,
-                      lambda forwarded, sent: self._decode(forwarded, sent, outputs, fail), fail).run(requests)
+        RequestFeeder(
+            self.instance, self.settings, lambda forwarded, sent: self._decode(forwarded, sent, outputs, fail), fail
+        ).run(requests)
         return self._assemble(batch, outputs, millis, partitions, fail)
 
-    def _requests(self, batch: RecordBatch, columns: "_RecordColumns", millis: np.ndarray, partitions: np.ndarray,
-                  failed: set[int]) -> list[_Request]:
+    def _requests(
+        self,
+        batch: RecordBatch,
+        columns: "_RecordColumns",
+        millis: np.ndarray,
+        partitions: np.ndarray,
+        failed: set[int],
+    ) -> list[_Request]:
         """Produce requests per topic-partition, each within the request budget."""
         rows = np.arange(len(batch))
         if failed:
@@ -152,8 +169,17 @@ class ProxyWasmRunner:
         for topic, partition, group in _topic_partitions(topics, partitions, rows):
             for chunk in budget_chunks(group, sizes, self.request_budget):
                 part = columns if len(chunk) == len(batch) else columns.take(chunk)  # (all rows, in order)
-                data = encode_produce_request(self._codec, len(requests), topic, int(partition), part.keys,
-                                              part.values, part.bodies, millis[chunk], _REQUEST_TIMEOUT_MS)
+                data = encode_produce_request(
+                    self._codec,
+                    len(requests),
+                    topic,
+                    int(partition),
+                    part.keys,
+                    part.values,
+                    part.bodies,
+                    millis[chunk],
+                    _REQUEST_TIMEOUT_MS,
+                )
                 requests.append(_Request(len(requests), chunk, data))
         return requests
 
@@ -178,12 +204,20 @@ class ProxyWasmRunner:
 
     def _take(self, frame: ForwardedFrame, request: _Request, outputs: _Outputs, fail) -> None:
         if frame.error is None:
-            bad = next((p for p in frame.partitions
-                        if len(p.offset_deltas) and (p.offset_deltas.min() < 0
-                                                     or p.offset_deltas.max() >= len(request.rows))), None)
+            bad = next(
+                (
+                    p
+                    for p in frame.partitions
+                    if len(p.offset_deltas)
+                    and (p.offset_deltas.min() < 0 or p.offset_deltas.max() >= len(request.rows))
+                ),
+                None,
+            )
             if bad is not None:
-                frame.error = (f"a record of {bad.topic}-{bad.partition} has an offsetDelta the host did not send "
-                               f"(0 to {len(request.rows) - 1})")
+                frame.error = (
+                    f"a record of {bad.topic}-{bad.partition} has an offsetDelta the host did not send "
+                    f"(0 to {len(request.rows) - 1})"
+                )
         if frame.error is not None:
             _fail_rows(request.rows, f"the filter corrupted the Produce request: {frame.error}", fail)
             return
@@ -198,8 +232,9 @@ class ProxyWasmRunner:
             outputs.partitions.append(np.full(count, part.partition, dtype=np.int64))
             outputs.timestamps.append(part.timestamps)
 
-    def _assemble(self, batch: RecordBatch, outputs: _Outputs, millis: np.ndarray, partitions: np.ndarray,
-                  fail) -> RecordBatch:
+    def _assemble(
+        self, batch: RecordBatch, outputs: _Outputs, millis: np.ndarray, partitions: np.ndarray, fail
+    ) -> RecordBatch:
         if not outputs.parents:
             return batch.take([])
         parents = np.concatenate(outputs.parents)
@@ -208,8 +243,10 @@ class ProxyWasmRunner:
             fail(row, self.settings.too_many_outputs())
         keep = ~np.isin(parents, over) if len(over) else None
         columns = {
-            "key": pa.concat_arrays(outputs.keys), "value": pa.concat_arrays(outputs.values),
-            "headers": pa.concat_arrays(outputs.headers), "topic": pa.concat_arrays(outputs.topics),
+            "key": pa.concat_arrays(outputs.keys),
+            "value": pa.concat_arrays(outputs.values),
+            "headers": pa.concat_arrays(outputs.headers),
+            "topic": pa.concat_arrays(outputs.topics),
         }
         new_millis = np.concatenate(outputs.timestamps)
         new_partitions = np.concatenate(outputs.partitions)
@@ -218,7 +255,8 @@ class ProxyWasmRunner:
             columns = {name: column.filter(pa.array(keep)) for name, column in columns.items()}
         if (new_millis != millis[parents]).any():  # the filter set timestamps
             columns["timestamp"] = pa.array(new_millis * 1000, pa.int64(), mask=new_millis == -1).cast(
-                pa.timestamp("us"))
+                pa.timestamp("us")
+            )
         if (new_partitions != partitions[parents]).any():  # the filter moved records to other partitions
             columns["partition"] = pa.array(new_partitions, pa.int32(), mask=new_partitions < 0)
         return assemble_outputs(batch, parents, columns, self.converters, fail)

@@ -19,8 +19,11 @@ from host_functions.redpanda.build import build_go_guest, build_rust_guest
 __all__ = ["build_filter"]
 
 
-def build_filter(folder: str | os.PathLike[str], out_dir: str | os.PathLike[str],
-                 cargo_target_dir: str | os.PathLike[str] | None = None) -> Path:
+def build_filter(
+    folder: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    cargo_target_dir: str | os.PathLike[str] | None = None,
+) -> Path:
     """The filter in ``folder``, built into ``out_dir/<name>.<rust|go>.wasm`` (rebuilt only when its sources
     change); Rust crates compile in ``cargo_target_dir`` (default: ``out_dir/cargo-target``)."""
     source = Path(folder)

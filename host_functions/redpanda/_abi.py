@@ -29,31 +29,52 @@ class RedpandaAbi:
     name = REDPANDA
     config_def = (
         ConfigDef()
-        .define("output.topics", ConfigType.LIST, [], None, Importance.MEDIUM,
-                "redpanda ABI: the transform's output topics (REDPANDA_OUTPUT_TOPIC_0..N); the first is where "
-                "write_record sends records, the others are reachable by name (write_record_with_options). "
-                "Empty: records stay on their own topic.")
-        .define("input.topic", ConfigType.STRING, None, None, Importance.LOW,
-                "redpanda ABI: the guest's REDPANDA_INPUT_TOPIC; empty: the topic of the record it reads.")
+        .define(
+            "output.topics",
+            ConfigType.LIST,
+            [],
+            None,
+            Importance.MEDIUM,
+            "redpanda ABI: the transform's output topics (REDPANDA_OUTPUT_TOPIC_0..N); the first is where "
+            "write_record sends records, the others are reachable by name (write_record_with_options). "
+            "Empty: records stay on their own topic.",
+        )
+        .define(
+            "input.topic",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.LOW,
+            "redpanda ABI: the guest's REDPANDA_INPUT_TOPIC; empty: the topic of the record it reads.",
+        )
     )
 
-    def build(self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str,
-              check: bool) -> RedpandaRunner:
+    def build(
+        self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str, check: bool
+    ) -> RedpandaRunner:
         guest = inspect_redpanda_guest(module, settings.module_label, key_prefix)
         if config["function.name"]:
-            raise ConfigError.for_key(f"{key_prefix}function.name",
-                                      "is not used by Redpanda guests (their _start loops over batches): remove it",
-                                      config["function.name"])
+            raise ConfigError.for_key(
+                f"{key_prefix}function.name",
+                "is not used by Redpanda guests (their _start loops over batches): remove it",
+                config["function.name"],
+            )
         if config["path"] != "fast":
-            raise ConfigError.for_key(f"{key_prefix}path", "Redpanda guests run on one path (served per batch)",
-                                      config["path"])
+            raise ConfigError.for_key(
+                f"{key_prefix}path", "Redpanda guests run on one path (served per batch)", config["path"]
+            )
         environment = dict(settings.guest_config)
         reserved = sorted(name for name in environment if name.upper().startswith(_RESERVED_PREFIX))
         if reserved:
-            raise ConfigError.for_key(f"{key_prefix}config.{reserved[0]}",
-                                      "is reserved: the host sets the REDPANDA_* environment variables itself")
+            raise ConfigError.for_key(
+                f"{key_prefix}config.{reserved[0]}",
+                "is reserved: the host sets the REDPANDA_* environment variables itself",
+            )
         runner = RedpandaRunner(
-            runtime(), guest, _settings(settings), load_converters(config, key_prefix),
+            runtime(),
+            guest,
+            _settings(settings),
+            load_converters(config, key_prefix),
             output_topics=[str(topic) for topic in config["output.topics"]],
             input_topic=config["input.topic"] or None,
             environment=environment,
@@ -63,8 +84,9 @@ class RedpandaAbi:
             try:
                 runner.instance(runner.input_topic or "input")
             except StartFailed as exc:
-                raise ConfigError.for_key(f"{key_prefix}module.path",
-                                          f"Redpanda transform '{guest.label}' cannot run: {exc}") from exc
+                raise ConfigError.for_key(
+                    f"{key_prefix}module.path", f"Redpanda transform '{guest.label}' cannot run: {exc}"
+                ) from exc
             finally:
                 runner.close()
         return runner

@@ -56,8 +56,10 @@ def inspect_redpanda_guest(module: wasmtime.Module, label: str, key_prefix: str)
     exports = {export.name: export.type for export in module.exports}
     start = exports.get("_start")
     if not isinstance(start, wasmtime.FuncType) or list(start.params) or list(start.results):
-        raise refuse("does not export `_start` as a function without parameters or results "
-                     "(build it as a WASI command: the SDK's main loops over batches)")
+        raise refuse(
+            "does not export `_start` as a function without parameters or results "
+            "(build it as a WASI command: the SDK's main loops over batches)"
+        )
     if not isinstance(exports.get("memory"), wasmtime.MemoryType):
         raise refuse("does not export its `memory`")
     imported = set()
@@ -70,15 +72,20 @@ def inspect_redpanda_guest(module: wasmtime.Module, label: str, key_prefix: str)
             raise refuse(f"imports {item.module}.{item.name}, which a Redpanda host does not provide")
         expected = TRANSFORM_FUNCTIONS.get(item.name)
         if expected is None:
-            raise refuse(f"imports {item.module}.{item.name}, which is not part of Redpanda's transform ABI "
-                         f"(known: {', '.join(TRANSFORM_FUNCTIONS)})")
+            raise refuse(
+                f"imports {item.module}.{item.name}, which is not part of Redpanda's transform ABI "
+                f"(known: {', '.join(TRANSFORM_FUNCTIONS)})"
+            )
         if not isinstance(item.type, wasmtime.FuncType) or _signature(item.type) != expected:
-            raise refuse(f"imports {item.module}.{item.name} with the signature {_describe(item.type)}; "
-                         f"the ABI's is {expected}")
+            raise refuse(
+                f"imports {item.module}.{item.name} with the signature {_describe(item.type)}; the ABI's is {expected}"
+            )
         imported.add(item.name)
     if not imported & {"check_abi_version_1", "check_abi_version_2"}:
-        raise refuse("does not import redpanda_transform.check_abi_version_1 or _2: "
-                     "it was not built with a Redpanda Data Transforms SDK")
+        raise refuse(
+            "does not import redpanda_transform.check_abi_version_1 or _2: "
+            "it was not built with a Redpanda Data Transforms SDK"
+        )
     return RedpandaGuest(module, label, frozenset(imported))
 
 

@@ -82,14 +82,24 @@ class Batch:
 class RedpandaInstance:
     """A guest instance and its thread; :meth:`run` one batch at a time, :meth:`close` when done."""
 
-    def __init__(self, rt: WasmRuntime, adapter: wasmtime.Module, shim: wasmtime.Module, guest: RedpandaGuest,
-                 settings: Settings, environment: dict[str, str], topics: list[str], max_outputs: int) -> None:
+    def __init__(
+        self,
+        rt: WasmRuntime,
+        adapter: wasmtime.Module,
+        shim: wasmtime.Module,
+        guest: RedpandaGuest,
+        settings: Settings,
+        environment: dict[str, str],
+        topics: list[str],
+        max_outputs: int,
+    ) -> None:
         self.settings, self.topics = settings, topics
         self._watchdog = rt.watchdog
         self._commands: queue.SimpleQueue = queue.SimpleQueue()
         self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._guest = _GuestSide(rt.engine, adapter, shim, guest, settings, environment, topics, max_outputs,
-                                 self._commands, self._events)
+        self._guest = _GuestSide(
+            rt.engine, adapter, shim, guest, settings, environment, topics, max_outputs, self._commands, self._events
+        )
         self._thread = threading.Thread(target=self._guest.main, name=f"smt-redpanda-{settings.alias}", daemon=True)
         # the thread holds the store; stop it when this handle goes away (or at exit) even without close()
         self._finalizer = weakref.finalize(self, _stop, self._commands, self._thread, self._guest)
@@ -166,9 +176,19 @@ def failure_cause(outcome: Outcome, settings: Settings, max_outputs: int) -> str
 class _GuestSide:
     """Everything the guest's thread owns: the store, the instances, the staging and harvesting."""
 
-    def __init__(self, engine: wasmtime.Engine, adapter: wasmtime.Module, shim: wasmtime.Module, guest: RedpandaGuest,
-                 settings: Settings, environment: dict[str, str], topics: list[str], max_outputs: int,
-                 commands: queue.SimpleQueue, events: queue.SimpleQueue) -> None:
+    def __init__(
+        self,
+        engine: wasmtime.Engine,
+        adapter: wasmtime.Module,
+        shim: wasmtime.Module,
+        guest: RedpandaGuest,
+        settings: Settings,
+        environment: dict[str, str],
+        topics: list[str],
+        max_outputs: int,
+        commands: queue.SimpleQueue,
+        events: queue.SimpleQueue,
+    ) -> None:
         self.engine, self.adapter, self.shim, self.guest = engine, adapter, shim, guest
         self.settings, self.environment, self.topics, self.max_outputs = settings, environment, topics, max_outputs
         self.commands, self.events = commands, events
@@ -206,8 +226,9 @@ class _GuestSide:
         i32 = wasmtime.ValType.i32()
         # weakly: wasmtime-py keeps callbacks until the store is freed, and this object holds the store
         read_batch_header = wasmtime.Func(store, wasmtime.FuncType([i32] * 10, [i32]), _weak(self.read_batch_header))
-        adapter = wasmtime.Instance(store, self.adapter,
-                                    [self.guest_memory, shim.exports(store)["table"], read_batch_header])
+        adapter = wasmtime.Instance(
+            store, self.adapter, [self.guest_memory, shim.exports(store)["table"], read_batch_header]
+        )
         self.memories = {name: adapter.exports(store)[name] for name in ("in",) + A.OUTPUT_MEMORIES}
         self._control = self._progress_at[0] = self._address("in")
         self._stage_topics()
@@ -231,15 +252,25 @@ class _GuestSide:
 
     def _write_header(self, pointers: tuple[int, ...], batch: Batch) -> None:
         values = (
-            ("<q", batch.base_offset), ("<i", batch.count), ("<i", -1), ("<h", 0), ("<i", batch.count - 1),
-            ("<q", batch.base_timestamp), ("<q", batch.max_timestamp), ("<q", -1), ("<h", -1), ("<i", -1),
+            ("<q", batch.base_offset),
+            ("<i", batch.count),
+            ("<i", -1),
+            ("<h", 0),
+            ("<i", batch.count - 1),
+            ("<q", batch.base_timestamp),
+            ("<q", batch.max_timestamp),
+            ("<q", -1),
+            ("<h", -1),
+            ("<i", -1),
         )
         size = self.guest_memory.data_len(self.store)
         for pointer, (layout, value) in zip(pointers, values):
             data = struct.pack(layout, value)
             if pointer < 0 or pointer + len(data) > size:
-                raise Failure(f"bad pointer: read_batch_header was given ({pointer}, {len(data)}), outside guest "
-                              f"memory of {size} bytes")
+                raise Failure(
+                    f"bad pointer: read_batch_header was given ({pointer}, {len(data)}), outside guest "
+                    f"memory of {size} bytes"
+                )
             self.guest_memory.write(self.store, data, pointer)
 
     # --- staging and harvesting ------------------------------------------------------
@@ -290,8 +321,9 @@ class _GuestSide:
             try:
                 memory.grow(self.store, (needed - have + _PAGE - 1) // _PAGE)
             except wasmtime.WasmtimeError as exc:
-                raise Failure(f"the staged input ({layout.size} bytes) exceeds memory.max.bytes="
-                              f"{self.settings.memory_max_bytes}") from exc
+                raise Failure(
+                    f"the staged input ({layout.size} bytes) exceeds memory.max.bytes={self.settings.memory_max_bytes}"
+                ) from exc
         base = self._control = self._progress_at[0] = self._address("in")
         ctypes.memset(base, 0, A.C_COMMITTED)
         for position, address, nbytes in layout.parts:
@@ -335,7 +367,9 @@ class _GuestSide:
         memory_full = guest_memory_at_limit(self.guest_memory, self.store, self.settings)
         return Outcome(
             self.harvest() if self.in_batch else self.empty_outputs(),
-            failed_row=self.current_row(), error=error, status=self._word(A.C_STATUS),
+            failed_row=self.current_row(),
+            error=error,
+            status=self._word(A.C_STATUS),
             detail=(self._word(A.C_ERR_PTR) & 0xFFFFFFFF, self._word(A.C_ERR_LEN) & 0xFFFFFFFF),
             memory_full=memory_full,
         )

@@ -42,9 +42,17 @@ _MAX_INSTANCES = 4
 class RedpandaRunner:
     """The :class:`host_functions.guest_abi.GuestRunner` of Redpanda guests."""
 
-    def __init__(self, rt: WasmRuntime, guest: RedpandaGuest, settings: Settings, converters: Converters,
-                 output_topics: list[str], input_topic: str | None, environment: dict[str, str],
-                 max_outputs: int) -> None:
+    def __init__(
+        self,
+        rt: WasmRuntime,
+        guest: RedpandaGuest,
+        settings: Settings,
+        converters: Converters,
+        output_topics: list[str],
+        input_topic: str | None,
+        environment: dict[str, str],
+        max_outputs: int,
+    ) -> None:
         self.rt, self.guest, self.settings, self.converters = rt, guest, settings, converters
         self.output_topics, self.input_topic = output_topics, input_topic
         self.environment, self.max_outputs = environment, max_outputs
@@ -66,8 +74,9 @@ class RedpandaRunner:
         environment.update((f"REDPANDA_OUTPUT_TOPIC_{i}", topic) for i, topic in enumerate(topics))
         if instance is not None:
             self._instances.pop(input_topic).close()  # a trap ended it: free its store now
-        instance = RedpandaInstance(self.rt, self._adapter, self._shim, self.guest, self.settings, environment,
-                                    topics, self.max_outputs)
+        instance = RedpandaInstance(
+            self.rt, self._adapter, self._shim, self.guest, self.settings, environment, topics, self.max_outputs
+        )
         self._instances[input_topic] = instance
         return instance
 
@@ -107,7 +116,7 @@ class RedpandaRunner:
                 try:
                     instance = self.instance(topic)
                 except StartFailed as exc:  # the guest cannot start at all: the rest of the group fails with it
-                    for row in rows[np.searchsorted(rows, chunk[start]):].tolist():
+                    for row in rows[np.searchsorted(rows, chunk[start]) :].tolist():
                         fail(row, str(exc))
                     return
                 outcome = instance.run(staged.batch(chunk[start:]))
@@ -129,7 +138,9 @@ class _Staged:
 
     def __init__(self, bodies: pa.Array, millis: np.ndarray, offsets: np.ndarray) -> None:
         self.bodies, self.millis, self.offsets = bodies, millis, offsets
-        body_offsets = np.frombuffer(bodies.buffers()[1], dtype=np.int32, count=len(bodies) + 1, offset=bodies.offset * 4)
+        body_offsets = np.frombuffer(
+            bodies.buffers()[1], dtype=np.int32, count=len(bodies) + 1, offset=bodies.offset * 4
+        )
         self.sizes = np.diff(body_offsets)
 
     @classmethod
@@ -149,8 +160,14 @@ class _Staged:
         layout.place_binary(bodies, A.D_BODIES, validity=False)
         layout.set(A.D_TIMESTAMPS, layout.place_array(millis))
         layout.set(A.D_OFFSETS, layout.place_array(offsets))
-        return Batch(layout, len(rows), max_body=int(self.sizes[rows].max()), base_offset=int(offsets[0]),
-                     base_timestamp=int(millis[0]), max_timestamp=int(millis.max()))
+        return Batch(
+            layout,
+            len(rows),
+            max_body=int(self.sizes[rows].max()),
+            base_offset=int(offsets[0]),
+            base_timestamp=int(millis[0]),
+            max_timestamp=int(millis.max()),
+        )
 
 
 # --- outputs ---------------------------------------------------------------------
@@ -173,5 +190,3 @@ def _assemble(batch: RecordBatch, parts: list, converters: Converters, fail) -> 
 def _topics_out(meta: np.ndarray, topics: list[str]) -> pa.Array:
     indices = pa.array(meta["topic"], type=pa.int32())
     return pa.DictionaryArray.from_arrays(indices, pa.array(topics, pa.string())).cast(pa.string())
-
-

@@ -38,8 +38,19 @@ import numpy as np
 from host_functions._adapter import C_ERR_LEN, C_ERR_PTR, C_STATUS, Status
 from host_functions._adapter_calls import bytes_equal, check_guest, ensure, fail_record
 
-__all__ = ["adapter_wat", "shim_wat", "SHIM_FUNCTIONS", "RECORD_META", "HEADER_META", "OUTPUT_MEMORIES", "VARINT_WAT",
-           "body_parser_wat", "C_COMMITTED", "C_READ", "C_MAX_OUTPUTS"]
+__all__ = [
+    "adapter_wat",
+    "shim_wat",
+    "SHIM_FUNCTIONS",
+    "RECORD_META",
+    "HEADER_META",
+    "OUTPUT_MEMORIES",
+    "VARINT_WAT",
+    "body_parser_wat",
+    "C_COMMITTED",
+    "C_READ",
+    "C_MAX_OUTPUTS",
+]
 
 # --- control block (in $in; the host stages data after CONTROL_SIZE) ---------------
 C_READ = 0  # records handed to the guest so far in this batch
@@ -55,7 +66,6 @@ D_OFFSETS = 48  # ptr to i64 offsets
 C_COMMITTED = 64  # records, key bytes, value bytes, headers, header name bytes, header value bytes
 C_WALLTIME = 96  # i64 epoch millis of the current record (clock_time_get's realtime clock)
 C_MONOTONIC = 104  # i64 nanoseconds, moved 1 ms per read (as Redpanda does)
-
 
 
 class RedpandaStatus(enum.IntEnum):
@@ -79,8 +89,16 @@ NO_ACTIVE_TRANSFORM, INVALID_BUFFER, INVALID_WRITE = -1, -2, -3
 OUTPUT_MEMORIES = ("ok", "ov", "hk", "hv", "om", "hm")
 #: One output record in ``$om``: its input row, output topic index, flags (1: null key, 2: null value)
 #: and the end cursors of its key, value and headers.
-RECORD_META = np.dtype([("parent", "<i4"), ("topic", "<i4"), ("flags", "<i4"), ("key_end", "<i4"),
-                        ("value_end", "<i4"), ("header_end", "<i4")])
+RECORD_META = np.dtype(
+    [
+        ("parent", "<i4"),
+        ("topic", "<i4"),
+        ("flags", "<i4"),
+        ("key_end", "<i4"),
+        ("value_end", "<i4"),
+        ("header_end", "<i4"),
+    ]
+)
 #: One output header in ``$hm``: end cursors of its name and value, flags (1: null value).
 HEADER_META = np.dtype([("key_end", "<i4"), ("value_end", "<i4"), ("flags", "<i4")])
 _CURSORS = ("out", "ok", "ov", "h", "hk", "hv")  # the write cursors, in C_COMMITTED order
@@ -96,8 +114,16 @@ SHIM_FUNCTIONS = (
     ("wasi_snapshot_preview1", "clock_time_get", ("i32", "i64", "i32"), ("i32",)),
     ("wasi_snapshot_preview1", "poll_oneoff", ("i32",) * 4, ("i32",)),
 )
-_TABLE_NAMES = ("$check_abi", "$check_abi", "$read_batch_header", "$read_next_record", "$write_record", "$write_record_with_options",
-                "$clock_time_get", "$poll_oneoff")
+_TABLE_NAMES = (
+    "$check_abi",
+    "$check_abi",
+    "$read_batch_header",
+    "$read_next_record",
+    "$write_record",
+    "$write_record_with_options",
+    "$clock_time_get",
+    "$poll_oneoff",
+)
 
 
 def _signature(params: tuple[str, ...], results: tuple[str, ...]) -> str:
@@ -109,29 +135,36 @@ def shim_wat() -> str:
     funcs = []
     for index, (_, name, params, results) in enumerate(SHIM_FUNCTIONS):
         args = " ".join(f"(local.get {i})" for i in range(len(params)))
-        funcs.append(f'(func (export "{name}"){_signature(params, results)}\n'
-                     f"    (call_indirect{_signature(params, results)} {args} (i32.const {index})))")
+        funcs.append(
+            f'(func (export "{name}"){_signature(params, results)}\n'
+            f"    (call_indirect{_signature(params, results)} {args} (i32.const {index})))"
+        )
     return f'(module\n  (table (export "table") {len(SHIM_FUNCTIONS)} funcref)\n  ' + "\n  ".join(funcs) + "\n)"
 
 
 def adapter_wat() -> str:
     """The adapter module (the same for every Redpanda guest)."""
-    return "\n".join([
-        f"""(module
+    return "\n".join(
+        [
+            f"""(module
   (import "guest" "memory" (memory $g 0))
   (import "shim" "table" (table {len(SHIM_FUNCTIONS)} funcref))
   (import "host" "read_batch_header" (func $host_read_batch_header{_signature(("i32",) * 10, ("i32",))}))
   (memory $in (export "in") 1)
-  (elem (i32.const 0) func {' '.join(_TABLE_NAMES)})
+  (elem (i32.const 0) func {" ".join(_TABLE_NAMES)})
   (func $check_abi)
   ;; the batch is done: commit its last record's outputs, then the host hands them over and waits
   (func $read_batch_header{_signature(("i32",) * 10, ("i32",))}
     (call $commit)
     (call $host_read_batch_header {" ".join(f"(local.get {i})" for i in range(10))}))""",
-        body_parser_wat(), bytes_equal("topic_equal", "g", "in"),
-        _read_next_record(), _write_record_with_options(), _wasi(),
-        ")",
-    ])
+            body_parser_wat(),
+            bytes_equal("topic_equal", "g", "in"),
+            _read_next_record(),
+            _write_record_with_options(),
+            _wasi(),
+            ")",
+        ]
+    )
 
 
 def body_parser_wat() -> str:
@@ -143,13 +176,18 @@ def body_parser_wat() -> str:
     """
     memories = "\n  ".join(f'(memory ${m} (export "{m}") 0)' for m in OUTPUT_MEMORIES)
     cursors = "\n  ".join(f"(global $w_{c} (mut i32) (i32.const 0))" for c in _CURSORS)
-    return "\n".join([
-        f"""  {memories}
+    return "\n".join(
+        [
+            f"""  {memories}
   {cursors}
   (global $record_outputs (mut i32) (i32.const 0))
   (global $varint_size (mut i32) (i32.const 0))""",
-        *(_grow(memory) for memory in OUTPUT_MEMORIES), _COMMIT_RESUME, VARINT_WAT, _write(),
-    ])
+            *(_grow(memory) for memory in OUTPUT_MEMORIES),
+            _COMMIT_RESUME,
+            VARINT_WAT,
+            _write(),
+        ]
+    )
 
 
 def _grow(memory: str) -> str:
@@ -167,14 +205,22 @@ def _grow(memory: str) -> str:
       (then {fail_record(STATUS_OUTPUT_FULL, "(local.get $end)", "(i32.const 0)")})))"""
 
 
-_COMMIT_RESUME = "\n".join([
-    "  ;; the record before the current one is done: its outputs become the host's",
-    "  (func $commit " + " ".join(
-        f"(i32.store $in (i32.const {C_COMMITTED + 4 * i}) (global.get $w_{c}))" for i, c in enumerate(_CURSORS)) + ")",
-    "  ;; a batch starts from what the host left committed (zero once it took the outputs)",
-    "  (func $resume " + " ".join(
-        f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)) + ")",
-])
+_COMMIT_RESUME = "\n".join(
+    [
+        "  ;; the record before the current one is done: its outputs become the host's",
+        "  (func $commit "
+        + " ".join(
+            f"(i32.store $in (i32.const {C_COMMITTED + 4 * i}) (global.get $w_{c}))" for i, c in enumerate(_CURSORS)
+        )
+        + ")",
+        "  ;; a batch starts from what the host left committed (zero once it took the outputs)",
+        "  (func $resume "
+        + " ".join(
+            f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)
+        )
+        + ")",
+    ]
+)
 
 VARINT_WAT = """  ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 when it is incomplete or too long
   (func $varint (param $p i32) (param $end i32) (result i64)
@@ -235,17 +281,21 @@ def _read_next_record() -> str:
 
 def _copy_field(memory: str, cursor: str) -> str:
     """Copy ``$n`` (>= 0) bytes at ``$p`` to ``memory`` at ``cursor`` and move both on."""
-    return (f"(local.set $end_at (i32.add (local.get {cursor}) (local.get $n)))\n"
-            f"        {ensure(memory, '(local.get $end_at)')}\n"
-            f"        (memory.copy ${memory} $g (local.get {cursor}) (local.get $p) (local.get $n))\n"
-            f"        (local.set {cursor} (local.get $end_at))\n"
-            f"        (local.set $p (i32.add (local.get $p) (local.get $n)))")
+    return (
+        f"(local.set $end_at (i32.add (local.get {cursor}) (local.get $n)))\n"
+        f"        {ensure(memory, '(local.get $end_at)')}\n"
+        f"        (memory.copy ${memory} $g (local.get {cursor}) (local.get $p) (local.get $n))\n"
+        f"        (local.set {cursor} (local.get $end_at))\n"
+        f"        (local.set $p (i32.add (local.get $p) (local.get $n)))"
+    )
 
 
 def _length_or_invalid() -> str:
-    return (f"(local.set $n (call $length (local.get $p) (local.get $end)))\n"
-            f"        (if (i32.eq (local.get $n) (i32.const -2)) (then (return (i32.const {INVALID_BUFFER}))))\n"
-            f"        (local.set $p (i32.add (local.get $p) (global.get $varint_size)))")
+    return (
+        f"(local.set $n (call $length (local.get $p) (local.get $end)))\n"
+        f"        (if (i32.eq (local.get $n) (i32.const -2)) (then (return (i32.const {INVALID_BUFFER}))))\n"
+        f"        (local.set $p (i32.add (local.get $p) (global.get $varint_size)))"
+    )
 
 
 def _write() -> str:

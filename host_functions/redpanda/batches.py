@@ -37,11 +37,15 @@ def harvest_outputs(word, copy) -> Outputs:
     """The committed outputs (:func:`adapter.body_parser_wat`'s memories), read with ``word(offset)`` (a
     control-block word) and ``copy(memory, nbytes)`` (the start of an output memory)."""
     records, key_bytes, value_bytes, headers, header_key_bytes, header_value_bytes = (
-        word(A.C_COMMITTED + 4 * i) for i in range(6))
+        word(A.C_COMMITTED + 4 * i) for i in range(6)
+    )
     return Outputs(
-        copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META), copy("ok", key_bytes),
-        copy("ov", value_bytes), copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
-        copy("hk", header_key_bytes), copy("hv", header_value_bytes),
+        copy("om", records * A.RECORD_META.itemsize).view(A.RECORD_META),
+        copy("ok", key_bytes),
+        copy("ov", value_bytes),
+        copy("hm", headers * A.HEADER_META.itemsize).view(A.HEADER_META),
+        copy("hk", header_key_bytes),
+        copy("hv", header_value_bytes),
     )
 
 
@@ -72,8 +76,9 @@ def output_headers_column(outputs: Outputs) -> pa.Array:
     key_lengths = np.diff(np.concatenate([[0], header_meta["key_end"]]))
     value_lengths = np.diff(np.concatenate([[0], header_meta["value_end"]]))
     keys = binary_column(key_lengths, outputs.header_keys.tobytes(), pa.binary())
-    values = binary_column(np.where(header_meta["flags"] & 1, -1, value_lengths), outputs.header_values.tobytes(),
-                           pa.binary())
+    values = binary_column(
+        np.where(header_meta["flags"] & 1, -1, value_lengths), outputs.header_values.tobytes(), pa.binary()
+    )
     structs = pa.StructArray.from_arrays([keys, values], names=["key", "value"])
     list_offsets = np.concatenate([[0], outputs.meta["header_end"]]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(list_offsets), structs)

@@ -29,8 +29,9 @@ RUST_TARGET = "wasm32-wasip1"
 _SOURCE_SUFFIXES = {".rs", ".toml", ".lock", ".go", ".mod", ".sum"}
 
 
-def build_rust_guest(crate_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
-                     target_dir: str | os.PathLike[str] | None = None) -> Path:
+def build_rust_guest(
+    crate_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], target_dir: str | os.PathLike[str] | None = None
+) -> Path:
     """The crate's binary built for wasm32-wasip1 (release), as ``out_dir/<crate>.rust.wasm``."""
     crate = Path(crate_dir).resolve()
     manifest = crate / "Cargo.toml"
@@ -48,13 +49,28 @@ def build_rust_guest(crate_dir: str | os.PathLike[str], out_dir: str | os.PathLi
     if cargo is None:
         raise ToolchainMissingError(f"cannot build {crate}: cargo is not installed; run {INSTALL_SCRIPT}")
     target = Path(target_dir).resolve() if target_dir else output.parent / "cargo-target"
-    _run(crate, [cargo, "build", "--release", "--quiet", "--target", RUST_TARGET, "--manifest-path", str(manifest),
-                 "--target-dir", str(target)], {})
+    _run(
+        crate,
+        [
+            cargo,
+            "build",
+            "--release",
+            "--quiet",
+            "--target",
+            RUST_TARGET,
+            "--manifest-path",
+            str(manifest),
+            "--target-dir",
+            str(target),
+        ],
+        {},
+    )
     return _publish(target / RUST_TARGET / "release" / f"{name}.wasm", output, digest)
 
 
-def build_go_guest(package_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
-                   c_shared: bool = False) -> Path:
+def build_go_guest(
+    package_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *, c_shared: bool = False
+) -> Path:
     """The Go main package built for wasip1, as ``out_dir/<name>.go.wasm`` (name: the package folder,
     or its parent's when the folder is called ``go``).  ``c_shared``: a WASI reactor
     (``-buildmode=c-shared``: ``_initialize`` and ``go:wasmexport`` functions, as proxy-wasm filters are)."""
@@ -71,8 +87,11 @@ def build_go_guest(package_dir: str | os.PathLike[str], out_dir: str | os.PathLi
     output.parent.mkdir(parents=True, exist_ok=True)
     built = output.with_name(f".{output.name}.build")
     mode = ["-buildmode=c-shared"] if c_shared else []
-    _run(package, [go, "-C", str(package), "build", *mode, "-trimpath", "-o", str(built), "."],
-         {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"})
+    _run(
+        package,
+        [go, "-C", str(package), "build", *mode, "-trimpath", "-o", str(built), "."],
+        {"GOOS": "wasip1", "GOARCH": "wasm", "CGO_ENABLED": "0"},
+    )
     try:
         return _publish(built, output, digest)
     finally:

@@ -55,7 +55,7 @@ def sections(module: bytes):
         size, position = read_uleb(module, position + 1)
         if position + size > len(module):
             raise WasmRewriteError("truncated section")
-        yield section_id, module[position:position + size]
+        yield section_id, module[position : position + size]
         position += size
 
 
@@ -66,7 +66,7 @@ def _without_initialize(payload: bytes) -> tuple[bytes, int | None]:
     for _ in range(count):
         start = position
         name_length, position = read_uleb(payload, position)
-        name = payload[position:position + name_length]
+        name = payload[position : position + name_length]
         kind = payload[position + name_length]
         index, position = read_uleb(payload, position + name_length + 1)
         if name == _INITIALIZE and kind == _FUNCTION_EXPORT:

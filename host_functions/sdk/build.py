@@ -31,7 +31,14 @@ from typing import Callable, Sequence
 from host_functions.sdk._wasm_start import WasmRewriteError, self_initializing
 from smt.errors import SmtError
 
-__all__ = ["build_guest", "supported_extensions", "GuestBuildError", "ToolchainMissingError", "is_fresh", "run_compiler"]
+__all__ = [
+    "build_guest",
+    "supported_extensions",
+    "GuestBuildError",
+    "ToolchainMissingError",
+    "is_fresh",
+    "run_compiler",
+]
 
 SDK_DIR = Path(__file__).resolve().parent
 INSTALL_SCRIPT = "scripts/install-guest-toolchains.sh"
@@ -67,10 +74,22 @@ def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
         )
     c_sdk = SDK_DIR / "c"
     return [
-        clang, "--target=wasm32", "-O2", "-nostdlib", "-fno-builtin", "-mbulk-memory",
-        "-Wall", "-Werror", "-I", str(c_sdk),
-        "-Wl,--no-entry", "-Wl,--strip-all",
-        str(source), str(c_sdk / "smt_guest.c"), "-o", str(output),
+        clang,
+        "--target=wasm32",
+        "-O2",
+        "-nostdlib",
+        "-fno-builtin",
+        "-mbulk-memory",
+        "-Wall",
+        "-Werror",
+        "-I",
+        str(c_sdk),
+        "-Wl,--no-entry",
+        "-Wl,--strip-all",
+        str(source),
+        str(c_sdk / "smt_guest.c"),
+        "-o",
+        str(output),
     ]
 
 
@@ -91,10 +110,21 @@ def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
             f"is not installed; run {INSTALL_SCRIPT}"
         )
     return [
-        *zig, "build-exe", "-target", "wasm32-freestanding", "-O", "ReleaseSafe",
-        "-fno-entry", "-rdynamic", "-fstrip",
-        "--cache-dir", str(cache_dir / ".zig-cache"),
-        "--dep", "smt", f"-Mroot={source}", f"-Msmt={SDK_DIR / 'zig' / 'smt_guest.zig'}",
+        *zig,
+        "build-exe",
+        "-target",
+        "wasm32-freestanding",
+        "-O",
+        "ReleaseSafe",
+        "-fno-entry",
+        "-rdynamic",
+        "-fstrip",
+        "--cache-dir",
+        str(cache_dir / ".zig-cache"),
+        "--dep",
+        "smt",
+        f"-Mroot={source}",
+        f"-Msmt={SDK_DIR / 'zig' / 'smt_guest.zig'}",
         f"-femit-bin={output}",
     ]
 
@@ -112,8 +142,7 @@ def _go_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
     module_dir.mkdir()
     shutil.copyfile(source, module_dir / source.name)
     (module_dir / "go.mod").write_text(
-        "module guest\n\ngo 1.24\n\nrequire smtguest v0.0.0\n\n"
-        f"replace smtguest => {SDK_DIR / 'go'}\n"
+        f"module guest\n\ngo 1.24\n\nrequire smtguest v0.0.0\n\nreplace smtguest => {SDK_DIR / 'go'}\n"
     )
     return [go, "-C", str(module_dir), "build", "-buildmode=c-shared", "-trimpath", "-o", str(output), "."]
 
@@ -170,7 +199,9 @@ def _toolchain_for(source: Path) -> _Toolchain:
         return _TOOLCHAINS[source.suffix]
     except KeyError:
         known = ", ".join(_TOOLCHAINS)
-        raise GuestBuildError(f"cannot build {source}: unknown guest language {source.suffix!r} (known: {known})") from None
+        raise GuestBuildError(
+            f"cannot build {source}: unknown guest language {source.suffix!r} (known: {known})"
+        ) from None
 
 
 def _build_inputs(source: Path, toolchain: _Toolchain) -> list[Path]:
@@ -189,7 +220,11 @@ def is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
 def run_compiler(source: Path, command: list[str], environment: dict[str, str]) -> None:
     try:
         completed = subprocess.run(
-            command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, check=False,
+            command,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_SECONDS,
+            check=False,
             env={**os.environ, **environment},
         )
     except subprocess.TimeoutExpired as exc:

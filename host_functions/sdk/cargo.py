@@ -22,8 +22,13 @@ __all__ = ["build_cargo_guest"]
 DEFAULT_TARGET = "wasm32-unknown-unknown"
 
 
-def build_cargo_guest(project_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
-                      target: str = DEFAULT_TARGET, target_dir: str | os.PathLike[str] | None = None) -> Path:
+def build_cargo_guest(
+    project_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    target: str = DEFAULT_TARGET,
+    target_dir: str | os.PathLike[str] | None = None,
+) -> Path:
     """Builds the Cargo project in PROJECT_DIR (release profile, ``--locked``) for ``target``.
 
     ``target_dir`` is Cargo's build directory (default: inside OUT_DIR); a
@@ -47,8 +52,19 @@ def build_cargo_guest(project_dir: str | os.PathLike[str], out_dir: str | os.Pat
             f"is not installed; run {INSTALL_SCRIPT}"
         )
     build_dir = Path(target_dir) if target_dir is not None else output.parent / ".cargo-target"
-    command = [cargo, "build", "--release", "--locked", "--quiet", "--target", target,
-               "--manifest-path", str(manifest), "--target-dir", str(build_dir)]
+    command = [
+        cargo,
+        "build",
+        "--release",
+        "--locked",
+        "--quiet",
+        "--target",
+        target,
+        "--manifest-path",
+        str(manifest),
+        "--target-dir",
+        str(build_dir),
+    ]
     run_compiler(manifest, command, {})
     built = build_dir / target / "release" / f"{crate}.wasm"
     scratch = output.with_name(f".{output.name}.{os.getpid()}.tmp")

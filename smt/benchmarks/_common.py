@@ -60,8 +60,9 @@ def measure(label: str, records: int, work: Callable[[], object], repeat: int = 
     return Measurement(label, records, best)
 
 
-def alternating(name: str, records: int, ours: tuple, baseline: tuple, target: float | None = None,
-                rounds: int = 3) -> Comparison:
+def alternating(
+    name: str, records: int, ours: tuple, baseline: tuple, target: float | None = None, rounds: int = 3
+) -> Comparison:
     """Best of ``rounds`` for each path, measured alternately so both see the same machine load.
 
     ``ours`` and ``baseline`` are ``(label, work)`` pairs.
@@ -92,10 +93,14 @@ def local_spark(app_name: str, conf: Mapping[str, str] | None = None):
     if root not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
     builder = (
-        SparkSession.builder.master("local[2]").appName(app_name)
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        SparkSession.builder.master("local[2]")
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)

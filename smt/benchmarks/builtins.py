@@ -68,8 +68,10 @@ def smt_chain_comparison(records: int) -> Comparison:
 
     rng = random.Random(7)
     values = [sample_value(i, rng) for i in range(records)]
-    source = [Record(topic="orders", partition=i % 4, offset=i, timestamp=_BASE_MILLIS + i * 1000, value=v)
-              for i, v in enumerate(values)]
+    source = [
+        Record(topic="orders", partition=i % 4, offset=i, timestamp=_BASE_MILLIS + i * 1000, value=v)
+        for i, v in enumerate(values)
+    ]
     chain = _chain()
     transforms = [stage.transform for stage in chain.stages]
     batch_size = 10_000
@@ -79,8 +81,7 @@ def smt_chain_comparison(records: int) -> Comparison:
             raise exc
 
     # Batches are built once: the SMTs never modify their input batch or its values.
-    batches = [RecordBatch.from_records(source[start:start + batch_size])
-               for start in range(0, records, batch_size)]
+    batches = [RecordBatch.from_records(source[start : start + batch_size]) for start in range(0, records, batch_size)]
 
     def per_batch():
         for batch in batches:
@@ -92,8 +93,9 @@ def smt_chain_comparison(records: int) -> Comparison:
             for transform in transforms:
                 record = transform.apply(record)
 
-    return alternating("builtins: 4-SMT chain (SMTs only)", records,
-                       ("apply_batch", per_batch), ("apply per record", per_record))
+    return alternating(
+        "builtins: 4-SMT chain (SMTs only)", records, ("apply_batch", per_batch), ("apply per record", per_record)
+    )
 
 
 # --- the pipeline row -----------------------------------------------------------------
@@ -110,17 +112,21 @@ def json_values(spark, records: int, partitions: int = 2):
     """
     from pyspark.sql import functions as F
 
-    value = F.to_json(F.struct(
-        F.col("id"),
-        F.concat(F.lit("customer-"), F.lpad((F.col("id") * 7919 % 1_000_000).cast("string"), 6, "0")).alias("name"),
-        F.concat(F.lit("user"), F.col("id"), F.lit("@example.com")).alias("email"),
-        F.lpad((F.col("id") * 104_729 % 1_000_000_000).cast("string"), 9, "0").alias("ssn"),
-        F.lpad((F.col("id") * 15_485_863 % 10**16).cast("string"), 16, "0").alias("card"),
-        F.round(F.rand(7) * 1000, 2).alias("amount"),
-        F.struct((F.col("id") % 16).cast("int").alias("shard"),
-                 F.substring(F.sha1(F.col("id").cast("string")), 1, 12).alias("trace")).alias("internal"),
-        (F.col("id") % 2 == 1).alias("active"),
-    ))
+    value = F.to_json(
+        F.struct(
+            F.col("id"),
+            F.concat(F.lit("customer-"), F.lpad((F.col("id") * 7919 % 1_000_000).cast("string"), 6, "0")).alias("name"),
+            F.concat(F.lit("user"), F.col("id"), F.lit("@example.com")).alias("email"),
+            F.lpad((F.col("id") * 104_729 % 1_000_000_000).cast("string"), 9, "0").alias("ssn"),
+            F.lpad((F.col("id") * 15_485_863 % 10**16).cast("string"), 16, "0").alias("card"),
+            F.round(F.rand(7) * 1000, 2).alias("amount"),
+            F.struct(
+                (F.col("id") % 16).cast("int").alias("shard"),
+                F.substring(F.sha1(F.col("id").cast("string")), 1, 12).alias("trace"),
+            ).alias("internal"),
+            (F.col("id") % 2 == 1).alias("active"),
+        )
+    )
     return spark.range(records, numPartitions=partitions).select(value.alias("value"))
 
 
@@ -140,10 +146,16 @@ def spark_sql_chain_of(records, topic, partition, timestamp):
     ``topic``, ``partition`` and ``timestamp`` as columns: key, value and topic out."""
     from pyspark.sql import functions as F
 
-    schema = ("id long, name string, email string, ssn string, card string, amount double, "
-              "internal struct<shard:int,trace:string>, active boolean")
-    parsed = records.select(F.from_json(F.col("value").cast("string"), schema).alias("v"),
-                            topic.alias("_topic"), partition.alias("_partition"), timestamp.alias("_timestamp"))
+    schema = (
+        "id long, name string, email string, ssn string, card string, amount double, "
+        "internal struct<shard:int,trace:string>, active boolean"
+    )
+    parsed = records.select(
+        F.from_json(F.col("value").cast("string"), schema).alias("v"),
+        topic.alias("_topic"),
+        partition.alias("_partition"),
+        timestamp.alias("_timestamp"),
+    )
     value = F.struct(
         F.col("v.id").alias("id"),
         F.col("v.name").alias("customer_name"),
@@ -165,24 +177,34 @@ def spark_sql_chain_of(records, topic, partition, timestamp):
 def _pipeline_spec(source: str, topic: str, sink: dict[str, str]):
     from smt.pipeline import PipelineSpec
 
-    return PipelineSpec.from_properties({
-        "source": "file", "source.path": source, "source.format": "text", "source.topic": topic,
-        "key.converter": "json", "key.converter.schemas.enable": "false",
-        "value.converter": "json", "value.converter.schemas.enable": "false",
-        **CHAIN_PROPERTIES, **sink,
-    })
+    return PipelineSpec.from_properties(
+        {
+            "source": "file",
+            "source.path": source,
+            "source.format": "text",
+            "source.topic": topic,
+            "key.converter": "json",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "json",
+            "value.converter.schemas.enable": "false",
+            **CHAIN_PROPERTIES,
+            **sink,
+        }
+    )
 
 
 def check_same_records(spark, source: str, topic: str, out: str) -> None:
     """Both jobs must produce the same records (JSON compared as objects), or the race is void."""
     from smt.pipeline import run_pipeline
 
-    run_pipeline(_pipeline_spec(source, topic, {"sink": "file", "sink.path": out, "sink.format": "jsonl"}),
-                 spark=spark)
-    mine = sorted((r["topic"], json.dumps(json.loads(r["value"]), sort_keys=True))
-                  for r in spark.read.json(out).collect())
-    theirs = sorted((r["topic"], json.dumps(json.loads(bytes(r["value"])), sort_keys=True))
-                    for r in spark_sql_chain(spark.read.text(source), topic).collect())
+    run_pipeline(_pipeline_spec(source, topic, {"sink": "file", "sink.path": out, "sink.format": "jsonl"}), spark=spark)
+    mine = sorted(
+        (r["topic"], json.dumps(json.loads(r["value"]), sort_keys=True)) for r in spark.read.json(out).collect()
+    )
+    theirs = sorted(
+        (r["topic"], json.dumps(json.loads(bytes(r["value"])), sort_keys=True))
+        for r in spark_sql_chain(spark.read.text(source), topic).collect()
+    )
     if mine != theirs:
         raise AssertionError(f"the two jobs differ: {mine[:2]} vs {theirs[:2]}")
 
@@ -216,8 +238,13 @@ def pipeline_comparison(records: int, spark=None) -> Comparison:
 
         ours()  # warm up the Python workers
         spark_sql()
-        return alternating("builtins: 4-SMT chain on ~200-byte JSON, files → noop", records,
-                           ("smt pipeline", ours), ("hand-written Spark SQL", spark_sql), target=1.0)
+        return alternating(
+            "builtins: 4-SMT chain on ~200-byte JSON, files → noop",
+            records,
+            ("smt pipeline", ours),
+            ("hand-written Spark SQL", spark_sql),
+            target=1.0,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -231,9 +258,11 @@ def run(scale: float = 1.0) -> list[Comparison]:
 def main(argv: list[str]) -> None:
     scale = float(argv[1]) if len(argv) > 1 else 1.0
     for c in run(scale):
-        print(f"{c.name}: {c.ours.label} {c.ours.records_per_second:,.0f} rec/s; "
-              f"{c.baseline.label} {c.baseline.records_per_second:,.0f} rec/s; ratio {c.ratio:.2f}x"
-              + ("" if c.target_ratio is None else f" (target >= {c.target_ratio:g}x)"))
+        print(
+            f"{c.name}: {c.ours.label} {c.ours.records_per_second:,.0f} rec/s; "
+            f"{c.baseline.label} {c.baseline.records_per_second:,.0f} rec/s; ratio {c.ratio:.2f}x"
+            + ("" if c.target_ratio is None else f" (target >= {c.target_ratio:g}x)")
+        )
 
 
 if __name__ == "__main__":

@@ -156,7 +156,6 @@ def run(scale: float = 1.0) -> list[Comparison]:
 
 
 if __name__ == "__main__":
-
     from smt.benchmarks.runner import comparison_table, console
 
     console().print(comparison_table(run()))

@@ -51,8 +51,10 @@ def run(scale: float = 1.0, rounds: int = 2) -> list[Comparison]:
     with _local_broker() as servers:
         spark = _session()
         topics = _Topics(spark, servers)
-        return [to_upper_comparison(spark, topics, records, rounds),
-                *json_chain_comparisons(spark, topics, records, rounds)]
+        return [
+            to_upper_comparison(spark, topics, records, rounds),
+            *json_chain_comparisons(spark, topics, records, rounds),
+        ]
 
 
 # --- the rows ---------------------------------------------------------------------------
@@ -68,13 +70,23 @@ def to_upper_comparison(spark, topics: "_Topics", records: int, rounds: int) -> 
             handle.write(TO_UPPER_WAT)
 
         def ours(source: str, out: str):
-            return _pipeline(spark, topics.servers, source, {
-                "sink.topic": out, "transforms": "upper", "transforms.upper.type": "wasm",
-                "transforms.upper.module.path": guest, "transforms.upper.function.name": "to_upper"})
+            return _pipeline(
+                spark,
+                topics.servers,
+                source,
+                {
+                    "sink.topic": out,
+                    "transforms": "upper",
+                    "transforms.upper.type": "wasm",
+                    "transforms.upper.module.path": guest,
+                    "transforms.upper.function.name": "to_upper",
+                },
+            )
 
         def handwritten(source: str, out: str) -> None:
             _upper(_read(spark, topics.servers, source)).write.format("kafka").options(
-                **{"kafka.bootstrap.servers": topics.servers, "topic": out}).save()
+                **{"kafka.bootstrap.servers": topics.servers, "topic": out}
+            ).save()
 
         check_in, check_ours, check_theirs = topics.create("upper-check-in", "upper-check-ours", "upper-check-spark")
         topics.fill(check_in, _text_values(spark, CHECK_RECORDS))
@@ -84,10 +96,14 @@ def to_upper_comparison(spark, topics: "_Topics", records: int, rounds: int) -> 
 
         source, ours_out, spark_out = topics.create("upper-in", "upper-ours", "upper-spark")
         topics.fill(source, _text_values(spark, records))
-        return alternating("kafka → Wasm to_upper → kafka", records,
-                           ("smt, Wasm to_upper", lambda: _expect(records, ours(source, ours_out))),
-                           ("PySpark upper()", lambda: handwritten(source, spark_out)),
-                           TO_UPPER_TARGET, rounds)
+        return alternating(
+            "kafka → Wasm to_upper → kafka",
+            records,
+            ("smt, Wasm to_upper", lambda: _expect(records, ours(source, ours_out))),
+            ("PySpark upper()", lambda: handwritten(source, spark_out)),
+            TO_UPPER_TARGET,
+            rounds,
+        )
 
 
 def json_chain_comparisons(spark, topics: "_Topics", records: int, rounds: int) -> list[Comparison]:
@@ -99,8 +115,13 @@ def json_chain_comparisons(spark, topics: "_Topics", records: int, rounds: int) 
     """
     from smt.benchmarks.builtins import CHAIN_PROPERTIES, json_values
 
-    settings = {"key.converter": "json", "key.converter.schemas.enable": "false",
-                "value.converter": "json", "value.converter.schemas.enable": "false", **CHAIN_PROPERTIES}
+    settings = {
+        "key.converter": "json",
+        "key.converter.schemas.enable": "false",
+        "value.converter": "json",
+        "value.converter.schemas.enable": "false",
+        **CHAIN_PROPERTIES,
+    }
 
     def ours(source: str, extra: dict[str, str] | None = None):
         return _pipeline(spark, topics.servers, source, {**settings, **(extra or {})})
@@ -129,10 +150,16 @@ def json_chain_comparisons(spark, topics: "_Topics", records: int, rounds: int) 
         ("the same, sink.check.topics=false", lambda: _expect(records, ours(source, unchecked))),
         ("hand-written Spark SQL", lambda: write(handwritten(source))))  # fmt: skip
     baseline = best["hand-written Spark SQL"]
-    return [Comparison("kafka → 4-SMT JSON chain → kafka", best["smt, JSON converters + 4 SMTs"], baseline,
-                       JSON_CHAIN_TARGET),
-            Comparison("the same without caching the output to check its topics",
-                       best["the same, sink.check.topics=false"], baseline)]
+    return [
+        Comparison(
+            "kafka → 4-SMT JSON chain → kafka", best["smt, JSON converters + 4 SMTs"], baseline, JSON_CHAIN_TARGET
+        ),
+        Comparison(
+            "the same without caching the output to check its topics",
+            best["the same, sink.check.topics=false"],
+            baseline,
+        ),
+    ]
 
 
 # --- the two sides ------------------------------------------------------------------------
@@ -157,8 +184,14 @@ def _expect(records: int, result) -> None:
 
 
 def _read(spark, servers: str, topic: str):
-    return (spark.read.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", topic)
-            .option("startingOffsets", "earliest").option("includeHeaders", "true").load())
+    return (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("includeHeaders", "true")
+        .load()
+    )
 
 
 def _upper(df):
@@ -181,8 +214,7 @@ def _canonical(value: bytes | bytearray) -> str:
 
 def _require_same(mine: list, theirs: list) -> None:
     if mine != theirs:
-        raise AssertionError(f"the two jobs differ ({len(mine)} and {len(theirs)} records): "
-                             f"{mine[:2]} vs {theirs[:2]}")
+        raise AssertionError(f"the two jobs differ ({len(mine)} and {len(theirs)} records): {mine[:2]} vs {theirs[:2]}")
 
 
 def _dated_topics(topic: str) -> list[str]:
@@ -198,8 +230,13 @@ def _text_values(spark, records: int):
     """``records`` values of about 45 bytes (``{"id":123,"user":"user-123","action":"click"}``)."""
     from pyspark.sql import functions as F
 
-    value = F.concat(F.lit('{"id":'), F.col("id"), F.lit(',"user":"user-'), (F.col("id") % 1000).cast("string"),
-                     F.lit('","action":"click"}'))
+    value = F.concat(
+        F.lit('{"id":'),
+        F.col("id"),
+        F.lit(',"user":"user-'),
+        (F.col("id") % 1000).cast("string"),
+        F.lit('","action":"click"}'),
+    )
     return spark.range(records, numPartitions=PARTITIONS).select(value.alias("value"))
 
 
@@ -217,9 +254,12 @@ class _Topics:
         admin = jvm.org.apache.kafka.clients.admin.Admin.create(properties)
         try:
             # The broker's default replication factor (1 on a single node).
-            new = [jvm.org.apache.kafka.clients.admin.NewTopic(name, jvm.java.util.Optional.of(PARTITIONS),
-                                                                 jvm.java.util.Optional.empty())
-                   for name in names]
+            new = [
+                jvm.org.apache.kafka.clients.admin.NewTopic(
+                    name, jvm.java.util.Optional.of(PARTITIONS), jvm.java.util.Optional.empty()
+                )
+                for name in names
+            ]
             admin.createTopics(new).all().get()
         finally:
             admin.close()

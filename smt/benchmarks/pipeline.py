@@ -65,13 +65,21 @@ def run(scale: float = 1.0) -> list[Comparison]:
         baseline_out = os.path.join(work, "baseline")
         baseline = measure("PySpark upper()", records, lambda: _run_handwritten(spark, source, baseline_out), repeat=2)
         _check_written(spark, baseline_out, records)
-        readers = [measure(label, records, lambda: _read_tasks_only(spark, plugins, transform, source, data_source),  # noqa: B023 - called before the loop moves on
-                           repeat=2)
-                   for label, data_source in (("Python data source", True), ("spark.range + mapInArrow", False))]
+        readers = [
+            measure(
+                label,
+                records,
+                lambda: _read_tasks_only(spark, plugins, transform, source, data_source),  # noqa: B023 - called before the loop moves on
+                repeat=2,
+            )
+            for label, data_source in (("Python data source", True), ("spark.range + mapInArrow", False))
+        ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return [Comparison("pipeline files → to_upper → files", ours, baseline, TARGET_RATIO),
-            Comparison("read tasks → to_upper → noop: how Spark runs them", *readers)]
+    return [
+        Comparison("pipeline files → to_upper → files", ours, baseline, TARGET_RATIO),
+        Comparison("read tasks → to_upper → noop: how Spark runs them", *readers),
+    ]
 
 
 def generate_events(spark: Any, records: int, path: str) -> None:
@@ -105,9 +113,15 @@ def _run_ours(spark, plugins, transform: dict[str, str], source: str, work: str,
     from smt.pipeline import PipelineSpec, run_pipeline
 
     props = {
-        "source": "file", "source.path": source, "source.format": "text",
-        "sink": "file", "sink.path": os.path.join(work, "ours"), "sink.format": "text", "sink.write.mode": "overwrite",
-        "transforms": "upper", **{f"transforms.upper.{k}": v for k, v in transform.items()},
+        "source": "file",
+        "source.path": source,
+        "source.format": "text",
+        "sink": "file",
+        "sink.path": os.path.join(work, "ours"),
+        "sink.format": "text",
+        "sink.write.mode": "overwrite",
+        "transforms": "upper",
+        **{f"transforms.upper.{k}": v for k, v in transform.items()},
     }
     spec = PipelineSpec.from_properties(props, plugins=plugins)
     # The SQL settings `smt run` would give its own session (Arrow batch size, ...).
@@ -126,11 +140,23 @@ def _read_tasks_only(spark, plugins, transform: dict[str, str], source: str, dat
     from smt.pipeline.processor import BatchProcessor
     from smt.pipeline.runner import read_and_transform
 
-    props = {"source": "file", "source.path": source, "source.format": "text", "sink": "noop",
-             "transforms": "upper", **{f"transforms.upper.{k}": v for k, v in transform.items()}}
+    props = {
+        "source": "file",
+        "source.path": source,
+        "source.format": "text",
+        "sink": "noop",
+        "transforms": "upper",
+        **{f"transforms.upper.{k}": v for k, v in transform.items()},
+    }
     spec = PipelineSpec.from_properties(props, plugins=plugins)
-    out = read_and_transform(spark, spec.source.read_tasks(spark), BatchProcessor.from_spec(spec),
-                             CountsLayout(("upper",)), plan=spec.field_plan, data_source=data_source)
+    out = read_and_transform(
+        spark,
+        spec.source.read_tasks(spark),
+        BatchProcessor.from_spec(spec),
+        CountsLayout(("upper",)),
+        plan=spec.field_plan,
+        data_source=data_source,
+    )
     out.write.format("noop").mode("overwrite").save()
 
 

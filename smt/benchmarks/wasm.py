@@ -58,10 +58,13 @@ BUMP_ALLOCATOR_WAT = """(memory (export "memory") 1)
   (func (export "dealloc") (param i32 i32))"""
 
 #: to_upper over the value, with a bump allocator reset per record.
-TO_UPPER_WAT = """(module
+TO_UPPER_WAT = (
+    """(module
   (import "env" "get_value" (func $get_value (result i64)))
   (import "env" "set_value" (func $set_value (param i32 i32)))
-  """ + BUMP_ALLOCATOR_WAT + """
+  """
+    + BUMP_ALLOCATOR_WAT
+    + """
   ;; upper-cases 8 bytes at a time (SWAR), as an optimizing compiler would vectorize it
   (func $upper8 (param $x i64) (result i64)
     (local $low7 i64) (local $lower i64)
@@ -92,6 +95,7 @@ TO_UPPER_WAT = """(module
       (br $next)))
     (call $set_value (local.get $p) (local.get $n))))
 """
+)
 
 _WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
 _BATCH_ROWS = 10_000
@@ -161,8 +165,13 @@ def in_spark(module_path: str, scale: float, workdir: str) -> list[Comparison]:
     spark.sparkContext.setLogLevel("ERROR")
 
     def builtin_job():
-        (spark.read.parquet(data_path).select(F.upper(F.col("value").cast("string")).alias("value"))
-         .write.format("noop").mode("overwrite").save())
+        (
+            spark.read.parquet(data_path)
+            .select(F.upper(F.col("value").cast("string")).alias("value"))
+            .write.format("noop")
+            .mode("overwrite")
+            .save()
+        )
 
     jobs = {
         "smt pipeline, Wasm": _pipeline_job(spark, module_path, data_path, count, reader="auto"),
@@ -187,12 +196,20 @@ def _pipeline_job(spark, module_path: str, data_path: str, count: int, reader: s
     """Our pipeline over the parquet values: Wasm to_upper, output discarded."""
     from smt.pipeline import PipelineSpec, run_pipeline
 
-    spec = PipelineSpec.from_properties({
-        "source": "file", "source.path": data_path, "source.format": "parquet", "source.reader": reader,
-        "transforms": "upper", "transforms.upper.type": "wasm",
-        "transforms.upper.module.path": module_path, "transforms.upper.function.name": "to_upper",
-        "sink": "noop", "sink.fields": "value",
-    })
+    spec = PipelineSpec.from_properties(
+        {
+            "source": "file",
+            "source.path": data_path,
+            "source.format": "parquet",
+            "source.reader": reader,
+            "transforms": "upper",
+            "transforms.upper.type": "wasm",
+            "transforms.upper.module.path": module_path,
+            "transforms.upper.function.name": "to_upper",
+            "sink": "noop",
+            "sink.fields": "value",
+        }
+    )
 
     def job():
         written = run_pipeline(spec, spark=spark).counts.written

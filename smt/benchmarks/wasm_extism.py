@@ -25,8 +25,14 @@ from smt.benchmarks._common import Comparison, measure
 __all__ = ["run", "paths", "TARGET_RECORDS_PER_SECOND"]
 
 TARGET_RECORDS_PER_SECOND = 100_000
-_PLUGIN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                       "examples", "wasm", "extism", "to_upper", "rust")
+_PLUGIN = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    "examples",
+    "wasm",
+    "extism",
+    "to_upper",
+    "rust",
+)
 
 
 def run(values: pa.Array, batch_rows: int) -> list[Comparison]:
@@ -40,8 +46,13 @@ def run(values: pa.Array, batch_rows: int) -> list[Comparison]:
     ours()  # compile and instantiate outside the timing
     naive_host()
     name = f"Extism to_upper (Rust plug-in), standalone; target ≥ {TARGET_RECORDS_PER_SECOND:,} rec/s"
-    return [Comparison(name, measure("wasm transform, abi=extism", count, ours, repeat=3),
-                       measure("extism SDK, a call per record", count, naive_host))]
+    return [
+        Comparison(
+            name,
+            measure("wasm transform, abi=extism", count, ours, repeat=3),
+            measure("extism SDK, a call per record", count, naive_host),
+        )
+    ]
 
 
 def paths(values: pa.Array, batch_rows: int) -> tuple[Callable[[], list[bytes]], Callable[[], list[bytes]]]:
@@ -56,13 +67,16 @@ def paths(values: pa.Array, batch_rows: int) -> tuple[Callable[[], list[bytes]],
 
     module_path = str(build_plugin(_PLUGIN))
     batches = pa.table({"value": values, "topic": pa.array(["bench"] * len(values))}).to_batches(
-        max_chunksize=batch_rows)
+        max_chunksize=batch_rows
+    )
     transform = _transform(module_path)
 
     def ours() -> list[bytes]:
         from smt.batch import RecordBatch
 
-        return [value for batch in batches for value in transform.apply_batch(RecordBatch.from_arrow(batch), _Raise()).value]
+        return [
+            value for batch in batches for value in transform.apply_batch(RecordBatch.from_arrow(batch), _Raise()).value
+        ]
 
     plugin = extism.Plugin({"wasm": [{"path": module_path}]}, wasi=False)
     texts = [value.decode() for value in values.to_pylist()]

@@ -33,11 +33,14 @@ def _guest_wat() -> str:
     """get_record's JSON becomes the value (``to_json``), or is set back (``round_trip``)."""
     from smt.benchmarks.wasm import BUMP_ALLOCATOR_WAT
 
-    return """(module
+    return (
+        """(module
   (import "env" "get_record" (func $get_record (result i64)))
   (import "env" "set_record" (func $set_record (param i32 i32)))
   (import "env" "set_value" (func $set_value (param i32 i32)))
-  """ + BUMP_ALLOCATOR_WAT + """
+  """
+        + BUMP_ALLOCATOR_WAT
+        + """
   (func (export "to_json") (local $r i64)
     (global.set $bump (i32.const 1024))
     (local.set $r (call $get_record))
@@ -47,18 +50,26 @@ def _guest_wat() -> str:
     (local.set $r (call $get_record))
     (call $set_record (i32.wrap_i64 (i64.shr_u (local.get $r) (i64.const 32))) (i32.wrap_i64 (local.get $r)))))
 """
+    )
 
 
 def _records(values: pa.Array) -> pa.Table:
     n = len(values)
     header_type = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
     headers = pa.array([[{"key": "trace", "value": b"%08d" % i}] for i in range(n)], type=header_type)
-    return pa.table({"key": pa.array([b"key-%d" % i for i in range(n)], pa.binary()), "value": values,
-                     "topic": pa.array(["bench"] * n), "headers": headers})
+    return pa.table(
+        {
+            "key": pa.array([b"key-%d" % i for i in range(n)], pa.binary()),
+            "value": values,
+            "topic": pa.array(["bench"] * n),
+            "headers": headers,
+        }
+    )
 
 
-def _compare(name: str, module_path: str, function: str, table: pa.Table, target_rate: float | None = None,
-             repeat: int = 3) -> Comparison:
+def _compare(
+    name: str, module_path: str, function: str, table: pa.Table, target_rate: float | None = None, repeat: int = 3
+) -> Comparison:
     from smt.benchmarks.wasm import _BATCH_ROWS, _run_batches, _transform
 
     batches = table.to_batches(max_chunksize=_BATCH_ROWS)
@@ -81,8 +92,16 @@ def rust_guest(values: pa.Array, workdir: str) -> list[Comparison]:
         print(f"wasm: the Rust guest row is left out: {exc}", file=sys.stderr)
         return []
     table = pa.table({"value": values, "topic": pa.array(["bench"] * len(values))})
-    return [_compare("wasm to_upper, Rust guest importing every host function", str(module), "to_upper", table,
-                     target_rate=RUST_TARGET_RATE, repeat=5)]
+    return [
+        _compare(
+            "wasm to_upper, Rust guest importing every host function",
+            str(module),
+            "to_upper",
+            table,
+            target_rate=RUST_TARGET_RATE,
+            repeat=5,
+        )
+    ]
 
 
 def record_json(values: pa.Array, workdir: str) -> list[Comparison]:

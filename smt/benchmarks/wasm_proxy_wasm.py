@@ -54,10 +54,12 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
         ours()  # start the instance outside the timing
         ours_measured = measure("ours (a call per Produce request)", count, ours, repeat=3)
         naive_values = values.slice(0, max(1, count // 20)).to_pylist()  # it is slow: a part, scaled
-        naive_measured = measure("naive host (a request per record, Python)", len(naive_values),
-                                 lambda: naive.run(naive_values))
-        ours_out = transform.apply_batch(RecordBatch.from_arrow(table.slice(0, len(naive_values)).to_batches()[0]),
-                                         RaiseErrors())
+        naive_measured = measure(
+            "naive host (a request per record, Python)", len(naive_values), lambda: naive.run(naive_values)
+        )
+        ours_out = transform.apply_batch(
+            RecordBatch.from_arrow(table.slice(0, len(naive_values)).to_batches()[0]), RaiseErrors()
+        )
         if list(ours_out.value) != naive.run(naive_values):
             raise RuntimeError("our host and the naive host disagree on the filter's output")
         transform.close()
@@ -98,7 +100,7 @@ class _NaiveHost:
         return out
 
     def _get_buffer_bytes(self, buffer_id: int, start: int, size: int, pointer_out: int, size_out: int) -> int:
-        data = self.buffer[start:start + (size & 0xFFFFFFFF)]
+        data = self.buffer[start : start + (size & 0xFFFFFFFF)]
         address = self.exports["proxy_on_memory_allocate"](self.store, len(data))
         self.memory.write(self.store, data, address)
         self.memory.write(self.store, struct.pack("<I", address), pointer_out)
@@ -116,8 +118,15 @@ def _request(correlation_id: int, value: bytes) -> bytes:
     records = zigzag_varint(len(body)) + body
     rest = struct.pack(">hiqqqhii", 0, 0, 0, 0, -1, -1, -1, 1) + records
     batch = struct.pack(">qiib", 0, len(rest) + 9, -1, 2) + struct.pack(">I", crc32c.crc32c(rest)) + rest
-    request = (struct.pack(">hhih", 0, 8, correlation_id, 5) + b"bench" + struct.pack(">hhii", -1, -1, 30000, 1)
-               + struct.pack(">h", 5) + b"bench" + struct.pack(">iii", 1, 0, len(batch)) + batch)
+    request = (
+        struct.pack(">hhih", 0, 8, correlation_id, 5)
+        + b"bench"
+        + struct.pack(">hhii", -1, -1, 30000, 1)
+        + struct.pack(">h", 5)
+        + b"bench"
+        + struct.pack(">iii", 1, 0, len(batch))
+        + batch
+    )
     return struct.pack(">i", len(request)) + request
 
 
@@ -126,4 +135,4 @@ def _value_of(frame: bytes) -> bytes:
     at = 4 + 10 + 5 + 2 + 2 + 4 + 4 + 2 + 5 + 4 + 4 + 4 + 61
     at += 1 + 3 + 1  # record length (one byte here), attributes, deltas, null key
     length = frame[at] >> 1
-    return frame[at + 1:at + 1 + length]
+    return frame[at + 1 : at + 1 + length]

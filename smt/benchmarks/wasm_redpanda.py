@@ -68,10 +68,12 @@ class _NaiveHost:
         linker = wasmtime.Linker(engine)
         linker.define_wasi()
         i32 = wasmtime.ValType.i32()
-        functions = {"check_abi_version_2": ([], [], lambda: None),
-                     "read_batch_header": ([i32] * 10, [i32], self._read_batch_header),
-                     "read_next_record": ([i32] * 5, [i32], self._read_next_record),
-                     "write_record": ([i32] * 2, [i32], self._write_record)}
+        functions = {
+            "check_abi_version_2": ([], [], lambda: None),
+            "read_batch_header": ([i32] * 10, [i32], self._read_batch_header),
+            "read_next_record": ([i32] * 5, [i32], self._read_next_record),
+            "write_record": ([i32] * 2, [i32], self._write_record),
+        }
         for name, (params, results, call) in functions.items():
             linker.define_func("redpanda_transform", name, wasmtime.FuncType(params, results), call)
         instance = linker.instantiate(self.store, wasmtime.Module(engine, module_bytes))

@@ -79,13 +79,20 @@ def common_options(suppress_defaults: bool = False) -> argparse.ArgumentParser:
     """
     default = argparse.SUPPRESS if suppress_defaults else False
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--debug", action="store_true", default=default,
-                        help="show tracebacks, debug logs and Spark's own log output")
+    parser.add_argument(
+        "--debug", action="store_true", default=default, help="show tracebacks, debug logs and Spark's own log output"
+    )
     volume = parser.add_mutually_exclusive_group()
-    volume.add_argument("-q", "--quiet", action="store_true", default=default,
-                        help="print only errors (no progress, no summary)")
-    volume.add_argument("-v", "--verbose", action="store_true", default=default,
-                        help="also print what the command does, step by step (our INFO logs)")
+    volume.add_argument(
+        "-q", "--quiet", action="store_true", default=default, help="print only errors (no progress, no summary)"
+    )
+    volume.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default,
+        help="also print what the command does, step by step (our INFO logs)",
+    )
     return parser
 
 

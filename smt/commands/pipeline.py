@@ -35,8 +35,11 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                               "record went.")  # fmt: skip
     run.add_argument("pipeline", help="the pipeline's .properties file")
     _add_set_option(run)
-    run.add_argument("--metrics-json", metavar="PATH",
-                     help="also write the run's figures as JSON to PATH (written when the run fails too)")
+    run.add_argument(
+        "--metrics-json",
+        metavar="PATH",
+        help="also write the run's figures as JSON to PATH (written when the run fails too)",
+    )
     run.set_defaults(handler=run_command)
 
     validate = commands.add_parser("validate", parents=[common], help="check a pipeline file and list every problem",
@@ -44,8 +47,9 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                                    "printed on its own line, naming its key (exit 3); exit 0 when valid.")  # fmt: skip
     validate.add_argument("pipeline", help="the pipeline's .properties file")
     _add_set_option(validate)
-    validate.add_argument("--strict", action="store_true",
-                          help="unknown and deprecated keys are errors (exit 3), not warnings")
+    validate.add_argument(
+        "--strict", action="store_true", help="unknown and deprecated keys are errors (exit 3), not warnings"
+    )
     validate.set_defaults(handler=validate_command)
 
 

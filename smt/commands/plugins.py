@@ -13,18 +13,26 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     from smt.benchmarks.runner import AREAS
 
     plugins = commands.add_parser("plugins", parents=[common], help="list registered plugins and where they came from")
-    plugins.add_argument("--docs", action="store_true",
-                         help="print the Markdown reference of every pipeline key and plugin")
-    plugins.add_argument("--builtin-only", action="store_true",
-                         help="only the plugins spark-smt ships with, not those installed beside it "
-                         "(as in docs/reference.md)")
+    plugins.add_argument(
+        "--docs", action="store_true", help="print the Markdown reference of every pipeline key and plugin"
+    )
+    plugins.add_argument(
+        "--builtin-only",
+        action="store_true",
+        help="only the plugins spark-smt ships with, not those installed beside it (as in docs/reference.md)",
+    )
     plugins.set_defaults(handler=plugins_command)
 
     bench = commands.add_parser("bench", parents=[common], help="run the benchmarks and print records/s and ratios",
                                 description="Run benchmark areas and print records/s of our path and a baseline "
                                 "on the same data, in the same run, and their ratio.")  # fmt: skip
-    bench.add_argument("areas", nargs="*", type=_area, metavar="AREA",
-                       help=f"benchmark areas to run: {', '.join(AREAS)} (default: all)")
+    bench.add_argument(
+        "areas",
+        nargs="*",
+        type=_area,
+        metavar="AREA",
+        help=f"benchmark areas to run: {', '.join(AREAS)} (default: all)",
+    )
     bench.add_argument("--scale", type=float, default=1.0, help="multiply the data sizes (default 1.0)")
     bench.set_defaults(handler=bench_command)
 

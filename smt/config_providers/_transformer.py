@@ -135,7 +135,7 @@ def _configured_providers(props: dict[str, Any], plugins: Any, problems: list[Co
             problems.append(ConfigProblem(class_key, f"Could not load config provider class: {exc}", class_name))
             continue
         prefix = f"{PROVIDERS_KEY}.{name}.param."
-        params = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and len(k) > len(prefix)}
+        params = {k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix) and len(k) > len(prefix)}
         provider = cls()
         try:
             provider.configure(params, PluginContext(alias=name, prefix=prefix, plugins=plugins))

@@ -227,8 +227,7 @@ def _map_result(key_schema: Schema | None, value_schema: Schema | None, entries:
     if key_schema is None:
         return Schema(Type.MAP), entries
     aligned = {
-        _align(key_schema, k): (_align(value_schema, v) if value_schema is not None else v)
-        for k, v in entries.items()
+        _align(key_schema, k): (_align(value_schema, v) if value_schema is not None else v) for k, v in entries.items()
     }
     return Schema(Type.MAP, key_schema=key_schema, value_schema=value_schema), aligned
 

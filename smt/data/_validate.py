@@ -62,20 +62,15 @@ def _validate(schema: Schema, value: Any, location: str) -> None:
         return
     if value is None:
         if not schema.optional:
-            raise DataError(
-                f"Invalid value: null used for required {location}, schema type: {schema.type}"
-            )
+            raise DataError(f"Invalid value: null used for required {location}, schema type: {schema.type}")
         return
     expected = _expected_classes(schema)
     # bool is an int subclass in Python; Kafka would never take a Boolean for an integer.
-    mismatched = not isinstance(value, expected) or (
-        isinstance(value, bool) and schema.type is not Type.BOOLEAN
-    )
+    mismatched = not isinstance(value, expected) or (isinstance(value, bool) and schema.type is not Type.BOOLEAN)
     if mismatched:
         named = f' "{schema.name}"' if schema.name else ""
         raise DataError(
-            f"Invalid Python object for schema{named} with type {schema.type}: "
-            f"{type(value).__name__} for {location}"
+            f"Invalid Python object for schema{named} with type {schema.type}: {type(value).__name__} for {location}"
         )
     _validate_content(schema, value, location)
 

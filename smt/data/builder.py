@@ -214,8 +214,16 @@ class SchemaBuilder:
     def _preview(self) -> Schema:
         # The schema as built so far without its default: what a default must fit.
         return Schema(
-            self._type, bool(self._optional), None, self._name, self._version, self._doc,
-            self._parameters, tuple(self._fields.values()), self._key_schema, self._value_schema,
+            self._type,
+            bool(self._optional),
+            None,
+            self._name,
+            self._version,
+            self._doc,
+            self._parameters,
+            tuple(self._fields.values()),
+            self._key_schema,
+            self._value_schema,
         )
 
     @staticmethod

@@ -54,10 +54,7 @@ class Decimal:
     @staticmethod
     def builder(scale: int) -> SchemaBuilder:
         return (
-            SchemaBuilder.bytes_()
-            .name(Decimal.LOGICAL_NAME)
-            .parameter(Decimal.SCALE_FIELD, str(int(scale)))
-            .version(1)
+            SchemaBuilder.bytes_().name(Decimal.LOGICAL_NAME).parameter(Decimal.SCALE_FIELD, str(int(scale))).version(1)
         )
 
     @staticmethod
@@ -119,9 +116,7 @@ class Date:
         _check_schema(schema, Date.LOGICAL_NAME, "Date")
         if isinstance(value, _dt.datetime):
             if value.timetz().replace(tzinfo=None) != _dt.time(0):
-                raise DataError(
-                    "Kafka Connect Date type should not have any time fields set to non-zero values."
-                )
+                raise DataError("Kafka Connect Date type should not have any time fields set to non-zero values.")
             value = value.date()
         return (value - EPOCH_DATE).days
 
@@ -145,17 +140,13 @@ class Time:
     @staticmethod
     def from_logical(schema: Schema, value: _dt.time) -> int:
         _check_schema(schema, Time.LOGICAL_NAME, "Time")
-        return (
-            (value.hour * 3600 + value.minute * 60 + value.second) * 1000 + value.microsecond // 1000
-        )
+        return (value.hour * 3600 + value.minute * 60 + value.second) * 1000 + value.microsecond // 1000
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.time:
         _check_schema(schema, Time.LOGICAL_NAME, "Time")
         if not 0 <= value < MILLIS_PER_DAY:
-            raise DataError(
-                "Time values must use number of milliseconds greater than 0 and less than 86400000"
-            )
+            raise DataError("Time values must use number of milliseconds greater than 0 and less than 86400000")
         seconds, millis = divmod(value, 1000)
         minutes, second = divmod(seconds, 60)
         hour, minute = divmod(minutes, 60)
@@ -269,4 +260,3 @@ def from_logical(schema: Schema | None, value: Any) -> Any:
 
 def is_logical(schema: Schema | None) -> bool:
     return schema is not None and schema.name in LOGICAL_NAMES
-

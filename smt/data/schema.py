@@ -50,6 +50,7 @@ class Type(str, enum.Enum):
     def is_primitive(self) -> bool:
         return self not in (Type.ARRAY, Type.MAP, Type.STRUCT)
 
+
 class Field:
     """One field of a struct schema: its name, position and schema."""
 
@@ -299,10 +300,18 @@ def _same_default(a: Any, b: Any) -> bool:
         return False
     return a == b
 
+
 def _predefine() -> None:
     for type_ in (
-        Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64,
-        Type.BOOLEAN, Type.STRING, Type.BYTES,
+        Type.INT8,
+        Type.INT16,
+        Type.INT32,
+        Type.INT64,
+        Type.FLOAT32,
+        Type.FLOAT64,
+        Type.BOOLEAN,
+        Type.STRING,
+        Type.BYTES,
     ):
         setattr(Schema, f"{type_.name}_SCHEMA", Schema(type_))
         setattr(Schema, f"OPTIONAL_{type_.name}_SCHEMA", Schema(type_, optional=True))

@@ -35,9 +35,7 @@ class Struct:
         """
         struct = _rebuild(schema, values)
         if len(struct._values) != len(schema.fields):
-            raise DataError(
-                f"Struct with {len(schema.fields)} fields cannot hold {len(struct._values)} values"
-            )
+            raise DataError(f"Struct with {len(schema.fields)} fields cannot hold {len(struct._values)} values")
         if validate:
             struct.validate()
         return struct
@@ -146,9 +144,7 @@ class Struct:
 
     def __repr__(self) -> str:
         parts = [
-            f"{field.name}={value!r}"
-            for field, value in zip(self.schema.fields, self._values)
-            if value is not None
+            f"{field.name}={value!r}" for field, value in zip(self.schema.fields, self._values) if value is not None
         ]
         return "Struct{" + ",".join(parts) + "}"
 

@@ -154,9 +154,7 @@ def _append(out: list[str], value: Any, embedded: bool, schema: Schema | None = 
     elif isinstance(value, (_dt.date, _dt.time)):
         out.append(format_java_date(value))
     else:
-        raise DataError(
-            f"Failed to serialize unexpected value type {type(value).__name__}: {value!r}"
-        )
+        raise DataError(f"Failed to serialize unexpected value type {type(value).__name__}: {value!r}")
 
 
 def _append_all(out: list[str], values: Any, schema: Schema | None = None) -> None:

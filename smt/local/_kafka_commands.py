@@ -32,14 +32,22 @@ def _add_lifecycle(actions: argparse._SubParsersAction, common: argparse.Argumen
                        "or any free port; 0: any free port)")  # fmt: skip
     start.add_argument("--fresh", action="store_true", help="discard the data of earlier runs")
     start.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for readiness (default 120)")
-    start.add_argument("--listener", action="append", dest="listeners", metavar="PROTOCOL",
-                       choices=PROTOCOLS, help="a client listener: " + ", ".join(PROTOCOLS) + " (repeatable; "
-                       "default: those of the last start; SASL_PLAINTEXT with --user; else PLAINTEXT)")
+    start.add_argument(
+        "--listener",
+        action="append",
+        dest="listeners",
+        metavar="PROTOCOL",
+        choices=PROTOCOLS,
+        help="a client listener: " + ", ".join(PROTOCOLS) + " (repeatable; "
+        "default: those of the last start; SASL_PLAINTEXT with --user; else PLAINTEXT)",
+    )
     start.add_argument("--user", action="append", dest="users", metavar="NAME:PASSWORD", type=_user, default=[],
                        help="a SASL/PLAIN user of the SASL listeners (repeatable)")  # fmt: skip
     start.set_defaults(handler=_start)
     actions.add_parser("stop", parents=[common], help="stop the broker").set_defaults(handler=_stop)
-    status = actions.add_parser("status", parents=[common], help="is the broker running, and where (exit 4: not running)")
+    status = actions.add_parser(
+        "status", parents=[common], help="is the broker running, and where (exit 4: not running)"
+    )
     status.set_defaults(handler=_status)
 
 
@@ -66,15 +74,25 @@ def _add_records(actions: argparse._SubParsersAction, common: argparse.ArgumentP
     for parser, verb in ((produce, "read"), (consume, "print")):
         parser.add_argument("topic", help="the topic")
         parser.add_argument("--keys", action="store_true", help=f"{verb} KEY<SEP>VALUE lines")
-        parser.add_argument("--headers", action="store_true",
-                            help=f"{verb} NAME:VALUE,NAME:VALUE<SEP> before the key and value (with --keys)")
-        parser.add_argument("--separator", default="\t", metavar="SEP",
-                            help="between headers, key and value (default: a tab)")
+        parser.add_argument(
+            "--headers",
+            action="store_true",
+            help=f"{verb} NAME:VALUE,NAME:VALUE<SEP> before the key and value (with --keys)",
+        )
+        parser.add_argument(
+            "--separator", default="\t", metavar="SEP", help="between headers, key and value (default: a tab)"
+        )
     produce.set_defaults(handler=_produce)
-    consume.add_argument("--max", type=_positive, default=None, dest="max_records", metavar="N",
-                         help="stop after N records")
-    consume.add_argument("--idle", type=float, default=5.0, metavar="SECONDS",
-                         help="stop when no record arrives for this long (default 5)")
+    consume.add_argument(
+        "--max", type=_positive, default=None, dest="max_records", metavar="N", help="stop after N records"
+    )
+    consume.add_argument(
+        "--idle",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="stop when no record arrives for this long (default 5)",
+    )
     consume.set_defaults(handler=_consume)
 
 

@@ -88,10 +88,7 @@ def find_java() -> str:
         return str(candidate)
     found = shutil.which("java")
     if found is None:
-        raise BrokerError(
-            "cannot start Kafka: no 'java' on PATH and JAVA_HOME is not set "
-            "(install a JDK 17 or newer)"
-        )
+        raise BrokerError("cannot start Kafka: no 'java' on PATH and JAVA_HOME is not set (install a JDK 17 or newer)")
     return found
 
 

@@ -33,7 +33,9 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                                 description="Local services for development and tests.")  # fmt: skip
     services = local.add_subparsers(dest="service", metavar="SERVICE", required=True)
     _kafka_commands.add_commands(services, common)
-    fetch = services.add_parser("fetch", parents=[common], help="download the Java artifacts the project uses into the cache")
+    fetch = services.add_parser(
+        "fetch", parents=[common], help="download the Java artifacts the project uses into the cache"
+    )
     fetch.set_defaults(handler=_fetch)
 
 

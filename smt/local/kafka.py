@@ -76,8 +76,10 @@ BROKER_BUNDLE = maven.Bundle(
 #: converters spark-smt reproduces, run by the test suite's differential oracle.
 CONNECT_BUNDLE = maven.Bundle(
     f"kafka-connect-{KAFKA_VERSION}",
-    tuple(maven.Artifact("org.apache.kafka", name, KAFKA_VERSION)
-          for name in ("connect-api", "connect-transforms", "connect-json", "connect-runtime")),
+    tuple(
+        maven.Artifact("org.apache.kafka", name, KAFKA_VERSION)
+        for name in ("connect-api", "connect-transforms", "connect-json", "connect-runtime")
+    ),
 )
 
 _SERVER_MAIN = "kafka.Kafka"
@@ -174,7 +176,9 @@ class LocalKafka:
         """
         status = self.status()
         if not status.running:
-            raise BrokerError(f"no Kafka broker is running for {self.state_dir}; start one with `smt local kafka start`")
+            raise BrokerError(
+                f"no Kafka broker is running for {self.state_dir}; start one with `smt local kafka start`"
+            )
         password = self._read_state().get("broker_password")
         return status.bootstrap_servers, status.client_security(None, BROKER_USER, password)
 
@@ -290,8 +294,7 @@ class LocalKafka:
         while time.monotonic() < deadline:
             if not self._is_our_broker(pid):
                 raise BrokerError(
-                    f"the Kafka broker (pid {pid}) exited during start-up; "
-                    f"log {self._logs_dir}:\n{self._log_tail()}"
+                    f"the Kafka broker (pid {pid}) exited during start-up; log {self._logs_dir}:\n{self._log_tail()}"
                 )
             try:
                 if _metadata(port, probe, timeout=2.0).brokers:

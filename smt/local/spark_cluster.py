@@ -77,16 +77,39 @@ class LocalSparkCluster:
         """
         self.work_dir.mkdir(parents=True, exist_ok=True)
         try:
-            self._launch("master", "org.apache.spark.deploy.master.Master",
-                         "--host", HOST, "--port", str(self.port), "--webui-port", str(self.web_port))
+            self._launch(
+                "master",
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--webui-port",
+                str(self.web_port),
+            )
             self._wait(lambda status: status is not None, timeout_s, "the master did not answer")
             for index in range(self.workers):
                 self.worker_dir(index).mkdir(parents=True, exist_ok=True)
-                self._launch(f"worker-{index}", "org.apache.spark.deploy.worker.Worker",
-                             "--host", HOST, "--webui-port", str(free_port()), "--cores", str(self.cores),
-                             "--memory", self.memory, "--work-dir", str(self.worker_dir(index)), self.master_url)
-            self._wait(lambda status: status is not None and self.alive_workers(status) >= self.workers,
-                       timeout_s, f"{self.workers} workers did not register")
+                self._launch(
+                    f"worker-{index}",
+                    "org.apache.spark.deploy.worker.Worker",
+                    "--host",
+                    HOST,
+                    "--webui-port",
+                    str(free_port()),
+                    "--cores",
+                    str(self.cores),
+                    "--memory",
+                    self.memory,
+                    "--work-dir",
+                    str(self.worker_dir(index)),
+                    self.master_url,
+                )
+            self._wait(
+                lambda status: status is not None and self.alive_workers(status) >= self.workers,
+                timeout_s,
+                f"{self.workers} workers did not register",
+            )
         except BaseException:
             self.stop()
             raise
@@ -128,12 +151,16 @@ class LocalSparkCluster:
         home = spark_home()
         log = self.work_dir / f"{name}.log"
         env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-        env.update(SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, SPARK_LOG_DIR=str(self.work_dir),
-                   SPARK_NO_DAEMONIZE="1")
+        env.update(SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, SPARK_LOG_DIR=str(self.work_dir), SPARK_NO_DAEMONIZE="1")
         with open(log, "wb") as out:
-            process = subprocess.Popen([str(home / "bin" / "spark-class"), main_class, *args], env=env,
-                                       cwd=self.work_dir, stdout=out, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                [str(home / "bin" / "spark-class"), main_class, *args],
+                env=env,
+                cwd=self.work_dir,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self._processes.append((name, process, log))
 
     def _wait(self, ready, timeout_s: float, what: str) -> None:

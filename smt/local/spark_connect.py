@@ -32,8 +32,13 @@ class SparkConnectServerError(SmtError):
 class LocalConnectServer:
     """One Spark Connect server process; use as a context manager, or :meth:`start` and :meth:`stop`."""
 
-    def __init__(self, work_dir: str | os.PathLike, master: str = "local[2]", conf: Mapping[str, str] | None = None,
-                 python: str | None = None) -> None:
+    def __init__(
+        self,
+        work_dir: str | os.PathLike,
+        master: str = "local[2]",
+        conf: Mapping[str, str] | None = None,
+        python: str | None = None,
+    ) -> None:
         self.work_dir = Path(work_dir)
         self.master = master
         self.conf = dict(conf or {})
@@ -66,17 +71,26 @@ class LocalConnectServer:
             "spark.sql.session.timeZone": "UTC",
             **self.conf,
         }
-        command = [str(home / "bin" / "spark-submit"), "--class", _SERVER_CLASS, "--master", self.master,
-                   "--name", "smt-local-connect"]
+        command = [
+            str(home / "bin" / "spark-submit"),
+            "--class",
+            _SERVER_CLASS,
+            "--master",
+            self.master,
+            "--name",
+            "smt-local-connect",
+        ]
         for key, value in conf.items():
             command += ["--conf", f"{key}={value}"]
         command.append("spark-internal")
         env = {key: value for key, value in os.environ.items() if key not in ("SPARK_REMOTE", "PYTHONPATH")}
-        env.update(SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, PYSPARK_PYTHON=self.python,
-                   PYSPARK_DRIVER_PYTHON=self.python)
+        env.update(
+            SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, PYSPARK_PYTHON=self.python, PYSPARK_DRIVER_PYTHON=self.python
+        )
         with open(self.log_file, "wb") as log:
-            self._process = subprocess.Popen(command, env=env, cwd=self.work_dir, stdout=log,
-                                             stderr=subprocess.STDOUT, start_new_session=True)
+            self._process = subprocess.Popen(
+                command, env=env, cwd=self.work_dir, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         try:
             self._wait(timeout_s)
         except BaseException:
@@ -89,11 +103,13 @@ class LocalConnectServer:
         while not _listening(self.port):
             if self._process.poll() is not None:
                 raise SparkConnectServerError(
-                    f"the Spark Connect server exited with code {self._process.returncode}; see {self.log_file}")
+                    f"the Spark Connect server exited with code {self._process.returncode}; see {self.log_file}"
+                )
             if time.monotonic() > deadline:
                 raise SparkConnectServerError(
                     f"the Spark Connect server did not listen on {HOST}:{self.port} within {timeout_s:.0f}s; "
-                    f"see {self.log_file}")
+                    f"see {self.log_file}"
+                )
             time.sleep(0.5)
 
     def stop(self) -> None:

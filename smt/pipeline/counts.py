@@ -47,8 +47,10 @@ class CountsLayout:
     def __init__(self, aliases: tuple[str, ...]) -> None:
         self.aliases = tuple(aliases)
         self._count_fields = [f.name for f in dataclasses.fields(BatchCounts)]
-        self._names = [*self._count_fields,
-                       *(f"{index}.{field}" for index in range(len(aliases)) for field in _STAGE_FIELDS)]
+        self._names = [
+            *self._count_fields,
+            *(f"{index}.{field}" for index in range(len(aliases)) for field in _STAGE_FIELDS),
+        ]
 
     #: Spark SQL type of :data:`COUNTS_COLUMN`.
     SPARK_TYPE = "string"
@@ -91,7 +93,7 @@ class CountsLayout:
         stages = ChainMetrics()
         offset = len(self._count_fields)
         for index, alias in enumerate(self.aliases):
-            figures = values[offset + index * len(_STAGE_FIELDS): offset + (index + 1) * len(_STAGE_FIELDS)]
+            figures = values[offset + index * len(_STAGE_FIELDS) : offset + (index + 1) * len(_STAGE_FIELDS)]
             metrics = StageMetrics(**dict(zip(_STAGE_FIELDS, figures)))
             metrics.seconds = metrics.seconds / 1e6
             stages[alias] = metrics

@@ -37,8 +37,10 @@ def _kafka_sink(policy: Any, props: Mapping[str, Any], sink_name: str | None) ->
     from smt.plugins import default_plugins
 
     sink = default_plugins().get("sink", "kafka")()
-    sink.configure({**dead_letter_kafka_settings(props, sink_name), "topic": policy.dlq_topic},
-                   PluginContext(alias="dead-letter-queue", prefix="errors.deadletterqueue."))
+    sink.configure(
+        {**dead_letter_kafka_settings(props, sink_name), "topic": policy.dlq_topic},
+        PluginContext(alias="dead-letter-queue", prefix="errors.deadletterqueue."),
+    )
     return sink
 
 

@@ -62,10 +62,12 @@ def _advice(conf: Mapping[str, str]) -> str:
     driver = conf.get("spark.driver.memory", _MEMORY_DEFAULT)
     executor = conf.get("spark.executor.memory", _MEMORY_DEFAULT)
     rows = conf.get(_BATCH_ROWS_KEY, "10000")
-    return (f"Give Spark more memory with spark.driver.memory (now {driver}; a local run executes in the "
-            f"driver) or spark.executor.memory (now {executor}; on a cluster), or send fewer records per "
-            f"batch with {_BATCH_ROWS_KEY} (now {rows}); a single record larger than a few hundred MB "
-            "needs the memory either way")
+    return (
+        f"Give Spark more memory with spark.driver.memory (now {driver}; a local run executes in the "
+        f"driver) or spark.executor.memory (now {executor}; on a cluster), or send fewer records per "
+        f"batch with {_BATCH_ROWS_KEY} (now {rows}); a single record larger than a few hundred MB "
+        "needs the memory either way"
+    )
 
 
 def _chain_text(exc: BaseException) -> str:

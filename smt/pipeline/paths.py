@@ -38,7 +38,9 @@ def resolve_paths(props: Mapping[str, Any], base_dir: str, top_level: ConfigDef,
     return resolved
 
 
-def _plugin_config_defs(props: Mapping[str, Any], top_level: ConfigDef, plugins: Any) -> Iterator[tuple[str, ConfigDef]]:
+def _plugin_config_defs(
+    props: Mapping[str, Any], top_level: ConfigDef, plugins: Any
+) -> Iterator[tuple[str, ConfigDef]]:
     """``(key prefix, ConfigDef)`` of every plugin the properties configure."""
     defaults = {key.name: key.default for key in top_level.keys}
 
@@ -61,8 +63,12 @@ def _plugin_config_defs(props: Mapping[str, Any], top_level: ConfigDef, plugins:
             yield prefix, config_def
 
 
-def overlap_problems(inputs: Mapping[str, str], outputs: Mapping[str, str], dead_letters: Mapping[str, str],
-                     pipeline_file: str | None = None) -> list[ConfigProblem]:
+def overlap_problems(
+    inputs: Mapping[str, str],
+    outputs: Mapping[str, str],
+    dead_letters: Mapping[str, str],
+    pipeline_file: str | None = None,
+) -> list[ConfigProblem]:
     """Problems for every output that would write over an input; each argument maps key -> path.
 
     Outputs (sinks) and dead letters must not be, contain or lie inside an
@@ -74,19 +80,37 @@ def overlap_problems(inputs: Mapping[str, str], outputs: Mapping[str, str], dead
         for input_key, input_path in inputs.items():
             relation = _relation(path, input_path)
             if relation:
-                problems.append(ConfigProblem(key, f"'{path}' {relation} {input_key} '{input_path}': writing there "
-                                                   "would overwrite or delete the input; choose another folder", path))
+                problems.append(
+                    ConfigProblem(
+                        key,
+                        f"'{path}' {relation} {input_key} '{input_path}': writing there "
+                        "would overwrite or delete the input; choose another folder",
+                        path,
+                    )
+                )
     for key, path in dead_letters.items():
         for output_key, output_path in outputs.items():
             relation = _relation(path, output_path)
             if relation and relation != "contains":  # a sink folder inside the dead letters' deletes none
-                problems.append(ConfigProblem(key, f"'{path}' {relation} {output_key} '{output_path}': the sink's "
-                                                   "write would delete the dead letters; choose another folder", path))
+                problems.append(
+                    ConfigProblem(
+                        key,
+                        f"'{path}' {relation} {output_key} '{output_path}': the sink's "
+                        "write would delete the dead letters; choose another folder",
+                        path,
+                    )
+                )
     if pipeline_file:
         for key, path in outputs.items():
             if _relation(path, pipeline_file) == "contains":
-                problems.append(ConfigProblem(key, f"'{path}' contains the pipeline file '{pipeline_file}': "
-                                                   "writing there could delete it; choose another folder", path))
+                problems.append(
+                    ConfigProblem(
+                        key,
+                        f"'{path}' contains the pipeline file '{pipeline_file}': "
+                        "writing there could delete it; choose another folder",
+                        path,
+                    )
+                )
     return problems
 
 

@@ -57,6 +57,8 @@ DEAD_LETTER_COLUMN = "_smt_dead_letter"
 
 class SourceRecordError(DataError):
     """A source could not read one record; the message says what was wrong."""
+
+
 OUTPUT_ARROW_SCHEMA = KAFKA_ARROW_SCHEMA.append(pa.field(DEAD_LETTER_COLUMN, pa.bool_()))
 
 
@@ -141,9 +143,17 @@ class BatchProcessor:
 
     @classmethod
     def from_spec(cls, spec: Any) -> "BatchProcessor":
-        return cls(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter, spec.policy,
-                   source_class=type(spec.source).class_name(), output_fields=spec.field_plan.outputs,
-                   sink=spec.sink, dead_letters=spec.dead_letters)
+        return cls(
+            spec.chain,
+            spec.key_converter,
+            spec.value_converter,
+            spec.header_converter,
+            spec.policy,
+            source_class=type(spec.source).class_name(),
+            output_fields=spec.field_plan.outputs,
+            sink=spec.sink,
+            dead_letters=spec.dead_letters,
+        )
 
     # --- one batch ------------------------------------------------------------
 
@@ -174,8 +184,12 @@ class BatchProcessor:
         messages = arrow_batch.column(SOURCE_ERROR_COLUMN).to_pylist()
         for row, message in enumerate(messages):
             if message is not None:
-                failures.failed(row, StageError(Stage.TASK_POLL, self.source_class, SourceRecordError(message),
-                                                record=batch.record(row)))
+                failures.failed(
+                    row,
+                    StageError(
+                        Stage.TASK_POLL, self.source_class, SourceRecordError(message), record=batch.record(row)
+                    ),
+                )
         return _without_failed(batch, failures)
 
     def _decode(self, batch: RecordBatch, failures: _Failures) -> RecordBatch:
@@ -191,7 +205,9 @@ class BatchProcessor:
                 continue
             errors: list[tuple[int, BaseException]] = []
             schemas, values = converter.to_connect_batch(
-                batch.topic, batch.column(column), lambda row, exc: errors.append((row, exc))  # noqa: B023 - called before the loop moves on
+                batch.topic,
+                batch.column(column),
+                lambda row, exc: errors.append((row, exc)),  # noqa: B023 - called before the loop moves on
             )
             padded = bool(errors) and schemas is None
             if padded:
@@ -254,8 +270,12 @@ class BatchProcessor:
                 continue
             try:
                 headers[row] = tuple(
-                    (name, value if isinstance(value, (bytes, type(None)))
-                     else converter.from_connect_header(topics[row], name, None, value))
+                    (
+                        name,
+                        value
+                        if isinstance(value, (bytes, type(None)))
+                        else converter.from_connect_header(topics[row], name, None, value),
+                    )
                     for name, value in row_headers
                 )
             except Exception as exc:
@@ -352,6 +372,7 @@ class BatchProcessor:
 
 def _routed(records: pa.RecordBatch, arrow_batch: pa.RecordBatch, batch: RecordBatch):
     """Which output records the chain routed (see :mod:`smt.pipeline.routing`)."""
+
     def topics(arrow: pa.RecordBatch):
         return arrow.column("topic") if "topic" in arrow.schema.names else None
 

@@ -18,8 +18,9 @@ import pyarrow as pa
 __all__ = ["read_tasks_source"]
 
 
-def read_tasks_source(spark: Any, tasks: list, step: Callable[[pa.RecordBatch], Iterator[pa.RecordBatch]],
-                      ddl: str, max_rows: int) -> Any:
+def read_tasks_source(
+    spark: Any, tasks: list, step: Callable[[pa.RecordBatch], Iterator[pa.RecordBatch]], ddl: str, max_rows: int
+) -> Any:
     """A DataFrame of ``step``'s output over every batch of ``tasks``, read by a Python data source."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 

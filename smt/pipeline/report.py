@@ -97,8 +97,14 @@ def print_summary(result: Any, spec: Any, console: Any = None, log_file: str | o
         for column in ("alias", "in", "out", "dropped", "errors", "seconds"):
             stages.add_column(column, justify="left" if column == "alias" else "right")
         for alias, f in figures["transforms"].items():
-            stages.add_row(alias, f"{f['records_in']:,}", f"{f['records_out']:,}", f"{f['dropped']:,}",
-                           f"{f['errors']:,}", f"{f['seconds']:.3f}")
+            stages.add_row(
+                alias,
+                f"{f['records_in']:,}",
+                f"{f['records_out']:,}",
+                f"{f['dropped']:,}",
+                f"{f['errors']:,}",
+                f"{f['seconds']:.3f}",
+            )
         console.print(stages)
 
 

@@ -87,8 +87,9 @@ def transform_dataframe(
     if plan is not None:
         df = df.select(*plan.inputs, *internal)
     df = _null_headers_empty(df)
-    extras = {field.name: field.dataType.simpleString() for field in df.schema.fields
-              if field.name in extra_columns(internal)}
+    extras = {
+        field.name: field.dataType.simpleString() for field in df.schema.fields if field.name in extra_columns(internal)
+    }
     step = _BatchStep(processor, counts, live)
 
     def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -286,7 +287,9 @@ class _Run:
 class _ProgressThread:
     """Calls ``on_progress`` periodically while the job runs (a no-op without a callback or counts)."""
 
-    def __init__(self, snapshot: Callable[[], BatchCounts] | None, started: float, on_progress, interval: float) -> None:
+    def __init__(
+        self, snapshot: Callable[[], BatchCounts] | None, started: float, on_progress, interval: float
+    ) -> None:
         self._snapshot = snapshot
         self._started = started
         self._on_progress = on_progress

@@ -86,17 +86,27 @@ def _connect_session(spec: Any, conf: dict[str, str], remote: str):
             server_keys.append(key)
     user_keys = sorted(key for key in server_keys if key in spec.props)
     if user_keys:
-        log.warning("Spark Connect (%s): %s can only be set on the server, when it starts; ignored here",
-                    remote, ", ".join(user_keys))
+        log.warning(
+            "Spark Connect (%s): %s can only be set on the server, when it starts; ignored here",
+            remote,
+            ", ".join(user_keys),
+        )
     jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
     remote_jars = [jar for jar in jars if not os.path.isfile(jar)]
     if remote_jars:
-        log.warning("Spark Connect (%s): spark.jars %s are not local files to upload; the server needs them itself",
-                    remote, ", ".join(remote_jars))
+        log.warning(
+            "Spark Connect (%s): spark.jars %s are not local files to upload; the server needs them itself",
+            remote,
+            ", ".join(remote_jars),
+        )
     local_jars = _jars_to_upload(session, [jar for jar in jars if os.path.isfile(jar)])
     if local_jars:
-        log.info("Spark Connect (%s): uploading %s for this session; a server started with them (--jars) "
-                 "serves any number of sessions", remote, ", ".join(os.path.basename(jar) for jar in local_jars))
+        log.info(
+            "Spark Connect (%s): uploading %s for this session; a server started with them (--jars) "
+            "serves any number of sessions",
+            remote,
+            ", ".join(os.path.basename(jar) for jar in local_jars),
+        )
         session.addArtifacts(*local_jars)
     ship_project_code(session)
     return session

@@ -37,43 +37,107 @@ from smt.plugin import PluginContext
 __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
 
 PIPELINE_CONFIG = (
-    ConfigDef()
-    .define("name", ConfigType.STRING, "smt-pipeline", None, Importance.LOW,
-            "Name of the pipeline: the Spark application name and the connector name in "
-            "dead-letter context headers.")
-    .define("source", ConfigType.STRING, "file", None, Importance.HIGH,
-            "Source connector name (its keys go under 'source.').")
-    .define("sink", ConfigType.STRING, "file", None, Importance.HIGH,
-            "Sink connector name (its keys go under 'sink.').")
-    .define("mode", ConfigType.STRING, "batch", one_of("batch", "streaming"), Importance.HIGH,
+    (
+        ConfigDef()
+        .define(
+            "name",
+            ConfigType.STRING,
+            "smt-pipeline",
+            None,
+            Importance.LOW,
+            "Name of the pipeline: the Spark application name and the connector name in dead-letter context headers.",
+        )
+        .define(
+            "source",
+            ConfigType.STRING,
+            "file",
+            None,
+            Importance.HIGH,
+            "Source connector name (its keys go under 'source.').",
+        )
+        .define(
+            "sink", ConfigType.STRING, "file", None, Importance.HIGH, "Sink connector name (its keys go under 'sink.')."
+        )
+        .define(
+            "mode",
+            ConfigType.STRING,
+            "batch",
+            one_of("batch", "streaming"),
+            Importance.HIGH,
             "'batch' processes what is there and exits; 'streaming' runs a Structured Streaming "
-            "query with checkpoint.location.")
-    .define("checkpoint.location", ConfigType.PATH, "", None, Importance.HIGH,
-            "Checkpoint directory of the streaming query (required in streaming mode).")
-    .define("key.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
-            "Converter for record keys (its keys go under 'key.converter.').")
-    .define("value.converter", ConfigType.CLASS, "bytearray", None, Importance.HIGH,
-            "Converter for record values (its keys go under 'value.converter.').")
-    .define("header.converter", ConfigType.CLASS, "simple", None, Importance.MEDIUM,
+            "query with checkpoint.location.",
+        )
+        .define(
+            "checkpoint.location",
+            ConfigType.PATH,
+            "",
+            None,
+            Importance.HIGH,
+            "Checkpoint directory of the streaming query (required in streaming mode).",
+        )
+        .define(
+            "key.converter",
+            ConfigType.CLASS,
+            "bytearray",
+            None,
+            Importance.HIGH,
+            "Converter for record keys (its keys go under 'key.converter.').",
+        )
+        .define(
+            "value.converter",
+            ConfigType.CLASS,
+            "bytearray",
+            None,
+            Importance.HIGH,
+            "Converter for record values (its keys go under 'value.converter.').",
+        )
+        .define(
+            "header.converter",
+            ConfigType.CLASS,
+            "simple",
+            None,
+            Importance.MEDIUM,
             "Converter for header values a transform set (InsertHeader, HeaderFrom), written out; "
             "headers read from the source stay bytes and are written back as they were. "
-            "Kafka Connect's default, SimpleHeaderConverter, writes a value's string form.")
-    .define("spark.master", ConfigType.STRING, "local[*]", spark_master_url, Importance.MEDIUM,
-            "Spark master URL; every 'spark.*' key goes to the SparkSession.")
-    .define("config.providers", ConfigType.LIST, [], None, Importance.LOW,
+            "Kafka Connect's default, SimpleHeaderConverter, writes a value's string form.",
+        )
+        .define(
+            "spark.master",
+            ConfigType.STRING,
+            "local[*]",
+            spark_master_url,
+            Importance.MEDIUM,
+            "Spark master URL; every 'spark.*' key goes to the SparkSession.",
+        )
+        .define(
+            "config.providers",
+            ConfigType.LIST,
+            [],
+            None,
+            Importance.LOW,
             "Names of Kafka config providers whose ${NAME:[path:]key} variables are resolved in this "
-            "file; each is set up with config.providers.NAME.class and config.providers.NAME.param.*.")
-    .define_prefix("config.providers.", "Each config provider's class and params (see config.providers).")
-    .define_prefix("spark.", "Spark settings, given to the SparkSession as they are.")
-    .define_prefix("source.", "The source connector's settings.", plugin_kind="source", plugin_key="source")
-    .define_prefix("sink.", "The sink connector's settings.", plugin_kind="sink", plugin_key="sink")
-    .define_prefix("key.converter.", "The key converter's settings.",
-                   plugin_kind="converter", plugin_key="key.converter")
-    .define_prefix("value.converter.", "The value converter's settings.",
-                   plugin_kind="converter", plugin_key="value.converter")
-    .define_prefix("header.converter.", "The header converter's settings.",
-                   plugin_kind="converter", plugin_key="header.converter")
-).merge(STREAMING_CONFIG).merge(ERRORS_CONFIG)
+            "file; each is set up with config.providers.NAME.class and config.providers.NAME.param.*.",
+        )
+        .define_prefix("config.providers.", "Each config provider's class and params (see config.providers).")
+        .define_prefix("spark.", "Spark settings, given to the SparkSession as they are.")
+        .define_prefix("source.", "The source connector's settings.", plugin_kind="source", plugin_key="source")
+        .define_prefix("sink.", "The sink connector's settings.", plugin_kind="sink", plugin_key="sink")
+        .define_prefix(
+            "key.converter.", "The key converter's settings.", plugin_kind="converter", plugin_key="key.converter"
+        )
+        .define_prefix(
+            "value.converter.", "The value converter's settings.", plugin_kind="converter", plugin_key="value.converter"
+        )
+        .define_prefix(
+            "header.converter.",
+            "The header converter's settings.",
+            plugin_kind="converter",
+            plugin_key="header.converter",
+        )
+    )
+    .merge(STREAMING_CONFIG)
+    .merge(ERRORS_CONFIG)
+)
 
 
 @dataclasses.dataclass
@@ -124,8 +188,9 @@ class PipelineSpec:
             plugins = default_plugins()
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
         try:
-            spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file,
-                            strict).build(cls)
+            spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file, strict).build(
+                cls
+            )
         except ConfigError as exc:
             raise variables.mask_error(exc) from None
         spec.variables = variables
@@ -197,8 +262,9 @@ def resolve_paths(props: Mapping[str, Any], base_dir: str, plugins: Any = None) 
 class _Builder:
     """Builds each part, collecting problems instead of stopping at the first."""
 
-    def __init__(self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None,
-                 strict: bool = False) -> None:
+    def __init__(
+        self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None, strict: bool = False
+    ) -> None:
         self.props = props
         self.plugins = plugins
         self.pipeline_file = pipeline_file
@@ -245,9 +311,14 @@ class _Builder:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]
         dead_letters = {"errors.deadletterqueue.path": policy.dlq_path} if policy and policy.dlq_path else {}
         # Plugins that predate input_paths/output_paths name no paths.
-        self.problems.extend(paths.overlap_problems(
-            getattr(source, "input_paths", dict)(), getattr(sink, "output_paths", dict)(),
-            dead_letters, self.pipeline_file))
+        self.problems.extend(
+            paths.overlap_problems(
+                getattr(source, "input_paths", dict)(),
+                getattr(sink, "output_paths", dict)(),
+                dead_letters,
+                self.pipeline_file,
+            )
+        )
 
     def _bind_sink(self, parts: dict[str, Any]) -> None:
         """Let the sink see the source (a Kafka sink refuses to write where the pipeline reads)."""

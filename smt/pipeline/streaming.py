@@ -38,17 +38,34 @@ _STOP_POLL_S = 0.02
 
 STREAMING_CONFIG = (
     ConfigDef()
-    .define("streaming.trigger", ConfigType.STRING, "processingTime", one_of("processingTime", "availableNow"),
-            Importance.MEDIUM,
-            "'processingTime': a micro-batch every streaming.trigger.interval.ms, until stopped; "
-            "'availableNow': process the input present at start (in several micro-batches if the "
-            "source limits them), then stop.")
-    .define("streaming.trigger.interval.ms", ConfigType.LONG, 0, at_least(0), Importance.LOW,
-            "With trigger processingTime: the micro-batch interval (0 = start the next batch as soon as "
-            "the previous one ends).")
-    .define("streaming.timeout.ms", ConfigType.LONG, 0, at_least(0), Importance.MEDIUM,
-            "Stop the query after this long (0 = no limit), once the micro-batch then running has finished "
-            f"(waiting at most {_STOP_GRACE_S:.0f} s more; a micro-batch cut short is replayed on restart).")
+    .define(
+        "streaming.trigger",
+        ConfigType.STRING,
+        "processingTime",
+        one_of("processingTime", "availableNow"),
+        Importance.MEDIUM,
+        "'processingTime': a micro-batch every streaming.trigger.interval.ms, until stopped; "
+        "'availableNow': process the input present at start (in several micro-batches if the "
+        "source limits them), then stop.",
+    )
+    .define(
+        "streaming.trigger.interval.ms",
+        ConfigType.LONG,
+        0,
+        at_least(0),
+        Importance.LOW,
+        "With trigger processingTime: the micro-batch interval (0 = start the next batch as soon as "
+        "the previous one ends).",
+    )
+    .define(
+        "streaming.timeout.ms",
+        ConfigType.LONG,
+        0,
+        at_least(0),
+        Importance.MEDIUM,
+        "Stop the query after this long (0 = no limit), once the micro-batch then running has finished "
+        f"(waiting at most {_STOP_GRACE_S:.0f} s more; a micro-batch cut short is replayed on restart).",
+    )
 )
 
 FINGERPRINT_FILE = "smt-pipeline.json"

@@ -90,8 +90,7 @@ class Plugins:
             existing = table.get(key)
             if existing is not None and existing.cls is not cls:
                 raise PluginError(
-                    f"{kind} name '{key}' from plugin '{origin}' is already registered "
-                    f"by plugin '{existing.origin}'"
+                    f"{kind} name '{key}' from plugin '{origin}' is already registered by plugin '{existing.origin}'"
                 )
             table[key] = registration
         self._registrations.append(registration)

@@ -16,8 +16,9 @@ class HasHeaderKey(Reconfigurable, Predicate):
 
     name = "HasHeaderKey"
     aliases = (KAFKA_PACKAGE + "HasHeaderKey", "hasheaderkey")
-    config_def = ConfigDef().define("name", ConfigType.STRING, REQUIRED, non_empty_string,
-                                    Importance.MEDIUM, "The header name.")
+    config_def = ConfigDef().define(
+        "name", ConfigType.STRING, REQUIRED, non_empty_string, Importance.MEDIUM, "The header name."
+    )
 
     def input_fields(self) -> frozenset[str]:
         return frozenset({"headers"})

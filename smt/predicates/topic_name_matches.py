@@ -27,7 +27,11 @@ class TopicNameMatches(Reconfigurable, Predicate):
     name = "TopicNameMatches"
     aliases = (KAFKA_PACKAGE + "TopicNameMatches", "topicnamematches")
     config_def = ConfigDef().define(
-        "pattern", ConfigType.STRING, REQUIRED, _valid_regex, Importance.MEDIUM,
+        "pattern",
+        ConfigType.STRING,
+        REQUIRED,
+        _valid_regex,
+        Importance.MEDIUM,
         "A Java regular expression for matching against the name of a record's topic.",
     )
 

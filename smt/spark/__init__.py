@@ -33,7 +33,6 @@ from smt.spark._result import TransformResult
 __all__ = ["Chain", "TransformResult", "chain", "transform"]
 
 
-
 def transform(df: Any, config: str | os.PathLike | Mapping[str, Any]) -> TransformResult:
     """Apply the chain of ``config`` (a ``.properties`` file or a mapping) to ``df``.
 

@@ -59,8 +59,11 @@ class ChainConfig:
 
             props = load_properties(config)
             base_dir = os.path.dirname(os.path.abspath(os.fspath(config)))
-        refused = [ConfigProblem(key, f"not a transform() setting: {reason}", props[key])
-                   for key in sorted(props) if (reason := _refusal(key)) is not None]
+        refused = [
+            ConfigProblem(key, f"not a transform() setting: {reason}", props[key])
+            for key in sorted(props)
+            if (reason := _refusal(key)) is not None
+        ]
         if refused:
             raise ConfigError(refused)
         # No source and no sink: the builder leaves a connector without a name unbuilt.
@@ -70,9 +73,16 @@ class ChainConfig:
     def processor(self) -> BatchProcessor:
         """The batch processor: failed records come back as dead-letter rows with their error columns."""
         spec = self.spec
-        return BatchProcessor(spec.chain, spec.key_converter, spec.value_converter, spec.header_converter,
-                              spec.policy, source_class="smt.spark.transform",
-                              dead_letter_rows=spec.policy.tolerates_all, error_columns=True)
+        return BatchProcessor(
+            spec.chain,
+            spec.key_converter,
+            spec.value_converter,
+            spec.header_converter,
+            spec.policy,
+            source_class="smt.spark.transform",
+            dead_letter_rows=spec.policy.tolerates_all,
+            error_columns=True,
+        )
 
     @property
     def aliases(self) -> tuple[str, ...]:

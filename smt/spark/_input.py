@@ -50,7 +50,9 @@ def kafka_rows(df: Any) -> Any:
     for name in KAFKA_ROW_FIELDS:
         if name in types:
             column = F.col(name)
-            columns.append(column if types[name] == KAFKA_ROW_TYPES[name] else column.cast(KAFKA_ROW_TYPES[name]).alias(name))
+            columns.append(
+                column if types[name] == KAFKA_ROW_TYPES[name] else column.cast(KAFKA_ROW_TYPES[name]).alias(name)
+            )
         elif name == "topic":
             columns.append(F.lit("").alias(name))
         elif name == "headers":
@@ -63,16 +65,26 @@ def kafka_rows(df: Any) -> Any:
 def _problems(types: dict[str, str]) -> list[ConfigProblem]:
     problems = []
     if "value" not in types:
-        problems.append(ConfigProblem("value", f"the DataFrame needs a 'value' column (string or binary); "
-                                               f"its columns: {', '.join(types) or 'none'}"))
+        problems.append(
+            ConfigProblem(
+                "value",
+                f"the DataFrame needs a 'value' column (string or binary); its columns: {', '.join(types) or 'none'}",
+            )
+        )
     for name, accepted in _ACCEPTED.items():
         if name in types and types[name] not in accepted:
             problems.append(ConfigProblem(name, f"column '{name}' is {types[name]}; expected {' or '.join(accepted)}"))
     for name in types:
         if name.startswith(INTERNAL_PREFIX):
-            problems.append(ConfigProblem(name, f"column names starting with '{INTERNAL_PREFIX}' are the pipeline's own; "
-                                                "rename it"))
+            problems.append(
+                ConfigProblem(name, f"column names starting with '{INTERNAL_PREFIX}' are the pipeline's own; rename it")
+            )
         elif name in ERROR_COLUMNS:
-            problems.append(ConfigProblem(name, f"column '{name}' would clash with the dead letters' error columns "
-                                                f"({', '.join(ERROR_COLUMNS)}); rename it"))
+            problems.append(
+                ConfigProblem(
+                    name,
+                    f"column '{name}' would clash with the dead letters' error columns "
+                    f"({', '.join(ERROR_COLUMNS)}); rename it",
+                )
+            )
     return problems

@@ -87,15 +87,19 @@ class TransformResult:
         else:
             observed = observed_sums(self._observation, wait_s=_LISTENER_DELAY_S)
             if observed is None:
-                raise SmtError("no metrics yet: run an action (a write, count(), collect()) on result.records or "
-                               "result.dead_letters first")
+                raise SmtError(
+                    "no metrics yet: run an action (a write, count(), collect()) on result.records or "
+                    "result.dead_letters first"
+                )
             counts, stages = self._layout.totals(observed)
         return {"records": dataclasses.asdict(counts), "transforms": stages.as_dict()}
 
     def _streaming_totals(self, query: Any) -> tuple[BatchCounts, ChainMetrics]:
         if query is None:
-            raise SmtError("a streaming result's metrics come from its query: result.metrics(query), "
-                           "with the StreamingQuery that writes result.records")
+            raise SmtError(
+                "a streaming result's metrics come from its query: result.metrics(query), "
+                "with the StreamingQuery that writes result.records"
+            )
         counts, stages = BatchCounts(), ChainMetrics()
         for progress in query.recentProgress:
             observed = (progress.observedMetrics or {}).get(self._observation_name)

@@ -44,9 +44,7 @@ def _client():
         import confluent_kafka
         import confluent_kafka.admin
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "the kafka_broker fixture needs confluent-kafka: run `pip install -e .[test]`"
-        ) from exc
+        raise ImportError("the kafka_broker fixture needs confluent-kafka: run `pip install -e .[test]`") from exc
     return confluent_kafka
 
 

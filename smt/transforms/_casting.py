@@ -41,8 +41,16 @@ def _float_to_int(value: float, bits: int) -> int:
 
 
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
-_CONNECT_TYPES = {bool: "BOOLEAN", int: "INT64", float: "FLOAT64", str: "STRING", bytes: "BYTES",
-                  bytearray: "BYTES", list: "ARRAY", dict: "MAP"}
+_CONNECT_TYPES = {
+    bool: "BOOLEAN",
+    int: "INT64",
+    float: "FLOAT64",
+    str: "STRING",
+    bytes: "BYTES",
+    bytearray: "BYTES",
+    list: "ARRAY",
+    dict: "MAP",
+}
 _SUPPORTED_INPUT = "[INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES]"
 
 
@@ -62,10 +70,14 @@ def check_schemaless_input(value: Any) -> None:
     """Kafka infers a schemaless value's type from its class and accepts only primitives."""
     kind = _CONNECT_TYPES.get(type(value))
     if kind is None:
-        raise DataError(f"Cast transformation was passed a value of type {type(value).__name__} "
-                        "which is not supported by Connect's data API")
+        raise DataError(
+            f"Cast transformation was passed a value of type {type(value).__name__} "
+            "which is not supported by Connect's data API"
+        )
     if kind in ("ARRAY", "MAP"):
-        raise DataError(f"Cast transformation does not support casting from {kind}; supported types are {_SUPPORTED_INPUT}")
+        raise DataError(
+            f"Cast transformation does not support casting from {kind}; supported types are {_SUPPORTED_INPUT}"
+        )
 
 
 def cast_value(value: Any, target: str, float32: bool = False) -> Any:

@@ -59,7 +59,7 @@ class MapLoopPlan:
     fallback: Callable[[Any, int], Any]
 
 
-_COPYING = '''\
+_COPYING = """\
 def {name}(values, {columns}fail, fallback):
     with gc_paused():
         return _{name}(values, {columns}fail, fallback)
@@ -84,9 +84,9 @@ def _{name}(values, {columns}fail, fallback):
             u = None
         append(u)
     return out, failed
-'''
+"""
 
-_IN_PLACE = '''\
+_IN_PLACE = """\
 def {name}_in_place(values, {columns}fail, fallback):
     with gc_paused():
         return _{name}_in_place(values, {columns}fail, fallback)
@@ -109,7 +109,7 @@ def _{name}_in_place(values, {columns}fail, fallback):
                 fail(row, exc)
                 failed.append(row)
     return failed
-'''
+"""
 
 
 def literal(value: Any) -> str:
@@ -189,7 +189,7 @@ def run_map_loop(loop, batch, column: str, columns: Sequence[Any], errors, fallb
     return finish_column(batch, column, out, failed, owned=True)
 
 
-_FUSED = '''\
+_FUSED = """\
 def {name}(values, {columns}fails, fallbacks):
     with gc_paused():
         return _{name}(values, {columns}fails, fallbacks)
@@ -217,7 +217,7 @@ def _{name}(values, {columns}fails, fallbacks):
                 fails[stage](row, exc)
                 failed.append(row)
     return failed
-'''
+"""
 
 
 def compile_fused_loop(name: str, sources: Sequence[LoopSource]) -> Callable[..., list[int]]:

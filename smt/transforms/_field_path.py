@@ -37,7 +37,12 @@ def _syntax_version(value: str) -> None:
 def with_field_syntax(config_def: ConfigDef) -> ConfigDef:
     """``config_def`` plus the ``field.syntax.version`` key (V1 or V2, any case)."""
     return config_def.define(
-        FIELD_SYNTAX_VERSION, ConfigType.STRING, "V1", _syntax_version, Importance.HIGH, _SYNTAX_DOC,
+        FIELD_SYNTAX_VERSION,
+        ConfigType.STRING,
+        "V1",
+        _syntax_version,
+        Importance.HIGH,
+        _SYNTAX_DOC,
     )
 
 
@@ -171,7 +176,7 @@ def _quoted_step(path: str, opening: int, steps: list[str]) -> int:
             index += 1
             continue
         if escaped:
-            name.append(path[start:index - 1] + _BACKTICK)
+            name.append(path[start : index - 1] + _BACKTICK)
             index += 1
             start = index
             continue

@@ -71,8 +71,9 @@ class NestedReplacer:
             builder.field(self.renames.get(steps, field.name), field_schema)
         return builder.build()
 
-    def struct(self, struct: Any, new_schema: Any, replace_null_with_default: bool,
-               prefix: Steps = (), included: bool = False) -> Any:
+    def struct(
+        self, struct: Any, new_schema: Any, replace_null_with_default: bool, prefix: Steps = (), included: bool = False
+    ) -> Any:
         from smt.data import Struct, Type
 
         updated = Struct(new_schema)

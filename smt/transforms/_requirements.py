@@ -12,8 +12,14 @@ from typing import Any
 
 from smt.errors import DataError
 
-__all__ = ["require_map", "require_map_or_none", "require_struct", "require_struct_or_none",
-           "require_schema", "type_name"]
+__all__ = [
+    "require_map",
+    "require_map_or_none",
+    "require_struct",
+    "require_struct_or_none",
+    "require_schema",
+    "type_name",
+]
 
 
 def type_name(value: Any) -> str:
@@ -23,9 +29,7 @@ def type_name(value: Any) -> str:
 
 def require_map(value: Any, purpose: str) -> dict:
     if not isinstance(value, dict):
-        raise DataError(
-            f"Only Map objects supported in absence of schema for [{purpose}], found: {type_name(value)}"
-        )
+        raise DataError(f"Only Map objects supported in absence of schema for [{purpose}], found: {type_name(value)}")
     return value
 
 

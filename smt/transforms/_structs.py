@@ -20,7 +20,11 @@ REPLACE_NULL_WITH_DEFAULT = "replace.null.with.default"
 def define_replace_null(config_def: ConfigDef) -> ConfigDef:
     """``config_def`` plus Kafka's ``replace.null.with.default`` key (default true)."""
     return config_def.define(
-        REPLACE_NULL_WITH_DEFAULT, ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
+        REPLACE_NULL_WITH_DEFAULT,
+        ConfigType.BOOLEAN,
+        True,
+        None,
+        Importance.MEDIUM,
         "Whether to replace fields that have a default value and that are null to the default "
         "value. When set to true, the default value is used, otherwise null is used.",
     )

@@ -18,8 +18,12 @@ from smt.timeformat import DateFormat, DateFormatError
 __all__ = ["TYPES", "to_millis", "from_millis", "schema_for", "type_from_schema", "infer_type"]
 
 TYPES = ("string", "unix", "Date", "Time", "Timestamp")
-_UNIX_TO_MILLIS = {"seconds": (1000, 1), "milliseconds": (1, 1), "microseconds": (1, 1000),
-                   "nanoseconds": (1, 1_000_000)}
+_UNIX_TO_MILLIS = {
+    "seconds": (1000, 1),
+    "milliseconds": (1, 1),
+    "microseconds": (1, 1000),
+    "nanoseconds": (1, 1_000_000),
+}
 
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -84,11 +88,15 @@ def schema_for(kind: str, optional: bool) -> Any:
     from smt.data import Date, Schema, Time, Timestamp
 
     schemas = {
-        "string": Schema.STRING_SCHEMA, "unix": Schema.INT64_SCHEMA,
-        "Date": Date.SCHEMA, "Time": Time.SCHEMA, "Timestamp": Timestamp.SCHEMA,
+        "string": Schema.STRING_SCHEMA,
+        "unix": Schema.INT64_SCHEMA,
+        "Date": Date.SCHEMA,
+        "Time": Time.SCHEMA,
+        "Timestamp": Timestamp.SCHEMA,
     }
     builders = {
-        "string": Schema.OPTIONAL_STRING_SCHEMA, "unix": Schema.OPTIONAL_INT64_SCHEMA,
+        "string": Schema.OPTIONAL_STRING_SCHEMA,
+        "unix": Schema.OPTIONAL_INT64_SCHEMA,
     }
     if not optional:
         return schemas[kind]

@@ -21,8 +21,17 @@ from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import ErrorSink, Transform
 
-__all__ = ["Part", "KEY", "VALUE", "PartTransform", "key_value_variants", "derive_batch",
-           "map_column", "finish_column", "KAFKA_PACKAGE"]
+__all__ = [
+    "Part",
+    "KEY",
+    "VALUE",
+    "PartTransform",
+    "key_value_variants",
+    "derive_batch",
+    "map_column",
+    "finish_column",
+    "KAFKA_PACKAGE",
+]
 
 KAFKA_PACKAGE = "org.apache.kafka.connect.transforms."
 

@@ -40,8 +40,10 @@ def _parse_spec(entries: list[str], key: str) -> dict[str | None, str]:
             raise ConfigError(f"Invalid type found in casting spec: {written}")
         casts[name] = target
     if WHOLE_VALUE in casts and len(entries) > 1:
-        raise ConfigError("Cast transformations that specify a type to cast the entire value to "
-                          "may only specify a single cast in their spec")
+        raise ConfigError(
+            "Cast transformations that specify a type to cast the entire value to "
+            "may only specify a single cast in their spec"
+        )
     return casts
 
 
@@ -57,7 +59,11 @@ class Cast(PartTransform):
     config_def = with_field_syntax(
         define_replace_null(
             ConfigDef().define(
-                "spec", ConfigType.LIST, REQUIRED, None, Importance.HIGH,
+                "spec",
+                ConfigType.LIST,
+                REQUIRED,
+                None,
+                Importance.HIGH,
                 "List of fields and the type to cast them to of the form field1:type,field2:type "
                 "to cast fields of Maps or Structs. A single type to cast the entire value. Valid "
                 "types are int8, int16, int32, int64, float32, float64, boolean, and string.",

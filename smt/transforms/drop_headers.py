@@ -15,8 +15,9 @@ class DropHeaders(Reconfigurable, Transform):
 
     name = "DropHeaders"
     aliases = (KAFKA_PACKAGE + "DropHeaders", "dropheaders")
-    config_def = ConfigDef().define("headers", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH,
-                                    "The name of the headers to be removed.")
+    config_def = ConfigDef().define(
+        "headers", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH, "The name of the headers to be removed."
+    )
 
     def input_fields(self) -> frozenset[str]:
         return frozenset({"headers"})
@@ -33,7 +34,5 @@ class DropHeaders(Reconfigurable, Transform):
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         names = self.names
-        headers = [
-            tuple(h for h in row if h[0] not in names) if row else row for row in batch.headers
-        ]
+        headers = [tuple(h for h in row if h[0] not in names) if row else row for row in batch.headers]
         return derive_batch(batch, headers=headers)

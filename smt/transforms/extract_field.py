@@ -25,15 +25,13 @@ class ExtractField(PartTransform):
 
     config_def = with_field_syntax(
         define_replace_null(
-            ConfigDef().define("field", ConfigType.STRING, REQUIRED, None, Importance.MEDIUM,
-                               "Field name to extract.")
+            ConfigDef().define("field", ConfigType.STRING, REQUIRED, None, Importance.MEDIUM, "Field name to extract.")
         )
     )
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
-        self.path = parse_path(self.config["field"], self.config[FIELD_SYNTAX_VERSION],
-                               self.context.prefix + "field")
+        self.path = parse_path(self.config["field"], self.config[FIELD_SYNTAX_VERSION], self.context.prefix + "field")
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
 
     def apply(self, record: Record) -> Record:

@@ -28,7 +28,11 @@ class Flatten(PartTransform):
     """
 
     config_def = ConfigDef().define(
-        "delimiter", ConfigType.STRING, ".", None, Importance.MEDIUM,
+        "delimiter",
+        ConfigType.STRING,
+        ".",
+        None,
+        Importance.MEDIUM,
         "Delimiter to insert between field names from the input record when generating field "
         "names for the output record",
     )

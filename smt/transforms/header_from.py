@@ -26,13 +26,31 @@ class HeaderFrom(PartTransform):
     config_def = with_field_syntax(
         define_replace_null(
             ConfigDef()
-            .define("fields", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH,
-                    "Field names in the record whose values are to be copied or moved to headers.")
-            .define("headers", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH,
-                    "Header names, in the same order as the field names listed in the fields configuration property.")
-            .define("operation", ConfigType.STRING, REQUIRED, one_of("move", "copy"), Importance.HIGH,
-                    "Either move if the fields are to be moved to the headers (removed from the key/value), "
-                    "or copy if the fields are to be copied to the headers (retained in the key/value).")
+            .define(
+                "fields",
+                ConfigType.LIST,
+                REQUIRED,
+                non_empty_list,
+                Importance.HIGH,
+                "Field names in the record whose values are to be copied or moved to headers.",
+            )
+            .define(
+                "headers",
+                ConfigType.LIST,
+                REQUIRED,
+                non_empty_list,
+                Importance.HIGH,
+                "Header names, in the same order as the field names listed in the fields configuration property.",
+            )
+            .define(
+                "operation",
+                ConfigType.STRING,
+                REQUIRED,
+                one_of("move", "copy"),
+                Importance.HIGH,
+                "Either move if the fields are to be moved to the headers (removed from the key/value), "
+                "or copy if the fields are to be copied to the headers (retained in the key/value).",
+            )
         )
     )
 
@@ -63,8 +81,11 @@ class HeaderFrom(PartTransform):
             value = require_map(value, self.purpose)
             added = tuple((h, p.get_from_map(value)) for p, h in zip(self.paths, self.header_names))
             if self.move:
-                value = (self.nested_remover.map(value) if self.nested_remover
-                         else {k: v for k, v in value.items() if k not in self.moved})
+                value = (
+                    self.nested_remover.map(value)
+                    if self.nested_remover
+                    else {k: v for k, v in value.items() if k not in self.moved}
+                )
         else:
             struct = require_struct(value, self.purpose)
             self._require_fields(struct)
@@ -82,8 +103,10 @@ class HeaderFrom(PartTransform):
             for step in path.steps:
                 field = current.field(step) if current.type.value == "struct" else None
                 if field is None:
-                    raise DataError(f"{'.'.join(path.steps)} is not a field of the {self.part.name} schema, "
-                                    f"so it cannot go to a header")
+                    raise DataError(
+                        f"{'.'.join(path.steps)} is not a field of the {self.part.name} schema, "
+                        f"so it cannot go to a header"
+                    )
                 current = field.schema
 
     def _without_moved(self, struct: Any) -> tuple[Any, Any]:

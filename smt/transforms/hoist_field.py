@@ -20,7 +20,11 @@ class HoistField(PartTransform):
     """
 
     config_def = ConfigDef().define(
-        "field", ConfigType.STRING, REQUIRED, None, Importance.MEDIUM,
+        "field",
+        ConfigType.STRING,
+        REQUIRED,
+        None,
+        Importance.MEDIUM,
         "Field name for the single field that will be created in the resulting Struct or Map.",
     )
 
@@ -40,9 +44,7 @@ class HoistField(PartTransform):
     def apply_with_schema(self, record: Record, schema: Any, value: Any):
         from smt.data import SchemaBuilder, Struct
 
-        new_schema = self.schema_cache.get(
-            schema, lambda s: SchemaBuilder.struct().field(self.field, s).build()
-        )
+        new_schema = self.schema_cache.get(schema, lambda s: SchemaBuilder.struct().field(self.field, s).build())
         return new_schema, Struct(new_schema).put(self.field, value)
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:

@@ -53,24 +53,64 @@ class InsertField(PartTransform):
     config_def = with_field_syntax(
         define_replace_null(
             ConfigDef()
-            .define("topic.field", ConfigType.STRING, None, None, Importance.MEDIUM,
-                    "Field name for Kafka topic. Suffix with ! to make this a required field, or ? to keep it optional (the default).")
-            .define("partition.field", ConfigType.STRING, None, None, Importance.MEDIUM,
-                    "Field name for Kafka partition. Suffix with ! or ? as for topic.field.")
-            .define("offset.field", ConfigType.STRING, None, None, Importance.MEDIUM,
-                    "Field name for Kafka offset (only records that have one). Suffix with ! or ?.")
-            .define("timestamp.field", ConfigType.STRING, None, None, Importance.MEDIUM,
-                    "Field name for record timestamp. Suffix with ! or ?.")
-            .define("static.field", ConfigType.STRING, None, None, Importance.MEDIUM,
-                    "Field name for static data field. Suffix with ! or ?.")
-            .define("static.value", ConfigType.STRING, None, None, Importance.MEDIUM,
-                    "Static field value, if field name configured.")
+            .define(
+                "topic.field",
+                ConfigType.STRING,
+                None,
+                None,
+                Importance.MEDIUM,
+                "Field name for Kafka topic. Suffix with ! to make this a required field, or ? to keep it optional (the default).",
+            )
+            .define(
+                "partition.field",
+                ConfigType.STRING,
+                None,
+                None,
+                Importance.MEDIUM,
+                "Field name for Kafka partition. Suffix with ! or ? as for topic.field.",
+            )
+            .define(
+                "offset.field",
+                ConfigType.STRING,
+                None,
+                None,
+                Importance.MEDIUM,
+                "Field name for Kafka offset (only records that have one). Suffix with ! or ?.",
+            )
+            .define(
+                "timestamp.field",
+                ConfigType.STRING,
+                None,
+                None,
+                Importance.MEDIUM,
+                "Field name for record timestamp. Suffix with ! or ?.",
+            )
+            .define(
+                "static.field",
+                ConfigType.STRING,
+                None,
+                None,
+                Importance.MEDIUM,
+                "Field name for static data field. Suffix with ! or ?.",
+            )
+            .define(
+                "static.value",
+                ConfigType.STRING,
+                None,
+                None,
+                Importance.MEDIUM,
+                "Static field value, if field name configured.",
+            )
         )
     )
 
     def input_fields(self) -> frozenset[str]:
-        metadata = {"topic.field": "topic", "partition.field": "partition",
-                    "offset.field": "offset", "timestamp.field": "timestamp"}
+        metadata = {
+            "topic.field": "topic",
+            "partition.field": "partition",
+            "offset.field": "offset",
+            "timestamp.field": "timestamp",
+        }
         read = {field for key, field in metadata.items() if self.config.get(key)}
         return super().input_fields() | read
 
@@ -172,6 +212,7 @@ class InsertField(PartTransform):
         """The compiled batch loop."""
         source = self._loop_source()
         return compile_map_loop("insert_fields", source.body, source.namespace, source.columns)
+
 
 def _put(value: dict, path: FieldPath, field_value: Any) -> dict:
     if not path.nested:

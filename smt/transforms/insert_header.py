@@ -22,8 +22,14 @@ class InsertHeader(Reconfigurable, Transform):
     config_def = (
         ConfigDef()
         .define("header", ConfigType.STRING, REQUIRED, None, Importance.HIGH, "The name of the header.")
-        .define("value.literal", ConfigType.STRING, REQUIRED, None, Importance.HIGH,
-                "The literal value that is to be set as the header value on all records.")
+        .define(
+            "value.literal",
+            ConfigType.STRING,
+            REQUIRED,
+            None,
+            Importance.HIGH,
+            "The literal value that is to be set as the header value on all records.",
+        )
     )
 
     def input_fields(self) -> frozenset[str]:

@@ -68,20 +68,34 @@ class MaskField(PartTransform):
     config_def = with_field_syntax(
         define_replace_null(
             ConfigDef()
-            .define("fields", ConfigType.LIST, default=REQUIRED, validator=non_empty_list,
-                    importance=Importance.HIGH, doc="Names of fields to mask.")
-            .define("replacement", ConfigType.STRING, None, non_empty_string, Importance.LOW,
-                    "Custom value replacement, applied to all 'fields' values (numeric or non-empty string values only).")
+            .define(
+                "fields",
+                ConfigType.LIST,
+                default=REQUIRED,
+                validator=non_empty_list,
+                importance=Importance.HIGH,
+                doc="Names of fields to mask.",
+            )
+            .define(
+                "replacement",
+                ConfigType.STRING,
+                None,
+                non_empty_string,
+                Importance.LOW,
+                "Custom value replacement, applied to all 'fields' values (numeric or non-empty string values only).",
+            )
         )
     )
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
-        self.paths = parse_paths(self.config["fields"], self.config[FIELD_SYNTAX_VERSION],
-                                 self.context.prefix + "fields")
+        self.paths = parse_paths(
+            self.config["fields"], self.config[FIELD_SYNTAX_VERSION], self.context.prefix + "fields"
+        )
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.rewriter = StructRewriter(
-            [p.steps for p in self.paths], lambda steps, schema: schema,
+            [p.steps for p in self.paths],
+            lambda steps, schema: schema,
             lambda steps, schema, value: self._mask_with_schema(schema, value),
             self.replace_null_with_default,
         )
@@ -141,10 +155,12 @@ class MaskField(PartTransform):
         updated = dict(value)
         for path in self.paths:
             if path.nested:
+
                 def change(parent: dict, last=path.last) -> dict:
                     copy = dict(parent)
                     copy[last] = mask(parent.get(last))
                     return copy
+
                 updated = path.update_map(updated, change)
             else:
                 updated[path.last] = mask(value.get(path.last))
@@ -167,8 +183,10 @@ class MaskField(PartTransform):
             return super().apply_batch(batch, errors)
         mask_map = self._mask_map
         if any(p.nested for p in self.paths):
+
             def transform(value):
                 return None if value is None else mask_map(require_map(value, PURPOSE))
+
             return map_column(batch, errors, self.part.name, transform)
         plan = self.map_loop_plan(batch)
         return run_map_loop(self._batch_loop, batch, plan.part, (), errors, plan.fallback)
@@ -177,8 +195,9 @@ class MaskField(PartTransform):
         """This transform as a compiled map loop on ``batch`` (top-level fields, no schemas), else None."""
         if self._batch_loop is None or not self.schemaless_batch(batch):
             return None
-        return MapLoopPlan(self.part.name, self._loop_source, (),
-                           lambda value, row: self._mask_map(require_map(value, PURPOSE)))
+        return MapLoopPlan(
+            self.part.name, self._loop_source, (), lambda value, row: self._mask_map(require_map(value, PURPOSE))
+        )
 
 
 #: One value of each immutable type, to precompute its masked value for the batch path.

@@ -22,10 +22,15 @@ class RegexRouter(Reconfigurable, Transform):
     aliases = (KAFKA_PACKAGE + "RegexRouter", "regexrouter")
     config_def = (
         ConfigDef()
-        .define("regex", ConfigType.STRING, REQUIRED, compile_java_regex, Importance.HIGH,
-                "Regular expression to use for matching.")
-        .define("replacement", ConfigType.STRING, REQUIRED, None, Importance.HIGH,
-                "Replacement string.")
+        .define(
+            "regex",
+            ConfigType.STRING,
+            REQUIRED,
+            compile_java_regex,
+            Importance.HIGH,
+            "Regular expression to use for matching.",
+        )
+        .define("replacement", ConfigType.STRING, REQUIRED, None, Importance.HIGH, "Replacement string.")
     )
 
     def input_fields(self) -> frozenset[str]:

@@ -35,19 +35,39 @@ class ReplaceField(PartTransform):
     ``a``, ``include=a.b`` keeps only ``a.b`` of ``a``, ``renames=a.b:c`` renames it in place.
     """
 
-    config_def = with_field_syntax(define_replace_null(
-        ConfigDef()
-        .define("exclude", ConfigType.LIST, [], None, Importance.MEDIUM,
-                "Fields to exclude. This takes precedence over the fields to include.")
-        .define("include", ConfigType.LIST, [], None, Importance.MEDIUM,
-                "Fields to include. If specified, only these fields will be used.")
-        .define("renames", ConfigType.LIST, [], _rename_mappings, Importance.MEDIUM,
-                "Field rename mappings, as old:new pairs separated by commas.")
-        # Kafka 2.7-3.9 accepted these; 4.0 removed them and ignores them, silently keeping
-        # every field.  Honoured here with their old meaning, and reported as deprecated.
-        .define_deprecated("blacklist", "exclude", _REMOVED_IN_KAFKA_4)
-        .define_deprecated("whitelist", "include", _REMOVED_IN_KAFKA_4)
-    ))
+    config_def = with_field_syntax(
+        define_replace_null(
+            ConfigDef()
+            .define(
+                "exclude",
+                ConfigType.LIST,
+                [],
+                None,
+                Importance.MEDIUM,
+                "Fields to exclude. This takes precedence over the fields to include.",
+            )
+            .define(
+                "include",
+                ConfigType.LIST,
+                [],
+                None,
+                Importance.MEDIUM,
+                "Fields to include. If specified, only these fields will be used.",
+            )
+            .define(
+                "renames",
+                ConfigType.LIST,
+                [],
+                _rename_mappings,
+                Importance.MEDIUM,
+                "Field rename mappings, as old:new pairs separated by commas.",
+            )
+            # Kafka 2.7-3.9 accepted these; 4.0 removed them and ignores them, silently keeping
+            # every field.  Honoured here with their old meaning, and reported as deprecated.
+            .define_deprecated("blacklist", "exclude", _REMOVED_IN_KAFKA_4)
+            .define_deprecated("whitelist", "include", _REMOVED_IN_KAFKA_4)
+        )
+    )
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
@@ -140,8 +160,7 @@ class ReplaceField(PartTransform):
         """This transform as a compiled map loop on ``batch`` (exclude/renames, no schemas), else None."""
         if self.include or self.nested is not None or not self.schemaless_batch(batch):
             return None
-        return MapLoopPlan(self.part.name, self._loop_source, (),
-                           lambda value, row: self.apply_schemaless(None, value))
+        return MapLoopPlan(self.part.name, self._loop_source, (), lambda value, row: self.apply_schemaless(None, value))
 
     def _include_reshaper(self):
         """Map -> map with includes: one plan per distinct key set (records of a topic share few)."""
@@ -194,6 +213,7 @@ class ReplaceField(PartTransform):
                     failed.append(row)
                     append(None)
         return finish_column(batch, column, out, failed, owned=True)  # reshape builds new maps
+
 
 _MISSING = object()
 

@@ -50,10 +50,13 @@ class SetSchemaMetadata(PartTransform):
 
         is_map = schema.type is Type.MAP
         return Schema(
-            schema.type, schema.optional, schema.default,
+            schema.type,
+            schema.optional,
+            schema.default,
             self.schema_name if self.schema_name is not None else schema.name,
             self.schema_version if self.schema_version is not None else schema.version,
-            schema.doc, dict(schema.parameters),
+            schema.doc,
+            dict(schema.parameters),
             schema.fields if schema.type is Type.STRUCT else None,
             schema.key_schema if is_map else None,
             schema.value_schema if is_map or schema.type is Type.ARRAY else None,
@@ -71,6 +74,4 @@ class SetSchemaMetadata(PartTransform):
         return updated
 
 
-SetSchemaMetadataKey, SetSchemaMetadataValue = key_value_variants(
-    SetSchemaMetadata, "SetSchemaMetadata", __name__
-)
+SetSchemaMetadataKey, SetSchemaMetadataValue = key_value_variants(SetSchemaMetadata, "SetSchemaMetadata", __name__)

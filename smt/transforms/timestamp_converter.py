@@ -31,18 +31,41 @@ class TimestampConverter(PartTransform):
     config_def = with_field_syntax(
         define_replace_null(
             ConfigDef()
-            .define("field", ConfigType.STRING, "", None, Importance.HIGH,
-                    "The field containing the timestamp, or empty if the entire value is a timestamp")
-            .define("target.type", ConfigType.STRING, REQUIRED, one_of(*ts.TYPES), Importance.HIGH,
-                    "The desired timestamp representation: string, unix, Date, Time, or Timestamp")
-            .define("format", ConfigType.STRING, "", None, Importance.MEDIUM,
-                    "A SimpleDateFormat-compatible format for the timestamp. Used to generate the output "
-                    "when type=string or used to parse the input if the input is a string.")
-            .define("unix.precision", ConfigType.STRING, "milliseconds",
-                    one_of("nanoseconds", "microseconds", "milliseconds", "seconds"), Importance.LOW,
-                    "The desired Unix precision for the timestamp: seconds, milliseconds, microseconds, "
-                    "or nanoseconds. Used to generate the output when type=unix or used to parse the "
-                    "input if the input is a Long.")
+            .define(
+                "field",
+                ConfigType.STRING,
+                "",
+                None,
+                Importance.HIGH,
+                "The field containing the timestamp, or empty if the entire value is a timestamp",
+            )
+            .define(
+                "target.type",
+                ConfigType.STRING,
+                REQUIRED,
+                one_of(*ts.TYPES),
+                Importance.HIGH,
+                "The desired timestamp representation: string, unix, Date, Time, or Timestamp",
+            )
+            .define(
+                "format",
+                ConfigType.STRING,
+                "",
+                None,
+                Importance.MEDIUM,
+                "A SimpleDateFormat-compatible format for the timestamp. Used to generate the output "
+                "when type=string or used to parse the input if the input is a string.",
+            )
+            .define(
+                "unix.precision",
+                ConfigType.STRING,
+                "milliseconds",
+                one_of("nanoseconds", "microseconds", "milliseconds", "seconds"),
+                Importance.LOW,
+                "The desired Unix precision for the timestamp: seconds, milliseconds, microseconds, "
+                "or nanoseconds. Used to generate the output when type=unix or used to parse the "
+                "input if the input is a Long.",
+            )
         )
     )
 
@@ -111,6 +134,5 @@ class TimestampConverter(PartTransform):
         new_schema = self.schema_cache.get(schema, self.rewriter.schema)
         return new_schema, self.rewriter.value(struct, new_schema)
 
-TimestampConverterKey, TimestampConverterValue = key_value_variants(
-    TimestampConverter, "TimestampConverter", __name__
-)
+
+TimestampConverterKey, TimestampConverterValue = key_value_variants(TimestampConverter, "TimestampConverter", __name__)

@@ -28,11 +28,23 @@ class TimestampRouter(Reconfigurable, Transform):
     aliases = (KAFKA_PACKAGE + "TimestampRouter", "timestamprouter")
     config_def = (
         ConfigDef()
-        .define("topic.format", ConfigType.STRING, "${topic}-${timestamp}", None, Importance.HIGH,
-                "Format string which can contain ${topic} and ${timestamp} as placeholders for "
-                "the topic and timestamp, respectively.")
-        .define("timestamp.format", ConfigType.STRING, "yyyyMMdd", None, Importance.HIGH,
-                "Format string for the timestamp that is compatible with java.text.SimpleDateFormat.")
+        .define(
+            "topic.format",
+            ConfigType.STRING,
+            "${topic}-${timestamp}",
+            None,
+            Importance.HIGH,
+            "Format string which can contain ${topic} and ${timestamp} as placeholders for "
+            "the topic and timestamp, respectively.",
+        )
+        .define(
+            "timestamp.format",
+            ConfigType.STRING,
+            "yyyyMMdd",
+            None,
+            Importance.HIGH,
+            "Format string for the timestamp that is compatible with java.text.SimpleDateFormat.",
+        )
     )
 
     def input_fields(self) -> frozenset[str]:

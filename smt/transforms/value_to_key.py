@@ -31,8 +31,14 @@ class ValueToKey(Reconfigurable, Transform):
     aliases = (KAFKA_PACKAGE + "ValueToKey", "valuetokey")
     config_def = with_field_syntax(
         define_replace_null(
-            ConfigDef().define("fields", ConfigType.LIST, REQUIRED, non_empty_list, Importance.HIGH,
-                               "Field names on the record value to extract as the record key.")
+            ConfigDef().define(
+                "fields",
+                ConfigType.LIST,
+                REQUIRED,
+                non_empty_list,
+                Importance.HIGH,
+                "Field names on the record value to extract as the record key.",
+            )
         )
     )
 
@@ -44,8 +50,9 @@ class ValueToKey(Reconfigurable, Transform):
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
-        self.paths = parse_paths(self.config["fields"], self.config[FIELD_SYNTAX_VERSION],
-                                 self.context.prefix + "fields")
+        self.paths = parse_paths(
+            self.config["fields"], self.config[FIELD_SYNTAX_VERSION], self.context.prefix + "fields"
+        )
         self.replace_null_with_default = self.config[REPLACE_NULL_WITH_DEFAULT]
         self.schema_cache = SchemaCache()
 
@@ -113,8 +120,11 @@ class ValueToKey(Reconfigurable, Transform):
         if key_schemas.count(None) == len(key_schemas):
             result = derive_batch(batch, key=keys)
         else:  # tombstones keep their key schema, the rest get a schemaless key
-            result = derive_batch(batch, key=keys, key_schema=[
-                schema if value is None else None for value, schema in zip(values, key_schemas)])
+            result = derive_batch(
+                batch,
+                key=keys,
+                key_schema=[schema if value is None else None for value, schema in zip(values, key_schemas)],
+            )
         return result.without_rows(failed)
 
 

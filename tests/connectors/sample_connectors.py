@@ -16,10 +16,15 @@ class CountdownSource(Source):
 
         numbers = spark.range(self.config["from"], 0, -1)
         return numbers.select(
-            F.lit(None).cast("binary").alias("key"), F.encode(F.col("id").cast("string"), "UTF-8").alias("value"),
-            F.lit("countdown").alias("topic"), F.lit(0).alias("partition"), F.col("id").alias("offset"),
-            F.current_timestamp().alias("timestamp"), F.lit(0).alias("timestampType"),
-            F.array().cast("array<struct<key:string,value:binary>>").alias("headers"))
+            F.lit(None).cast("binary").alias("key"),
+            F.encode(F.col("id").cast("string"), "UTF-8").alias("value"),
+            F.lit("countdown").alias("topic"),
+            F.lit(0).alias("partition"),
+            F.col("id").alias("offset"),
+            F.current_timestamp().alias("timestamp"),
+            F.lit(0).alias("timestampType"),
+            F.array().cast("array<struct<key:string,value:binary>>").alias("headers"),
+        )
 
 
 class ThirdPartyPlugin:

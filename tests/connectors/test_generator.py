@@ -13,12 +13,18 @@ pytestmark = pytest.mark.spark
 
 #: The first events for seed 7 over 50 users (Spark's xxhash64 picks users and amounts).
 GOLDEN_EVENTS = [
-    (b"user-31", {"event_id": 0, "user_id": "user-31", "email": "user31@example.com", "amount": 955.53,
-                  "currency": "EUR"}),
-    (b"user-7", {"event_id": 1, "user_id": "user-7", "email": "user7@example.com", "amount": 361.37,
-                 "currency": "EUR"}),
-    (b"user-24", {"event_id": 2, "user_id": "user-24", "email": "user24@example.com", "amount": 55.18,
-                  "currency": "EUR"}),
+    (
+        b"user-31",
+        {"event_id": 0, "user_id": "user-31", "email": "user31@example.com", "amount": 955.53, "currency": "EUR"},
+    ),
+    (
+        b"user-7",
+        {"event_id": 1, "user_id": "user-7", "email": "user7@example.com", "amount": 361.37, "currency": "EUR"},
+    ),
+    (
+        b"user-24",
+        {"event_id": 2, "user_id": "user-24", "email": "user24@example.com", "amount": 55.18, "currency": "EUR"},
+    ),
 ]
 
 

@@ -27,16 +27,20 @@ class StrayPlugin:
 
 
 def test_a_connector_that_is_neither_source_nor_sink_is_refused_by_name():
-    with pytest.raises(PluginError, match=r"connector <class '.*NotAConnector'> is neither a Source nor a Sink "
-                                          r"\(see smt\.connector\)"):
+    with pytest.raises(
+        PluginError,
+        match=r"connector <class '.*NotAConnector'> is neither a Source nor a Sink "
+        r"\(see smt\.connector\)",
+    ):
         load_plugins(entry_points=False, extra_plugins=[StrayPlugin()])
 
 
 @pytest.mark.spark
 def test_a_third_party_source_runs_by_name(spark, tmp_path):
     plugins = load_plugins(entry_points=False, extra_plugins=[ThirdPartyPlugin()])
-    spec = PipelineSpec.from_properties({"source": "countdown", "source.from": "4", "sink": "file",
-                                         "sink.path": str(tmp_path / "out")}, plugins=plugins)
+    spec = PipelineSpec.from_properties(
+        {"source": "countdown", "source.from": "4", "sink": "file", "sink.path": str(tmp_path / "out")}, plugins=plugins
+    )
     run_pipeline(spec, spark=spark)
     lines = sorted(line for path in (tmp_path / "out").glob("part-*") for line in path.read_text().split())
     assert lines == ["1", "2", "3", "4"]

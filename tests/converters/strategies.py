@@ -13,9 +13,19 @@ FINITE = st.floats(allow_nan=False, allow_infinity=False)
 INT_RANGES = {Type.INT8: 7, Type.INT16: 15, Type.INT32: 31, Type.INT64: 63}
 
 PRIMITIVES = [
-    Schema.INT8_SCHEMA, Schema.INT16_SCHEMA, Schema.INT32_SCHEMA, Schema.INT64_SCHEMA,
-    Schema.FLOAT64_SCHEMA, Schema.BOOLEAN_SCHEMA, Schema.STRING_SCHEMA, Schema.BYTES_SCHEMA,
-    Date.SCHEMA, Time.SCHEMA, Timestamp.SCHEMA, Decimal.schema(0), Decimal.schema(3),
+    Schema.INT8_SCHEMA,
+    Schema.INT16_SCHEMA,
+    Schema.INT32_SCHEMA,
+    Schema.INT64_SCHEMA,
+    Schema.FLOAT64_SCHEMA,
+    Schema.BOOLEAN_SCHEMA,
+    Schema.STRING_SCHEMA,
+    Schema.BYTES_SCHEMA,
+    Date.SCHEMA,
+    Time.SCHEMA,
+    Timestamp.SCHEMA,
+    Decimal.schema(0),
+    Decimal.schema(3),
 ]
 
 
@@ -31,8 +41,10 @@ def schemas(max_depth=2, string_keys_only=False, field_prefix="f"):
     if max_depth == 0:
         return leaves
     inner = schemas(max_depth - 1, string_keys_only, field_prefix)
-    key_schemas = st.just(Schema.STRING_SCHEMA) if string_keys_only else st.sampled_from(
-        [Schema.STRING_SCHEMA, Schema.INT32_SCHEMA]
+    key_schemas = (
+        st.just(Schema.STRING_SCHEMA)
+        if string_keys_only
+        else st.sampled_from([Schema.STRING_SCHEMA, Schema.INT32_SCHEMA])
     )
     arrays = inner.map(lambda s: SchemaBuilder.array(s).build())
     maps = st.tuples(key_schemas, inner).map(lambda kv: SchemaBuilder.map(*kv).build())

@@ -42,7 +42,10 @@ EVERYTHING_AVRO = {
         {"name": "tag", "type": {"type": "fixed", "name": "Tag", "size": 2}},
         {"name": "words", "type": {"type": "array", "items": "string"}},
         {"name": "counts", "type": {"type": "map", "values": "int"}},
-        {"name": "addr", "type": ["null", {"type": "record", "name": "Addr", "fields": [{"name": "city", "type": "string"}]}]},
+        {
+            "name": "addr",
+            "type": ["null", {"type": "record", "name": "Addr", "fields": [{"name": "city", "type": "string"}]}],
+        },
         {"name": "maybe", "type": ["null", "string"]},
     ],
 }
@@ -111,9 +114,12 @@ class TestGolden:
 
     def test_struct_of_another_schema_is_written_by_field_name(self):
         reordered = (
-            SchemaBuilder.struct().name("Other")
-            .field("note", Schema.OPTIONAL_STRING_SCHEMA).field("qty", Schema.INT32_SCHEMA)
-            .field("item", Schema.STRING_SCHEMA).field("id", Schema.INT64_SCHEMA)
+            SchemaBuilder.struct()
+            .name("Other")
+            .field("note", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("qty", Schema.INT32_SCHEMA)
+            .field("item", Schema.STRING_SCHEMA)
+            .field("id", Schema.INT64_SCHEMA)
             .build()
         )
         value = Struct(reordered).put_all({"id": 1, "item": "ab", "qty": -2, "note": None})
@@ -239,8 +245,10 @@ class TestUnions:
         union = self.union_schema()
         assert union.name == "io.confluent.connect.avro.Union" and union.optional
         assert [(f.name, f.schema.type, f.schema.optional) for f in union.fields] == [
-            ("long", Type.INT64, True), ("string", Type.STRING, True),
-            ("Click", Type.STRUCT, True), ("Kind", Type.STRING, True),
+            ("long", Type.INT64, True),
+            ("string", Type.STRING, True),
+            ("Click", Type.STRUCT, True),
+            ("Kind", Type.STRING, True),
         ]
 
     @pytest.mark.parametrize(
@@ -297,12 +305,18 @@ def test_read_errors_are_reported_per_row():
 
 
 WRITE_ERRORS = [
-    ({"id": "one", "item": "ab", "qty": 1, "note": None},
-     r"value does not match Avro schema 'shop.Order': shop.Order.id is <one> of type <class 'str'> expected long"),
-    ({"id": 1, "item": "ab", "note": None},
-     r"value does not match Avro schema 'shop.Order': Field\(shop.Order.qty\) is None expected int"),
-    ({"id": 1, "item": "ab", "qty": 2**40, "note": None},
-     r"value does not match Avro schema 'shop.Order': shop.Order.qty is <1099511627776> .* expected int"),
+    (
+        {"id": "one", "item": "ab", "qty": 1, "note": None},
+        r"value does not match Avro schema 'shop.Order': shop.Order.id is <one> of type <class 'str'> expected long",
+    ),
+    (
+        {"id": 1, "item": "ab", "note": None},
+        r"value does not match Avro schema 'shop.Order': Field\(shop.Order.qty\) is None expected int",
+    ),
+    (
+        {"id": 1, "item": "ab", "qty": 2**40, "note": None},
+        r"value does not match Avro schema 'shop.Order': shop.Order.qty is <1099511627776> .* expected int",
+    ),
 ]
 
 
@@ -324,7 +338,10 @@ def test_schema_file(tmp_path):
     [
         ({}, "value.converter.schema.registry.url: AvroConverter needs schema.registry.url"),
         ({"avro.schema": "{"}, "value.converter.avro.schema: is not valid JSON"),
-        ({"avro.schema": '{"type": "record", "name": "X"}'}, "value.converter.avro.schema: is not a usable Avro schema"),
+        (
+            {"avro.schema": '{"type": "record", "name": "X"}'},
+            "value.converter.avro.schema: is not a usable Avro schema",
+        ),
         ({"avro.schema.file": "/nonexistent.avsc"}, "value.converter.avro.schema.file: cannot read Avro schema file"),
     ],
 )

@@ -23,7 +23,11 @@ ORDER_AVRO = {
 }
 ORDER_TEXT = json.dumps(ORDER_AVRO, separators=(",", ":"))
 ORDER = (
-    SchemaBuilder.struct().name("shop.Order").field("id", Schema.INT64_SCHEMA).field("item", Schema.STRING_SCHEMA).build()
+    SchemaBuilder.struct()
+    .name("shop.Order")
+    .field("id", Schema.INT64_SCHEMA)
+    .field("item", Schema.STRING_SCHEMA)
+    .build()
 )
 
 
@@ -55,7 +59,8 @@ class TestWireFormat:
 
         line = SchemaBuilder.struct().name("shop.Line").field("sku", Schema.STRING_SCHEMA).build()
         schema = (
-            SchemaBuilder.struct().name("shop.Invoice")
+            SchemaBuilder.struct()
+            .name("shop.Invoice")
             .field("line", line)
             .field("due", Date.SCHEMA)
             .field("total", Decimal.schema(2))
@@ -63,16 +68,27 @@ class TestWireFormat:
             .field("note", Schema.OPTIONAL_STRING_SCHEMA)
             .build()
         )
-        value = Struct(schema).put_all({
-            "line": Struct(line).put("sku", "A1"),
-            "due": dt.date(1970, 1, 2),
-            "total": decimal.Decimal("-1.28"),
-            "by_id": {1: "x", -1: "y"},
-        })
+        value = Struct(schema).put_all(
+            {
+                "line": Struct(line).put("sku", "A1"),
+                "due": dt.date(1970, 1, 2),
+                "total": decimal.Decimal("-1.28"),
+                "by_id": {1: "x", -1: "y"},
+            }
+        )
         data = registry_converter(registry).from_connect_data("invoices", schema, value)
         # key 1 -> zigzag 2, key -1 -> zigzag 1; decimal -128 -> b"\x80"; date 1 -> zigzag 2
-        assert data == (b"\x00\x00\x00\x00\x01" + b"\x04A1" + b"\x02" + b"\x02\x80"
-                        + b"\x04" + b"\x02\x02x" + b"\x01\x02y" + b"\x00" + b"\x00")
+        assert data == (
+            b"\x00\x00\x00\x00\x01"
+            + b"\x04A1"
+            + b"\x02"
+            + b"\x02\x80"
+            + b"\x04"
+            + b"\x02\x02x"
+            + b"\x01\x02y"
+            + b"\x00"
+            + b"\x00"
+        )
         read_schema, read_value = registry_converter(registry).to_connect_data("invoices", data)
         assert read_value.to_dict() == value.to_dict()
         assert read_schema.field("by_id").schema == SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build()

@@ -43,11 +43,20 @@ def test_schemaless_json_column_writes_none_as_null_and_null_text_as_text():
     assert written.to_pylist() == [None, b'{"a":null}', b'"null"', b"[null]"]
 
 
-
-@pytest.mark.parametrize("text, found", [
-    (b"", False), (b"nul", False), (b"null", True), (b"xnull", True), (b"xxnull", True), (b"xxxnull", True),
-    (b'{"a":1,"b":"nulL"}', False), (b'{"a":1,"b":null}', True), (b"nu ll" * 3, False),
-])
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        (b"", False),
+        (b"nul", False),
+        (b"null", True),
+        (b"xnull", True),
+        (b"xxnull", True),
+        (b"xxxnull", True),
+        (b'{"a":1,"b":"nulL"}', False),
+        (b'{"a":1,"b":null}', True),
+        (b"nu ll" * 3, False),
+    ],
+)
 def test_null_text_is_found_at_every_alignment(text, found):
     from converters.json.converter import _has_null_text
 

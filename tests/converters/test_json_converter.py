@@ -88,7 +88,9 @@ WRITE_GOLDEN = [
     (
         Time.SCHEMA,
         dt.time(12, 34, 56, 789000),
-        envelope('{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time","version":1}', "45296789"),
+        envelope(
+            '{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time","version":1}', "45296789"
+        ),
     ),
     (
         Timestamp.SCHEMA,
@@ -148,7 +150,10 @@ READ_GOLDEN = [
         {1: "x", 2: "y"},
     ),
     (
-        envelope('{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}}', '"fQ=="'),
+        envelope(
+            '{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}}',
+            '"fQ=="',
+        ),
         Decimal.schema(2),
         decimal.Decimal("1.25"),
     ),
@@ -282,7 +287,7 @@ READ_ERRORS = [
     (envelope('{"type":"int128"}', "1"), "Unknown schema type: int128"),
     (envelope('{"optional":true}', "1"), "Schema must contain 'type' field"),
     (envelope('{"type":"array"}', "[]"), "Array schema did not specify the element type"),
-    (envelope('{"type":"struct","fields":{}}', "{}"), "Struct schema's \"fields\" argument is not an array."),
+    (envelope('{"type":"struct","fields":{}}', "{}"), 'Struct schema\'s "fields" argument is not an array.'),
     (envelope('{"type":"int32"}', '"x"'), "Invalid value for INT32: expected an integer but found STRING"),
     (envelope('{"type":"int8"}', "300"), "Invalid value for INT8: 300 is out of range"),
     (envelope('{"type":"string"}', "null"), "Invalid null value for required STRING field"),
@@ -305,7 +310,9 @@ READ_ERRORS = [
 
 @pytest.mark.parametrize("data, message", READ_ERRORS)
 def test_read_errors(data, message):
-    with pytest.raises(ConverterError, match=r"JsonConverter \(VALUE_CONVERTER\) failed on topic 'orders': .*" + message) as info:
+    with pytest.raises(
+        ConverterError, match=r"JsonConverter \(VALUE_CONVERTER\) failed on topic 'orders': .*" + message
+    ) as info:
         json_converter().to_connect_data("orders", data)
     assert info.value.stage is Stage.VALUE_CONVERTER and info.value.topic == "orders"
 
@@ -330,13 +337,13 @@ def test_schemaless_malformed_json_is_reported_per_row():
     assert errors[0][0] == 0 and "malformed JSON" in errors[0][1]
 
 
-
 @pytest.mark.parametrize("blank", [b"", b"  ", b"\n", b"\t \r\n"])
 def test_schemaless_blank_bytes_read_as_null(blank):
     """Oracle case: Jackson reads no document as a missing node, which JsonConverter makes null."""
     errors = []
     _, values = json_converter(schemas__enable="false").to_connect_batch(
-        ["t", "t"], [blank, b"1"], lambda row, exc: errors.append((row, exc)))
+        ["t", "t"], [blank, b"1"], lambda row, exc: errors.append((row, exc))
+    )
     assert (values, errors) == ([None, 1], [])
     assert json_converter(is_key=True, schemas__enable="false").to_connect_data("t", blank) == (None, None)
 
@@ -344,6 +351,7 @@ def test_schemaless_blank_bytes_read_as_null(blank):
 def test_blank_bytes_are_not_an_envelope():
     with pytest.raises(ConverterError, match=r'requires "schema" and "payload" fields.* Found: no JSON document'):
         json_converter(schemas__enable="true").to_connect_data("t", b" ")
+
 
 def test_key_converter_names_its_stage():
     with pytest.raises(ConverterError, match=r"JsonConverter \(KEY_CONVERTER\) failed on topic 'k'"):
@@ -366,7 +374,11 @@ WRITE_ERRORS = [
 
 @pytest.mark.parametrize("schema, value, message", WRITE_ERRORS)
 def test_write_errors(schema, value, message):
-    with pytest.raises(ConverterError, match=r"JsonConverter \(VALUE_CONVERTER\) failed on topic 'orders': .*" + message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        ConverterError,
+        match=r"JsonConverter \(VALUE_CONVERTER\) failed on topic 'orders': .*"
+        + message.replace("(", r"\(").replace(")", r"\)"),
+    ):
         json_converter().from_connect_data("orders", schema, value)
 
 
@@ -381,10 +393,18 @@ def test_schemaless_batch_write_errors_are_per_row():
 def test_schemaless_batch_never_writes_nan_as_null():
     errors = []
     out = json_converter(schemas__enable="false").from_connect_batch(
-        ["t"] * 3, None, [{"a": None}, {"a": float("nan")}, {"a": "null"}], lambda row, exc: errors.append((row, str(exc)))
+        ["t"] * 3,
+        None,
+        [{"a": None}, {"a": float("nan")}, {"a": "null"}],
+        lambda row, exc: errors.append((row, str(exc))),
     )
     assert out == [b'{"a":null}', None, b'{"a":"null"}']
-    assert errors == [(1, "JsonConverter (VALUE_CONVERTER) failed on topic 't': cannot write value as JSON: nan cannot be written as JSON")]
+    assert errors == [
+        (
+            1,
+            "JsonConverter (VALUE_CONVERTER) failed on topic 't': cannot write value as JSON: nan cannot be written as JSON",
+        )
+    ]
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,10 @@ def test_every_name_and_alias_loads(name, class_name):
 
 
 def test_unknown_name_lists_known_ones():
-    with pytest.raises(KeyError, match="unknown converter 'protobuf'; known: avro, boolean, bytearray, double, float, integer, json, long, short, simple, string"):
+    with pytest.raises(
+        KeyError,
+        match="unknown converter 'protobuf'; known: avro, boolean, bytearray, double, float, integer, json, long, short, simple, string",
+    ):
         converters.load("protobuf")
 
 
@@ -89,7 +92,9 @@ def test_converter_installed_as_a_distribution_loads_through_its_entry_point(tmp
     (tmp_path / "upper_converter_plugin.py").write_text(PLUGIN_MODULE, encoding="utf-8")
     dist_info = tmp_path / "upper_converter-1.0.dist-info"
     dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: upper-converter\nVersion: 1.0\n", encoding="utf-8")
+    (dist_info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: upper-converter\nVersion: 1.0\n", encoding="utf-8"
+    )
     (dist_info / "entry_points.txt").write_text("[smt]\nupper = upper_converter_plugin\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     plugins = load_plugins()
@@ -113,7 +118,7 @@ def test_default_batch_path_reports_a_failing_row_and_goes_on():
     errors = []
     _, values = converter.to_connect_batch(["t1", "t2"], [b"ok", b"bad"], lambda row, exc: errors.append((row, exc)))
     assert values == [b"ok", None]
-    (row, exc), = errors
+    ((row, exc),) = errors
     assert row == 1 and isinstance(exc, ValueError) and str(exc) == "cannot read this"
 
 

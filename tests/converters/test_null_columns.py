@@ -79,7 +79,10 @@ def run(key_converter, value_converter, keys, values, chain_props=None):
     header = configured(JsonConverter, {"schemas.enable": "false"}, False)
     processor = BatchProcessor(chain, key_converter, value_converter, header, ErrorPolicy())
     arrow = RecordBatch.from_records(
-        [Record(topic="t", partition=0, offset=i, timestamp=i, key=k, value=v) for i, (k, v) in enumerate(zip(keys, values))]
+        [
+            Record(topic="t", partition=0, offset=i, timestamp=i, key=k, value=v)
+            for i, (k, v) in enumerate(zip(keys, values))
+        ]
     ).to_arrow()
     out, _ = processor.process(arrow)
     return out
@@ -114,18 +117,26 @@ def test_a_converter_without_the_declaration_sees_every_null():
 def test_a_null_key_given_a_schema_by_the_chain_is_written_by_the_converter():
     key = configured(JsonConverter, {"schemas.enable": "true"}, True)
     value = configured(JsonConverter, {"schemas.enable": "false"}, False)
-    chain = {"transforms": "meta", "transforms.meta.type": "SetSchemaMetadata$Key",
-             "transforms.meta.schema.name": "k"}
+    chain = {"transforms": "meta", "transforms.meta.type": "SetSchemaMetadata$Key", "transforms.meta.schema.name": "k"}
     out = run(key, value, [b'{"schema":{"type":"string","optional":true},"payload":null}'] * 2, [b"1", b"2"], chain)
     assert [orjson.loads(k) for k in out.column("key").to_pylist()] == [
-        {"schema": {"type": "string", "optional": True, "name": "k"}, "payload": None}] * 2
+        {"schema": {"type": "string", "optional": True, "name": "k"}, "payload": None}
+    ] * 2
 
 
 def test_decoded_json_values_are_updated_in_place_and_written_correctly():
     value = configured(JsonConverter, {"schemas.enable": "false"}, False)
     key = configured(JsonConverter, {"schemas.enable": "false"}, True)
-    chain = {"transforms": "i,m", "transforms.i.type": "InsertField$Value", "transforms.i.offset.field": "o",
-             "transforms.m.type": "MaskField$Value", "transforms.m.fields": "s"}
+    chain = {
+        "transforms": "i,m",
+        "transforms.i.type": "InsertField$Value",
+        "transforms.i.offset.field": "o",
+        "transforms.m.type": "MaskField$Value",
+        "transforms.m.fields": "s",
+    }
     out = run(key, value, [None] * 3, [b'{"s":"x"}', b"null", b'{"s":1,"n":null}'], chain)
     assert [None if v is None else orjson.loads(v) for v in out.column("value").to_pylist()] == [
-        {"s": "", "o": 0}, None, {"s": 0, "n": None, "o": 2}]
+        {"s": "", "o": 0},
+        None,
+        {"s": 0, "n": None, "o": 2},
+    ]

@@ -25,9 +25,12 @@ GOLDEN = {
     "boolean false": ("BooleanConverter", False, Schema.BOOLEAN_SCHEMA, b"\x00"),
 }
 SCHEMAS = {
-    "ShortConverter": Schema.OPTIONAL_INT16_SCHEMA, "IntegerConverter": Schema.OPTIONAL_INT32_SCHEMA,
-    "LongConverter": Schema.OPTIONAL_INT64_SCHEMA, "FloatConverter": Schema.OPTIONAL_FLOAT32_SCHEMA,
-    "DoubleConverter": Schema.OPTIONAL_FLOAT64_SCHEMA, "BooleanConverter": Schema.OPTIONAL_BOOLEAN_SCHEMA,
+    "ShortConverter": Schema.OPTIONAL_INT16_SCHEMA,
+    "IntegerConverter": Schema.OPTIONAL_INT32_SCHEMA,
+    "LongConverter": Schema.OPTIONAL_INT64_SCHEMA,
+    "FloatConverter": Schema.OPTIONAL_FLOAT32_SCHEMA,
+    "DoubleConverter": Schema.OPTIONAL_FLOAT64_SCHEMA,
+    "BooleanConverter": Schema.OPTIONAL_BOOLEAN_SCHEMA,
 }
 
 
@@ -68,42 +71,80 @@ def test_header_converter_too(name):
 
 # (converter, value, schema, Kafka's message)
 WRITE_ERRORS = {
-    "long of an int32": ("LongConverter", 5, Schema.INT32_SCHEMA,
-                         "Failed to serialize to long (was class java.lang.Integer): "
-                         "class java.lang.Integer cannot be cast to class java.lang.Long"),
+    "long of an int32": (
+        "LongConverter",
+        5,
+        Schema.INT32_SCHEMA,
+        "Failed to serialize to long (was class java.lang.Integer): "
+        "class java.lang.Integer cannot be cast to class java.lang.Long",
+    ),
     "long of a string": ("LongConverter", "5", None, "Failed to serialize to long (was class java.lang.String)"),
-    "integer of a boolean": ("IntegerConverter", True, None,
-                             "Failed to serialize to integer (was class java.lang.Boolean)"),
+    "integer of a boolean": (
+        "IntegerConverter",
+        True,
+        None,
+        "Failed to serialize to integer (was class java.lang.Boolean)",
+    ),
     "float of a double": ("FloatConverter", 1.5, None, "Failed to serialize to float (was class java.lang.Double)"),
-    "double of a float": ("DoubleConverter", Float32(1.5), None,
-                          "Failed to serialize to double (was class java.lang.Float)"),
+    "double of a float": (
+        "DoubleConverter",
+        Float32(1.5),
+        None,
+        "Failed to serialize to double (was class java.lang.Float)",
+    ),
     "short out of range": ("ShortConverter", 70000, None, "Failed to serialize to short: 70000 is out of range"),
-    "boolean of an int32 schema": ("BooleanConverter", 1, Schema.INT32_SCHEMA,
-                                   "Invalid schema type for BooleanConverter: INT32"),
-    "boolean of a string": ("BooleanConverter", "true", None,
-                            "BooleanConverter is not compatible with objects of type class java.lang.String"),
+    "boolean of an int32 schema": (
+        "BooleanConverter",
+        1,
+        Schema.INT32_SCHEMA,
+        "Invalid schema type for BooleanConverter: INT32",
+    ),
+    "boolean of a string": (
+        "BooleanConverter",
+        "true",
+        None,
+        "BooleanConverter is not compatible with objects of type class java.lang.String",
+    ),
 }
 
 
 @pytest.mark.parametrize("name, value, schema, message", WRITE_ERRORS.values(), ids=WRITE_ERRORS.keys())
 def test_write_errors_name_the_java_class_as_kafka_does(name, value, schema, message):
-    with pytest.raises(ConverterError, match=rf"^{name} \(VALUE_CONVERTER\) failed on topic 't': "
-                                             rf"{message.replace('(', '[(]').replace(')', '[)]')}"):
+    with pytest.raises(
+        ConverterError,
+        match=rf"^{name} \(VALUE_CONVERTER\) failed on topic 't': "
+        rf"{message.replace('(', '[(]').replace(')', '[)]')}",
+    ):
         load(name).from_connect_data("t", schema, value)
 
 
 # (converter, bytes, Kafka's message)
 READ_ERRORS = {
-    "long of 4 bytes": ("LongConverter", b"\x00" * 4,
-                        "Failed to deserialize long: Size of data received by LongDeserializer is not 8"),
-    "short of 3 bytes": ("ShortConverter", b"\x00" * 3,
-                         "Failed to deserialize short: Size of data received by ShortDeserializer is not 2"),
-    "float of 8 bytes": ("FloatConverter", b"\x00" * 8,
-                         "Failed to deserialize float: Size of data received by Deserializer is not 4"),
-    "boolean of 2": ("BooleanConverter", b"\x02",
-                     "Failed to deserialize boolean: Unexpected byte received by BooleanDeserializer: 2"),
-    "boolean of two bytes": ("BooleanConverter", b"\x00\x01",
-                             "Failed to deserialize boolean: Size of data received by BooleanDeserializer is not 1"),
+    "long of 4 bytes": (
+        "LongConverter",
+        b"\x00" * 4,
+        "Failed to deserialize long: Size of data received by LongDeserializer is not 8",
+    ),
+    "short of 3 bytes": (
+        "ShortConverter",
+        b"\x00" * 3,
+        "Failed to deserialize short: Size of data received by ShortDeserializer is not 2",
+    ),
+    "float of 8 bytes": (
+        "FloatConverter",
+        b"\x00" * 8,
+        "Failed to deserialize float: Size of data received by Deserializer is not 4",
+    ),
+    "boolean of 2": (
+        "BooleanConverter",
+        b"\x02",
+        "Failed to deserialize boolean: Unexpected byte received by BooleanDeserializer: 2",
+    ),
+    "boolean of two bytes": (
+        "BooleanConverter",
+        b"\x00\x01",
+        "Failed to deserialize boolean: Size of data received by BooleanDeserializer is not 1",
+    ),
 }
 
 
@@ -116,15 +157,23 @@ def test_read_errors_are_kafkas(name, data, message):
 def test_a_batch_reports_each_bad_row_and_keeps_the_rest():
     errors = []
     schemas, values = load("IntegerConverter").to_connect_batch(
-        ["t"] * 3, [b"\x00\x00\x00\x07", b"\x01", None], lambda row, exc: errors.append(row))
+        ["t"] * 3, [b"\x00\x00\x00\x07", b"\x01", None], lambda row, exc: errors.append(row)
+    )
     assert (values, errors) == ([7, None, None], [1])
     written = load("IntegerConverter").from_connect_batch(
-        ["t"] * 3, None, [1, 2**40, 3], lambda row, exc: errors.append(row))
+        ["t"] * 3, None, [1, 2**40, 3], lambda row, exc: errors.append(row)
+    )
     assert written == [b"\x00\x00\x00\x01", None, b"\x00\x00\x00\x03"] and errors == [1, 1]
 
 
 def test_short_names_and_kafka_class_names_are_registered():
     plugins = default_plugins()
-    for short, kafka in (("short", "ShortConverter"), ("integer", "IntegerConverter"), ("long", "LongConverter"),
-                         ("float", "FloatConverter"), ("double", "DoubleConverter"), ("boolean", "BooleanConverter")):
+    for short, kafka in (
+        ("short", "ShortConverter"),
+        ("integer", "IntegerConverter"),
+        ("long", "LongConverter"),
+        ("float", "FloatConverter"),
+        ("double", "DoubleConverter"),
+        ("boolean", "BooleanConverter"),
+    ):
         assert plugins.get("converter", short) is plugins.get("converter", KAFKA + kafka)

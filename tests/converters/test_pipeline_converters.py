@@ -40,8 +40,10 @@ ORDER_AVRO = {
 
 def dead_letter_headers(dead_letter):
     # The file dead-letter queue is jsonl: UTF-8 header values as text, others base64.
-    return {h["key"]: h["value"] if "value" in h else base64.b64decode(h["value_base64"]).decode()
-            for h in dead_letter["headers"]}
+    return {
+        h["key"]: h["value"] if "value" in h else base64.b64decode(h["value_base64"]).decode()
+        for h in dead_letter["headers"]
+    }
 
 
 def json_envelope(order):
@@ -54,11 +56,16 @@ def test_json_with_schemas_through_spark(spark, tmp_path):
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     spec = PipelineSpec.from_properties(
         {
-            "source": "file", "source.path": str(source), "source.topic": "orders",
-            "sink": "file", "sink.path": str(tmp_path / "out"),
+            "source": "file",
+            "source.path": str(source),
+            "source.topic": "orders",
+            "sink": "file",
+            "sink.path": str(tmp_path / "out"),
             "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-            "transforms": "upper", "transforms.upper.type": "UppercaseItem",
-            "errors.tolerance": "all", "errors.deadletterqueue.path": str(tmp_path / "dlq"),
+            "transforms": "upper",
+            "transforms.upper.type": "UppercaseItem",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.path": str(tmp_path / "dlq"),
             "errors.deadletterqueue.context.headers.enable": "true",
         },
         plugins=converter_test_plugins(),
@@ -83,10 +90,14 @@ def test_schemaless_json_through_spark(spark, tmp_path):
     source.write_text('{"id":1,"item":"pen","tags":["a"]}\n{"id":2,"item":"ink","price":1.5}\n', encoding="utf-8")
     spec = PipelineSpec.from_properties(
         {
-            "source": "file", "source.path": str(source),
-            "sink": "file", "sink.path": str(tmp_path / "out"),
-            "value.converter": "json", "value.converter.schemas.enable": "false",
-            "transforms": "upper", "transforms.upper.type": "UppercaseItem",
+            "source": "file",
+            "source.path": str(source),
+            "sink": "file",
+            "sink.path": str(tmp_path / "out"),
+            "value.converter": "json",
+            "value.converter.schemas.enable": "false",
+            "transforms": "upper",
+            "transforms.upper.type": "UppercaseItem",
         },
         plugins=converter_test_plugins(),
     )
@@ -98,8 +109,10 @@ def test_schemaless_json_through_spark(spark, tmp_path):
 
 
 def write_kafka_parquet(path, values, topic="orders"):
-    records = [Record(topic=topic, partition=0, offset=i, timestamp=1000 + i, key=b"k%d" % i, value=v)
-               for i, v in enumerate(values)]
+    records = [
+        Record(topic=topic, partition=0, offset=i, timestamp=1000 + i, key=b"k%d" % i, value=v)
+        for i, v in enumerate(values)
+    ]
     pq.write_table(pa.Table.from_batches([RecordBatch.from_records(records).to_arrow()]), str(path))
 
 
@@ -118,13 +131,17 @@ def test_avro_confluent_wire_format_through_spark(spark, tmp_path, registry):
     write_kafka_parquet(input_dir / "part-0.parquet", values)
     spec = PipelineSpec.from_properties(
         {
-            "source": "kafka-parquet", "source.path": str(input_dir),
-            "sink": "kafka-parquet", "sink.path": str(tmp_path / "out"),
+            "source": "kafka-parquet",
+            "source.path": str(input_dir),
+            "sink": "kafka-parquet",
+            "sink.path": str(tmp_path / "out"),
             "key.converter": "string",
             "value.converter": "io.confluent.connect.avro.AvroConverter",
             "value.converter.schema.registry.url": registry.url,
-            "transforms": "upper", "transforms.upper.type": "UppercaseItem",
-            "errors.tolerance": "all", "errors.deadletterqueue.path": str(tmp_path / "dlq"),
+            "transforms": "upper",
+            "transforms.upper.type": "UppercaseItem",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.path": str(tmp_path / "dlq"),
             "errors.deadletterqueue.context.headers.enable": "true",
         },
         plugins=converter_test_plugins(),
@@ -155,10 +172,14 @@ def test_plain_avro_through_spark(spark, tmp_path):
     write_kafka_parquet(input_dir / "part-0.parquet", values)
     spec = PipelineSpec.from_properties(
         {
-            "source": "kafka-parquet", "source.path": str(input_dir),
-            "sink": "kafka-parquet", "sink.path": str(tmp_path / "out"),
-            "value.converter": "avro", "value.converter.avro.schema": json.dumps(ORDER_AVRO),
-            "transforms": "upper", "transforms.upper.type": "UppercaseItem",
+            "source": "kafka-parquet",
+            "source.path": str(input_dir),
+            "sink": "kafka-parquet",
+            "sink.path": str(tmp_path / "out"),
+            "value.converter": "avro",
+            "value.converter.avro.schema": json.dumps(ORDER_AVRO),
+            "transforms": "upper",
+            "transforms.upper.type": "UppercaseItem",
         },
         plugins=converter_test_plugins(),
     )

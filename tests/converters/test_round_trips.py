@@ -76,12 +76,14 @@ WORDS = st.text(alphabet="abcdefghij XYZ", max_size=15).filter(lambda t: t.strip
 
 
 @SETTINGS
-@given(st.one_of(
-    st.tuples(st.just(Schema.STRING_SCHEMA), WORDS),
-    st.tuples(st.just(Schema.INT64_SCHEMA), values(Schema.INT64_SCHEMA)),
-    st.tuples(st.just(Schema.BOOLEAN_SCHEMA), st.booleans()),
-    st.tuples(st.just(SchemaBuilder.array(Schema.INT64_SCHEMA).build()), st.lists(values(Schema.INT64_SCHEMA))),
-))
+@given(
+    st.one_of(
+        st.tuples(st.just(Schema.STRING_SCHEMA), WORDS),
+        st.tuples(st.just(Schema.INT64_SCHEMA), values(Schema.INT64_SCHEMA)),
+        st.tuples(st.just(Schema.BOOLEAN_SCHEMA), st.booleans()),
+        st.tuples(st.just(SchemaBuilder.array(Schema.INT64_SCHEMA).build()), st.lists(values(Schema.INT64_SCHEMA))),
+    )
+)
 def test_header_string_form_parses_back_to_the_same_value(schema_value):
     schema, value = schema_value
     converter = converters.load("simple")

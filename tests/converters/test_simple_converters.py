@@ -45,8 +45,11 @@ class TestString:
         assert converter.to_connect_data("t", b"\xe9") == (None, "é")
 
     def test_invalid_utf8_is_a_converter_error(self):
-        with pytest.raises(ConverterError, match=r"StringConverter \(VALUE_CONVERTER\) failed on topic 'orders': "
-                                                 r"invalid UTF-8 at byte 2: invalid start byte") as info:
+        with pytest.raises(
+            ConverterError,
+            match=r"StringConverter \(VALUE_CONVERTER\) failed on topic 'orders': "
+            r"invalid UTF-8 at byte 2: invalid start byte",
+        ) as info:
             converters.load("string").to_connect_data("orders", b"ab\xff")
         assert info.value.stage is Stage.VALUE_CONVERTER
 
@@ -56,16 +59,24 @@ class TestString:
             ["t", "t", "t"], [b"a", b"\xc3", b"c"], lambda row, exc: errors.append((row, str(exc)))
         )
         assert values == ["a", None, "c"]
-        assert errors == [(1, "StringConverter (KEY_CONVERTER) failed on topic 't': "
-                              "invalid UTF-8 at byte 0: unexpected end of data in b'\\xc3'")]
+        assert errors == [
+            (
+                1,
+                "StringConverter (KEY_CONVERTER) failed on topic 't': "
+                "invalid UTF-8 at byte 0: unexpected end of data in b'\\xc3'",
+            )
+        ]
 
     def test_batch_write_matches_single_and_reports_unencodable_rows(self):
         converter = converters.load("string", {"converter.encoding": "ascii"})
         errors = []
         out = converter.from_connect_batch(["t"] * 4, None, ["a", None, 7, "é"], lambda row, exc: errors.append(row))
         assert out == [b"a", None, b"7", None] and errors == [3]
-        with pytest.raises(ConverterError, match=r"StringConverter \(VALUE_CONVERTER\) failed on topic 't': "
-                                                 r"cannot encode 'é' at character 0 as ascii"):
+        with pytest.raises(
+            ConverterError,
+            match=r"StringConverter \(VALUE_CONVERTER\) failed on topic 't': "
+            r"cannot encode 'é' at character 0 as ascii",
+        ):
             converter.from_connect_data("t", None, "é")
         assert converter.from_connect_batch(["t"] * 2, None, ["a", None]) == [b"a", None]
 
@@ -91,9 +102,12 @@ HEADER_WRITE_GOLDEN = [
 
 @pytest.mark.parametrize("schema, value, data", HEADER_WRITE_GOLDEN)
 def test_header_write_golden(schema, value, data):
-    assert converters.load("org.apache.kafka.connect.storage.SimpleHeaderConverter").from_connect_header(
-        "t", "h", schema, value
-    ) == data
+    assert (
+        converters.load("org.apache.kafka.connect.storage.SimpleHeaderConverter").from_connect_header(
+            "t", "h", schema, value
+        )
+        == data
+    )
 
 
 def test_header_struct_is_written_as_a_map():
@@ -125,6 +139,9 @@ def test_header_read_golden(data, schema, value):
 
 
 def test_header_value_without_a_string_form():
-    with pytest.raises(ConverterError, match=r"SimpleHeaderConverter \(HEADER_CONVERTER\) failed on topic 't': "
-                                             r"header 'h': Failed to serialize unexpected value type object"):
+    with pytest.raises(
+        ConverterError,
+        match=r"SimpleHeaderConverter \(HEADER_CONVERTER\) failed on topic 't': "
+        r"header 'h': Failed to serialize unexpected value type object",
+    ):
         converters.load("simple").from_connect_header("t", "h", None, object())

@@ -48,10 +48,18 @@ class CollectErrors:
         return next(str(exc) for r, exc in self.failures if r == row)
 
 
-def make_record(value: Any = b"value", topic: str = "input", key: Any = b"key", partition: int | None = 0,
-                offset: int | None = 0, timestamp: int | None = 1_700_000_000_000, headers=()) -> Record:
-    return Record(topic=topic, partition=partition, offset=offset, timestamp=timestamp, key=key, value=value,
-                  headers=headers)
+def make_record(
+    value: Any = b"value",
+    topic: str = "input",
+    key: Any = b"key",
+    partition: int | None = 0,
+    offset: int | None = 0,
+    timestamp: int | None = 1_700_000_000_000,
+    headers=(),
+) -> Record:
+    return Record(
+        topic=topic, partition=partition, offset=offset, timestamp=timestamp, key=key, value=value, headers=headers
+    )
 
 
 @pytest.fixture
@@ -71,7 +79,9 @@ def wasm_file(tmp_path):
 def make_transform(wasm_file):
     """``make_transform(wat, function, path="fast", alias="wasm", **config)`` -> a configured WasmTransform."""
 
-    def build(source: str | bytes, function: str, path: str = "fast", alias: str = "mask", **config: Any) -> WasmTransform:
+    def build(
+        source: str | bytes, function: str, path: str = "fast", alias: str = "mask", **config: Any
+    ) -> WasmTransform:
         props = {"module.path": wasm_file(source), "function.name": function, "path": path}
         props.update({k.replace("_", "."): str(v) for k, v in config.items()})
         transform = WasmTransform()

@@ -32,7 +32,11 @@ class TestCoreAbi:
         record = make_record(topic="orders", headers=(("h", b"first"), ("other", b"x"), ("h", b"last")))
         out, _, _ = run(transform, [record, make_record(topic="t2")])
         assert out[0].headers == (
-            ("h", b"first"), ("other", b"x"), ("h", b"last"), ("copy", b"last"), ("topic", b"orders"),
+            ("h", b"first"),
+            ("other", b"x"),
+            ("h", b"last"),
+            ("copy", b"last"),
+            ("topic", b"orders"),
         )
         # a missing header reads as 0: the guest appends it with empty bytes
         assert out[1].headers == (("copy", b""), ("topic", b"t2"))
@@ -50,8 +54,12 @@ class TestCoreAbi:
         records = [make_record(b"a1"), make_record(b"b2"), make_record(None), make_record(b"c3", key=b"k")]
         out, origins, errors = run(transform, records)
         assert [(r.key, r.value) for r in out] == [
-            (b"key", b"a1"), (b"key", b"-tail"), (b"a1", b"-tail"),
-            (b"k", b"c3"), (b"k", b"-tail"), (b"c3", b"-tail"),
+            (b"key", b"a1"),
+            (b"key", b"-tail"),
+            (b"a1", b"-tail"),
+            (b"k", b"c3"),
+            (b"k", b"-tail"),
+            (b"c3", b"-tail"),
         ]
         assert origins == [0, 0, 0, 3, 3, 3] and errors.failures == []
 

@@ -35,8 +35,12 @@ def _guest_module(imports: tuple[str, ...], returns_i64: bool, dealloc: bool) ->
 
 _FUNCTIONS = [f.name for f in ABI_FUNCTIONS if f.name not in PYTHON_SERVED]
 #: every host function alone and all of them, with each entry signature, with and without dealloc
-SHAPES = [((name,), returns_i64, dealloc) for name, (returns_i64, dealloc) in
-          zip(_FUNCTIONS, itertools.cycle([(False, True), (True, False), (True, True), (False, False)]))]
+SHAPES = [
+    ((name,), returns_i64, dealloc)
+    for name, (returns_i64, dealloc) in zip(
+        _FUNCTIONS, itertools.cycle([(False, True), (True, False), (True, True), (False, False)])
+    )
+]
 SHAPES += [(tuple(_FUNCTIONS), returns_i64, dealloc) for returns_i64 in (False, True) for dealloc in (False, True)]
 
 
@@ -45,12 +49,16 @@ def engine():
     return _engine()
 
 
-@pytest.mark.parametrize(("imports", "returns_i64", "dealloc"), SHAPES,
-                         ids=["+".join(s[0]) if len(s[0]) == 1 else f"all-{s[1]}-{s[2]}" for s in SHAPES])
+@pytest.mark.parametrize(
+    ("imports", "returns_i64", "dealloc"),
+    SHAPES,
+    ids=["+".join(s[0]) if len(s[0]) == 1 else f"all-{s[1]}-{s[2]}" for s in SHAPES],
+)
 def test_the_adapter_compiles_for_the_shape_with_nothing_and_everything_staged(engine, imports, returns_i64, dealloc):
     module = wasmtime.Module(engine, _guest_module(imports, returns_i64, dealloc))
-    guest = inspect_guest(module, label="g.wasm", function_name="entry", plugin_functions={}, wasi=False,
-                          key_prefix="transforms.x.")
+    guest = inspect_guest(
+        module, label="g.wasm", function_name="entry", plugin_functions={}, wasi=False, key_prefix="transforms.x."
+    )
 
     for staged in (frozenset(), readable_columns(guest)):
         shape = guest.adapter_shape(staged)
@@ -61,10 +69,18 @@ def test_the_adapter_compiles_for_the_shape_with_nothing_and_everything_staged(e
 
 def test_the_layout_document_names_every_constant_status_and_global():
     constants = [name for name in vars(A) if re.fullmatch(r"[CDS]_[A-Z_]+", name)]
-    globals_ = set(re.findall(r"\(global \$(\w+)", adapter_wat(A.AdapterShape(
-        True, True, True, True, True, True, True, frozenset(A.INPUT_BITS), True, True))))
-    memories = set(re.findall(r"\(memory \$(\w+)", adapter_wat(A.AdapterShape(
-        True, True, True, True, True, True, True, frozenset(A.INPUT_BITS), True, True))))
+    globals_ = set(
+        re.findall(
+            r"\(global \$(\w+)",
+            adapter_wat(A.AdapterShape(True, True, True, True, True, True, True, frozenset(A.INPUT_BITS), True, True)),
+        )
+    )
+    memories = set(
+        re.findall(
+            r"\(memory \$(\w+)",
+            adapter_wat(A.AdapterShape(True, True, True, True, True, True, True, frozenset(A.INPUT_BITS), True, True)),
+        )
+    )
 
     assert [c for c in constants if f"`{c}`" not in ADAPTER_DOC] == []
     assert [s.name for s in A.Status if f"`{s.name}`" not in ADAPTER_DOC] == []

@@ -16,7 +16,9 @@ def test_not_wasm_names_the_file(wasm_file):
 
     path = wasm_file(b"\x00asm garbage", name="junk.wasm")
     transform = WasmTransform()
-    with pytest.raises(ConfigError, match=r"^transforms\.m\.module\.path: '.*junk\.wasm' is not a valid WebAssembly module"):
+    with pytest.raises(
+        ConfigError, match=r"^transforms\.m\.module\.path: '.*junk\.wasm' is not a valid WebAssembly module"
+    ):
         transform.configure({"module.path": path, "function.name": "f"}, PluginContext("m", "transforms.m."))
 
 
@@ -24,8 +26,13 @@ def test_unreadable_path():
     from host_functions import WasmTransform
     from smt.plugin import PluginContext
 
-    with pytest.raises(ConfigError, match=r"^transforms\.m\.module\.path: cannot read WebAssembly module '/no/such\.wasm': No such file"):
-        WasmTransform().configure({"module.path": "/no/such.wasm", "function.name": "f"}, PluginContext("m", "transforms.m."))
+    with pytest.raises(
+        ConfigError,
+        match=r"^transforms\.m\.module\.path: cannot read WebAssembly module '/no/such\.wasm': No such file",
+    ):
+        WasmTransform().configure(
+            {"module.path": "/no/such.wasm", "function.name": "f"}, PluginContext("m", "transforms.m.")
+        )
 
 
 def test_required_keys():
@@ -42,20 +49,39 @@ def test_required_keys():
     "source, function, problem",
     [
         (MINIMAL, "missing", "it does not export the function 'missing' named by function.name"),
-        (MINIMAL.replace('(memory (export "memory") 1)', "(memory 1)"), "f", "it does not export a memory named 'memory'"),
+        (
+            MINIMAL.replace('(memory (export "memory") 1)', "(memory 1)"),
+            "f",
+            "it does not export a memory named 'memory'",
+        ),
         (MINIMAL.replace('(export "alloc")', ""), "f", r"it does not export 'alloc\(i32\) -> i32'"),
-        (g.guest('(func (export "f") (param i32))'), "f",
-         r"its function 'f' must take no arguments and return nothing or i64, not \(i32\) -> \(\)"),
-        (g.guest('(func (export "f"))', extra='(import "env" "launch_missiles" (func))'), "f",
-         "it imports 'env.launch_missiles', which the host does not provide"),
-        (g.guest('(func (export "f"))', extra='(import "other" "get_key" (func (result i64)))'), "f",
-         "it imports 'other.get_key', which the host does not provide"),
-        (g.guest('(func (export "f"))', extra='(import "env" "get_key" (func (result i32)))'), "f",
-         r"it imports 'env.get_key' as \(\) -> \(i32\); the host provides \(\) -> \(i64\)"),
+        (
+            g.guest('(func (export "f") (param i32))'),
+            "f",
+            r"its function 'f' must take no arguments and return nothing or i64, not \(i32\) -> \(\)",
+        ),
+        (
+            g.guest('(func (export "f"))', extra='(import "env" "launch_missiles" (func))'),
+            "f",
+            "it imports 'env.launch_missiles', which the host does not provide",
+        ),
+        (
+            g.guest('(func (export "f"))', extra='(import "other" "get_key" (func (result i64)))'),
+            "f",
+            "it imports 'other.get_key', which the host does not provide",
+        ),
+        (
+            g.guest('(func (export "f"))', extra='(import "env" "get_key" (func (result i32)))'),
+            "f",
+            r"it imports 'env.get_key' as \(\) -> \(i32\); the host provides \(\) -> \(i64\)",
+        ),
     ],
 )
 def test_module_problems(make_transform, source, function, problem):
-    with pytest.raises(ConfigError, match=r"^transforms\.mask\.module\.path: WebAssembly module '[0-9a-f]+\.wasm' cannot be used: .*" + problem):
+    with pytest.raises(
+        ConfigError,
+        match=r"^transforms\.mask\.module\.path: WebAssembly module '[0-9a-f]+\.wasm' cannot be used: .*" + problem,
+    ):
         make_transform(source, function)
 
 

@@ -48,12 +48,15 @@ def test_a_kafka_connect_guest_needs_function_name(wasm_file):
 def test_abi_overrides_detection(wasm_file):
     transform = WasmTransform()
     with pytest.raises(ConfigError, match=r"transforms\.t\.function\.name: is required"):
-        transform.configure({"module.path": wasm_file(_PROXY_WASM), "abi": "kafka-connect"},
-                            PluginContext("t", "transforms.t."))
+        transform.configure(
+            {"module.path": wasm_file(_PROXY_WASM), "abi": "kafka-connect"}, PluginContext("t", "transforms.t.")
+        )
 
 
 def test_an_unknown_abi_name_is_refused(wasm_file):
     transform = WasmTransform()
     with pytest.raises(ConfigError, match=r"transforms\.t\.abi: .*must be one of auto, kafka-connect"):
-        transform.configure({"module.path": wasm_file(_KAFKA_CONNECT), "function.name": "f", "abi": "wasi"},
-                            PluginContext("t", "transforms.t."))
+        transform.configure(
+            {"module.path": wasm_file(_KAFKA_CONNECT), "function.name": "f", "abi": "wasi"},
+            PluginContext("t", "transforms.t."),
+        )

@@ -30,8 +30,10 @@ def _runtime_imports(tree: ast.AST, modules: set[str]) -> set[str]:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             continue
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            imported |= {f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
-                         for alias in node.names}
+            imported |= {
+                f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                for alias in node.names
+            }
         elif isinstance(node, ast.Import):
             imported |= {alias.name for alias in node.names}
         imported |= _runtime_imports(node, modules)
@@ -40,9 +42,14 @@ def _runtime_imports(tree: ast.AST, modules: set[str]) -> set[str]:
 
 def _import_graph() -> dict[str, set[str]]:
     paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
-    return {name: {imported for imported in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")), set(paths))
-                   if imported in paths and imported != name}
-            for name, path in paths.items()}
+    return {
+        name: {
+            imported
+            for imported in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")), set(paths))
+            if imported in paths and imported != name
+        }
+        for name, path in paths.items()
+    }
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -52,7 +59,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         on_path.append(module)
         for imported in sorted(graph[module]):
             if imported in on_path:
-                cycles.append(on_path[on_path.index(imported):] + [imported])
+                cycles.append(on_path[on_path.index(imported) :] + [imported])
             elif imported not in done:
                 visit(imported)
         on_path.pop()
@@ -81,8 +88,10 @@ def test_the_adapter_layout_imports_only_the_abi_table():
 
 def test_the_adapter_generator_loads_neither_wasmtime_nor_pyarrow_nor_the_transform():
     heavy = ("wasmtime", "pyarrow", "numpy", "host_functions.transform", "host_functions._fast")
-    code = ("import sys, host_functions._adapter_wat, host_functions._adapter_shim\n"
-            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    code = (
+        "import sys, host_functions._adapter_wat, host_functions._adapter_shim\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
     assert loaded.strip() == "[]"

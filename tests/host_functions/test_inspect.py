@@ -44,7 +44,8 @@ def test_inspect_adapter_asks_which_entry_when_there_are_several(kafka_connect_r
     assert main(["wasm", "inspect", str(module), "--adapter"]) == 1
     assert capsys.readouterr().err.strip() == (
         f"error: {module}: name the entry function with --function (one of: copy_header, header_to_key, "
-        f"key_to_topic, to_upper, transform, value_to_key)")
+        f"key_to_topic, to_upper, transform, value_to_key)"
+    )
     assert main(["wasm", "inspect", str(module), "--adapter", "--function", "to_upper"]) == 0
     assert "(func $get_value (result i64)" in capsys.readouterr().out
 
@@ -52,4 +53,5 @@ def test_inspect_adapter_asks_which_entry_when_there_are_several(kafka_connect_r
 def test_inspect_refuses_what_is_not_a_regular_file(capsys):
     assert main(["wasm", "inspect", "/dev/zero"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "error: cannot read WebAssembly module '/dev/zero': it is a character device, not a regular file")
+        "error: cannot read WebAssembly module '/dev/zero': it is a character device, not a regular file"
+    )

@@ -4,7 +4,6 @@ Built from source with cargo (examples/kafka_connect_rust), each of its function
 WasmTransform on both paths, with the transformer's default byte-array converters.
 """
 
-
 import pytest
 import wasmtime
 
@@ -13,8 +12,15 @@ from tests.host_functions.conftest import PATHS, run
 
 
 def record(**changes) -> Record:
-    fields = dict(topic="orders", partition=1, offset=7, timestamp=1_700_000_000_000, key=b"k-1",
-                  value=b"hello, wasm", headers=(("the-key", b"from-header"), ("the-header-in", b"copied")))
+    fields = dict(
+        topic="orders",
+        partition=1,
+        offset=7,
+        timestamp=1_700_000_000_000,
+        key=b"k-1",
+        value=b"hello, wasm",
+        headers=(("the-key", b"from-header"), ("the-header-in", b"copied")),
+    )
     fields.update(changes)
     return Record(**fields)
 
@@ -28,16 +34,19 @@ def test_the_module_imports_all_ten_host_functions_of_the_transformer(kafka_conn
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize(("function", "expected"), [
-    ("to_upper", record(value=b"HELLO, WASM")),
-    ("value_to_key", record(key=b"hello, wasm")),
-    ("header_to_key", record(key=b"from-header")),
-    ("copy_header", record(headers=record().headers + (("the-header-out", b"copied"),))),
-    ("key_to_topic", record(topic="k-1-orders")),
-    # set_record replaces every header: the document's header values are base64 strings, which
-    # the guest hands back as they came
-    ("transform", record(key=b"hello, wasm", value=b"HELLO, WASM")),
-])
+@pytest.mark.parametrize(
+    ("function", "expected"),
+    [
+        ("to_upper", record(value=b"HELLO, WASM")),
+        ("value_to_key", record(key=b"hello, wasm")),
+        ("header_to_key", record(key=b"from-header")),
+        ("copy_header", record(headers=record().headers + (("the-header-out", b"copied"),))),
+        ("key_to_topic", record(topic="k-1-orders")),
+        # set_record replaces every header: the document's header values are base64 strings, which
+        # the guest hands back as they came
+        ("transform", record(key=b"hello, wasm", value=b"HELLO, WASM")),
+    ],
+)
 def test_each_function_changes_what_it_says(make_transform, kafka_connect_rust_guest, path, function, expected):
     transform = make_transform(kafka_connect_rust_guest, function, path=path)
 

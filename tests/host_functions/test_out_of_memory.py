@@ -18,7 +18,8 @@ PADDING = b" and some padding" * 5
 
 @pytest.mark.parametrize(("path", "count"), [("fast", 20_000), ("reference", 4_000)])
 def test_a_leaking_guest_outlives_many_instances_without_failing_a_record(
-        make_transform, kafka_connect_rust_guest, caplog, path, count):
+    make_transform, kafka_connect_rust_guest, caplog, path, count
+):
     transform = make_transform(kafka_connect_rust_guest, "transform", path=path, memory_max_bytes=SMALL_MEMORY)
     # ~100-byte values: the leaked document is ~200 bytes
     records = [make_record(value=b"value %06d" % i + PADDING, key=None, headers=()) for i in range(count)]
@@ -29,7 +30,8 @@ def test_a_leaking_guest_outlives_many_instances_without_failing_a_record(
     assert errors.failures == []
     assert origins == list(range(count))
     assert [(r.key, r.value) for r in out[::997]] == [
-        (b"value %06d" % i + PADDING, b"VALUE %06d" % i + PADDING.upper()) for i in range(0, count, 997)]
+        (b"value %06d" % i + PADDING, b"VALUE %06d" % i + PADDING.upper()) for i in range(0, count, 997)
+    ]
     fresh_instances = [r.getMessage() for r in caplog.records if "runs again on a fresh instance" in r.getMessage()]
     assert len(fresh_instances) >= 3
     assert f"of memory.max.bytes={SMALL_MEMORY}); record " in fresh_instances[0]

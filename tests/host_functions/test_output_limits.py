@@ -24,8 +24,9 @@ FAN_OUT = g.guest(
 def test_a_record_that_outputs_more_than_max_outputs_per_record_fails_alone(make_transform, path):
     transform = make_transform(FAN_OUT, "fan_out", path=path, max_outputs_per_record=3)
 
-    out, origins, errors = run(transform, [make_record(value=bytes([2])), make_record(value=bytes([3])),
-                                           make_record(value=bytes([0]))])
+    out, origins, errors = run(
+        transform, [make_record(value=bytes([2])), make_record(value=bytes([3])), make_record(value=bytes([0]))]
+    )
 
     assert origins == [0, 0, 0, 2]
     assert errors.rows == [1]
@@ -58,8 +59,9 @@ BIG_FAN_OUT = g.guest(
 @pytest.mark.parametrize("path", PATHS)
 def test_a_batch_whose_outputs_pass_max_output_bytes_per_batch_fails_the_records_past_it(make_transform, path):
     bound = 2 * 1024 * 1024
-    transform = make_transform(BIG_FAN_OUT, "big", path=path, memory_max_bytes=1024 * 1024,
-                               max_output_bytes_per_batch=bound)
+    transform = make_transform(
+        BIG_FAN_OUT, "big", path=path, memory_max_bytes=1024 * 1024, max_output_bytes_per_batch=bound
+    )
 
     out, origins, errors = run(transform, [make_record() for _ in range(12)])
 
@@ -69,4 +71,5 @@ def test_a_batch_whose_outputs_pass_max_output_bytes_per_batch_fails_the_records
     assert sum(len(r.value) for r in out) <= bound + 16 * 1024 * 1024  # the bound, and one instance's outputs
     assert errors.message(errors.rows[0]).startswith(
         f"wasm transform 'mask' (big in {transform.guest.label}): its outputs take the batch's outputs past "
-        f"{bound} bytes (max.output.bytes.per.batch={bound}) on the record at")
+        f"{bound} bytes (max.output.bytes.per.batch={bound}) on the record at"
+    )

@@ -61,8 +61,13 @@ small_bytes = st.binary(max_size=24)
 
 
 def _document(members: list[tuple[tuple[str, str], str, str]]) -> bytes:
-    return ("{" + ",".join(f"{before}{json.dumps(key)}{after}:{before}{value}{after}"
-                           for (key, value), before, after in members) + "}").encode()
+    return (
+        "{"
+        + ",".join(
+            f"{before}{json.dumps(key)}{after}:{before}{value}{after}" for (key, value), before, after in members
+        )
+        + "}"
+    ).encode()
 
 
 _space = st.sampled_from(["", " ", "\n\t", "\r "])
@@ -72,14 +77,18 @@ _token = st.one_of(
     st.sampled_from(['"YQ"', '"YQ="', '"Y==="', '"=YQ="', '"YR=="', '"YW!j"', '"YWJj=="', '""']),
     st.sampled_from(["null", "null", "5", "true", "[]", "{}", '"a\\u00e9"', '"t\\"q"', '"caf\u00e9"']),
 )
-_header_names = st.sampled_from(["h", "x", "h", 'q"', "\u00e9", "a b"]).map(lambda name: json.dumps(name, ensure_ascii=False))
+_header_names = st.sampled_from(["h", "x", "h", 'q"', "\u00e9", "a b"]).map(
+    lambda name: json.dumps(name, ensure_ascii=False)
+)
 _headers = st.one_of(
     st.lists(st.tuples(_header_names, _token), max_size=3).map(
-        lambda items: "{" + ",".join(f"{name}:{value}" for name, value in items) + "}"),
+        lambda items: "{" + ",".join(f"{name}:{value}" for name, value in items) + "}"
+    ),
     st.sampled_from(["null", '""', '"x"', "[]"]),
 )
-_member = st.one_of(st.tuples(st.just("headers"), _headers),
-                    st.tuples(st.sampled_from(["topic", "key", "value", "other"]), _token))
+_member = st.one_of(
+    st.tuples(st.just("headers"), _headers), st.tuples(st.sampled_from(["topic", "key", "value", "other"]), _token)
+)
 #: set_record documents, good and bad (value_as_record reads the value as one): the adapter parses
 #: the plain ones, Python the rest; both must end like the reference path
 record_documents = st.one_of(
@@ -90,14 +99,15 @@ record_documents = st.one_of(
 records = st.builds(
     Record,
     # JSON escapes quotes, backslashes and control characters; non-ASCII goes through Python
-    topic=st.text(alphabet="abcxyz-._/\"\\\n\t\r\x08\x0c\x01\x7f\u00e9\U0001f600", min_size=1, max_size=12),
+    topic=st.text(alphabet='abcxyz-._/"\\\n\t\r\x08\x0c\x01\x7f\u00e9\U0001f600', min_size=1, max_size=12),
     partition=st.none() | st.integers(0, 1000),
     offset=st.none() | st.integers(0, 10**12),
     timestamp=st.none() | st.integers(0, 10**12),
     key=st.none() | small_bytes,
     value=st.none() | small_bytes | st.sampled_from([b"b", b"abc", b"topic-a", b"\xff\xfe"]) | record_documents,
-    headers=st.lists(st.tuples(st.sampled_from(["h", "x", "copy", "q\"\\\x1f", "\u00e9\"/"]), st.none() | small_bytes),
-                     max_size=4).map(tuple),
+    headers=st.lists(
+        st.tuples(st.sampled_from(["h", "x", "copy", 'q"\\\x1f', '\u00e9"/']), st.none() | small_bytes), max_size=4
+    ).map(tuple),
 )
 
 
@@ -118,8 +128,10 @@ def test_fast_and_reference_paths_agree(transform_pairs, function, batch):
 @given(documents=st.lists(record_documents, min_size=1, max_size=8))
 def test_paths_agree_on_set_record_documents(transform_pairs, documents):
     """set_record of documents the adapter parses itself and of ones it leaves to Python."""
-    batch = [Record(topic="t", partition=0, offset=0, timestamp=0, key=b"k", value=document,
-                    headers=(("old", b"o"),)) for document in documents]
+    batch = [
+        Record(topic="t", partition=0, offset=0, timestamp=0, key=b"k", value=document, headers=(("old", b"o"),))
+        for document in documents
+    ]
     fast, reference = transform_pairs["value_as_record"]
     assert _outcome(fast, batch) == _outcome(reference, batch)
 
@@ -144,16 +156,22 @@ def test_paths_agree_when_a_batch_is_staged_in_several_chunks(tmp_path):
     path = tmp_path / "headers.wasm"
     path.write_bytes(wasmtime.wat2wasm(g.HEADERS))
     records = [
-        Record(topic=f"t{i % 3}", key=b"k%d" % i, value=bytes([65 + i % 26]) * 2000,
-               headers=(("h", b"%d" % i * 2000), ("x", None)) if i % 4 else ())
+        Record(
+            topic=f"t{i % 3}",
+            key=b"k%d" % i,
+            value=bytes([65 + i % 26]) * 2000,
+            headers=(("h", b"%d" % i * 2000), ("x", None)) if i % 4 else (),
+        )
         for i in range(60)
     ]
     arrow = RecordBatch.from_records(records).to_arrow()
     outcomes = []
     for which in ("fast", "reference"):
         transform = WasmTransform()
-        transform.configure({"module.path": str(path), "function.name": "headers", "path": which,
-                             "memory.max.bytes": str(128 * 1024)}, PluginContext("chunks", "transforms.chunks."))
+        transform.configure(
+            {"module.path": str(path), "function.name": "headers", "path": which, "memory.max.bytes": str(128 * 1024)},
+            PluginContext("chunks", "transforms.chunks."),
+        )
         errors = CollectErrors()
         out = transform.apply_batch(RecordBatch.from_arrow(arrow), errors)
         outcomes.append((out.records(), out.origin, errors.failures))

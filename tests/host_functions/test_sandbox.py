@@ -46,8 +46,11 @@ class TestHostileGuests:
     def test_trap(self, make_transform, path):
         message = _run_hostile(make_transform(g.TRAP, "boom", path))
         # the WAT guest's functions have no names: the backtrace gives their index
-        assert re.search(r"trap: unreachable instruction executed \(the guest aborted\); guest backtrace: "
-                         r"function\[\d+\] on the record at partition=3 offset=42 \(row 2 of the batch\)$", message)
+        assert re.search(
+            r"trap: unreachable instruction executed \(the guest aborted\); guest backtrace: "
+            r"function\[\d+\] on the record at partition=3 offset=42 \(row 2 of the batch\)$",
+            message,
+        )
 
     def test_out_of_bounds_pointer(self, make_transform, path):
         message = _run_hostile(make_transform(g.OUT_OF_BOUNDS, "oob", path))
@@ -85,8 +88,8 @@ def test_wasi_is_off_unless_enabled_and_stdout_goes_to_the_log(make_transform, c
         """(func (export "f") (call $reset)
             (i32.store (i32.const 200) (i32.const 16)) (i32.store (i32.const 204) (i32.const 5))
             (drop (call $fd_write (i32.const 1) (i32.const 200) (i32.const 1) (i32.const 240))))""",
-        extra='''(import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
-                 (data (i32.const 16) "hello\\n")''',
+        extra="""(import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+                 (data (i32.const 16) "hello\\n")""",
     )
     with pytest.raises(ConfigError, match=r"imports WASI function 'wasi_snapshot_preview1.fd_write' but WASI is off"):
         make_transform(wasi_guest, "f")
@@ -104,8 +107,9 @@ def test_outputs_larger_than_the_memory_limit_are_split_across_instances(make_tr
     records = [make_record(b"a" + bytes([48 + i]) * 2000) for i in range(10)]
     results = []
     for path in ("fast", "reference"):
-        transform = make_transform(g.FILTER_FAN_OUT, "filter_fan_out", path, memory_max_bytes=256 * 1024,
-                                   config_suffix=suffix)
+        transform = make_transform(
+            g.FILTER_FAN_OUT, "filter_fan_out", path, memory_max_bytes=256 * 1024, config_suffix=suffix
+        )
         out, origins, errors = run(transform, records)
         assert errors.failures == []
         results.append((out, origins))

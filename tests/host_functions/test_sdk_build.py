@@ -69,7 +69,9 @@ def test_a_changed_source_is_rebuilt(tmp_path):
 
 
 def test_compiler_errors_name_the_source_and_carry_the_compiler_output(tmp_path):
-    with pytest.raises(GuestBuildError, match=r"(?s)cannot build .*broken\.c: .*clang exited with 1.*undeclared_identifier"):
+    with pytest.raises(
+        GuestBuildError, match=r"(?s)cannot build .*broken\.c: .*clang exited with 1.*undeclared_identifier"
+    ):
         build_guest(GUESTS / "broken.c", tmp_path)
     assert not (tmp_path / "broken.c.wasm").exists()
 

@@ -31,8 +31,15 @@ def configure(make_transform, tour_module, language, function, **config):
 
 
 def tour_record(**changes) -> Record:
-    fields = dict(topic="orders", partition=3, offset=42, timestamp=1_700_000_000_000, key=b"k-1",
-                  value=b"payload", headers=(("next-key", b"k-2"),))
+    fields = dict(
+        topic="orders",
+        partition=3,
+        offset=42,
+        timestamp=1_700_000_000_000,
+        key=b"k-1",
+        value=b"payload",
+        headers=(("next-key", b"k-2"),),
+    )
     fields.update(changes)
     return Record(**fields)
 
@@ -46,13 +53,20 @@ def test_every_getter_and_setter_reaches_the_record(make_transform, tour_module,
 
     assert errors.failures == []
     assert origins == [0]
-    assert out == [tour_record(
-        topic="orders.out",
-        timestamp=1_700_000_001_000,
-        key=b"k-2",
-        headers=(("next-key", b"k-2"), ("partition", b"3"), ("offset", b"42"), ("greeting", b"hi"),
-                 ("key-was", b"k-1")),
-    )]
+    assert out == [
+        tour_record(
+            topic="orders.out",
+            timestamp=1_700_000_001_000,
+            key=b"k-2",
+            headers=(
+                ("next-key", b"k-2"),
+                ("partition", b"3"),
+                ("offset", b"42"),
+                ("greeting", b"hi"),
+                ("key-was", b"k-1"),
+            ),
+        )
+    ]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -63,7 +77,9 @@ def test_unknown_coordinates_and_unset_config_read_as_minus_one_and_nothing(make
     out, _, errors = run(transform, [record])
 
     assert errors.failures == []
-    assert out == [record.replace(topic="orders.out", headers=(("partition", b"-1"), ("offset", b"-1"), ("key-was", b"")))]
+    assert out == [
+        record.replace(topic="orders.out", headers=(("partition", b"-1"), ("offset", b"-1"), ("key-was", b"")))
+    ]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -41,8 +41,10 @@ def test_without_the_rewrite_nothing_initializes():
     [
         (b"not wasm", "not a WebAssembly binary module"),
         (wasmtime.wat2wasm('(module (func (export "work")))'), "the module has no '_initialize' function export"),
-        (wasmtime.wat2wasm('(module (func $f) (export "_initialize" (func $f)) (start $f))'),
-         "the module already has a start function"),
+        (
+            wasmtime.wat2wasm('(module (func $f) (export "_initialize" (func $f)) (start $f))'),
+            "the module already has a start function",
+        ),
         (wasmtime.wat2wasm("(module)") + b"\x07\x05\x01", "truncated section"),
     ],
 )

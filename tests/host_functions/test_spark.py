@@ -25,8 +25,16 @@ def test_map_in_arrow_with_the_fast_path(spark, make_transform, tmp_path):
     os.remove(transform.config["module.path"])
     rows = [(b"k%d" % i, b"%c-%d" % (97 + i % 2, i), "in", 0, i) for i in range(40)]
     df = spark.createDataFrame(rows, "key binary, value binary, topic string, partition int, offset long")
-    df = df.selectExpr("key", "value", "topic", "partition", "offset", "timestamp_millis(offset) as timestamp",
-                       "0 as timestampType", "array(named_struct('key', 'h', 'value', key)) as headers")
+    df = df.selectExpr(
+        "key",
+        "value",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp_millis(offset) as timestamp",
+        "0 as timestampType",
+        "array(named_struct('key', 'h', 'value', key)) as headers",
+    )
 
     def transform_batches(batches):
         for arrow_batch in batches:
@@ -44,16 +52,22 @@ def test_map_in_arrow_with_the_fast_path(spark, make_transform, tmp_path):
 def test_pipeline_from_properties_with_the_java_class_name(spark, tmp_path, wasm_file):
     source = tmp_path / "in.txt"
     source.write_text("hello\nwasm world\n", encoding="utf-8")
-    spec = PipelineSpec.from_properties({
-        "source": "file", "source.path": str(source), "source.format": "text",
-        "sink": "file", "sink.path": str(tmp_path / "out"), "sink.format": "text",
-        "value.converter": "string",
-        "transforms": "up",
-        "transforms.up.type": "com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",
-        "transforms.up.module.path": wasm_file(g.TO_UPPER),
-        "transforms.up.function.name": "to_upper",
-        "transforms.up.value.converter": "string",
-    })
+    spec = PipelineSpec.from_properties(
+        {
+            "source": "file",
+            "source.path": str(source),
+            "source.format": "text",
+            "sink": "file",
+            "sink.path": str(tmp_path / "out"),
+            "sink.format": "text",
+            "value.converter": "string",
+            "transforms": "up",
+            "transforms.up.type": "com.github.lburgazzoli.kafka.transformer.wasm.WasmTransformer",
+            "transforms.up.module.path": wasm_file(g.TO_UPPER),
+            "transforms.up.function.name": "to_upper",
+            "transforms.up.value.converter": "string",
+        }
+    )
     run_pipeline(spec, spark=spark)
     lines = []
     for name in sorted(os.listdir(tmp_path / "out")):

@@ -51,8 +51,9 @@ def test_plugin_host_functions_switch_to_the_reference_path(wasm_file):
     )
     plugins = load_plugins(entry_points=False, extra_plugins=[_DoublingPlugin()])
     transform = WasmTransform()
-    transform.configure({"module.path": wasm_file(source), "function.name": "f"},
-                        PluginContext("p", "transforms.p.", plugins))
+    transform.configure(
+        {"module.path": wasm_file(source), "function.name": "f"}, PluginContext("p", "transforms.p.", plugins)
+    )
     assert transform.path == "reference"
     # shout gives "HI!" (3 bytes); double(3) = 6 reads 3 bytes past it (zeroed memory)
     out, _, _ = run(transform, [make_record(b"hi")])
@@ -76,7 +77,10 @@ def test_converter_error_fails_only_its_record(make_transform, path):
     assert [r.value for r in out] == [b"BYTES"] and origins == [1]
     assert errors.rows == [0]
     assert errors.message(0).startswith("wasm transform 'mask' (to_upper in ")
-    assert "value.converter failed: DataError: ByteArrayConverter is not compatible with objects of type str" in errors.message(0)
+    assert (
+        "value.converter failed: DataError: ByteArrayConverter is not compatible with objects of type str"
+        in errors.message(0)
+    )
 
 
 def test_bad_config_values(make_transform):
@@ -93,6 +97,7 @@ def test_bad_config_values(make_transform):
 @pytest.mark.parametrize("path", ["fast", "reference"])
 def test_a_batch_abandoned_by_its_error_sink_leaves_nothing_behind(make_transform, path):
     """An error sink that raises stops the batch part way (as ``apply`` does); the next batch starts clean."""
+
     class Abort(Exception):
         pass
 
@@ -101,7 +106,9 @@ def test_a_batch_abandoned_by_its_error_sink_leaves_nothing_behind(make_transfor
             raise Abort(str(exc))
 
     transform = make_transform(g.ERROR_ON_ODD, "check", path)
-    with pytest.raises(Abort, match=r"the guest reported an error: abc on the record at partition=0 offset=0 \(row 1 of the batch\)"):
+    with pytest.raises(
+        Abort, match=r"the guest reported an error: abc on the record at partition=0 offset=0 \(row 1 of the batch\)"
+    ):
         transform.apply_batch(RecordBatch.from_records([make_record(b"ab"), make_record(b"abc")]), RaisingSink())
     out, origins, errors = run(transform, [make_record(b"xy")])
     assert [r.value for r in out] == [b"xy"] and origins == [0] and errors.failures == []

@@ -14,10 +14,14 @@ def test_a_wasmtime_without_them_fails_with_its_version_and_the_one_to_install(m
     monkeypatch.delattr(wasmtime.Store, "_context")
     monkeypatch.setattr(internals, "_installed", lambda: "99.0.0")
 
-    with pytest.raises(internals.WasmtimeInternalsError, match=(
+    with pytest.raises(
+        internals.WasmtimeInternalsError,
+        match=(
             r"^the Wasm fast path needs wasmtime-py internals that wasmtime 99\.0\.0 does not have "
             r"\(wasmtime\.Store\._context\); it was written against wasmtime 50\.0\.1: install that version "
-            r"\(pip install wasmtime==50\.0\.1\)$")):
+            r"\(pip install wasmtime==50\.0\.1\)$"
+        ),
+    ):
         internals.check_wasmtime_internals()
 
 

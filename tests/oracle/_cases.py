@@ -45,14 +45,27 @@ _SCALARS = st.one_of(
 )
 _NESTED = st.dictionaries(st.sampled_from(FIELDS), _SCALARS, max_size=3)
 SCHEMALESS_OBJECTS = st.dictionaries(
-    st.sampled_from(FIELDS), st.one_of(_SCALARS, _NESTED, st.lists(st.integers(-5, 5), max_size=3)), max_size=4)
+    st.sampled_from(FIELDS), st.one_of(_SCALARS, _NESTED, st.lists(st.integers(-5, 5), max_size=3)), max_size=4
+)
 SCHEMALESS = st.one_of(SCHEMALESS_OBJECTS, SCHEMALESS_OBJECTS, SCHEMALESS_OBJECTS, _SCALARS)
 
 _FIELD_SCHEMAS = [
-    Schema.INT8_SCHEMA, Schema.INT16_SCHEMA, Schema.INT32_SCHEMA, Schema.INT64_SCHEMA, Schema.FLOAT32_SCHEMA,
-    Schema.FLOAT64_SCHEMA, Schema.BOOLEAN_SCHEMA, Schema.STRING_SCHEMA, Schema.BYTES_SCHEMA,
-    Schema.OPTIONAL_INT64_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA, Schema.OPTIONAL_FLOAT64_SCHEMA,
-    Date.SCHEMA, Time.SCHEMA, Timestamp.SCHEMA, Decimal.schema(2),
+    Schema.INT8_SCHEMA,
+    Schema.INT16_SCHEMA,
+    Schema.INT32_SCHEMA,
+    Schema.INT64_SCHEMA,
+    Schema.FLOAT32_SCHEMA,
+    Schema.FLOAT64_SCHEMA,
+    Schema.BOOLEAN_SCHEMA,
+    Schema.STRING_SCHEMA,
+    Schema.BYTES_SCHEMA,
+    Schema.OPTIONAL_INT64_SCHEMA,
+    Schema.OPTIONAL_STRING_SCHEMA,
+    Schema.OPTIONAL_FLOAT64_SCHEMA,
+    Date.SCHEMA,
+    Time.SCHEMA,
+    Timestamp.SCHEMA,
+    Decimal.schema(2),
     SchemaBuilder.int64().optional().default_value(5).build(),
     SchemaBuilder.array(Schema.INT32_SCHEMA).build(),
     SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).optional().build(),
@@ -71,17 +84,21 @@ def _struct(names: list[str], schemas: list[Schema], name: str | None) -> Schema
 def _leaf_struct():
     return st.lists(st.sampled_from(FIELDS), min_size=1, max_size=3, unique=True).flatmap(
         lambda names: st.lists(st.sampled_from(_FIELD_SCHEMAS), min_size=len(names), max_size=len(names)).map(
-            lambda schemas: _struct(names, schemas, None)))
+            lambda schemas: _struct(names, schemas, None)
+        )
+    )
 
 
 STRUCT_SCHEMAS = st.lists(st.sampled_from(FIELDS), min_size=1, max_size=4, unique=True).flatmap(
     lambda names: st.tuples(
-        st.lists(st.one_of(st.sampled_from(_FIELD_SCHEMAS), _leaf_struct()), min_size=len(names),
-                 max_size=len(names)),
+        st.lists(st.one_of(st.sampled_from(_FIELD_SCHEMAS), _leaf_struct()), min_size=len(names), max_size=len(names)),
         st.sampled_from([None, "com.example.Order"]),
-    ).map(lambda parts: _struct(names, *parts)))
+    ).map(lambda parts: _struct(names, *parts))
+)
 WITH_SCHEMA = st.one_of(
-    STRUCT_SCHEMAS, STRUCT_SCHEMAS, STRUCT_SCHEMAS,
+    STRUCT_SCHEMAS,
+    STRUCT_SCHEMAS,
+    STRUCT_SCHEMAS,
     st.sampled_from([Schema.STRING_SCHEMA, Schema.INT64_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA]),
 ).flatmap(lambda schema: st.tuples(st.just(schema), connect_values(schema)))
 
@@ -106,16 +123,22 @@ def part_bytes(mode: str, tombstones: bool = True):
 
 
 HEADERS = st.lists(st.tuples(st.sampled_from(["h1", "h2", "card"]), st.one_of(WORDS, st.none())), max_size=2).map(
-    lambda pairs: [[name, None if value is None else _b64(value.encode())] for name, value in pairs])
+    lambda pairs: [[name, None if value is None else _b64(value.encode())] for name, value in pairs]
+)
 
 
 def record(mode: str):
     """One record whose key and value the JSON converters of ``mode`` read."""
-    return st.fixed_dictionaries({
-        "topic": st.sampled_from(TOPICS), "partition": st.integers(0, 2),
-        "timestamp": st.one_of(st.integers(1_600_000_000_000, 1_800_000_000_000), st.none()),
-        "key": part_bytes(mode).map(_b64), "value": part_bytes(mode).map(_b64), "headers": HEADERS,
-    })
+    return st.fixed_dictionaries(
+        {
+            "topic": st.sampled_from(TOPICS),
+            "partition": st.integers(0, 2),
+            "timestamp": st.one_of(st.integers(1_600_000_000_000, 1_800_000_000_000), st.none()),
+            "key": part_bytes(mode).map(_b64),
+            "value": part_bytes(mode).map(_b64),
+            "headers": HEADERS,
+        }
+    )
 
 
 #: Records per case.  Records are drawn from a pool made once per session (a record with a
@@ -126,13 +149,18 @@ RECORDS_PER_CASE = 6
 def records(pool: list[dict]):
     """:data:`RECORDS_PER_CASE` records drawn from ``pool``, numbered by offset."""
     return st.lists(st.sampled_from(pool), min_size=RECORDS_PER_CASE, max_size=RECORDS_PER_CASE).map(
-        lambda rows: [{**row, "offset": offset} for offset, row in enumerate(rows)])
+        lambda rows: [{**row, "offset": offset} for offset, row in enumerate(rows)]
+    )
 
 
 def json_converters(mode: str) -> dict[str, str]:
     enabled = "true" if mode == "schema" else "false"
-    return {"key.converter": JSON, "key.converter.schemas.enable": enabled,
-            "value.converter": JSON, "value.converter.schemas.enable": enabled}
+    return {
+        "key.converter": JSON,
+        "key.converter.schemas.enable": enabled,
+        "value.converter": JSON,
+        "value.converter.schemas.enable": enabled,
+    }
 
 
 # --- transform configurations ----------------------------------------------------------------
@@ -154,68 +182,120 @@ def _optional(key: str, strategy) -> Any:
 
 def _insert_field():
     marked = _FIELD.flatmap(lambda f: st.sampled_from([f, f + "!", f + "?"]))
-    return _with(_optional("topic.field", marked), _optional("partition.field", marked),
-                 _optional("offset.field", marked), _optional("timestamp.field", marked),
-                 _optional("static.field", marked), _optional("static.value", WORDS),
-                 _optional("replace.null.with.default", st.sampled_from(["true", "false"])))
+    return _with(
+        _optional("topic.field", marked),
+        _optional("partition.field", marked),
+        _optional("offset.field", marked),
+        _optional("timestamp.field", marked),
+        _optional("static.field", marked),
+        _optional("static.value", WORDS),
+        _optional("replace.null.with.default", st.sampled_from(["true", "false"])),
+    )
 
 
 def _replace_field():
     renames = st.lists(st.tuples(_FIELD, st.sampled_from(["x", "y", "id"])), max_size=2).map(
-        lambda pairs: ",".join(f"{a}:{b}" for a, b in pairs))
-    return _with(_optional("exclude", _FIELD_LIST), _optional("include", _FIELD_LIST), _optional("renames", renames),
-                 st.sampled_from([{}, {}, {}, {"blacklist": "card"}, {"whitelist": "id,a"}]))
+        lambda pairs: ",".join(f"{a}:{b}" for a, b in pairs)
+    )
+    return _with(
+        _optional("exclude", _FIELD_LIST),
+        _optional("include", _FIELD_LIST),
+        _optional("renames", renames),
+        st.sampled_from([{}, {}, {}, {"blacklist": "card"}, {"whitelist": "id,a"}]),
+    )
 
 
 def _cast():
     types = st.sampled_from(["int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string"])
     per_field = st.lists(st.tuples(_FIELD, types), min_size=1, max_size=3).map(
-        lambda pairs: ",".join(f"{f}:{t}" for f, t in pairs))
+        lambda pairs: ",".join(f"{f}:{t}" for f, t in pairs)
+    )
     return st.one_of(per_field, per_field, types).map(lambda spec: {"spec": spec})
 
 
 def _timestamp_converter():
     target = st.sampled_from(["string", "unix", "Date", "Time", "Timestamp"])
-    return _with(_optional("field", _FIELD), target.map(lambda t: {"target.type": t}),
-                 st.sampled_from([{}, {"format": "yyyy-MM-dd"}, {"format": "yyyy-MM-dd'T'HH:mm:ss.SSS"}]),
-                 _optional("unix.precision", st.sampled_from(["seconds", "milliseconds", "microseconds"])))
+    return _with(
+        _optional("field", _FIELD),
+        target.map(lambda t: {"target.type": t}),
+        st.sampled_from([{}, {"format": "yyyy-MM-dd"}, {"format": "yyyy-MM-dd'T'HH:mm:ss.SSS"}]),
+        _optional("unix.precision", st.sampled_from(["seconds", "milliseconds", "microseconds"])),
+    )
 
 
 #: Transform family -> (Kafka class without $Key/$Value, has Key/Value variants, settings strategy).
 TRANSFORMS = {
     "InsertField": (True, _insert_field),
     "ReplaceField": (True, _replace_field),
-    "MaskField": (True, lambda: _with(_FIELD_LIST.map(lambda f: {"fields": f}),
-                                      _optional("replacement", st.sampled_from(["****", "0", "x"])))),
+    "MaskField": (
+        True,
+        lambda: _with(
+            _FIELD_LIST.map(lambda f: {"fields": f}), _optional("replacement", st.sampled_from(["****", "0", "x"]))
+        ),
+    ),
     "ValueToKey": (False, lambda: _FIELD_LIST.map(lambda f: {"fields": f})),
     "ExtractField": (True, lambda: _with(_NESTED_FIELD.map(lambda f: {"field": f}), _V2)),
     "HoistField": (True, lambda: _FIELD.map(lambda f: {"field": f})),
     "Flatten": (True, lambda: _optional("delimiter", st.sampled_from([".", "_"]))),
     "Cast": (True, _cast),
     "TimestampConverter": (True, _timestamp_converter),
-    "TimestampRouter": (False, lambda: _with(
-        _optional("topic.format", st.sampled_from(["${topic}-${timestamp}", "x-${timestamp}"])),
-        _optional("timestamp.format", st.sampled_from(["yyyyMMdd", "yyyy-MM"])))),
-    "RegexRouter": (False, lambda: st.sampled_from([
-        {"regex": "(.*)s", "replacement": "$1-x"}, {"regex": "orders(.*)", "replacement": "all$1"},
-        {"regex": "u.*", "replacement": "people"}])),
-    "SetSchemaMetadata": (True, lambda: _with(_optional("schema.name", st.sampled_from(["com.example.Renamed"])),
-                                              _optional("schema.version", st.sampled_from(["2", "7"])))),
-    "InsertHeader": (False, lambda: st.fixed_dictionaries({
-        "header": st.sampled_from(["origin", "h1"]),
-        "value.literal": st.sampled_from(["web", "42", "true", "[1,2]", "3.5", "2024-01-02"])})),
-    "DropHeaders": (False, lambda: st.lists(st.sampled_from(["h1", "h2", "card"]), min_size=1, max_size=2,
-                                            unique=True).map(lambda h: {"headers": ",".join(h)})),
-    "HeaderFrom": (True, lambda: _with(
-        st.lists(_FIELD, min_size=1, max_size=2, unique=True).map(
-            lambda f: {"fields": ",".join(f), "headers": ",".join(f"hf-{x}" for x in f)}),
-        st.sampled_from([{"operation": "copy"}, {"operation": "move"}]))),
+    "TimestampRouter": (
+        False,
+        lambda: _with(
+            _optional("topic.format", st.sampled_from(["${topic}-${timestamp}", "x-${timestamp}"])),
+            _optional("timestamp.format", st.sampled_from(["yyyyMMdd", "yyyy-MM"])),
+        ),
+    ),
+    "RegexRouter": (
+        False,
+        lambda: st.sampled_from(
+            [
+                {"regex": "(.*)s", "replacement": "$1-x"},
+                {"regex": "orders(.*)", "replacement": "all$1"},
+                {"regex": "u.*", "replacement": "people"},
+            ]
+        ),
+    ),
+    "SetSchemaMetadata": (
+        True,
+        lambda: _with(
+            _optional("schema.name", st.sampled_from(["com.example.Renamed"])),
+            _optional("schema.version", st.sampled_from(["2", "7"])),
+        ),
+    ),
+    "InsertHeader": (
+        False,
+        lambda: st.fixed_dictionaries(
+            {
+                "header": st.sampled_from(["origin", "h1"]),
+                "value.literal": st.sampled_from(["web", "42", "true", "[1,2]", "3.5", "2024-01-02"]),
+            }
+        ),
+    ),
+    "DropHeaders": (
+        False,
+        lambda: st.lists(st.sampled_from(["h1", "h2", "card"]), min_size=1, max_size=2, unique=True).map(
+            lambda h: {"headers": ",".join(h)}
+        ),
+    ),
+    "HeaderFrom": (
+        True,
+        lambda: _with(
+            st.lists(_FIELD, min_size=1, max_size=2, unique=True).map(
+                lambda f: {"fields": ",".join(f), "headers": ",".join(f"hf-{x}" for x in f)}
+            ),
+            st.sampled_from([{"operation": "copy"}, {"operation": "move"}]),
+        ),
+    ),
 }
 
 
 #: Every transform class the oracle runs: each family's Key and Value variants, or the family itself.
-TRANSFORM_CLASSES = [name for family, (variants, _) in TRANSFORMS.items()
-                     for name in ([f"{family}$Key", f"{family}$Value"] if variants else [family])]
+TRANSFORM_CLASSES = [
+    name
+    for family, (variants, _) in TRANSFORMS.items()
+    for name in ([f"{family}$Key", f"{family}$Value"] if variants else [family])
+]
 
 
 def transform_case(name: str, pools: dict[str, list[dict]]):
@@ -225,13 +305,21 @@ def transform_case(name: str, pools: dict[str, list[dict]]):
     """
     _, settings = TRANSFORMS[name.split("$")[0]]
     mode = st.sampled_from(["schemaless", "schema"])
-    return st.tuples(settings(), mode).flatmap(lambda parts: records(pools[parts[1]]).map(lambda rows: {
-        "kind": "pipeline",
-        "plugin": name,
-        "config": {**json_converters(parts[1]), "transforms": "t", "transforms.t.type": T + name,
-                   **{f"transforms.t.{k}": v for k, v in parts[0].items()}},
-        "records": rows,
-    }))
+    return st.tuples(settings(), mode).flatmap(
+        lambda parts: records(pools[parts[1]]).map(
+            lambda rows: {
+                "kind": "pipeline",
+                "plugin": name,
+                "config": {
+                    **json_converters(parts[1]),
+                    "transforms": "t",
+                    "transforms.t.type": T + name,
+                    **{f"transforms.t.{k}": v for k, v in parts[0].items()},
+                },
+                "records": rows,
+            }
+        )
+    )
 
 
 # --- predicates ------------------------------------------------------------------------------
@@ -245,25 +333,49 @@ PREDICATES = {
 
 def predicate_case(name: str, pools: dict[str, list[dict]]):
     """A pipeline case where ``name`` (maybe negated) decides whether Filter or InsertHeader applies."""
-    gated = st.sampled_from([{"transforms.t.type": T + "Filter"},
-                             {"transforms.t.type": T + "InsertHeader", "transforms.t.header": "gated",
-                              "transforms.t.value.literal": "yes"}])
+    gated = st.sampled_from(
+        [
+            {"transforms.t.type": T + "Filter"},
+            {
+                "transforms.t.type": T + "InsertHeader",
+                "transforms.t.header": "gated",
+                "transforms.t.value.literal": "yes",
+            },
+        ]
+    )
     negate = st.sampled_from([{}, {"transforms.t.negate": "true"}, {"transforms.t.negate": "false"}])
     mode = st.sampled_from(["schemaless", "schema"])
-    return st.tuples(PREDICATES[name], gated, negate, mode).flatmap(lambda parts: records(pools[parts[3]]).map(
-        lambda rows: {
-            "kind": "pipeline", "plugin": name,
-            "config": {**json_converters(parts[3]), "transforms": "t", **parts[1], **parts[2],
-                       "transforms.t.predicate": "p", "predicates": "p", "predicates.p.type": P + name,
-                       **{f"predicates.p.{k}": v for k, v in parts[0].items()}},
-            "records": rows,
-        }))
+    return st.tuples(PREDICATES[name], gated, negate, mode).flatmap(
+        lambda parts: records(pools[parts[3]]).map(
+            lambda rows: {
+                "kind": "pipeline",
+                "plugin": name,
+                "config": {
+                    **json_converters(parts[3]),
+                    "transforms": "t",
+                    **parts[1],
+                    **parts[2],
+                    "transforms.t.predicate": "p",
+                    "predicates": "p",
+                    "predicates.p.type": P + name,
+                    **{f"predicates.p.{k}": v for k, v in parts[0].items()},
+                },
+                "records": rows,
+            }
+        )
+    )
 
 
 # --- converters ------------------------------------------------------------------------------
 
-_NUMBERS = {"ShortConverter": 2, "IntegerConverter": 4, "LongConverter": 8, "FloatConverter": 4,
-            "DoubleConverter": 8, "BooleanConverter": 1}
+_NUMBERS = {
+    "ShortConverter": 2,
+    "IntegerConverter": 4,
+    "LongConverter": 8,
+    "FloatConverter": 4,
+    "DoubleConverter": 8,
+    "BooleanConverter": 1,
+}
 
 
 def _converter_bytes(name: str):
@@ -281,12 +393,23 @@ def _converter_bytes(name: str):
 
 def _envelopes():
     """(schema, value) pairs to write, as JsonConverter envelopes (schemaless ones too)."""
-    primitives = st.sampled_from([
-        Schema.INT8_SCHEMA, Schema.INT16_SCHEMA, Schema.INT32_SCHEMA, Schema.INT64_SCHEMA, Schema.FLOAT32_SCHEMA,
-        Schema.FLOAT64_SCHEMA, Schema.BOOLEAN_SCHEMA, Schema.STRING_SCHEMA, Schema.BYTES_SCHEMA,
-        Schema.OPTIONAL_INT64_SCHEMA, Date.SCHEMA, Decimal.schema(2)])
-    schema_values = st.one_of(primitives, STRUCT_SCHEMAS).flatmap(
-        lambda s: st.tuples(st.just(s), connect_values(s)))
+    primitives = st.sampled_from(
+        [
+            Schema.INT8_SCHEMA,
+            Schema.INT16_SCHEMA,
+            Schema.INT32_SCHEMA,
+            Schema.INT64_SCHEMA,
+            Schema.FLOAT32_SCHEMA,
+            Schema.FLOAT64_SCHEMA,
+            Schema.BOOLEAN_SCHEMA,
+            Schema.STRING_SCHEMA,
+            Schema.BYTES_SCHEMA,
+            Schema.OPTIONAL_INT64_SCHEMA,
+            Date.SCHEMA,
+            Decimal.schema(2),
+        ]
+    )
+    schema_values = st.one_of(primitives, STRUCT_SCHEMAS).flatmap(lambda s: st.tuples(st.just(s), connect_values(s)))
     with_schema = schema_values.map(lambda sv: _ENVELOPE.from_connect_data("t", *sv).decode())
     schemaless = SCHEMALESS.map(lambda v: json.dumps({"schema": None, "payload": v}))
     return st.one_of(with_schema, with_schema, schemaless)
@@ -305,8 +428,10 @@ _HEADER_ONLY = {"SimpleHeaderConverter"}
 
 def _converter_settings(name: str):
     if name == "JsonConverter":
-        return _with(st.sampled_from([{"schemas.enable": "true"}, {"schemas.enable": "false"}]),
-                     st.sampled_from([{}, {"decimal.format": "NUMERIC"}]))
+        return _with(
+            st.sampled_from([{"schemas.enable": "true"}, {"schemas.enable": "false"}]),
+            st.sampled_from([{}, {"decimal.format": "NUMERIC"}]),
+        )
     if name == "StringConverter":
         return st.sampled_from([{}, {"converter.encoding": "UTF-16"}, {"converter.encoding": "ISO-8859-1"}])
     return st.just({})
@@ -315,10 +440,20 @@ def _converter_settings(name: str):
 def converter_case(name: str, direction: str):
     """A ``to_connect`` or ``from_connect`` case of 8 items for converter ``name``."""
     header = st.just(True) if name in _HEADER_ONLY else st.booleans()
-    items = (st.lists(_converter_bytes(name), min_size=8, max_size=8).map(lambda d: {"data": [_b64(x) for x in d]})
-             if direction == "to_connect" else
-             st.lists(_envelopes(), min_size=8, max_size=8).map(lambda e: {"items": e}))
-    return st.tuples(_converter_settings(name), header, st.booleans(), items).map(lambda parts: {
-        "kind": direction, "plugin": name, "converter": CONVERTER_CLASSES[name], "config": parts[0],
-        "header": parts[1], "is_key": parts[2] and not parts[1], "topic": "t", **parts[3]})
-
+    items = (
+        st.lists(_converter_bytes(name), min_size=8, max_size=8).map(lambda d: {"data": [_b64(x) for x in d]})
+        if direction == "to_connect"
+        else st.lists(_envelopes(), min_size=8, max_size=8).map(lambda e: {"items": e})
+    )
+    return st.tuples(_converter_settings(name), header, st.booleans(), items).map(
+        lambda parts: {
+            "kind": direction,
+            "plugin": name,
+            "converter": CONVERTER_CLASSES[name],
+            "config": parts[0],
+            "header": parts[1],
+            "is_key": parts[2] and not parts[1],
+            "topic": "t",
+            **parts[3],
+        }
+    )

@@ -29,7 +29,8 @@ class Tally:
     """Verdicts per plugin, the unexplained differences, and how often error messages matched."""
 
     verdicts: dict[str, collections.Counter] = dataclasses.field(
-        default_factory=lambda: collections.defaultdict(collections.Counter))
+        default_factory=lambda: collections.defaultdict(collections.Counter)
+    )
     unexplained: list[dict] = dataclasses.field(default_factory=list)
     messages: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
@@ -64,8 +65,9 @@ def compare(case: dict, kafka: dict, ours: dict, tally: Tally) -> None:
             verdict = SAME
         else:
             verdict = next((d.name for d in DEVIATIONS if d.applies(case, item, theirs, mine)), UNEXPLAINED)
-        tally.add(plugin, verdict, {"case": _shown_case(case), "item": item, "index": index,
-                                    "kafka": theirs, "ours": mine})
+        tally.add(
+            plugin, verdict, {"case": _shown_case(case), "item": item, "index": index, "kafka": theirs, "ours": mine}
+        )
 
 
 def _items(result: dict, count: int) -> list[dict]:
@@ -97,9 +99,11 @@ def same_output(case: dict, theirs: Any, mine: Any) -> bool:
     config = case["config"]
     if any(theirs[k] != mine[k] for k in ("topic", "partition", "timestamp")):
         return False
-    return (same_bytes(theirs["key"], mine["key"], _is_json(config.get("key.converter")))
-            and same_bytes(theirs["value"], mine["value"], _is_json(config.get("value.converter")))
-            and theirs["headers"] == mine["headers"])
+    return (
+        same_bytes(theirs["key"], mine["key"], _is_json(config.get("key.converter")))
+        and same_bytes(theirs["value"], mine["value"], _is_json(config.get("value.converter")))
+        and theirs["headers"] == mine["headers"]
+    )
 
 
 def _is_json(name: str | None) -> bool:
@@ -141,4 +145,3 @@ def _same_number(a: Any, b: Any) -> bool:
 
 def _shown_case(case: dict) -> dict:
     return {k: v for k, v in case.items() if k not in ("records", "data", "items")}
-

@@ -35,7 +35,7 @@ def _ok_pair(theirs: dict, mine: dict) -> tuple[Any, Any] | None:
 
 def _json(text: Any) -> Any:
     try:
-        return json.loads(text if not isinstance(text, str) or text[:1] in "{[\"-0123456789tfn" else "x")
+        return json.loads(text if not isinstance(text, str) or text[:1] in '{["-0123456789tfn' else "x")
     except (ValueError, TypeError):
         return _NOT_JSON
 
@@ -121,17 +121,25 @@ def string_and_bytes_read_schemaless(case: dict, item: Any, theirs: dict, mine: 
     if a is None or b is None:
         return b is None and a is not None and json.loads(a)["payload"] is None
     kafka_schema = _schema_of(a)
-    return (_schema_of(b) is None and kafka_schema is not None and kafka_schema.get("optional")
-            and kafka_schema["type"] in ("string", "bytes")
-            and json.loads(a)["payload"] == json.loads(b)["payload"])
+    return (
+        _schema_of(b) is None
+        and kafka_schema is not None
+        and kafka_schema.get("optional")
+        and kafka_schema["type"] in ("string", "bytes")
+        and json.loads(a)["payload"] == json.loads(b)["payload"]
+    )
 
 
 def invalid_text_is_not_replaced(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """Bytes that are not valid in the charset fail (StringConverter) or stay bytes (SimpleHeaderConverter),
     where Kafka replaces them with U+FFFD; text the charset cannot encode fails, where Kafka writes '?'."""
     if case["kind"] == "from_connect":  # a character the charset lacks: Java writes '?'
-        return (case["plugin"] == "StringConverter" and "ok" in theirs and "error" in mine
-                and "cannot encode" in mine["error"]["message"])
+        return (
+            case["plugin"] == "StringConverter"
+            and "ok" in theirs
+            and "error" in mine
+            and "cannot encode" in mine["error"]["message"]
+        )
     if case["kind"] != "to_connect" or "ok" not in theirs or "\\ufffd" not in json.dumps(theirs["ok"]):
         return False
     if case["plugin"] == "StringConverter":
@@ -144,9 +152,13 @@ def invalid_text_is_not_replaced(case: dict, item: Any, theirs: dict, mine: dict
 def schemaless_integer_width(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """Without a schema a Python int has no width: Short/IntegerConverter take any int in range,
     where Kafka refuses a Long (what a schemaless JSON number is)."""
-    return ("error" in theirs and "ok" in mine and case["kind"] == "from_connect"
-            and "(was class java.lang.Long)" in theirs["error"]["message"]
-            and case["plugin"] in ("ShortConverter", "IntegerConverter"))
+    return (
+        "error" in theirs
+        and "ok" in mine
+        and case["kind"] == "from_connect"
+        and "(was class java.lang.Long)" in theirs["error"]["message"]
+        and case["plugin"] in ("ShortConverter", "IntegerConverter")
+    )
 
 
 def _differing(texts: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
@@ -159,8 +171,12 @@ def map_entry_order(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """Maps print their entries in our order; Java's HashMap prints them in hash order."""
     differing = _differing(_texts(case, theirs, mine))
     return bool(differing) and all(
-        a is not None and b is not None and "{" in a
-        and sorted(_numbers_as_float32(a)) == sorted(_numbers_as_float32(b)) for a, b in differing)
+        a is not None
+        and b is not None
+        and "{" in a
+        and sorted(_numbers_as_float32(a)) == sorted(_numbers_as_float32(b))
+        for a, b in differing
+    )
 
 
 def bytes_to_string(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
@@ -172,14 +188,22 @@ def bytes_to_string(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
 
 def tombstone_pass_through(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """A null key or value passes MaskField, HeaderFrom and ValueToKey unchanged; Kafka fails on it."""
-    return ("error" in theirs and "ok" in mine and "found: null" in theirs["error"]["message"]
-            and case["plugin"].split("$")[0] in ("MaskField", "HeaderFrom", "ValueToKey"))
+    return (
+        "error" in theirs
+        and "ok" in mine
+        and "found: null" in theirs["error"]["message"]
+        and case["plugin"].split("$")[0] in ("MaskField", "HeaderFrom", "ValueToKey")
+    )
 
 
 def set_schema_metadata_on_primitives(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
     """SetSchemaMetadata renames and versions any schema; Kafka 4.1 fails on non-struct ones."""
-    return ("error" in theirs and "ok" in mine and case["plugin"].startswith("SetSchemaMetadata")
-            and theirs["error"]["message"] == "Cannot list fields on non-struct type")
+    return (
+        "error" in theirs
+        and "ok" in mine
+        and case["plugin"].startswith("SetSchemaMetadata")
+        and theirs["error"]["message"] == "Cannot list fields on non-struct type"
+    )
 
 
 def _same_part(theirs: str | None, mine: str | None) -> bool:
@@ -204,8 +228,10 @@ def header_bytes_pass_through(case: dict, item: Any, theirs: dict, mine: dict) -
         return False
     if [h[0] for h in a["headers"]] != [h[0] for h in b["headers"]]:
         return False
-    return all(x == y or (x is not None and y is not None and base64.b64decode(x) == base64.b64encode(
-        base64.b64decode(y))) for (_, x), (_, y) in zip(a["headers"], b["headers"]))
+    return all(
+        x == y or (x is not None and y is not None and base64.b64decode(x) == base64.b64encode(base64.b64decode(y)))
+        for (_, x), (_, y) in zip(a["headers"], b["headers"])
+    )
 
 
 def rename_collisions(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
@@ -232,7 +258,8 @@ def deprecated_replace_field_names(case: dict, item: Any, theirs: dict, mine: di
     config = case.get("config", {})
     return case["plugin"].startswith("ReplaceField") and any(
         f"transforms.t.{old}" in config and f"transforms.t.{new}" not in config
-        for old, new in (("blacklist", "exclude"), ("whitelist", "include")))
+        for old, new in (("blacklist", "exclude"), ("whitelist", "include"))
+    )
 
 
 def schemaless_negative_zero(case: dict, item: Any, theirs: dict, mine: dict) -> bool:
@@ -241,15 +268,22 @@ def schemaless_negative_zero(case: dict, item: Any, theirs: dict, mine: dict) ->
     if case["kind"] == "from_connect" and case["plugin"] in ("FloatConverter", "DoubleConverter"):
         pair = _ok_pair(theirs, mine)
         layout = ">f" if case["plugin"] == "FloatConverter" else ">d"
-        return (pair is not None and None not in pair and "-0.0" in item
-                and _json(item) == {"schema": None, "payload": -0.0}
-                and [base64.b64decode(x) for x in pair] == [struct.pack(layout, 0.0), struct.pack(layout, -0.0)])
+        return (
+            pair is not None
+            and None not in pair
+            and "-0.0" in item
+            and _json(item) == {"schema": None, "payload": -0.0}
+            and [base64.b64decode(x) for x in pair] == [struct.pack(layout, 0.0), struct.pack(layout, -0.0)]
+        )
     texts = _texts(case, theirs, mine)
     differing = [(a, b) for a, b in texts if a != b]
     return bool(differing) and all(
-        a is not None and b is not None and "-0.0" in b
+        a is not None
+        and b is not None
+        and "-0.0" in b
         and _same_text_or_document(a.replace("-0.0", "0.0"), b.replace("-0.0", "0.0"))
-        for a, b in differing)
+        for a, b in differing
+    )
 
 
 def _same_text_or_document(a: str, b: str) -> bool:

@@ -55,8 +55,14 @@ def generate(strategy, count: int) -> list[Any]:
     drawn: list[Any] = []
 
     @seed(generation_seed())
-    @settings(parent=settings.get_profile("default"), max_examples=count, database=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck), deadline=None)
+    @settings(
+        parent=settings.get_profile("default"),
+        max_examples=count,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
     @given(strategy)
     def collect(example):
         drawn.append(example)

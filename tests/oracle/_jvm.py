@@ -36,8 +36,13 @@ def compile_oracle() -> tuple[Path, list[Path]]:
         partial = classes.with_suffix(".partial")
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
-        subprocess.run([javac, "-nowarn", "-d", str(partial), "-cp", classpath, str(SOURCE)],
-                       check=True, capture_output=True, text=True, timeout=300)
+        subprocess.run(
+            [javac, "-nowarn", "-d", str(partial), "-cp", classpath, str(SOURCE)],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         shutil.rmtree(classes, ignore_errors=True)
         os.replace(partial, classes)
     return classes, jars
@@ -52,9 +57,19 @@ class Oracle:
         assert java, "the Kafka Connect oracle needs java"
         self._log = open(log_path, "wb")
         self._process = subprocess.Popen(
-            [java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Duser.timezone=UTC",
-             "-cp", os.pathsep.join([str(classes), *map(str, jars)]), MAIN_CLASS],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+            [
+                java,
+                "-Xmx512m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Duser.timezone=UTC",
+                "-cp",
+                os.pathsep.join([str(classes), *map(str, jars)]),
+                MAIN_CLASS,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
         )
         self.log_path = log_path
         self.cases_run = 0

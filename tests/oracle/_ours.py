@@ -22,7 +22,9 @@ from smt.record import Record
 #: Around every case's own keys: a source and sink that touch nothing, and every failure
 #: dead-lettered with Kafka Connect's context headers (never written: no Spark runs).
 _HARNESS = {
-    "source": "generator", "sink": "noop", "errors.tolerance": "all",
+    "source": "generator",
+    "sink": "noop",
+    "errors.tolerance": "all",
     "errors.deadletterqueue.path": "/nonexistent/oracle-dead-letters",
     "errors.deadletterqueue.context.headers.enable": "true",
 }
@@ -49,22 +51,37 @@ def _pipeline(case: dict) -> dict:
     for row in out.to_pylist():
         if row[DEAD_LETTER_COLUMN]:
             headers = {h["key"]: (h["value"] or b"").decode() for h in row["headers"]}
-            by_offset[row["offset"]] = {"error": {
-                "stage": headers["__connect.errors.stage"],
-                "class": headers["__connect.errors.exception.class.name"],
-                "message": headers["__connect.errors.exception.message"]}}
+            by_offset[row["offset"]] = {
+                "error": {
+                    "stage": headers["__connect.errors.stage"],
+                    "class": headers["__connect.errors.exception.class.name"],
+                    "message": headers["__connect.errors.exception.message"],
+                }
+            }
         else:
-            by_offset[row["offset"]] = {"ok": {
-                "topic": row["topic"], "partition": row["partition"],
-                "timestamp": _millis(row["timestamp"]), "key": _b64(row["key"]), "value": _b64(row["value"]),
-                "headers": [[h["key"], _b64(h["value"])] for h in row["headers"] or []]}}
+            by_offset[row["offset"]] = {
+                "ok": {
+                    "topic": row["topic"],
+                    "partition": row["partition"],
+                    "timestamp": _millis(row["timestamp"]),
+                    "key": _b64(row["key"]),
+                    "value": _b64(row["value"]),
+                    "headers": [[h["key"], _b64(h["value"])] for h in row["headers"] or []],
+                }
+            }
     return {"records": [by_offset.get(r["offset"], {"dropped": True}) for r in case["records"]]}
 
 
 def _record(data: dict) -> Record:
-    return Record(topic=data["topic"], partition=data["partition"], offset=data["offset"],
-                  timestamp=data["timestamp"], key=_bytes(data["key"]), value=_bytes(data["value"]),
-                  headers=tuple((name, _bytes(value)) for name, value in data["headers"]))
+    return Record(
+        topic=data["topic"],
+        partition=data["partition"],
+        offset=data["offset"],
+        timestamp=data["timestamp"],
+        key=_bytes(data["key"]),
+        value=_bytes(data["value"]),
+        headers=tuple((name, _bytes(value)) for name, value in data["headers"]),
+    )
 
 
 def _converter(case: dict) -> Any:
@@ -118,11 +135,15 @@ def _from_connect(case: dict) -> dict:
                 results.append({"error": _error(exc)})
         return {"items": results}
     errors: dict[int, BaseException] = {}
-    column = converter.from_connect_column([topic] * len(read), [s for s, _ in read], [v for _, v in read],
-                                           errors.__setitem__)
+    column = converter.from_connect_column(
+        [topic] * len(read), [s for s, _ in read], [v for _, v in read], errors.__setitem__
+    )
     written = column.to_pylist() if hasattr(column, "to_pylist") else list(column)
-    return {"items": [{"error": _error(errors[row])} if row in errors else {"ok": _b64(written[row])}
-                      for row in range(len(read))]}
+    return {
+        "items": [
+            {"error": _error(errors[row])} if row in errors else {"ok": _b64(written[row])} for row in range(len(read))
+        ]
+    }
 
 
 def _error(exc: BaseException) -> dict:

@@ -47,8 +47,10 @@ def record_pools() -> dict[str, list[dict]]:
     """Records for the pipeline cases, by mode: generated once, drawn from by every case."""
     batches = st.lists(_cases.record("schemaless"), min_size=20, max_size=20)
     with_schema = st.lists(_cases.record("schema"), min_size=20, max_size=20)
-    return {"schemaless": [r for batch in generate(batches, scaled(POOL_BATCHES)) for r in batch],
-            "schema": [r for batch in generate(with_schema, scaled(POOL_BATCHES)) for r in batch]}
+    return {
+        "schemaless": [r for batch in generate(batches, scaled(POOL_BATCHES)) for r in batch],
+        "schema": [r for batch in generate(with_schema, scaled(POOL_BATCHES)) for r in batch],
+    }
 
 
 def test_every_transform_matches_kafka_connect(kafka_connect, record_pools):

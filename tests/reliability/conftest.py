@@ -135,10 +135,21 @@ def within(seconds: float, call: Callable[[], int]) -> int:
 
 def smt_process(args: list[str], cwd: Path, root: str, **popen) -> subprocess.Popen:
     """``python -m smt ARGS`` in a process (and session) of its own, for probes that kill or exhaust it."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
-           "PYSPARK_PYTHON": sys.executable}
-    return subprocess.Popen([sys.executable, "-m", "smt", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, **popen)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "smt", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        **popen,
+    )
 
 
 @pytest.fixture

@@ -11,23 +11,37 @@ BASE = "source.path=in\nsource.format=text\nsink.path=out\nsink.format=text\n"
 #: (extra lines, an error line `smt validate` must print)
 BAD_CONFIGS = [
     ("errors.tolerance=maybe\n", "error: errors.tolerance: must be one of none, all; got 'maybe'"),
-    ("transforms=x\ntransforms.x.type=NoSuchTransform\n", "error: transforms.x.type: unknown transform 'NoSuchTransform'"),
+    (
+        "transforms=x\ntransforms.x.type=NoSuchTransform\n",
+        "error: transforms.x.type: unknown transform 'NoSuchTransform'",
+    ),
     ("transforms=x\n", "error: transforms.x.type: is required and has no default"),
-    ("transforms=x\ntransforms.x.type=InsertField$Value\n",
-     "error: transforms.x: No field insertion configured: set one of transforms.x.topic.field, "
-     "transforms.x.partition.field, transforms.x.offset.field, transforms.x.timestamp.field, transforms.x.static.field"),
-    ("spark.master=locl[2]\n", "error: spark.master: not a Spark master URL: 'locl[2]'; use local, local[N], "
-                               "local[*], local-cluster[N,C,M], spark://HOST:PORT, yarn or k8s://URL"),
+    (
+        "transforms=x\ntransforms.x.type=InsertField$Value\n",
+        "error: transforms.x: No field insertion configured: set one of transforms.x.topic.field, "
+        "transforms.x.partition.field, transforms.x.offset.field, transforms.x.timestamp.field, transforms.x.static.field",
+    ),
+    (
+        "spark.master=locl[2]\n",
+        "error: spark.master: not a Spark master URL: 'locl[2]'; use local, local[N], "
+        "local[*], local-cluster[N,C,M], spark://HOST:PORT, yarn or k8s://URL",
+    ),
     ("spark.master=local[0]\n", "error: spark.master: not a Spark master URL: 'local[0]'"),
-    ("errors.tolerance=all\nerrors.deadletterqueue.topic.name=dead\n",
-     "error: errors.deadletterqueue.kafka.bootstrap.servers: is required and has no default"),
-    ("errors.tolerance=all\nerrors.deadletterqueue.topic.name=dead\nerrors.deadletterqueue.kafka.acks=all\n",
-     "error: errors.deadletterqueue.kafka.bootstrap.servers: is required and has no default"),
+    (
+        "errors.tolerance=all\nerrors.deadletterqueue.topic.name=dead\n",
+        "error: errors.deadletterqueue.kafka.bootstrap.servers: is required and has no default",
+    ),
+    (
+        "errors.tolerance=all\nerrors.deadletterqueue.topic.name=dead\nerrors.deadletterqueue.kafka.acks=all\n",
+        "error: errors.deadletterqueue.kafka.bootstrap.servers: is required and has no default",
+    ),
     ("mode=streaming\n", "error: checkpoint.location: is required when mode=streaming"),
     ("sink.write.mode=replace\n", "error: sink.write.mode: must be one of errorifexists, overwrite, append, ignore"),
     ("value.converter=nope\n", "error: value.converter: unknown converter 'nope'"),
-    ("transforms=w\ntransforms.w.type=wasm\ntransforms.w.module.path=none.wasm\n",
-     "error: transforms.w.module.path: cannot read WebAssembly module"),
+    (
+        "transforms=w\ntransforms.w.type=wasm\ntransforms.w.module.path=none.wasm\n",
+        "error: transforms.w.module.path: cannot read WebAssembly module",
+    ),
 ]
 
 
@@ -45,7 +59,8 @@ def test_the_sinks_kafka_settings_serve_a_dead_letter_topic_with_one_key_of_its_
     pipeline = probe.pipeline(
         "source.path=in\nsink=kafka\nsink.topic=out\nsink.kafka.bootstrap.servers=127.0.0.1:9092\n"
         "errors.tolerance=all\nerrors.deadletterqueue.topic.name=dead\n"
-        "errors.deadletterqueue.kafka.max.request.size=2000000\n")
+        "errors.deadletterqueue.kafka.max.request.size=2000000\n"
+    )
     outcome = probe.smt("validate", str(pipeline))
     assert (outcome.code, outcome.err) == (0, "")
 
@@ -68,7 +83,8 @@ def test_keys_that_only_look_like_paths_reach_the_plugins_as_written(probe, spar
     pipeline = probe.pipeline(
         BASE + "transforms=echo\ntransforms.echo.type=wasm\ntransforms.echo.module.path=echo.wasm\n"
         "transforms.echo.function.name=echo\ntransforms.echo.path=reference\n"
-        "transforms.echo.config.location=EU\n")
+        "transforms.echo.config.location=EU\n"
+    )
     outcome = probe.run(pipeline)
     assert outcome.code == 0, outcome.err
     # module.path (declared a path) resolved against the file; path=reference and config.location untouched.

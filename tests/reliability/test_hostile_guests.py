@@ -15,13 +15,17 @@ pytestmark = pytest.mark.spark
 VALUES = ["one", "two", "bad", "four", "five"]  # each guest misbehaves on "bad"
 
 
-@pytest.mark.parametrize("guest, function, settings, reason", [
-    (g.INFINITE_LOOP, "spin", "timeout.ms=300", "timed out after 300 ms (timeout.ms)"),
-    (g.MEMORY_BOMB, "bomb", "memory.max.bytes=4194304", "out of memory"),
-    (g.TRAP, "boom", "", "trap: unreachable instruction executed"),
-    (g.OUT_OF_BOUNDS, "oob", "", "bad pointer"),
-    (g.GARBAGE_RETURN, "garbage", "", "bad pointer"),
-], ids=["loop", "memory-bomb", "trap", "out-of-bounds", "garbage-return"])
+@pytest.mark.parametrize(
+    "guest, function, settings, reason",
+    [
+        (g.INFINITE_LOOP, "spin", "timeout.ms=300", "timed out after 300 ms (timeout.ms)"),
+        (g.MEMORY_BOMB, "bomb", "memory.max.bytes=4194304", "out of memory"),
+        (g.TRAP, "boom", "", "trap: unreachable instruction executed"),
+        (g.OUT_OF_BOUNDS, "oob", "", "bad pointer"),
+        (g.GARBAGE_RETURN, "garbage", "", "bad pointer"),
+    ],
+    ids=["loop", "memory-bomb", "trap", "out-of-bounds", "garbage-return"],
+)
 def test_a_hostile_guest_fails_only_its_record(probe, spark, guest, function, settings, reason):
     probe.input("values.txt", "".join(f"{v}\n" for v in VALUES))
     (probe.root / "guest.wasm").write_bytes(wasmtime.wat2wasm(guest))
@@ -30,7 +34,8 @@ def test_a_hostile_guest_fails_only_its_record(probe, spark, guest, function, se
         "source.path=in\nsink.path=out\nsink.format=text\n"
         f"transforms=g\ntransforms.g.type=wasm\ntransforms.g.module.path=guest.wasm\ntransforms.g.function.name={function}\n"
         f"{extra}errors.tolerance=all\nerrors.deadletterqueue.path=dlq\n"
-        "errors.deadletterqueue.context.headers.enable=true\n")
+        "errors.deadletterqueue.context.headers.enable=true\n"
+    )
     outcome = probe.run(pipeline)
     assert_accounted(outcome, written_lines=4, dead_letters=1)
     assert sorted(probe.lines("out")) == sorted(v.upper().encode() for v in VALUES if v != "bad")
@@ -75,7 +80,8 @@ def test_a_wasi_guest_sees_no_files_no_environment_and_no_sockets(probe, spark, 
     pipeline = probe.pipeline(
         "source.path=in\nsink.path=out\nsink.format=jsonl\n"
         "transforms=e\ntransforms.e.type=wasm\ntransforms.e.module.path=escape.wasm\n"
-        "transforms.e.function.name=escape\ntransforms.e.wasi=true\n")
+        "transforms.e.function.name=escape\ntransforms.e.wasi=true\n"
+    )
     outcome = probe.run(pipeline)
     assert_accounted(outcome, written_lines=1, dead_letters=0)
     [line] = probe.lines("out")

@@ -10,24 +10,31 @@ LINES = "alpha\nbeta\n"
 
 
 def pipeline_text(sink_path, write_mode="overwrite", extra=""):
-    return (f"source.path=in\nsource.format=text\nsink.path={sink_path}\nsink.format=text\n"
-            f"sink.write.mode={write_mode}\n{extra}")
+    return (
+        f"source.path=in\nsource.format=text\nsink.path={sink_path}\nsink.format=text\n"
+        f"sink.write.mode={write_mode}\n{extra}"
+    )
 
 
-@pytest.mark.parametrize("sink_path, relation, read", [
-    ("in", "is the same path as", "in"),
-    ("in/../in", "is the same path as", "in"),
-    (".", "contains", "in"),
-    ("in/out", "lies inside", "in"),
-    ("linked-in", "is the same path as", "in"),  # a symlink to the input folder
-])
+@pytest.mark.parametrize(
+    "sink_path, relation, read",
+    [
+        ("in", "is the same path as", "in"),
+        ("in/../in", "is the same path as", "in"),
+        (".", "contains", "in"),
+        ("in/out", "lies inside", "in"),
+        ("linked-in", "is the same path as", "in"),  # a symlink to the input folder
+    ],
+)
 def test_a_sink_over_the_input_is_refused_and_nothing_is_touched(probe, sink_path, relation, read):
     probe.input("a.txt", LINES)
     os.symlink(probe.root / "in", probe.root / "linked-in")
     pipeline = probe.pipeline(pipeline_text(sink_path))
     resolved = os.path.normpath(probe.root / sink_path)
-    expected = (f"error: sink.path: '{resolved}' {relation} source.path '{probe.root / read}': writing there "
-                "would overwrite or delete the input; choose another folder")
+    expected = (
+        f"error: sink.path: '{resolved}' {relation} source.path '{probe.root / read}': writing there "
+        "would overwrite or delete the input; choose another folder"
+    )
     for command in ("validate", "run"):
         outcome = probe.smt(command, str(pipeline))
         assert outcome.code == EXIT_INVALID and expected in outcome.error_lines, outcome.err
@@ -42,26 +49,41 @@ def test_a_sink_over_the_pipeline_file_is_refused(probe, tmp_path):
     pipeline = pipeline.rename(elsewhere / "p.properties")
     outcome = probe.smt("run", str(pipeline))
     assert outcome.code == EXIT_INVALID
-    assert (f"error: sink.path: '{elsewhere}' contains the pipeline file '{pipeline}': writing there could "
-            "delete it; choose another folder") in outcome.error_lines
+    assert (
+        f"error: sink.path: '{elsewhere}' contains the pipeline file '{pipeline}': writing there could "
+        "delete it; choose another folder"
+    ) in outcome.error_lines
     assert pipeline.exists()
 
 
-@pytest.mark.parametrize("dead_letters, message", [
-    ("in/dead", "'{root}/in/dead' lies inside source.path '{root}/in': writing there would overwrite or "
-                "delete the input"),
-    ("out/dead", "'{root}/out/dead' lies inside sink.path '{root}/out': the sink's write would delete the "
-                 "dead letters"),
-    ("out", "'{root}/out' is the same path as sink.path '{root}/out': the sink's write would delete the dead letters"),
-])
+@pytest.mark.parametrize(
+    "dead_letters, message",
+    [
+        (
+            "in/dead",
+            "'{root}/in/dead' lies inside source.path '{root}/in': writing there would overwrite or delete the input",
+        ),
+        (
+            "out/dead",
+            "'{root}/out/dead' lies inside sink.path '{root}/out': the sink's write would delete the dead letters",
+        ),
+        (
+            "out",
+            "'{root}/out' is the same path as sink.path '{root}/out': the sink's write would delete the dead letters",
+        ),
+    ],
+)
 def test_dead_letters_over_the_input_or_the_output_are_refused(probe, dead_letters, message):
     probe.input("a.txt", LINES)
-    pipeline = probe.pipeline(pipeline_text("out", extra=f"errors.tolerance=all\n"
-                                                         f"errors.deadletterqueue.path={dead_letters}\n"))
+    pipeline = probe.pipeline(
+        pipeline_text("out", extra=f"errors.tolerance=all\nerrors.deadletterqueue.path={dead_letters}\n")
+    )
     outcome = probe.smt("validate", str(pipeline))
     assert outcome.code == EXIT_INVALID
-    assert f"error: errors.deadletterqueue.path: {message.format(root=probe.root)}; choose another folder" in \
-        outcome.error_lines, outcome.err
+    assert (
+        f"error: errors.deadletterqueue.path: {message.format(root=probe.root)}; choose another folder"
+        in outcome.error_lines
+    ), outcome.err
 
 
 def test_validate_reports_an_input_that_does_not_exist(probe):
@@ -69,7 +91,8 @@ def test_validate_reports_an_input_that_does_not_exist(probe):
     outcome = probe.smt("validate", str(pipeline))
     assert outcome.code == EXIT_INVALID
     assert outcome.error_lines == [
-        f"error: source.path: cannot read '{probe.root / 'missing.txt'}': no such file or directory"]
+        f"error: source.path: cannot read '{probe.root / 'missing.txt'}': no such file or directory"
+    ]
 
 
 @pytest.mark.spark
@@ -81,7 +104,8 @@ def test_an_existing_output_names_the_write_mode_key(probe, spark):
     assert outcome.code == EXIT_FAILED
     assert outcome.error_lines == [
         f"error: sink.path: '{probe.root / 'out'}' already exists and sink.write.mode is errorifexists; "
-        "set sink.write.mode=overwrite to replace it, or append"]
+        "set sink.write.mode=overwrite to replace it, or append"
+    ]
     assert (probe.root / "out" / "kept.txt").read_text() == "earlier output\n"
     probe.assert_input_unchanged()
 

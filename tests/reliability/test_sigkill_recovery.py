@@ -18,9 +18,11 @@ from tests.reliability.conftest import RUN_BOUND_SECONDS, smt_process
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
-STREAMING = ("mode=streaming\ncheckpoint.location=checkpoint\nstreaming.trigger=availableNow\n"
-             "spark.master=local[2]\nspark.ui.enabled=false\nspark.sql.shuffle.partitions=2\n"
-             "source=file\nsource.path=in\nsource.format=text\nsource.max.files.per.trigger=1\n")
+STREAMING = (
+    "mode=streaming\ncheckpoint.location=checkpoint\nstreaming.trigger=availableNow\n"
+    "spark.master=local[2]\nspark.ui.enabled=false\nspark.sql.shuffle.partitions=2\n"
+    "source=file\nsource.path=in\nsource.format=text\nsource.max.files.per.trigger=1\n"
+)
 
 
 def write_inputs(folder, files):
@@ -59,10 +61,13 @@ def listed(folder, keep=lambda name: not name.startswith(".")):
 
 def file_pipeline(tmp_path, header="via"):
     path = tmp_path / f"pipeline-{header}.properties"
-    path.write_text(STREAMING + "name=recovery\nsink=file\nsink.path=out\nsink.format=jsonl\n"
-                    "value.converter=string\nheader.converter=string\n"
-                    "transforms=tag\ntransforms.tag.type=InsertHeader\n"
-                    f"transforms.tag.header={header}\ntransforms.tag.value.literal=smt\n", encoding="utf-8")
+    path.write_text(
+        STREAMING + "name=recovery\nsink=file\nsink.path=out\nsink.format=jsonl\n"
+        "value.converter=string\nheader.converter=string\n"
+        "transforms=tag\ntransforms.tag.type=InsertHeader\n"
+        f"transforms.tag.header={header}\ntransforms.tag.value.literal=smt\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -115,10 +120,12 @@ def test_kafka_to_kafka_killed_mid_stream_loses_no_record_and_keeps_routing(kafk
         "transforms=audit\ntransforms.audit.type=RegexRouter\ntransforms.audit.predicate=audited\n"
         f"transforms.audit.regex=.*\ntransforms.audit.replacement={audit}\n"
         "predicates=audited\npredicates.audited.type=HasHeaderKey\npredicates.audited.name=audit\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     root = str(pytestconfig.rootpath)
-    kill_mid_stream(pipeline, root, lambda: listed(tmp_path / "checkpoint" / "commits", str.isdigit),
-                    batches=records // per_batch)
+    kill_mid_stream(
+        pipeline, root, lambda: listed(tmp_path / "checkpoint" / "commits", str.isdigit), batches=records // per_batch
+    )
 
     code, stderr = run_to_the_end(pipeline, root)
     assert code == 0, stderr[-3000:]

@@ -77,12 +77,21 @@ def write_pipeline(tmp_path: Path, guest: Path, function: str, lines: list[dict]
     (tmp_path / "in").mkdir(exist_ok=True)
     (tmp_path / "in" / "records.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     props = {
-        "source.path": "in", "source.format": "jsonl", "sink.path": "out", "sink.format": "text",
-        "transforms": "guest", "transforms.guest.type": "wasm", "transforms.guest.module.path": str(guest),
-        "transforms.guest.function.name": function, "transforms.guest.timeout.ms": "500",
-        "errors.tolerance": "all", "errors.deadletterqueue.path": "dead",
-        "errors.deadletterqueue.context.headers.enable": "true", "spark.master": "local[2]",
-        "spark.ui.enabled": "false", **extra,
+        "source.path": "in",
+        "source.format": "jsonl",
+        "sink.path": "out",
+        "sink.format": "text",
+        "transforms": "guest",
+        "transforms.guest.type": "wasm",
+        "transforms.guest.module.path": str(guest),
+        "transforms.guest.function.name": function,
+        "transforms.guest.timeout.ms": "500",
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.path": "dead",
+        "errors.deadletterqueue.context.headers.enable": "true",
+        "spark.master": "local[2]",
+        "spark.ui.enabled": "false",
+        **extra,
     }
     pipeline = tmp_path / "pipeline.properties"
     pipeline.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
@@ -90,8 +99,10 @@ def write_pipeline(tmp_path: Path, guest: Path, function: str, lines: list[dict]
 
 
 def records(*values: str, partition: int = 0, first_offset: int = 0) -> list[dict]:
-    return [{"topic": "in", "partition": partition, "offset": first_offset + i, "value": value}
-            for i, value in enumerate(values)]
+    return [
+        {"topic": "in", "partition": partition, "offset": first_offset + i, "value": value}
+        for i, value in enumerate(values)
+    ]
 
 
 def dead_letters(tmp_path: Path) -> list[tuple[str, dict[str, str]]]:
@@ -103,8 +114,14 @@ def dead_letters(tmp_path: Path) -> list[tuple[str, dict[str, str]]]:
 def run_in_subprocess(args: list[str], cwd: Path, prelude: str = "") -> subprocess.CompletedProcess:
     """``smt ARGS`` in a fresh interpreter (``prelude`` runs first), killed past the deadline."""
     code = f"{prelude}\nimport sys\nfrom smt.cli import main\nsys.exit(main({args!r}))"
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
-                          timeout=RUN_DEADLINE_SECONDS, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=RUN_DEADLINE_SECONDS,
+        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
+    )
 
 
 def test_a_start_function_that_never_returns_on_the_executors_fails_the_batch_instead_of_hanging(tmp_path):
@@ -123,8 +140,9 @@ def test_a_start_function_that_never_returns_on_the_executors_fails_the_batch_in
     assert sorted(value for value, _ in dead) == ["a", "b", "c"]
     for _, headers in dead:
         assert headers["__connect.errors.stage"] == "TRANSFORMATION"
-        assert ("the guest could not start (instantiation and start function): timed out after 500 ms "
-                "(timeout.ms)") in headers["__connect.errors.exception.message"]
+        assert (
+            "the guest could not start (instantiation and start function): timed out after 500 ms (timeout.ms)"
+        ) in headers["__connect.errors.exception.message"]
 
 
 def test_the_driver_refuses_a_start_function_that_never_returns(tmp_path, capsys):
@@ -132,9 +150,10 @@ def test_the_driver_refuses_a_start_function_that_never_returns(tmp_path, capsys
     pipeline = write_pipeline(tmp_path, guest, "copy", records("a"))
 
     assert main(["validate", str(pipeline)]) == EXIT_INVALID
-    assert ("error: transforms.guest.module.path: WebAssembly module 'start_loops.wasm' cannot be instantiated: "
-            "the guest could not start (instantiation and start function): timed out after 500 ms (timeout.ms)"
-            ) in capsys.readouterr().err
+    assert (
+        "error: transforms.guest.module.path: WebAssembly module 'start_loops.wasm' cannot be instantiated: "
+        "the guest could not start (instantiation and start function): timed out after 500 ms (timeout.ms)"
+    ) in capsys.readouterr().err
 
 
 def test_a_record_fanning_out_past_max_outputs_per_record_fails_alone_naming_the_key(spark, tmp_path):
@@ -147,31 +166,35 @@ def test_a_record_fanning_out_past_max_outputs_per_record_fails_alone_naming_the
     [(value, headers)] = dead_letters(tmp_path)
     assert value == "x"
     assert headers["__connect.errors.stage"] == "TRANSFORMATION"
-    assert ("the record output more than 10000 records (max.outputs.per.record=10000)"
-            in headers["__connect.errors.exception.message"])
+    assert (
+        "the record output more than 10000 records (max.outputs.per.record=10000)"
+        in headers["__connect.errors.exception.message"]
+    )
 
 
 def test_a_guest_crash_keeps_its_cause_its_function_names_and_the_records_partition_and_offset(spark, tmp_path):
     guest = write_guest(tmp_path, "crashes", CRASHES)
-    pipeline = write_pipeline(tmp_path, guest, "transform", records("fine", "bad", "oob", "div", partition=3,
-                                                                    first_offset=40))
+    pipeline = write_pipeline(
+        tmp_path, guest, "transform", records("fine", "bad", "oob", "div", partition=3, first_offset=40)
+    )
 
     assert main(["run", str(pipeline)]) == 0
 
     assert output_lines(tmp_path / "out") == ["fine"]
     messages = {value: headers["__connect.errors.exception.message"] for value, headers in dead_letters(tmp_path)}
     where = "; guest backtrace: check_value <- transform on the record at partition=3 offset={} (row {} of the batch)"
-    assert messages["bad"].endswith(
-        "trap: unreachable instruction executed (the guest aborted)" + where.format(41, 1))
+    assert messages["bad"].endswith("trap: unreachable instruction executed (the guest aborted)" + where.format(41, 1))
     assert messages["oob"].endswith(
         "out-of-bounds memory access (bad pointer): memory fault at wasm address 0x7ffffff0 in linear memory of "
-        "size 0x10000: out of bounds memory access" + where.format(42, 2))
+        "size 0x10000: out of bounds memory access" + where.format(42, 2)
+    )
     assert messages["div"].endswith("trap: integer divide by zero" + where.format(43, 3))
     assert all("error while executing" not in message for message in messages.values())
 
 
-@pytest.mark.parametrize("make_path", [lambda tmp_path: "/dev/zero", lambda tmp_path: _fifo(tmp_path)],
-                         ids=["dev-zero", "fifo"])
+@pytest.mark.parametrize(
+    "make_path", [lambda tmp_path: "/dev/zero", lambda tmp_path: _fifo(tmp_path)], ids=["dev-zero", "fifo"]
+)
 def test_a_module_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, make_path):
     module = make_path(tmp_path)
     pipeline = write_pipeline(tmp_path, Path(module), "copy", records("a"))
@@ -182,7 +205,8 @@ def test_a_module_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, m
     kind = "a character device" if module == "/dev/zero" else "a FIFO"
     assert done.stderr.strip() == (
         f"error: transforms.guest.module.path: cannot read WebAssembly module '{module}': it is {kind}, "
-        f"not a regular file")
+        f"not a regular file"
+    )
 
 
 def test_a_module_larger_than_module_max_bytes_is_refused(tmp_path, capsys):
@@ -191,8 +215,8 @@ def test_a_module_larger_than_module_max_bytes_is_refused(tmp_path, capsys):
 
     assert main(["validate", str(pipeline)]) == EXIT_INVALID
     assert capsys.readouterr().err.strip() == (
-        f"error: transforms.guest.module.max.bytes: WebAssembly module '{guest}' is larger than "
-        f"module.max.bytes=64")
+        f"error: transforms.guest.module.max.bytes: WebAssembly module '{guest}' is larger than module.max.bytes=64"
+    )
 
 
 def _fifo(tmp_path: Path) -> str:

@@ -18,13 +18,17 @@ from smt.record import Record
 from smt.transform import Predicate, Transform
 
 NAMES = ("a", "b", "c", "d", "z")
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**40), 2**40),
-                    st.floats(allow_nan=False, width=64), st.text(max_size=4))
-MAPS = st.dictionaries(st.sampled_from(NAMES), st.one_of(SCALARS, st.dictionaries(st.sampled_from(NAMES), SCALARS,
-                                                                                  max_size=3)), max_size=5)
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=False, width=64), st.text(max_size=4)
+)
+MAPS = st.dictionaries(
+    st.sampled_from(NAMES), st.one_of(SCALARS, st.dictionaries(st.sampled_from(NAMES), SCALARS, max_size=3)), max_size=5
+)
 PARTS = st.one_of(st.none(), MAPS, MAPS, MAPS, SCALARS)
-HEADERS = st.lists(st.tuples(st.sampled_from(("h", "g", "n")), st.one_of(st.none(), st.integers(0, 9), st.text(max_size=3))),
-                   max_size=3).map(tuple)
+HEADERS = st.lists(
+    st.tuples(st.sampled_from(("h", "g", "n")), st.one_of(st.none(), st.integers(0, 9), st.text(max_size=3))),
+    max_size=3,
+).map(tuple)
 RECORDS = st.builds(
     Record,
     topic=st.sampled_from(("orders", "orders-eu", "other", "")),
@@ -37,8 +41,9 @@ RECORDS = st.builds(
 )
 BATCHES = st.lists(RECORDS, max_size=8)
 
-GENERATED = settings(max_examples=40, deadline=None, derandomize=True, database=None,
-                     suppress_health_check=[HealthCheck.too_slow])
+GENERATED = settings(
+    max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 #: Built-ins whose batch path is tested elsewhere against their own reference (the Wasm paths-agree tests).
 _ELSEWHERE = {"wasm"}
@@ -55,5 +60,6 @@ def configure_built_in(kind: str, name: str, props: dict) -> Any:
 def own_batch_path(kind: str) -> set[str]:
     """The registered built-ins of ``kind`` that override the default batch path."""
     base, method = (Transform, "apply_batch") if kind == "transform" else (Predicate, "test_batch")
-    return {r.name for r in default_plugins().registrations(kind)
-            if getattr(r.cls, method) is not getattr(base, method)} - _ELSEWHERE
+    return {
+        r.name for r in default_plugins().registrations(kind) if getattr(r.cls, method) is not getattr(base, method)
+    } - _ELSEWHERE

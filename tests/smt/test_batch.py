@@ -17,15 +17,20 @@ def batch_of(*values, **columns):
 
 def arrow_batch(topics, millis):
     micros = [None if m is None else m * 1000 for m in millis]
-    return RecordBatch.from_arrow(pa.RecordBatch.from_pydict({
-        "value": pa.array([b"v"] * len(topics), pa.binary()),
-        "topic": pa.array(topics, pa.string()),
-        "partition": pa.array([3] * len(topics), pa.int32()),
-        "timestamp": pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
-    }))
+    return RecordBatch.from_arrow(
+        pa.RecordBatch.from_pydict(
+            {
+                "value": pa.array([b"v"] * len(topics), pa.binary()),
+                "topic": pa.array(topics, pa.string()),
+                "partition": pa.array([3] * len(topics), pa.int32()),
+                "timestamp": pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            }
+        )
+    )
 
 
 # --- ownership ---------------------------------------------------------------------------
+
 
 def test_batches_from_records_or_arrow_own_nothing():
     assert not batch_of({"a": 1}).owns("value")
@@ -82,6 +87,7 @@ def test_concat_ordered_owns_nothing():
 
 # --- metadata columns keep their Arrow array -------------------------------------------------
 
+
 def test_a_converted_metadata_column_hands_back_its_arrow_array():
     batch = arrow_batch(["a", "b", "a"], [1, 2, 3])
     source = batch.arrow_column("topic")
@@ -106,6 +112,7 @@ def test_repeated_topics_share_one_string_object():
 
 # --- timestamps as millis ----------------------------------------------------------------
 
+
 def test_timestamp_millis_reads_arrow_with_nulls_and_times_before_1970():
     millis, nulls = arrow_batch(["t"] * 3, [-86_400_001, None, 1483425001864]).timestamp_millis()
     assert millis.tolist() == [-86_400_001, 0, 1483425001864]
@@ -119,6 +126,7 @@ def test_timestamp_millis_reads_a_list_column():
 
 # --- origins -----------------------------------------------------------------------------
 
+
 def test_a_batch_read_from_arrow_keeps_its_origins_as_a_range_until_asked_for_a_list():
     batch = arrow_batch(["a", "b", "c"], [1, 2, 3])
     assert batch.origins() == range(3)
@@ -130,19 +138,27 @@ def test_a_batch_read_from_arrow_keeps_its_origins_as_a_range_until_asked_for_a_
 def test_a_row_for_row_chain_never_builds_an_origin_list():
     from smt.chain import TransformChain
 
-    chain = TransformChain.from_properties({
-        "transforms": "route", "transforms.route.type": "RegexRouter",
-        "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-out"})
+    chain = TransformChain.from_properties(
+        {
+            "transforms": "route",
+            "transforms.route.type": "RegexRouter",
+            "transforms.route.regex": "(.*)",
+            "transforms.route.replacement": "$1-out",
+        }
+    )
     out = chain.apply_batch(arrow_batch(["a", "b"], [1, 2]))
     assert out.topic == ["a-out", "b-out"] and out.origins() == range(2)
 
 
-@pytest.mark.parametrize("origins, expected", [
-    (range(4), 4),
-    ([], 0),
-    ([0, 0, 2, 3, 3, 3], 3),  # fan-out and a drop, in input order
-    ([2, 0, 2, 1], 3),  # out of order: still counted right
-])
+@pytest.mark.parametrize(
+    "origins, expected",
+    [
+        (range(4), 4),
+        ([], 0),
+        ([0, 0, 2, 3, 3, 3], 3),  # fan-out and a drop, in input order
+        ([2, 0, 2, 1], 3),  # out of order: still counted right
+    ],
+)
 def test_distinct_origins(origins, expected):
     from smt.batch import distinct_origins
 

@@ -22,9 +22,20 @@ def test_validate_accepts_a_good_file(tmp_path, capsys):
 
 
 def test_validate_lists_every_problem_with_its_key(tmp_path, capsys):
-    pipeline = write(tmp_path / "p.properties", "\n".join([
-        "source.path=in.txt", "sink.format=csv", "errors.tolerance=maybe",
-        "transforms=a,b", "transforms.a.type=NoSuchTransform", "value.converter=nope", ""]))
+    pipeline = write(
+        tmp_path / "p.properties",
+        "\n".join(
+            [
+                "source.path=in.txt",
+                "sink.format=csv",
+                "errors.tolerance=maybe",
+                "transforms=a,b",
+                "transforms.a.type=NoSuchTransform",
+                "value.converter=nope",
+                "",
+            ]
+        ),
+    )
     assert main(["validate", str(pipeline)]) == EXIT_INVALID
     err = capsys.readouterr().err.splitlines()
     assert "error: errors.tolerance: must be one of none, all; got 'maybe'" in err
@@ -64,11 +75,26 @@ def test_plugins_docs_come_from_the_config_declarations(capsys):
 @pytest.mark.spark
 def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_path):
     write(tmp_path / "in.txt", "hello\nworld\n")
-    pipeline = write(tmp_path / "p.properties", "\n".join([
-        "source.path=in.txt", "sink.path=out", "value.converter=string", "value.converter.encodng=UTF-8",
-        "spark.master=local[1]", "spark.ui.enabled=false", ""]))
-    done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json",
-                           str(tmp_path / "m.json")], capture_output=True, text=True, timeout=300)
+    pipeline = write(
+        tmp_path / "p.properties",
+        "\n".join(
+            [
+                "source.path=in.txt",
+                "sink.path=out",
+                "value.converter=string",
+                "value.converter.encodng=UTF-8",
+                "spark.master=local[1]",
+                "spark.ui.enabled=false",
+                "",
+            ]
+        ),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json", str(tmp_path / "m.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "read" in done.stdout and "written" in done.stdout
     # an unknown key is logged once, at start
@@ -81,8 +107,9 @@ def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_pa
 @pytest.mark.spark
 def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
     pipeline = write(tmp_path / "p.properties", "source.path=missing.txt\nsink.path=out\nspark.master=local[1]\n")
-    done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline)], capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "smt", "run", str(pipeline)], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == EXIT_INVALID  # a missing input is found when the pipeline is built, as by `smt validate`
     assert "error: source.path: cannot read" in done.stderr and "missing.txt" in done.stderr
     assert "Traceback" not in done.stderr
@@ -90,26 +117,50 @@ def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
 
 def test_validate_warns_about_unknown_keys_with_a_suggestion(tmp_path, capsys):
     write(tmp_path / "in.txt", "a\n")
-    pipeline = write(tmp_path / "p.properties", "\n".join([
-        "source.path=in.txt", "sink.path=out", "transforms=mask", "transforms.mask.type=MaskField$Value",
-        "transforms.mask.fields=card", "transforms.mask.feilds=card", ""]))
+    pipeline = write(
+        tmp_path / "p.properties",
+        "\n".join(
+            [
+                "source.path=in.txt",
+                "sink.path=out",
+                "transforms=mask",
+                "transforms.mask.type=MaskField$Value",
+                "transforms.mask.fields=card",
+                "transforms.mask.feilds=card",
+                "",
+            ]
+        ),
+    )
     assert main(["validate", str(pipeline)]) == 0
     captured = capsys.readouterr()
     assert captured.out.strip() == f"{pipeline}: valid (1 warning)"
     assert captured.err.splitlines() == [
         "warning: transforms.mask.feilds: unknown key: no plugin reads it, so it has no effect; "
-        "did you mean 'transforms.mask.fields'?"]
+        "did you mean 'transforms.mask.fields'?"
+    ]
 
 
 def test_validate_strict_makes_unknown_and_deprecated_keys_errors(tmp_path, capsys):
     write(tmp_path / "in.txt", "a\n")
-    pipeline = write(tmp_path / "p.properties", "\n".join([
-        "source.path=in.txt", "sink.path=out", "transforms=r", "transforms.r.type=ReplaceField$Value",
-        "transforms.r.blacklist=card", "transforms=r", ""]))
+    pipeline = write(
+        tmp_path / "p.properties",
+        "\n".join(
+            [
+                "source.path=in.txt",
+                "sink.path=out",
+                "transforms=r",
+                "transforms.r.type=ReplaceField$Value",
+                "transforms.r.blacklist=card",
+                "transforms=r",
+                "",
+            ]
+        ),
+    )
     assert main(["validate", "--strict", str(pipeline)]) == EXIT_INVALID
     assert capsys.readouterr().err.splitlines() == [
         "error: transforms.r.blacklist: is deprecated (removed in Kafka 4.0, which ignores it; honoured here "
-        "with its Kafka 3.x meaning); use 'transforms.r.exclude' instead"]
+        "with its Kafka 3.x meaning); use 'transforms.r.exclude' instead"
+    ]
 
 
 def test_validate_errors_come_with_the_warnings_found_beside_them(tmp_path, capsys):
@@ -119,4 +170,5 @@ def test_validate_errors_come_with_the_warnings_found_beside_them(tmp_path, caps
     assert capsys.readouterr().err.splitlines() == [
         "warning: errors.tolerence: unknown key: no plugin reads it, so it has no effect; "
         "did you mean 'errors.tolerance'?",
-        "error: sink.path: is required and has no default"]
+        "error: sink.path: is required and has no default",
+    ]

@@ -65,7 +65,9 @@ BAD_VALUE_CASES = {
     "int too large": (ConfigType.INT, "2147483648", "2147483648 is out of range for a 32-bit integer"),
     "int too small": (ConfigType.INT, "-2147483649", "-2147483649 is out of range for a 32-bit integer"),
     "long too large": (
-        ConfigType.LONG, "9223372036854775808", "9223372036854775808 is out of range for a 64-bit integer"
+        ConfigType.LONG,
+        "9223372036854775808",
+        "9223372036854775808 is out of range for a 64-bit integer",
     ),
     "double word": (ConfigType.DOUBLE, "abc", "expected a number, got 'abc'"),
     "double underscore": (ConfigType.DOUBLE, "1_0.5", "expected a number, got '1_0.5'"),
@@ -84,16 +86,12 @@ def test_bad_value_names_full_key_and_reason(type_, raw, reason):
 # (validator, good values, bad value, reason)
 VALIDATOR_CASES = {
     "one_of": (one_of("a", "b"), ["a", "b"], "A", "must be one of a, b; got 'A'"),
-    "one_of ignoring case": (
-        one_of("a", "b", case_sensitive=False), ["A", "b"], "c", "must be one of a, b; got 'c'"
-    ),
+    "one_of ignoring case": (one_of("a", "b", case_sensitive=False), ["A", "b"], "c", "must be one of a, b; got 'c'"),
     "at_least": (at_least(1), [1, 100], 0, "must be at least 1; got 0"),
     "non_empty_string": (non_empty_string, ["x"], "", "must be a non-empty string"),
     "kafka_non_empty_string, worded as Kafka's": (kafka_non_empty_string, ["x"], "", "String must be non-empty"),
     "non_empty_list": (non_empty_list, [["x"]], [], "must be a non-empty list"),
-    "non_empty_list with an empty item": (
-        non_empty_list, [["x", "y"]], ["x", ""], "must be a non-empty list"
-    ),
+    "non_empty_list with an empty item": (non_empty_list, [["x", "y"]], ["x", ""], "must be a non-empty list"),
 }
 
 
@@ -144,9 +142,7 @@ def test_defaults_are_parsed_like_values():
         .define("flag", ConfigType.BOOLEAN, "TRUE")
         .define("name", ConfigType.STRING, None)
     )
-    assert definition.parse({}) == {
-        "fields": ["a", "b"], "count": 3, "ratio": 1.0, "flag": True, "name": None
-    }
+    assert definition.parse({}) == {"fields": ["a", "b"], "count": 3, "ratio": 1.0, "flag": True, "name": None}
 
 
 def test_default_list_is_fresh_on_every_parse():
@@ -220,8 +216,7 @@ def test_to_markdown_documents_every_key():
     definition = (
         ConfigDef()
         .define("field", ConfigType.STRING, REQUIRED, importance=Importance.HIGH, doc="The field.")
-        .define("fields", ConfigType.LIST, ["a", "b"], importance="low",
-                doc="Fields | with a pipe\nand a line break.")
+        .define("fields", ConfigType.LIST, ["a", "b"], importance="low", doc="Fields | with a pipe\nand a line break.")
         .define("enabled", ConfigType.BOOLEAN, False)
         .define("name", ConfigType.STRING, None)
         .define("separator", ConfigType.STRING, "")
@@ -252,11 +247,19 @@ def test_to_markdown_spells_keys_with_their_prefix():
 
 
 def test_resolve_paths_makes_relative_path_keys_absolute_and_nothing_else():
-    definition = (ConfigDef().define("path", ConfigType.PATH, REQUIRED).define("dir", ConfigType.PATH, None)
-                  .define("name.path", ConfigType.STRING, ""))
+    definition = (
+        ConfigDef()
+        .define("path", ConfigType.PATH, REQUIRED)
+        .define("dir", ConfigType.PATH, None)
+        .define("name.path", ConfigType.STRING, "")
+    )
     props = {"sink.path": "out/../data", "sink.dir": "hdfs://nn/x", "sink.name.path": "rel", "other.path": "rel"}
     assert definition.resolve_paths(props, "/base", prefix="sink.") == {
-        "sink.path": "/base/data", "sink.dir": "hdfs://nn/x", "sink.name.path": "rel", "other.path": "rel"}
+        "sink.path": "/base/data",
+        "sink.dir": "hdfs://nn/x",
+        "sink.name.path": "rel",
+        "other.path": "rel",
+    }
     assert "| `path` | path | (required) |" in definition.to_markdown()
 
 
@@ -264,8 +267,12 @@ def test_resolve_paths_makes_relative_path_keys_absolute_and_nothing_else():
 
 
 def _renamed() -> ConfigDef:
-    return (ConfigDef().define("exclude", ConfigType.LIST, []).define("include", ConfigType.LIST, [])
-            .define_deprecated("blacklist", "exclude", "removed in Kafka 4.0"))
+    return (
+        ConfigDef()
+        .define("exclude", ConfigType.LIST, [])
+        .define("include", ConfigType.LIST, [])
+        .define_deprecated("blacklist", "exclude", "removed in Kafka 4.0")
+    )
 
 
 def test_deprecated_name_is_read_as_its_replacement():

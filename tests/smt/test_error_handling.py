@@ -17,9 +17,11 @@ def test_defaults_match_kafka_connect():
 
 @pytest.mark.parametrize(
     "props, message",
-    [({"errors.tolerance": "some"}, r"errors\.tolerance: must be one of none, all; got 'some'"),
-     ({"errors.retry.timeout": "-2"}, r"errors\.retry\.timeout: must be at least -1"),
-     ({"errors.log.enable": "yes"}, r"errors\.log\.enable: expected true or false")],
+    [
+        ({"errors.tolerance": "some"}, r"errors\.tolerance: must be one of none, all; got 'some'"),
+        ({"errors.retry.timeout": "-2"}, r"errors\.retry\.timeout: must be at least -1"),
+        ({"errors.log.enable": "yes"}, r"errors\.log\.enable: expected true or false"),
+    ],
 )
 def test_bad_settings_name_the_key(props, message):
     with pytest.raises(ConfigError, match=message):

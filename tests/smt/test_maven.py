@@ -64,8 +64,10 @@ def test_missing_maven_is_reported_with_the_bundle(monkeypatch, tmp_path):
 def test_an_unknown_artifact_is_reported_with_its_coordinates(tmp_path):
     cache = cache_sharing_downloads(tmp_path)
     bundle = maven.Bundle("no-such", (maven.Artifact("org.apache.kafka", "no-such-artifact-xyz", "0.0.1"),))
-    with pytest.raises(maven.MissingArtifactError,
-                       match=r"Maven could not resolve org\.apache\.kafka:no-such-artifact-xyz:0\.0\.1 \(exit 1\)"):
+    with pytest.raises(
+        maven.MissingArtifactError,
+        match=r"Maven could not resolve org\.apache\.kafka:no-such-artifact-xyz:0\.0\.1 \(exit 1\)",
+    ):
         maven.resolve(bundle, cache)
     assert not (cache / "maven" / "no-such" / "classpath.txt").exists()
 

@@ -28,9 +28,10 @@ def example_site(tmp_path_factory) -> pathlib.Path:
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
     target = work / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--target", str(target), str(source)],
-        check=True, capture_output=True, timeout=300,
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     return target
 
@@ -266,7 +267,7 @@ def test_installed_plugin_appears_in_the_generated_reference(installed):
     from smt.reference import reference_markdown
 
     markdown = reference_markdown(load_plugins())
-    section = markdown[markdown.index("### `reverse-value`"):].split("\n### ", 1)[0]
+    section = markdown[markdown.index("### `reverse-value`") :].split("\n### ", 1)[0]
     assert "Reverses the record value, a string or bytes." in section
     assert "- Provided by: `example`" in section
     assert "| `transforms.<alias>.unit` | string | `chars` | medium |" in section

@@ -78,7 +78,7 @@ PARSE_CASES = {
     "unicode escape in the key": ("caf\\u00e9=v", {"café": "v"}),
     "surrogate pair escapes make one character": ("k=\\uD83D\\uDE00", {"k": "😀"}),
     "escaped separator is not a separator": ("\\u003d=v", {"=": "v"}),
-    "other escapes drop the backslash": ("k=\\a\\b\\z\\\"", {"k": 'abz"'}),
+    "other escapes drop the backslash": ('k=\\a\\b\\z\\"', {"k": 'abz"'}),
     "escaped backslash": ("k=C:\\\\temp", {"k": "C:\\temp"}),
     "escaped space in the key": ("my\\ key=v", {"my key": "v"}),
     "escaped equals in the key": ("a\\=b=c", {"a=b": "c"}),
@@ -169,7 +169,10 @@ def _java_load(paths: list[pathlib.Path]) -> list[dict]:
     assert java, "a JVM is required (PySpark needs one too)"
     result = subprocess.run(
         [java, str(DATA / "PropertiesDump.java"), *map(str, paths)],
-        capture_output=True, text=True, check=True, timeout=120,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     return [json.loads(line) for line in result.stdout.splitlines()]
 

@@ -28,8 +28,9 @@ class UpperCaseFields(Transform):
     aliases = ("com.example.UpperCaseFields", "UpperCase")
     config_def = (
         ConfigDef()
-        .define("fields", ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
-                doc="Fields to upper-case.")
+        .define(
+            "fields", ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH, doc="Fields to upper-case."
+        )
         .define("locale", ConfigType.STRING, "en", doc="Locale | rules.")
     )
 
@@ -134,7 +135,12 @@ def test_every_kind_has_a_section_in_order_with_plugins_inside():
     markdown = _reference()
     headings = [line for line in markdown.splitlines() if line.startswith("## ")]
     assert headings == [
-        "## Pipeline", "## Transforms", "## Predicates", "## Converters", "## Source connectors", "## Sink connectors",
+        "## Pipeline",
+        "## Transforms",
+        "## Predicates",
+        "## Converters",
+        "## Source connectors",
+        "## Sink connectors",
         "## Config providers",
     ]
     assert "### `upper-case-fields`" in _section(markdown, "## Transforms")
@@ -204,10 +210,25 @@ def test_pipeline_section_documents_every_top_level_key():
     documented = set(re.findall(r"^\| `([^`]+)` \|", pipeline, re.MULTILINE))
     declared = {key.name for key in PIPELINE_CONFIG.keys} | {f"{p.prefix}*" for p in PIPELINE_CONFIG.prefixes}
     assert declared <= documented
-    assert {"source", "sink", "mode", "checkpoint.location", "spark.*", "streaming.trigger",
-            "errors.tolerance", "errors.retry.timeout", "errors.deadletterqueue.kafka.*"} <= documented
-    assert {"transforms", "transforms.<alias>.type", "transforms.<alias>.predicate", "transforms.<alias>.negate",
-            "predicates", "predicates.<alias>.type"} <= documented
+    assert {
+        "source",
+        "sink",
+        "mode",
+        "checkpoint.location",
+        "spark.*",
+        "streaming.trigger",
+        "errors.tolerance",
+        "errors.retry.timeout",
+        "errors.deadletterqueue.kafka.*",
+    } <= documented
+    assert {
+        "transforms",
+        "transforms.<alias>.type",
+        "transforms.<alias>.predicate",
+        "transforms.<alias>.negate",
+        "predicates",
+        "predicates.<alias>.type",
+    } <= documented
 
 
 #: Each kind: a built-in plugin with keys, and the keys that put it in a pipeline file.

@@ -34,8 +34,16 @@ def test_every_row_field_is_a_record_attribute_and_back():
 
 
 def test_a_batch_round_trips_through_the_layout():
-    record = Record(topic="t", partition=2, offset=9, timestamp=1_700_000_000_123, timestamp_type=1,
-                    key=b"k", value=b"v", headers=(("h", b"1"), ("h", None)))
+    record = Record(
+        topic="t",
+        partition=2,
+        offset=9,
+        timestamp=1_700_000_000_123,
+        timestamp_type=1,
+        key=b"k",
+        value=b"v",
+        headers=(("h", b"1"), ("h", None)),
+    )
     arrow = RecordBatch.from_records([record]).to_arrow()
     assert arrow.schema.equals(KAFKA_ARROW_SCHEMA)
     assert RecordBatch.from_arrow(arrow).records() == [record]

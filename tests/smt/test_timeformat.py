@@ -36,17 +36,22 @@ def test_parse_round_trip(pattern, millis, text):
 
 
 def test_parse_is_lenient_and_ignores_trailing_text():
-    assert compile_pattern("yyyy-MM-dd").parse("2017-13-01 and more") == compile_pattern("yyyy-MM-dd").parse("2018-01-01")
+    assert compile_pattern("yyyy-MM-dd").parse("2017-13-01 and more") == compile_pattern("yyyy-MM-dd").parse(
+        "2018-01-01"
+    )
 
 
 def test_parse_zone_offset():
     assert compile_pattern("yyyyMMddHHmm Z").parse("201701030630 +0100") == 1_483_421_400_000
 
 
-@pytest.mark.parametrize("pattern, message", [
-    ("bad-format", "Illegal pattern character 'b'"),
-    ("yyyy'", "Unterminated quote"),
-])
+@pytest.mark.parametrize(
+    "pattern, message",
+    [
+        ("bad-format", "Illegal pattern character 'b'"),
+        ("yyyy'", "Unterminated quote"),
+    ],
+)
 def test_invalid_patterns(pattern, message):
     with pytest.raises(DateFormatError, match=message):
         compile_pattern(pattern)
@@ -58,6 +63,9 @@ def test_unparseable_text():
 
 
 def test_formatting_a_time_beyond_year_9999_is_a_format_error():
-    with pytest.raises(DateFormatError, match=r"Timestamp 4611686018427387904 \(milliseconds since 1970\) is outside "
-                                              r"the years 1 to 9999"):
+    with pytest.raises(
+        DateFormatError,
+        match=r"Timestamp 4611686018427387904 \(milliseconds since 1970\) is outside "
+        r"the years 1 to 9999",
+    ):
         compile_pattern("yyyy-MM-dd").format(2**62)

@@ -23,8 +23,14 @@ def add_command(actions: argparse._SubParsersAction, common: argparse.ArgumentPa
     build = actions.add_parser("build", parents=[common], help="compile guest sources to .wasm modules in build/",
                                description="Compile guest sources (.c, .go, .zig) with the SDK of their language "
                                "into build/<stem>.<language>.wasm next to each source.")  # fmt: skip
-    build.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH",
-                       help="guest sources or folders of them (default: the current folder)")
+    build.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        default=[Path(".")],
+        metavar="PATH",
+        help="guest sources or folders of them (default: the current folder)",
+    )
     build.set_defaults(handler=_build)
 
 

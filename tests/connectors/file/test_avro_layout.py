@@ -10,10 +10,17 @@ _AVRO_OF_SPARK = {
     "int": ["null", "int"],
     "long": ["null", "long"],
     "timestamp": ["null", {"type": "long", "logicalType": "timestamp-millis"}],
-    "array<struct<key:string,value:binary>>": {"type": "array", "items": {
-        "type": "record", "name": "Header", "fields": [
-            {"name": "key", "type": "string"},
-            {"name": "value", "type": ["null", "bytes"], "default": None}]}},
+    "array<struct<key:string,value:binary>>": {
+        "type": "array",
+        "items": {
+            "type": "record",
+            "name": "Header",
+            "fields": [
+                {"name": "key", "type": "string"},
+                {"name": "value", "type": ["null", "bytes"], "default": None},
+            ],
+        },
+    },
 }
 
 

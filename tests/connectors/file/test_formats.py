@@ -16,23 +16,59 @@ UTC = datetime.timezone.utc
 
 #: (key, value, topic, partition, offset, timestamp, timestampType, headers)
 RECORDS = [
-    (b"user-1", b'{"amount": 3}', "orders", 0, 41, datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, UTC), 0,
-     [("trace", b"abc"), ("trace", b"def")]),
-    (None, b"\xff\xfe not utf-8", "orders", 1, 42, datetime.datetime(2024, 1, 1, tzinfo=UTC), 1,
-     [("raw", b"\x00\xff"), ("empty", None)]),
+    (
+        b"user-1",
+        b'{"amount": 3}',
+        "orders",
+        0,
+        41,
+        datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, UTC),
+        0,
+        [("trace", b"abc"), ("trace", b"def")],
+    ),
+    (
+        None,
+        b"\xff\xfe not utf-8",
+        "orders",
+        1,
+        42,
+        datetime.datetime(2024, 1, 1, tzinfo=UTC),
+        1,
+        [("raw", b"\x00\xff"), ("empty", None)],
+    ),
     (b"\x80", None, "payments", 2, 43, datetime.datetime(2024, 1, 2, tzinfo=UTC), 0, []),
 ]
 
 #: The jsonl line of each record in RECORDS: UTF-8 bytes as text, others as *_base64.
 GOLDEN_JSONL = [
-    {"topic": "orders", "partition": 0, "offset": 41, "timestamp": 1700000000123, "timestampType": 0,
-     "key": "user-1", "value": '{"amount": 3}',
-     "headers": [{"key": "trace", "value": "abc"}, {"key": "trace", "value": "def"}]},
-    {"topic": "orders", "partition": 1, "offset": 42, "timestamp": 1704067200000, "timestampType": 1,
-     "value_base64": "//4gbm90IHV0Zi04",
-     "headers": [{"key": "raw", "value_base64": "AP8="}, {"key": "empty"}]},
-    {"topic": "payments", "partition": 2, "offset": 43, "timestamp": 1704153600000, "timestampType": 0,
-     "key_base64": "gA==", "headers": []},
+    {
+        "topic": "orders",
+        "partition": 0,
+        "offset": 41,
+        "timestamp": 1700000000123,
+        "timestampType": 0,
+        "key": "user-1",
+        "value": '{"amount": 3}',
+        "headers": [{"key": "trace", "value": "abc"}, {"key": "trace", "value": "def"}],
+    },
+    {
+        "topic": "orders",
+        "partition": 1,
+        "offset": 42,
+        "timestamp": 1704067200000,
+        "timestampType": 1,
+        "value_base64": "//4gbm90IHV0Zi04",
+        "headers": [{"key": "raw", "value_base64": "AP8="}, {"key": "empty"}],
+    },
+    {
+        "topic": "payments",
+        "partition": 2,
+        "offset": 43,
+        "timestamp": 1704153600000,
+        "timestampType": 0,
+        "key_base64": "gA==",
+        "headers": [],
+    },
 ]
 
 
@@ -48,8 +84,9 @@ def as_tuples(df):
         key = None if row["key"] is None else bytes(row["key"])
         value = None if row["value"] is None else bytes(row["value"])
         timestamp = row["timestamp"].replace(tzinfo=UTC)
-        out.append((key, value, row["topic"], row["partition"], row["offset"], timestamp, row["timestampType"],
-                    headers))
+        out.append(
+            (key, value, row["topic"], row["partition"], row["offset"], timestamp, row["timestampType"], headers)
+        )
     return sorted(out, key=lambda r: r[4])
 
 
@@ -84,7 +121,9 @@ def test_jsonl_reads_lines_without_metadata_using_the_source_topic(spark, tmp_pa
     (tmp_path / "in.jsonl").write_text('{"value": "hello"}\n{"key_base64": "AQI=", "value": "x"}\n')
     rows = FORMATS["jsonl"].read(spark, ReadOptions(str(tmp_path / "in.jsonl"), topic="events")).collect()
     assert [(r["topic"], r["key"] and bytes(r["key"]), bytes(r["value"])) for r in rows] == [
-        ("events", None, b"hello"), ("events", b"\x01\x02", b"x")]
+        ("events", None, b"hello"),
+        ("events", b"\x01\x02", b"x"),
+    ]
 
 
 def test_text_keeps_only_values_one_per_line(spark, tmp_path):

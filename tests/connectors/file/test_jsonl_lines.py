@@ -41,8 +41,11 @@ MALFORMED = [
     (b'{"headers": [{"key": "a", "value": "1"}, {"value": "v"}]}', "header 2 has no key"),
     (b'{"headers": [{"key": "h", "value_base64": "%%"}]}', "header value_base64 is not valid base64"),
     (b'{"headers": {"key": "h"}}', "'headers' must be a array, not a object"),
-    (b'{"id": 7, "name": "an event"}', "line has none of topic/key/value/headers: is this a file of values\\? "
-                                      "use source.format=text with value.converter=json"),
+    (
+        b'{"id": 7, "name": "an event"}',
+        "line has none of topic/key/value/headers: is this a file of values\\? "
+        "use source.format=text with value.converter=json",
+    ),
     (b"{}", "line has none of topic/key/value/headers"),
 ]
 
@@ -77,8 +80,18 @@ def test_the_golden_lines_read_back_as_their_records():
 
     rows = parse([json.dumps(line).encode() for line in GOLDEN_JSONL])
     assert [r[ERROR] for r in rows] == [None] * len(RECORDS)
-    got = [(r["key"], r["value"], r["topic"], r["partition"], r["offset"], r["timestampType"],
-            [(h["key"], h["value"]) for h in r["headers"]]) for r in rows]
+    got = [
+        (
+            r["key"],
+            r["value"],
+            r["topic"],
+            r["partition"],
+            r["offset"],
+            r["timestampType"],
+            [(h["key"], h["value"]) for h in r["headers"]],
+        )
+        for r in rows
+    ]
     assert got == [(*r[:5], r[6], r[7]) for r in RECORDS]
     assert [r["timestamp"] for r in rows] == [r[5].replace(tzinfo=None) for r in RECORDS]
 
@@ -86,12 +99,22 @@ def test_the_golden_lines_read_back_as_their_records():
 def test_unknown_fields_are_ignored_and_missing_ones_default():
     [row] = parse([b'{"value": "v", "extra": {"deep": [1, {"x": null}]}}'])
     assert (row["value"], row["topic"], row["timestampType"], row["headers"], row[ERROR]) == (
-        b"v", "default", 0, [], None)
+        b"v",
+        "default",
+        0,
+        [],
+        None,
+    )
 
 
 def test_each_line_may_name_its_own_file():
-    rows = parse_jsonl_lines(pa.array([b"x", b'{"value": "ok"}'], pa.binary()), "t",
-                             pa.array(["file:/a.jsonl", "file:/b.jsonl"]), lambda row: None, ERROR).to_pylist()
+    rows = parse_jsonl_lines(
+        pa.array([b"x", b'{"value": "ok"}'], pa.binary()),
+        "t",
+        pa.array(["file:/a.jsonl", "file:/b.jsonl"]),
+        lambda row: None,
+        ERROR,
+    ).to_pylist()
     assert rows[0][ERROR] == "malformed jsonl: a line of file:/a.jsonl: not a JSON object"
 
 

@@ -39,14 +39,17 @@ def test_pieces_read_every_line_exactly_once(tmp_path_factory, content, cut_frac
     assert read_in_pieces(path, len(content), cuts, chunk_bytes) == lines_by_python(content)
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b"", []),
-    (b"\n", [b""]),
-    (b"a", [b"a"]),
-    (b"a\r\nb\r\n", [b"a", b"b"]),
-    (b"a\rb\n", [b"a\rb"]),  # a lone carriage return is part of the line
-    (b"\xff\xfe\n\n", [b"\xff\xfe", b""]),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"", []),
+        (b"\n", [b""]),
+        (b"a", [b"a"]),
+        (b"a\r\nb\r\n", [b"a", b"b"]),
+        (b"a\rb\n", [b"a\rb"]),  # a lone carriage return is part of the line
+        (b"\xff\xfe\n\n", [b"\xff\xfe", b""]),
+    ],
+)
 def test_line_breaks_and_bytes(tmp_path, content, expected):
     path = tmp_path / "f.txt"
     path.write_bytes(content)

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.spark
 
 
 def plan(fmt: str, path, topic="t", parallelism=2, max_partition_bytes=128 << 20):
-    return FORMATS[fmt].read_tasks(ReadOptions(str(path), topic), list_files(str(path)), parallelism,
-                                   max_partition_bytes)
+    return FORMATS[fmt].read_tasks(
+        ReadOptions(str(path), topic), list_files(str(path)), parallelism, max_partition_bytes
+    )
 
 
 def read_in_python(fmt: str, path, topic="events", parallelism=2, max_partition_bytes=128 << 20):
@@ -39,7 +40,8 @@ def test_text_lines_match_spark_text_reader_and_offsets_are_unique(spark, tmp_pa
     assert sorted(r["value"] for r in rows) == sorted(bytes(r["value"]) for r in spark_rows)
     assert len({r["offset"] for r in rows}) == len(lines)
     assert {(r["key"], r["topic"], r["partition"], r["timestampType"], len(r["headers"])) for r in rows} == {
-        (None, "events", 0, 0, 0)}
+        (None, "events", 0, 0, 0)
+    }
     assert len({r["timestamp"] for r in rows}) == 1
 
 
@@ -47,8 +49,21 @@ def test_parquet_records_match_spark_parquet_reader(spark, tmp_path):
     out = str(tmp_path / "pq")
     FORMATS["parquet"].write(records_df(spark), out, "errorifexists")
     _, rows = read_in_python("parquet", out)
-    mine = sorted(((r["key"], r["value"], r["topic"], r["partition"], r["offset"], r["timestampType"],
-                    [(h["key"], h["value"]) for h in r["headers"]]) for r in rows), key=lambda r: r[4])
+    mine = sorted(
+        (
+            (
+                r["key"],
+                r["value"],
+                r["topic"],
+                r["partition"],
+                r["offset"],
+                r["timestampType"],
+                [(h["key"], h["value"]) for h in r["headers"]],
+            )
+            for r in rows
+        ),
+        key=lambda r: r[4],
+    )
     theirs = [(*r[:5], r[6], r[7]) for r in as_tuples(FORMATS["parquet"].read(spark, ReadOptions(out, "t")))]
     assert mine == theirs
     assert len(rows) == len(RECORDS)
@@ -58,7 +73,9 @@ def test_parquet_with_only_values_takes_the_source_topic_and_no_headers(tmp_path
     pq.write_table(pa.table({"value": [b"a", None], "topic": ["kept", None]}), tmp_path / "v.parquet")
     _, rows = read_in_python("parquet", tmp_path / "v.parquet", topic="default")
     assert [(r["value"], r["topic"], r["headers"], r["offset"]) for r in rows] == [
-        (b"a", "kept", [], None), (None, "default", [], None)]
+        (b"a", "kept", [], None),
+        (None, "default", [], None),
+    ]
 
 
 def test_a_corrupt_parquet_file_is_named_when_planning(tmp_path):
@@ -71,8 +88,11 @@ def test_a_corrupt_parquet_file_is_named_when_planning(tmp_path):
 
 def test_a_parquet_column_of_an_unusable_type_is_named_when_planning(tmp_path):
     pq.write_table(pa.table({"value": [b"a"], "partition": [[1, 2]]}), tmp_path / "odd.parquet")
-    with pytest.raises(SmtError, match=r"Parquet file '.*odd\.parquet': column 'partition' of type "
-                                       r"list<element: int64> cannot be read as int32"):
+    with pytest.raises(
+        SmtError,
+        match=r"Parquet file '.*odd\.parquet': column 'partition' of type "
+        r"list<element: int64> cannot be read as int32",
+    ):
         plan("parquet", tmp_path)
 
 
@@ -85,18 +105,24 @@ def test_formats_without_a_python_reader_use_spark(tmp_path, fmt):
 def test_a_parquet_value_that_does_not_fit_its_field_names_the_file(tmp_path):
     pq.write_table(pa.table({"value": [b"a"], "partition": pa.array([2**40], pa.int64())}), tmp_path / "big.parquet")
     (task,) = plan("parquet", tmp_path)
-    with pytest.raises(SmtError, match=r"Parquet file '.*big\.parquet': cannot read its rows as records: Integer value 1099511627776 not in range"):
+    with pytest.raises(
+        SmtError,
+        match=r"Parquet file '.*big\.parquet': cannot read its rows as records: Integer value 1099511627776 not in range",
+    ):
         list(task.batches(10))
 
 
-@pytest.mark.parametrize("settings, reads_in_python", [
-    ({"format": "text"}, True),
-    ({"format": "parquet"}, True),
-    ({"format": "text", "reader": "spark"}, False),
-    ({"format": "jsonl"}, True),
-    ({"format": "jsonl", "reader": "spark"}, False),
-    ({"format": "text", "path": "GLOB"}, False),
-])
+@pytest.mark.parametrize(
+    "settings, reads_in_python",
+    [
+        ({"format": "text"}, True),
+        ({"format": "parquet"}, True),
+        ({"format": "text", "reader": "spark"}, False),
+        ({"format": "jsonl"}, True),
+        ({"format": "jsonl", "reader": "spark"}, False),
+        ({"format": "text", "path": "GLOB"}, False),
+    ],
+)
 def test_the_file_source_reads_in_python_where_it_can(spark, tmp_path, settings, reads_in_python):
     from connectors.file import FileSource
 
@@ -114,8 +140,10 @@ def test_a_pattern_that_matches_nothing_is_named(tmp_path):
         FileSource().configure({"path": str(tmp_path / "*.txt")})
 
 
-@pytest.mark.parametrize("setting, expected", [("134217728", 128 << 20), ("128m", 128 << 20), ("128MB", 128 << 20),
-                                               ("1g", 1 << 30), ("600b", 600)])
+@pytest.mark.parametrize(
+    "setting, expected",
+    [("134217728", 128 << 20), ("128m", 128 << 20), ("128MB", 128 << 20), ("1g", 1 << 30), ("600b", 600)],
+)
 def test_spark_byte_sizes_are_read_as_spark_reads_them(setting, expected):
     from connectors.file.source import _bytes
 

@@ -26,8 +26,10 @@ def errors(sink, records, fields=None):
     return [(row, type(exc).__name__, str(exc)) for row, exc in sink.record_errors(arrow)]
 
 
-LINE_BREAK = ("the value has a line break at byte {}; the text format writes one value per line, so it would be "
-              "read back as several records (use format=jsonl, or remove the line breaks with a transform)")
+LINE_BREAK = (
+    "the value has a line break at byte {}; the text format writes one value per line, so it would be "
+    "read back as several records (use format=jsonl, or remove the line breaks with a transform)"
+)
 
 
 def test_text_refuses_values_with_a_line_break():
@@ -43,16 +45,21 @@ def test_text_refuses_values_with_a_line_break():
 
 
 def test_text_checks_the_rows_of_a_sliced_batch():
-    arrow = RecordBatch.from_records([make_record(value=b"a\nb"), make_record(value=b"ok"),
-                                      make_record(value=b"c\nd")]).to_arrow(("value",)).slice(1)
+    arrow = (
+        RecordBatch.from_records([make_record(value=b"a\nb"), make_record(value=b"ok"), make_record(value=b"c\nd")])
+        .to_arrow(("value",))
+        .slice(1)
+    )
     assert [row for row, _ in file_sink("text").record_errors(arrow)] == [1]
 
 
 AVRO_CASES = [
     # (record, reason or None when the Avro schema takes it)
     (make_record(headers=(("trace", b"1"), ("empty", None))), None),
-    (make_record(headers=(("trace", b"1"), (None, b"2"))),
-     "a header has a null name; the avro format (kafka_record.avsc) requires header names"),
+    (
+        make_record(headers=(("trace", b"1"), (None, b"2"))),
+        "a header has a null name; the avro format (kafka_record.avsc) requires header names",
+    ),
     (make_record(topic=None, partition=None, offset=None, timestamp=None, key=None, value=None), None),
 ]
 
@@ -62,9 +69,16 @@ def test_avro_refuses_exactly_what_its_schema_refuses(record, reason):
     found = errors(file_sink("avro"), [record])
     assert found == ([] if reason is None else [(0, "SinkRecordError", reason)])
     # The check agrees with fastavro writing the record against kafka_record.avsc.
-    row = {"topic": record.topic, "partition": record.partition, "offset": record.offset,
-           "timestamp": record.timestamp, "timestampType": record.timestamp_type, "key": record.key,
-           "value": record.value, "headers": [{"key": k, "value": v} for k, v in record.headers]}
+    row = {
+        "topic": record.topic,
+        "partition": record.partition,
+        "offset": record.offset,
+        "timestamp": record.timestamp,
+        "timestampType": record.timestamp_type,
+        "key": record.key,
+        "value": record.value,
+        "headers": [{"key": k, "value": v} for k, v in record.headers],
+    }
     schema = fastavro.parse_schema(kafka_record_schema())
     if reason is None:
         fastavro.writer(io.BytesIO(), schema, [row])

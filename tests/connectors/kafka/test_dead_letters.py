@@ -14,7 +14,8 @@ def test_dead_letters_are_checked_on_the_dead_letter_topic():
         make_record(topic=None, value=b"v" * 2000),  # too large for any topic
     )
     assert [(row, type(exc).__name__) for row, exc in dead_letters.record_errors(records)] == [
-        (1, "RecordTooLargeError")]
+        (1, "RecordTooLargeError")
+    ]
 
 
 def test_the_sink_alone_would_refuse_both():

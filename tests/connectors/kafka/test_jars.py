@@ -27,7 +27,9 @@ def test_connector_version_is_the_newest_release_not_after_spark(spark, connecto
 
 
 def test_spark_jars_hold_the_connector_maven_central_has_for_this_pyspark():
-    expected = connector_version(SPARK_VERSION, maven.published_versions("org.apache.spark", "spark-sql-kafka-0-10_2.13"))
+    expected = connector_version(
+        SPARK_VERSION, maven.published_versions("org.apache.spark", "spark-sql-kafka-0-10_2.13")
+    )
     connectors = [jar for jar in spark_jars() if "/spark-sql-kafka-0-10_2.13/" in jar]
     assert connectors == [
         f"{maven.cache_dir()}/maven-repo/org/apache/spark/spark-sql-kafka-0-10_2.13/{expected}/"

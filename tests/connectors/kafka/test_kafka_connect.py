@@ -41,18 +41,27 @@ def test_kafka_to_kafka_over_spark_connect(spark_connect_server, kafka_broker, t
         "transforms.route.type=RegexRouter\ntransforms.route.regex=(.*)-in\ntransforms.route.replacement=$1-out\n"
         f"errors.tolerance=all\nerrors.deadletterqueue.topic.name={stem}-dlq\n"
         "errors.deadletterqueue.context.headers.enable=true\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     run = run_smt(["run", "pipeline.properties", "--metrics-json", "metrics.json"], tmp_path)
 
     out = kafka_broker.consume(f"{stem}-out", 2)
     assert sorted((r.key, json.loads(r.value)) for r in out) == [
-        (b"k1", {"USER": "ANN", "CARD": ""}), (b"k3", {"USER": "BOB", "CARD": ""})]
+        (b"k1", {"USER": "ANN", "CARD": ""}),
+        (b"k3", {"USER": "BOB", "CARD": ""}),
+    ]
     dead = kafka_broker.consume(f"{stem}-dlq", 1)
     assert [(r.key, r.value) for r in dead] == [(b"k2", b"not json")]
     assert dict(dead[0].headers)["__connect.errors.stage"] == b"VALUE_CONVERTER"
     metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert metrics["records"] == {"read": 3, "written": 2, "output_rows": 2, "filtered": 0, "failed": 1,
-                                  "dead_lettered": 1}
+    assert metrics["records"] == {
+        "read": 3,
+        "written": 2,
+        "output_rows": 2,
+        "filtered": 0,
+        "failed": 1,
+        "dead_lettered": 1,
+    }
     assert metrics["transforms"]["upper"]["records_in"] == 2
     assert "Spark Connect: the Kafka checks for source.kafka.bootstrap.servers" in run.stderr
 
@@ -73,7 +82,8 @@ def test_a_server_without_the_connector_gets_its_jars_and_counts_a_run_into_one_
             f"sink=kafka\nsink.kafka.bootstrap.servers={servers}\nsink.topic={out}\n"
             "transforms=stamp\ntransforms.stamp.type=InsertHeader\ntransforms.stamp.header=via\n"
             "transforms.stamp.value.literal=smt\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
         run = run_smt(["run", "pipeline.properties", "--metrics-json", "metrics.json", "-v"], tmp_path)
     assert "uploading spark-sql-kafka-0-10_2.13-" in run.stderr
 

@@ -117,6 +117,8 @@ def test_a_missing_output_topic_fails_the_run_before_writing(kafka_spark, kafka_
     kafka_broker.create_topic(f"{stem}-dlq")
     kafka_broker.produce(source, [{"key": '"u1"', "value": json.dumps(EVENTS[0]["value"])}])
     spec = PipelineSpec.from_properties(pipeline_properties(kafka_broker.bootstrap_servers, stem, pii_mask_module))
-    with pytest.raises(MissingTopicError, match=rf"^sink: topic '{stem}-masked' does not exist on the Kafka cluster at "):
+    with pytest.raises(
+        MissingTopicError, match=rf"^sink: topic '{stem}-masked' does not exist on the Kafka cluster at "
+    ):
         run_pipeline(spec, spark=kafka_spark)
     assert kafka_broker.consume(f"{stem}-dlq") == []

@@ -104,8 +104,10 @@ def test_a_record_without_topic_needs_the_default_topic(topic):
 def test_an_illegal_topic_name_is_refused(topic):
     [(row, name, message)] = errors(sink(), make_record(topic=topic))
     assert (row, name) == (0, "SinkRecordError")
-    assert message == (f"'{topic}' is not a legal Kafka topic name: 1 to 249 ASCII letters, digits, "
-                       "'.', '_' or '-', and not '.' or '..'")
+    assert message == (
+        f"'{topic}' is not a legal Kafka topic name: 1 to 249 ASCII letters, digits, "
+        "'.', '_' or '-', and not '.' or '..'"
+    )
 
 
 def test_legal_topic_names_pass():
@@ -123,7 +125,9 @@ def test_a_negative_partition_is_refused_only_when_partitions_are_kept():
 
 def test_a_header_without_a_name_is_refused():
     records = (make_record(headers=(("ok", b"1"),)), make_record(headers=(("ok", b"1"), (None, b"2"), (None, None))))
-    assert errors(sink(), *records) == [(1, "SinkRecordError", "a header has a null name; Kafka headers must have a name")]
+    assert errors(sink(), *records) == [
+        (1, "SinkRecordError", "a header has a null name; Kafka headers must have a name")
+    ]
 
 
 def test_each_row_is_refused_once_for_its_first_reason():
@@ -164,8 +168,10 @@ def headers_batch(rows, headers):
     from smt.batch import KAFKA_ARROW_SCHEMA
 
     arrow = RecordBatch.from_records([make_record(key=None, value=None) for _ in range(rows)]).to_arrow()
-    column = pa.array([None if h is None else [{"key": k, "value": v} for k, v in h] for h in headers],
-                      KAFKA_ARROW_SCHEMA.field("headers").type)
+    column = pa.array(
+        [None if h is None else [{"key": k, "value": v} for k, v in h] for h in headers],
+        KAFKA_ARROW_SCHEMA.field("headers").type,
+    )
     return arrow.set_column(arrow.schema.get_field_index("headers"), "headers", column)
 
 
@@ -176,9 +182,12 @@ def test_a_null_header_list_counts_as_no_headers():
 
 
 header = st.tuples(st.text(max_size=70), st.one_of(st.none(), st.binary(max_size=200)))
-record = st.builds(lambda key, value, headers: (key, value, headers),
-                   st.one_of(st.none(), st.binary(max_size=9000)), st.one_of(st.none(), st.binary(max_size=300)),
-                   st.one_of(st.none(), st.lists(header, max_size=4)))
+record = st.builds(
+    lambda key, value, headers: (key, value, headers),
+    st.one_of(st.none(), st.binary(max_size=9000)),
+    st.one_of(st.none(), st.binary(max_size=300)),
+    st.one_of(st.none(), st.lists(header, max_size=4)),
+)
 
 
 @given(st.lists(record, min_size=1, max_size=8), st.integers(min_value=0, max_value=3))
@@ -187,7 +196,9 @@ def test_a_record_is_refused_exactly_when_its_size_passes_the_limit(rows, start)
     """Whatever the batch (sliced, null lists, null values), the quick bound never hides a record."""
     records = headers_batch(len(rows), [h for _, _, h in rows])
     records = records.set_column(0, "key", pa.array([k for k, _, _ in rows], pa.binary()))
-    records = records.set_column(1, "value", pa.array([v for _, v, _ in rows], pa.binary())).slice(min(start, len(rows) - 1))
+    records = records.set_column(1, "value", pa.array([v for _, v, _ in rows], pa.binary())).slice(
+        min(start, len(rows) - 1)
+    )
     sizes = serialized_sizes(records)
     limit = int(sizes.max()) - 1
     checks = KafkaRecordChecks(prefix="sink.", default_topic="out", keep_partition=False, max_request_size=limit)

@@ -135,8 +135,15 @@ def test_a_run_into_one_known_topic_counts_what_it_wrote(kafka_spark, kafka_brok
     raw, clean = kafka_broker.create_topic(f"{stem}-raw", partitions=2), kafka_broker.create_topic(f"{stem}-clean")
     kafka_broker.produce(raw, [{"value": v, "partition": n % 2} for n, v in enumerate("abc")])
     streaming = {"checkpoint__location": str(tmp_path / "checkpoint"), "streaming__trigger": "availableNow"}
-    spec = pipeline(kafka_broker.bootstrap_servers, raw, sink__topic=clean, transforms="upper", mode=mode,
-                    **wasm("upper", guests["to_upper"], "to_upper"), **(streaming if mode == "streaming" else {}))
+    spec = pipeline(
+        kafka_broker.bootstrap_servers,
+        raw,
+        sink__topic=clean,
+        transforms="upper",
+        mode=mode,
+        **wasm("upper", guests["to_upper"], "to_upper"),
+        **(streaming if mode == "streaming" else {}),
+    )
     counts = run_pipeline(spec, spark=kafka_spark).counts
     assert (counts.read, counts.written) == (3, 3)
     assert values(kafka_broker, clean, 3) == [b"A", b"B", b"C"]

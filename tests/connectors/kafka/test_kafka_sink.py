@@ -86,7 +86,9 @@ def test_a_missing_topic_fails_before_anything_is_written(kafka_spark, kafka_bro
 @pytest.mark.spark
 def test_a_record_without_topic_needs_a_default(kafka_spark, kafka_broker):
     df = rows_df(kafka_spark, [(b"k", b"v", None, None)])
-    with pytest.raises(MissingTopicError, match=r"^sink\.topic: some records have no topic and no default topic is set"):
+    with pytest.raises(
+        MissingTopicError, match=r"^sink\.topic: some records have no topic and no default topic is set"
+    ):
         sink(kafka_broker.bootstrap_servers).write(df)
 
 

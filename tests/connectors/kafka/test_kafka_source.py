@@ -163,7 +163,9 @@ def test_a_missing_topic_is_named_with_the_cluster(kafka_spark, kafka_broker, ev
 @pytest.mark.kafka
 @pytest.mark.spark
 def test_a_pattern_that_matches_nothing_fails_a_batch_read(kafka_spark, kafka_broker):
-    with pytest.raises(MissingTopicError, match=r"^source\.topic\.pattern: no topic on the Kafka cluster at .* matches 'nothing-.*'$"):
+    with pytest.raises(
+        MissingTopicError, match=r"^source\.topic\.pattern: no topic on the Kafka cluster at .* matches 'nothing-.*'$"
+    ):
         read(kafka_spark, kafka_broker, topic_pattern="nothing-.*")
 
 

@@ -113,7 +113,12 @@ def test_sink_topic_replaces_the_topic_of_records_the_chain_did_not_route():
     prepared = spec.sink.prepare_records(records, pa.array(routed).to_numpy(zero_copy_only=False))
     # A routed record keeps its topic, even one the source reads (refused later); no topic gets the default.
     assert prepared.column("topic").to_pylist() == [
-        "clean-events", "audit-events", "clean-events", "clean-events", "raw-events"]
+        "clean-events",
+        "audit-events",
+        "clean-events",
+        "clean-events",
+        "raw-events",
+    ]
 
 
 def input_batch() -> pa.RecordBatch:
@@ -128,7 +133,10 @@ def test_the_processor_tells_the_sink_which_records_were_routed(to_upper):
                                          **to_upper, **ROUTE_AUDITED})  # fmt: skip
     out, counts = BatchProcessor.from_spec(spec).process(input_batch())
     assert [(r["value"], r["topic"]) for r in out.to_pylist()] == [
-        (b"A", "clean-events"), (b"B", "audit-events"), (b"C", "clean-events")]
+        (b"A", "clean-events"),
+        (b"B", "audit-events"),
+        (b"C", "clean-events"),
+    ]
     assert counts.written == 3
 
 
@@ -145,5 +153,6 @@ def test_without_sink_topic_unrouted_records_fail_at_task_put_and_are_dead_lette
     context = {h["key"]: h["value"] for h in dead[0]["headers"]}
     assert context["__connect.errors.stage"] == b"TASK_PUT"
     assert context["__connect.errors.exception.message"] == (
-        b"would write into 'raw-events', which this pipeline reads; set sink.topic or route it")
+        b"would write into 'raw-events', which this pipeline reads; set sink.topic or route it"
+    )
     assert (counts.written, counts.failed, counts.dead_lettered) == (1, 2, 2)

@@ -47,5 +47,10 @@ def test_a_source_subscribed_by_name_reads_only_those_topics():
 def test_a_source_subscribed_by_pattern_reads_every_whole_match_and_survives_pickling():
     source = configured(KafkaSource, "source", kafka_bootstrap_servers="b:9092", topic_pattern="raw-.*")
     read = pickle.loads(pickle.dumps(source.subscription()))
-    assert (read.reads("raw-1"), read.reads("raw-"), read.reads("x-raw-1"), read.reads("raw")) == (True, True, False, False)
+    assert (read.reads("raw-1"), read.reads("raw-"), read.reads("x-raw-1"), read.reads("raw")) == (
+        True,
+        True,
+        False,
+        False,
+    )
     assert read.describe() == "topics matching 'raw-.*'"

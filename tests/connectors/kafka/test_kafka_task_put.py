@@ -32,7 +32,10 @@ def test_an_oversized_record_is_dead_lettered_and_the_others_reach_the_output_to
     })  # fmt: skip
     counts = run_pipeline(spec, spark=kafka_spark).counts
     assert (counts.read, counts.written, counts.failed, counts.dead_lettered) == (3, 2, 1, 1)
-    assert sorted((r.key, r.value) for r in kafka_broker.consume(output, 2)) == [(b"a", b"small"), (b"c", b"also small")]
+    assert sorted((r.key, r.value) for r in kafka_broker.consume(output, 2)) == [
+        (b"a", b"small"),
+        (b"c", b"also small"),
+    ]
     [dead] = kafka_broker.consume(dlq, 1)
     assert (dead.key, dead.value) == (b"b", b"x" * 3000)
     headers = dict(dead.headers)
@@ -40,4 +43,6 @@ def test_an_oversized_record_is_dead_lettered_and_the_others_reach_the_output_to
     assert headers["__connect.errors.topic"] == source.encode()
     assert headers["__connect.errors.stage"] == b"TASK_PUT"
     assert headers["__connect.errors.class.name"] == b"connectors.kafka.sink.KafkaSink"
-    assert headers["__connect.errors.exception.message"].endswith(b"larger than 2048, the value of sink.kafka.max.request.size")
+    assert headers["__connect.errors.exception.message"].endswith(
+        b"larger than 2048, the value of sink.kafka.max.request.size"
+    )

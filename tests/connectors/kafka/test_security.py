@@ -127,7 +127,6 @@ def test_tls_source_and_sink_round_trip_with_dead_letters_over_sasl(kafka_spark,
     assert read_back(alice, dlq, 1) == [(None, b"plain text", (("trace", b"t-2"), ("trace", b"again")))]
 
 
-
 def test_a_stream_reads_over_tls_and_writes_over_sasl(kafka_spark, secured_broker, alice, tmp_path):
     source, sink = topics(alice, "stream", "in", "out")
     alice.produce(source, RECORDS)
@@ -141,6 +140,7 @@ def test_a_stream_reads_over_tls_and_writes_over_sasl(kafka_spark, secured_broke
 
     assert read_back(alice, sink, 4) == EXPECTED
 
+
 def test_a_wrong_source_password_fails_before_reading(kafka_spark, secured_broker, alice):
     source, sink = topics(alice, "bad", "in", "out")
     alice.produce(source, RECORDS[:1])
@@ -149,9 +149,11 @@ def test_a_wrong_source_password_fails_before_reading(kafka_spark, secured_broke
                     **java_settings(secured_broker, "source", "SASL_PLAINTEXT", "alice", "not-alices-password"),
                     **java_settings(secured_broker, "sink", "SASL_PLAINTEXT", "bob", USERS["bob"]))  # fmt: skip
 
-    with pytest.raises(KafkaAuthenticationError,
-                       match=rf"^source\.kafka\.bootstrap\.servers={servers}: authentication failed; .*"
-                             r"SaslAuthenticationException: Authentication failed: Invalid username or password"):
+    with pytest.raises(
+        KafkaAuthenticationError,
+        match=rf"^source\.kafka\.bootstrap\.servers={servers}: authentication failed; .*"
+        r"SaslAuthenticationException: Authentication failed: Invalid username or password",
+    ):
         run_pipeline(spec, spark=kafka_spark)
     assert alice.consume(sink) == []
 

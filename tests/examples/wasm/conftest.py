@@ -59,8 +59,9 @@ def example_chain(guest_modules) -> Callable[..., TransformChain]:
     (``wasm_only``: without its other stages).  An override of ``None`` removes the key."""
     chains: list[TransformChain] = []
 
-    def build(example: str, language: str, path: str = "fast", wasm_only: bool = False,
-              **overrides: str | None) -> TransformChain:
+    def build(
+        example: str, language: str, path: str = "fast", wasm_only: bool = False, **overrides: str | None
+    ) -> TransformChain:
         props = example_properties(example)
         if wasm_only:
             props["transforms"] = ",".join(wasm_aliases(props))

@@ -40,7 +40,12 @@ def test_the_pipeline_file_runs_the_c_guest_where_the_builder_puts_it(example):
     props = example_properties(example)
     folder = EXAMPLES_DIR / example
 
-    assert (props["source"], props["source.format"], props["sink"], props["sink.format"]) == ("file", "text", "file", "text")
+    assert (props["source"], props["source.format"], props["sink"], props["sink.format"]) == (
+        "file",
+        "text",
+        "file",
+        "text",
+    )
     assert props["source.path"] == str(folder / "input.txt")
     for alias in wasm_aliases(props):
         built_by = f"python -m host_functions.sdk examples/wasm/{example}/{example}.c -o examples/wasm/{example}/build"

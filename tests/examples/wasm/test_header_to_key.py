@@ -46,5 +46,7 @@ def test_a_missing_header_fails_the_record(example_chain, language):
 def test_without_the_guest_config_the_record_fails_naming_the_key(example_chain, language):
     chain = example_chain("header_to_key", language, wasm_only=True, **{"transforms.key.config.header": None})
 
-    with pytest.raises(StageError, match=r"header_to_key: the guest config 'header' is not set \(transforms.<alias>.config.header\)"):
+    with pytest.raises(
+        StageError, match=r"header_to_key: the guest config 'header' is not set \(transforms.<alias>.config.header\)"
+    ):
         chain.apply(make_record(headers=(("tenant", b"acme"),)))

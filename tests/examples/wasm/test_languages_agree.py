@@ -50,15 +50,21 @@ def test_every_language_gives_the_same_outcome(example_chain, example, value):
     expected = outcome(example_chain(example, reference, wasm_only=True), record, f"{example}.{reference}.wasm")
 
     for language in others:
-        assert outcome(example_chain(example, language, wasm_only=True), record, f"{example}.{language}.wasm") == expected, language
+        assert (
+            outcome(example_chain(example, language, wasm_only=True), record, f"{example}.{language}.wasm") == expected
+        ), language
 
 
 # Text that is likely to contain e-mail addresses and card numbers, and things that look like them.
-_PII_TEXT = st.text(alphabet="ab.-_+@ 0123456789x\\\"", max_size=40)
+_PII_TEXT = st.text(alphabet='ab.-_+@ 0123456789x\\"', max_size=40)
 _JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20) | _PII_TEXT,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["email", "password", "note", "apiKey", "user_id", "Token", "card"]), children, max_size=4),
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | _PII_TEXT,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["email", "password", "note", "apiKey", "user_id", "Token", "card"]), children, max_size=4
+        )
+    ),
     max_leaves=12,
 )
 

@@ -24,10 +24,16 @@ GOLDEN = [
     (b'{"n": 4111111111111111}', b'{"n": 4111111111111111}'),  # numbers are not card strings
     # secrets: a string or number under a secret-sounding member name
     (b'{"password": "hunter2", "api_key": 123456789}', b'{"password": "***", "api_key": "***"}'),
-    (b'{"nested": {"Access_Token": "tok_abc", "clientSecret": ""}}', b'{"nested": {"Access_Token": "***", "clientSecret": "***"}}'),
+    (
+        b'{"nested": {"Access_Token": "tok_abc", "clientSecret": ""}}',
+        b'{"nested": {"Access_Token": "***", "clientSecret": "***"}}',
+    ),
     (b'{"secrets": ["kept", "as-is"], "token": null}', b'{"secrets": ["kept", "as-is"], "token": null}'),
     # everything else is left byte for byte, including escapes and layout
-    (b'{ "user" : "alice",\n  "quote": "say \\"hi\\" to x@y.com" }', b'{ "user" : "alice",\n  "quote": "say \\"hi\\" to x***@y.com" }'),
+    (
+        b'{ "user" : "alice",\n  "quote": "say \\"hi\\" to x@y.com" }',
+        b'{ "user" : "alice",\n  "quote": "say \\"hi\\" to x***@y.com" }',
+    ),
     (b'[1, 2.5, true, null, "plain"]', b'[1, 2.5, true, null, "plain"]'),
     (None, None),
 ]

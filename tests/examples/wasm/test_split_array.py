@@ -10,8 +10,14 @@ LANGUAGES = languages_of("split_array")
 
 #: value in -> values out, in order
 GOLDEN = [
-    (b'[{"sku": "A-1", "qty": 2}, {"sku": "B-7", "qty": 1}]', [b'{"sku": "A-1", "qty": 2}', b'{"sku": "B-7", "qty": 1}']),
-    (b' [ 1 , "two,2" , [3, [4]] , {"five": "]"} , null , true ] ', [b"1", b'"two,2"', b"[3, [4]]", b'{"five": "]"}', b"null", b"true"]),
+    (
+        b'[{"sku": "A-1", "qty": 2}, {"sku": "B-7", "qty": 1}]',
+        [b'{"sku": "A-1", "qty": 2}', b'{"sku": "B-7", "qty": 1}'],
+    ),
+    (
+        b' [ 1 , "two,2" , [3, [4]] , {"five": "]"} , null , true ] ',
+        [b"1", b'"two,2"', b"[3, [4]]", b'{"five": "]"}', b"null", b"true"],
+    ),
     (b'["single"]', [b'"single"']),
     (b"[]", []),
 ]

@@ -20,8 +20,11 @@ GUESTS = Path(__file__).resolve().parent / "guests"
 
 #: plug-in name -> its source folder
 PLUGIN_SOURCES = {
-    **{f"{folder.parent.name}-{folder.name}": folder for folder in sorted(EXAMPLES.glob("*/*"))
-       if (folder / "Cargo.toml").is_file() or (folder / "go.mod").is_file()},
+    **{
+        f"{folder.parent.name}-{folder.name}": folder
+        for folder in sorted(EXAMPLES.glob("*/*"))
+        if (folder / "Cargo.toml").is_file() or (folder / "go.mod").is_file()
+    },
     "hostile": GUESTS / "hostile",
     "hostile-go": GUESTS / "hostile_go",
 }
@@ -42,8 +45,10 @@ def extism_transform(extism_plugins) -> Callable[..., WasmTransform]:
     transforms: list[WasmTransform] = []
 
     def build(plugin: str, alias: str = "x", **config: Any) -> WasmTransform:
-        props = {"module.path": str(extism_plugins[plugin]),
-                 **{(key if "." in key else key.replace("_", ".")): str(value) for key, value in config.items()}}
+        props = {
+            "module.path": str(extism_plugins[plugin]),
+            **{(key if "." in key else key.replace("_", ".")): str(value) for key, value in config.items()},
+        }
         if plugin in WASI_PLUGINS:
             props.setdefault("wasi", "true")
         transform = WasmTransform()

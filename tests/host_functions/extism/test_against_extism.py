@@ -110,7 +110,7 @@ class Hosts:
         self.ours.stage([data])
         self.ours.run(0, 1)
         table, output = self.ours.harvest()
-        (row, rc, kind, length), = table
+        ((row, rc, kind, length),) = table
         assert kind in (OUTPUT, ERROR)
         return ("output", output) if kind == OUTPUT else ("error", output.decode())
 
@@ -129,7 +129,7 @@ def kernel_tour() -> Hosts:
 def test_kernel_facts_match_extisms_kernel(kernel_tour):
     ours, official = kernel_tour.ours_call(b"hello, kernel"), kernel_tour.official_call(b"hello, kernel")
     assert ours == official
-    facts = [int.from_bytes(ours[1][13 + 8 * k:21 + 8 * k], "little") for k in range(8)]
+    facts = [int.from_bytes(ours[1][13 + 8 * k : 21 + 8 * k], "little") for k in range(8)]
     assert facts == [0, 5, 0, 0, 0, 0, 13, 7]
 
 
@@ -155,14 +155,20 @@ def to_upper(extism_plugins) -> Hosts:
     return Hosts(extism_plugins["to_upper-rust"].read_bytes(), "transform")
 
 
-documents = st.fixed_dictionaries({
-    "topic": st.text(max_size=20),
-    "key": st.one_of(st.none(), st.text(max_size=20)),
-    "value": st.recursive(st.none() | st.booleans() | st.integers(-2**53, 2**53) | st.text(max_size=30),
-                          lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                      max_size=4), max_leaves=10),
-    "headers": st.lists(st.fixed_dictionaries({"key": st.text(max_size=8), "value": st.text(max_size=8)}), max_size=3),
-})
+documents = st.fixed_dictionaries(
+    {
+        "topic": st.text(max_size=20),
+        "key": st.one_of(st.none(), st.text(max_size=20)),
+        "value": st.recursive(
+            st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=30),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+            max_leaves=10,
+        ),
+        "headers": st.lists(
+            st.fixed_dictionaries({"key": st.text(max_size=8), "value": st.text(max_size=8)}), max_size=3
+        ),
+    }
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -8,15 +8,18 @@ from tests.host_functions.extism.conftest import PLUGIN_SOURCES
 
 
 def test_a_folder_without_cargo_toml_or_go_mod_is_refused(tmp_path):
-    with pytest.raises(GuestBuildError, match=r"cannot build .*: not an Extism plug-in folder \(no Cargo.toml or go.mod\)"):
+    with pytest.raises(
+        GuestBuildError, match=r"cannot build .*: not an Extism plug-in folder \(no Cargo.toml or go.mod\)"
+    ):
         build.build_plugin(tmp_path)
 
 
 def test_an_unchanged_plugin_is_not_rebuilt_and_a_changed_one_is(tmp_path):
     source = tmp_path / "tiny" / "rust"
     (source / "src").mkdir(parents=True)
-    (source / "Cargo.toml").write_text('[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n\n'
-                                       '[lib]\ncrate-type = ["cdylib"]\n')
+    (source / "Cargo.toml").write_text(
+        '[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n\n[lib]\ncrate-type = ["cdylib"]\n'
+    )
     (source / "src" / "lib.rs").write_text('#[no_mangle]\npub extern "C" fn transform() -> i32 { 0 }\n')
     cache = tmp_path / "cache"
 

@@ -7,8 +7,12 @@ from tests.host_functions.conftest import make_record
 from tests.host_functions.extism.conftest import run_batch
 
 PLUGINS = ["connect_transformer-rust", "connect_transformer-go"]
-RECORD = make_record(topic="foo", key=b"the-key", value=b"the-value",
-                     headers=(("the-key", b"my-key"), ("the-header-in", b"header-value")))
+RECORD = make_record(
+    topic="foo",
+    key=b"the-key",
+    value=b"the-value",
+    headers=(("the-key", b"my-key"), ("the-header-in", b"header-value")),
+)
 
 #: export -> what it changes in RECORD
 GOLDEN = {
@@ -48,8 +52,12 @@ def test_a_null_value_is_handle_zero_and_a_missing_header_too(extism_transform, 
 
 
 def test_a_converter_that_refuses_a_value_fails_that_record_only(extism_transform):
-    transform = extism_transform("connect_transformer-rust", function_name="toUpper", value_converter="json",
-                                 **{"value.converter.schemas.enable": "false"})
+    transform = extism_transform(
+        "connect_transformer-rust",
+        function_name="toUpper",
+        value_converter="json",
+        **{"value.converter.schemas.enable": "false"},
+    )
 
     out, errors = run_batch(transform, [make_record(value={"a": 1}), make_record(value=object())])
 

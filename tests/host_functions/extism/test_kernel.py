@@ -26,8 +26,10 @@ def plugin(body: str) -> str:
 def big_output_plugin(size: int) -> str:
     """Outputs ``[{"value":"aaa..."}]``, ``size`` bytes (a multiple of 8), after freeing its input."""
     head, tail = b'[{"value":"', b'"}]'
-    stores = "".join(f"(call $store_u8 (i64.add (local.get $out) (i64.const {i})) (i32.const {b}))"
-                     for i, b in [*enumerate(head), *((size - len(tail) + i, b) for i, b in enumerate(tail))])
+    stores = "".join(
+        f"(call $store_u8 (i64.add (local.get $out) (i64.const {i})) (i32.const {b}))"
+        for i, b in [*enumerate(head), *((size - len(tail) + i, b) for i, b in enumerate(tail))]
+    )
     return f"""(module {IMPORTS}
   (func (export "transform") (result i32) (local $out i64) (local $i i64)
     (call $free (call $input_offset))
@@ -43,18 +45,28 @@ def big_output_plugin(size: int) -> str:
 
 def configure(wasm_file, wat: str, **config) -> WasmTransform:
     transform = WasmTransform()
-    transform.configure({"module.path": wasm_file(wat, "k.wasm"), **{k: str(v) for k, v in config.items()}},
-                        PluginContext("k", "transforms.k."))
+    transform.configure(
+        {"module.path": wasm_file(wat, "k.wasm"), **{k: str(v) for k, v in config.items()}},
+        PluginContext("k", "transforms.k."),
+    )
     return transform
 
 
-@pytest.mark.parametrize(("body", "cause"), [
-    ("(i32.const 3)", "the plug-in returned code 3 without an error message"),
-    ("(call $output_set (i64.const 0xffff0000) (i64.const 4096)) (i32.const 0)",
-     "output_set named a range outside kernel memory"),
-    ("(call $store_u64 (i64.const 0x100000000) (i64.const 1)) (i32.const 0)",
-     "out-of-bounds memory access (bad pointer)"),
-], ids=["return-code", "output-range", "pointer-past-4gib"])
+@pytest.mark.parametrize(
+    ("body", "cause"),
+    [
+        ("(i32.const 3)", "the plug-in returned code 3 without an error message"),
+        (
+            "(call $output_set (i64.const 0xffff0000) (i64.const 4096)) (i32.const 0)",
+            "output_set named a range outside kernel memory",
+        ),
+        (
+            "(call $store_u64 (i64.const 0x100000000) (i64.const 1)) (i32.const 0)",
+            "out-of-bounds memory access (bad pointer)",
+        ),
+    ],
+    ids=["return-code", "output-range", "pointer-past-4gib"],
+)
 def test_a_bad_call_fails_its_record(wasm_file, body, cause):
     out, errors = run_batch(configure(wasm_file, plugin(body)), [make_record()])
 

@@ -29,7 +29,11 @@ def test_the_to_upper_example_runs_as_written(spark, tmp_path, extism_plugins):
 
     result = run_pipeline(PipelineSpec.from_properties(folder / "to_upper.properties"), spark=spark)
 
-    assert sorted(output_lines(folder / "out")) == ["EXTISM MEETS KAFKA CONNECT", "HELLO WORLD", "MIXED CASE \u00c9T\u00c9"]
+    assert sorted(output_lines(folder / "out")) == [
+        "EXTISM MEETS KAFKA CONNECT",
+        "HELLO WORLD",
+        "MIXED CASE \u00c9T\u00c9",
+    ]
     assert (result.counts.read, result.counts.written) == (3, 3)
 
 
@@ -40,7 +44,10 @@ def test_the_running_max_example_routes_running_maxima(spark, tmp_path, extism_p
 
     lines = [json.loads(line) for line in output_lines(folder / "out")]
     assert [(line["topic"], line["key"], json.loads(line["value"])["price"]) for line in lines] == [
-        ("max-prices", "ACME", 3.5), ("max-prices", "ACME", 5.25), ("max-prices", "ACME", 5.25)]
+        ("max-prices", "ACME", 3.5),
+        ("max-prices", "ACME", 5.25),
+        ("max-prices", "ACME", 5.25),
+    ]
 
 
 def test_the_connect_transformer_example_runs_as_written(spark, tmp_path, extism_plugins):
@@ -50,7 +57,9 @@ def test_the_connect_transformer_example_runs_as_written(spark, tmp_path, extism
 
     lines = [json.loads(line) for line in output_lines(folder / "out")]
     assert sorted((line["key"], line["value"]) for line in lines) == [
-        ("another value", "ANOTHER VALUE"), ("the-value", "THE-VALUE")]
+        ("another value", "ANOTHER VALUE"),
+        ("the-value", "THE-VALUE"),
+    ]
 
 
 @pytest.mark.kafka
@@ -60,36 +69,56 @@ def test_kafka_to_kafka_through_a_rust_and_a_go_plugin(spark, kafka_broker, exti
     source = kafka_broker.create_topic(f"{stem}-orders")
     for topic in (f"{stem}-max", f"{stem}-dlq"):
         kafka_broker.create_topic(topic)
-    orders = [{"date": "2024-03-01T10:00:00Z", "price": 3.5, "volume": 10}, "not an order",
-              {"date": "2024-03-01T10:01:00Z", "price": 5.25, "volume": 20},
-              {"date": "2024-03-01T10:02:00Z", "price": 4.0, "volume": 30}]
-    kafka_broker.produce(source, [{"key": "acme", "value": json.dumps(order), "headers": [("feed", "x")]}
-                                  for order in orders])
-    spec = PipelineSpec.from_properties({
-        "source": "kafka", "source.topics": source, "source.starting.offsets": "earliest",
-        "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-        "sink": "kafka", "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-        "key.converter": "string", "value.converter": "json", "value.converter.schemas.enable": "false",
-        "transforms": "upper,max",
-        # Rust: upper-cases a text value ("not an order"); orders are JSON objects and pass unchanged
-        "transforms.upper.type": "wasm", "transforms.upper.module.path": str(extism_plugins["to_upper-rust"]),
-        # Go: the running maximum, routed to the topic its config names; "not an order" fails it
-        "transforms.max.type": "wasm", "transforms.max.module.path": str(extism_plugins["running_max-go"]),
-        "transforms.max.wasi": "true", "transforms.max.config.topic-name": f"{stem}-max",
-        "errors.tolerance": "all", "errors.deadletterqueue.topic.name": f"{stem}-dlq",
-        "errors.deadletterqueue.context.headers.enable": "true",
-    })
+    orders = [
+        {"date": "2024-03-01T10:00:00Z", "price": 3.5, "volume": 10},
+        "not an order",
+        {"date": "2024-03-01T10:01:00Z", "price": 5.25, "volume": 20},
+        {"date": "2024-03-01T10:02:00Z", "price": 4.0, "volume": 30},
+    ]
+    kafka_broker.produce(
+        source, [{"key": "acme", "value": json.dumps(order), "headers": [("feed", "x")]} for order in orders]
+    )
+    spec = PipelineSpec.from_properties(
+        {
+            "source": "kafka",
+            "source.topics": source,
+            "source.starting.offsets": "earliest",
+            "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            "sink": "kafka",
+            "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            "key.converter": "string",
+            "value.converter": "json",
+            "value.converter.schemas.enable": "false",
+            "transforms": "upper,max",
+            # Rust: upper-cases a text value ("not an order"); orders are JSON objects and pass unchanged
+            "transforms.upper.type": "wasm",
+            "transforms.upper.module.path": str(extism_plugins["to_upper-rust"]),
+            # Go: the running maximum, routed to the topic its config names; "not an order" fails it
+            "transforms.max.type": "wasm",
+            "transforms.max.module.path": str(extism_plugins["running_max-go"]),
+            "transforms.max.wasi": "true",
+            "transforms.max.config.topic-name": f"{stem}-max",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": f"{stem}-dlq",
+            "errors.deadletterqueue.context.headers.enable": "true",
+        }
+    )
 
     result = run_pipeline(spec, spark=spark)
 
     assert (result.counts.read, result.counts.written, result.counts.dead_lettered) == (4, 3, 1)
     maxima = kafka_broker.consume(f"{stem}-max", 3)
     assert [(r.key, json.loads(r.value)["price"], r.headers) for r in maxima] == [
-        (b"acme", 3.5, (("feed", b"x"),)), (b"acme", 5.25, (("feed", b"x"),)), (b"acme", 5.25, (("feed", b"x"),))]
+        (b"acme", 3.5, (("feed", b"x"),)),
+        (b"acme", 5.25, (("feed", b"x"),)),
+        (b"acme", 5.25, (("feed", b"x"),)),
+    ]
     dead = kafka_broker.consume(f"{stem}-dlq", 1)
     assert [(r.key, r.value) for r in dead] == [(b"acme", b'"not an order"')]  # the record as read
     context = dict(dead[0].headers)
     assert context["__connect.errors.stage"] == b"TRANSFORMATION"
     assert b"wasm transform 'max' (transform in running_max-go-" in context["__connect.errors.exception.message"]
-    assert b"the plug-in reported an error (return code 1): json: cannot unmarshal string" in \
-        context["__connect.errors.exception.message"]
+    assert (
+        b"the plug-in reported an error (return code 1): json: cannot unmarshal string"
+        in context["__connect.errors.exception.message"]
+    )

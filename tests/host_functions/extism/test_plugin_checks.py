@@ -52,37 +52,65 @@ def test_a_wat_plugin_runs_with_the_default_function_name(wasm_file):
     assert errors.failures == [] and out == [record]
 
 
-@pytest.mark.parametrize(("wat", "config", "problem"), [
-    (ECHO_WAT, {"function.name": "nope"}, "it does not export the function 'nope' named by function.name"),
-    ('(module (import "extism:host/env" "reset" (func)) (func (export "transform") (param i32)))', {},
-     "its function 'transform' must take no arguments and return an i32 or nothing, not (i32) -> ()"),
-    ('(module (import "extism:host/env" "alloc" (func (param i32) (result i64))) (func (export "transform")))', {},
-     "it imports 'extism:host/env.alloc' as (i32) -> (i64); the host provides (i64) -> (i64)"),
-    ('(module (import "extism:host/env" "teleport" (func)) (func (export "transform")))', {},
-     "it imports 'extism:host/env.teleport', which the host does not provide"),
-    ('(module (import "extism:host/env" "reset" (func)) (import "extism:host/user" "lookup" (func))'
-     ' (func (export "transform")))', {}, "it imports 'extism:host/user.lookup', which the host does not provide"),
-], ids=["no-export", "export-type", "import-type", "unknown-env", "unknown-user"])
+@pytest.mark.parametrize(
+    ("wat", "config", "problem"),
+    [
+        (ECHO_WAT, {"function.name": "nope"}, "it does not export the function 'nope' named by function.name"),
+        (
+            '(module (import "extism:host/env" "reset" (func)) (func (export "transform") (param i32)))',
+            {},
+            "its function 'transform' must take no arguments and return an i32 or nothing, not (i32) -> ()",
+        ),
+        (
+            '(module (import "extism:host/env" "alloc" (func (param i32) (result i64))) (func (export "transform")))',
+            {},
+            "it imports 'extism:host/env.alloc' as (i32) -> (i64); the host provides (i64) -> (i64)",
+        ),
+        (
+            '(module (import "extism:host/env" "teleport" (func)) (func (export "transform")))',
+            {},
+            "it imports 'extism:host/env.teleport', which the host does not provide",
+        ),
+        (
+            '(module (import "extism:host/env" "reset" (func)) (import "extism:host/user" "lookup" (func))'
+            ' (func (export "transform")))',
+            {},
+            "it imports 'extism:host/user.lookup', which the host does not provide",
+        ),
+    ],
+    ids=["no-export", "export-type", "import-type", "unknown-env", "unknown-user"],
+)
 def test_a_plugin_this_host_cannot_serve_is_refused_naming_the_problem(wasm_file, wat, config, problem):
     path = wasm_file(wat, "plugin.wasm")
-    with pytest.raises(ConfigError, match=r"transforms\.ext\.module\.path: Extism plug-in 'plugin\.wasm' cannot be used: "
-                                          r".*" + problem.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+    with pytest.raises(
+        ConfigError,
+        match=r"transforms\.ext\.module\.path: Extism plug-in 'plugin\.wasm' cannot be used: "
+        r".*" + problem.replace("(", r"\(").replace(")", r"\)").replace(".", r"\."),
+    ):
         configure(path, **config)
 
 
 def test_a_go_plugin_needs_wasi(extism_plugins):
-    with pytest.raises(ConfigError, match=r"it imports WASI function 'wasi_snapshot_preview1\.\w+' but WASI is off "
-                                          r"\(set wasi=true to allow it\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"it imports WASI function 'wasi_snapshot_preview1\.\w+' but WASI is off "
+        r"\(set wasi=true to allow it\)",
+    ):
         configure(str(extism_plugins["to_upper-go"]))
 
 
-@pytest.mark.parametrize(("body", "cause"), [
-    ("(loop $forever (br $forever))", r"the plug-in cannot start: timed out after 100 ms \(timeout\.ms\)"),
-    ("(unreachable)", r"the plug-in cannot start: trap: unreachable instruction executed"),
-])
+@pytest.mark.parametrize(
+    ("body", "cause"),
+    [
+        ("(loop $forever (br $forever))", r"the plug-in cannot start: timed out after 100 ms \(timeout\.ms\)"),
+        ("(unreachable)", r"the plug-in cannot start: trap: unreachable instruction executed"),
+    ],
+)
 def test_a_plugin_whose_initialiser_never_returns_or_traps_is_refused(wasm_file, body, cause):
-    wat = f'(module (import "extism:host/env" "reset" (func)) (func (export "_initialize") {body}) ' \
-          '(func (export "transform") (result i32) (i32.const 0)))'
+    wat = (
+        f'(module (import "extism:host/env" "reset" (func)) (func (export "_initialize") {body}) '
+        '(func (export "transform") (result i32) (i32.const 0)))'
+    )
     with pytest.raises(ConfigError, match=r"transforms\.ext\.module\.path: Extism plug-in '\w+\.wasm': " + cause):
         configure(wasm_file(wat), **{"timeout.ms": "100"})
 

@@ -32,7 +32,8 @@ GOLDEN = [
 @pytest.mark.parametrize("plugin", TO_UPPER)
 @pytest.mark.parametrize(("key", "value", "headers", "key_out", "value_out", "headers_out"), GOLDEN)
 def test_values_go_in_as_the_chain_holds_them_and_come_back_the_same_way(
-        extism_transform, plugin, key, value, headers, key_out, value_out, headers_out):
+    extism_transform, plugin, key, value, headers, key_out, value_out, headers_out
+):
     record = make_record(key=key, value=value, headers=headers, topic="events", partition=3, offset=42)
 
     out, errors = run_batch(extism_transform(plugin), [record])
@@ -54,14 +55,21 @@ def test_the_document_the_plugin_sees(extism_transform):
 
 def test_zero_records_drop_several_fan_out_and_a_topic_routes(extism_transform):
     transform = extism_transform("hostile", function_name="split")
-    records = [make_record(value=b"one @audit two", offset=1), make_record(value=b"   ", offset=2),
-               make_record(value=b"three", offset=3)]
+    records = [
+        make_record(value=b"one @audit two", offset=1),
+        make_record(value=b"   ", offset=2),
+        make_record(value=b"three", offset=3),
+    ]
 
     out, errors = run_batch(transform, records)
 
     assert errors.failures == []
     assert [(r.topic, r.value, r.offset) for r in out] == [
-        ("input", b"one", 1), ("audit", b"@audit", 1), ("input", b"two", 1), ("input", b"three", 3)]
+        ("input", b"one", 1),
+        ("audit", b"@audit", 1),
+        ("input", b"two", 1),
+        ("input", b"three", 3),
+    ]
     # fields an output record leaves out are the input's
     assert all(r.key == b"key" and r.timestamp == records[0].timestamp for r in out)
 
@@ -75,9 +83,11 @@ def test_plugin_variables_and_globals_persist_across_calls_and_batches(extism_tr
     assert [r.value for r in first + second] == [b"calls=1 vars=1", b"calls=2 vars=2", b"calls=3 vars=3"]
 
 
-ORDERS = [{"date": "2024-03-01T10:00:00Z", "price": 3.5, "volume": 10},
-          {"date": "2024-03-01T10:01:00Z", "price": 5.25, "volume": 20},
-          {"date": "2024-03-01T10:02:00Z", "price": 4.0, "volume": 30}]
+ORDERS = [
+    {"date": "2024-03-01T10:00:00Z", "price": 3.5, "volume": 10},
+    {"date": "2024-03-01T10:01:00Z", "price": 5.25, "volume": 20},
+    {"date": "2024-03-01T10:02:00Z", "price": 4.0, "volume": 30},
+]
 
 
 @pytest.mark.parametrize("plugin", ["running_max-rust", "running_max-go"])
@@ -103,15 +113,19 @@ def test_without_the_config_the_plugin_uses_its_default_topic(extism_transform):
     assert [r.topic for r in out] == ["max-output"]
 
 
-@pytest.mark.parametrize(("output", "message"), [
-    (b"{}", "the output is not a JSON array of records but an object"),
-    (b"[1]", "output record 0 is a number, not a JSON object"),
-    (b'[{"topic": 7}]', "output record 0: topic is a number, not a string"),
-    (b'[{"value_base64": "***"}]', "output record 0: value_base64 is not base64"),
-    (b'[{"headers": {"a": 1}}]', "output record 0: headers is an object, not an array"),
-    (b'[{"headers": [{"value": "x"}]}]', "output record 0: a header is not an object with a string key"),
-    (b"[{]", "the output is not JSON"),
-], ids=["object", "number", "topic", "base64", "headers", "header", "not-json"])
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        (b"{}", "the output is not a JSON array of records but an object"),
+        (b"[1]", "output record 0 is a number, not a JSON object"),
+        (b'[{"topic": 7}]', "output record 0: topic is a number, not a string"),
+        (b'[{"value_base64": "***"}]', "output record 0: value_base64 is not base64"),
+        (b'[{"headers": {"a": 1}}]', "output record 0: headers is an object, not an array"),
+        (b'[{"headers": [{"value": "x"}]}]', "output record 0: a header is not an object with a string key"),
+        (b"[{]", "the output is not JSON"),
+    ],
+    ids=["object", "number", "topic", "base64", "headers", "header", "not-json"],
+)
 def test_an_output_that_is_not_records_fails_its_record(extism_transform, output, message):
     transform = extism_transform("hostile", function_name="raw")
     records = [make_record(value=b"[]"), make_record(value=output), make_record(value=b'[{"value": "ok"}]')]
@@ -125,8 +139,9 @@ def test_an_output_that_is_not_records_fails_its_record(extism_transform, output
 
 
 def test_a_connect_struct_goes_in_as_the_json_converter_writes_it(extism_transform):
-    schema = (SchemaBuilder.struct().name("order").field("id", Schema.INT64_SCHEMA)
-              .field("price", Decimal.schema(2)).build())
+    schema = (
+        SchemaBuilder.struct().name("order").field("id", Schema.INT64_SCHEMA).field("price", Decimal.schema(2)).build()
+    )
     order = Struct(schema).put("id", 7).put("price", decimal.Decimal("3.50"))
     record = make_record(value=order, topic="orders").replace(value_schema=schema)
 

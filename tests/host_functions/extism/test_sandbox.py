@@ -13,8 +13,12 @@ from tests.host_functions.extism.conftest import run_batch
 HOSTILE = [
     ("trap", b"boom", {}, r"trap: unreachable instruction executed \(the guest aborted\)"),
     ("spin", b"spin", {"timeout_ms": 200}, r"timed out after 200 ms \(timeout.ms\)"),
-    ("bomb", b"bomb", {"memory_max_bytes": 8 << 20},
-     r"out of memory: guest memory at \d+ bytes of memory.max.bytes=8388608"),
+    (
+        "bomb",
+        b"bomb",
+        {"memory_max_bytes": 8 << 20},
+        r"out of memory: guest memory at \d+ bytes of memory.max.bytes=8388608",
+    ),
     ("flood", b"flood", {}, r"the output holds 1000000 records for one input record; max.outputs.per.record=10000"),
     ("fail", b"anything", {}, r'the plug-in reported an error \(return code 1\): refused "anything"'),
     ("fetch", b"x", {}, r"http_request is not allowed: Extism plug-ins get no network access here"),
@@ -24,8 +28,11 @@ HOSTILE = [
 @pytest.mark.parametrize(("export", "trigger", "settings", "cause"), HOSTILE, ids=[h[0] for h in HOSTILE])
 def test_a_hostile_record_fails_alone_and_the_batch_goes_on(extism_transform, export, trigger, settings, cause):
     transform = extism_transform("hostile", alias="evil", function_name=export, **settings)
-    records = [make_record(value=b"before", offset=0), make_record(value=trigger, offset=1),
-               make_record(value=b"after", offset=2)]
+    records = [
+        make_record(value=b"before", offset=0),
+        make_record(value=trigger, offset=1),
+        make_record(value=b"after", offset=2),
+    ]
 
     out, errors = run_batch(transform, records)
 
@@ -43,8 +50,12 @@ def test_a_hostile_record_fails_alone_and_the_batch_goes_on(extism_transform, ex
 HOSTILE_GO = [
     ("trap", b"boom", {}, r"trap: unreachable instruction executed \(the guest aborted\)"),
     ("spin", b"spin", {"timeout_ms": 200}, r"timed out after 200 ms \(timeout.ms\)"),
-    ("bomb", b"bomb", {"memory_max_bytes": 32 << 20},
-     r"out of memory: guest memory at \d+ bytes of memory.max.bytes=33554432"),
+    (
+        "bomb",
+        b"bomb",
+        {"memory_max_bytes": 32 << 20},
+        r"out of memory: guest memory at \d+ bytes of memory.max.bytes=33554432",
+    ),
 ]
 
 
@@ -86,7 +97,8 @@ def test_plugin_logs_go_to_the_transforms_logger(extism_transform, caplog):
     with caplog.at_level(logging.INFO, logger="smt.transform"):
         run_batch(transform, [make_record(topic="orders")])
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records if "echo" in r.getMessage()] == [
-        (transform.context.logger("transform").name, logging.INFO, 'echo "orders"')]
+        (transform.context.logger("transform").name, logging.INFO, 'echo "orders"')
+    ]
 
 
 def test_below_the_loggers_level_plugins_do_not_call_the_host_to_log(extism_transform, caplog):

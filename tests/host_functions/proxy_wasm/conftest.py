@@ -47,8 +47,10 @@ def proxy_wasm_transform(proxy_wasm_filters) -> Callable[..., WasmTransform]:
     def build(name: str, language: str = "rust", **config: Any) -> WasmTransform:
         transform = WasmTransform()
         settings = {"module.path": str(proxy_wasm_filters[(name, language)]), **config}
-        transform.configure({(key if "." in key else key.replace("_", ".")): value for key, value in settings.items()},
-                            PluginContext(name, f"transforms.{name}."))
+        transform.configure(
+            {(key if "." in key else key.replace("_", ".")): value for key, value in settings.items()},
+            PluginContext(name, f"transforms.{name}."),
+        )
         transforms.append(transform)
         return transform
 
@@ -57,10 +59,24 @@ def proxy_wasm_transform(proxy_wasm_filters) -> Callable[..., WasmTransform]:
         transform.close()
 
 
-def record(value: Any, key: Any = b"k", topic: str = "in", partition: int | None = 0, offset: int = 0,
-           timestamp: int | None = 1_700_000_000_000, headers=()) -> Record:
-    return Record(topic=topic, partition=partition, offset=offset, timestamp=timestamp, key=key,
-                  value=value.encode() if isinstance(value, str) else value, headers=headers)
+def record(
+    value: Any,
+    key: Any = b"k",
+    topic: str = "in",
+    partition: int | None = 0,
+    offset: int = 0,
+    timestamp: int | None = 1_700_000_000_000,
+    headers=(),
+) -> Record:
+    return Record(
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        timestamp=timestamp,
+        key=key,
+        value=value.encode() if isinstance(value, str) else value,
+        headers=headers,
+    )
 
 
 def run(transform: WasmTransform, records: list[Record]) -> tuple[RecordBatch, CollectErrors]:

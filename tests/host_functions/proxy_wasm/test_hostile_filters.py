@@ -13,15 +13,23 @@ from tests.host_functions.proxy_wasm.conftest import record, run, values
 MEMORY = 32 << 20
 #: trigger -> the failure it must give, per language (Rust aborts on a panic; Go exits with 2)
 FAILURES = {
-    "boom": {"rust": r"trap: unreachable instruction executed \(the guest aborted\)",
-             "go": r"trap: unreachable instruction executed \(the guest aborted\)"},  # its panic is in the log
+    "boom": {
+        "rust": r"trap: unreachable instruction executed \(the guest aborted\)",
+        "go": r"trap: unreachable instruction executed \(the guest aborted\)",
+    },  # its panic is in the log
     "spin": {"rust": r"timed out after 300 ms \(timeout.ms\)", "go": r"timed out after 300 ms \(timeout.ms\)"},
-    "hog": {"rust": rf"out of memory: guest memory at \d+ bytes of memory.max.bytes={MEMORY}",
-            "go": rf"out of memory: guest memory at \d+ bytes of memory.max.bytes={MEMORY}"},
-    "grow": {"rust": rf"the filter grew the downstream data to \d+ bytes, past {MEMORY} \(memory.max.bytes\)",
-             "go": rf"the filter grew the downstream data to \d+ bytes, past {MEMORY} \(memory.max.bytes\)"},
-    "close": {"rust": r"the filter closed the connection \(proxy_close_stream\)",
-              "go": r"the filter closed the connection \(proxy_close_stream\)"},
+    "hog": {
+        "rust": rf"out of memory: guest memory at \d+ bytes of memory.max.bytes={MEMORY}",
+        "go": rf"out of memory: guest memory at \d+ bytes of memory.max.bytes={MEMORY}",
+    },
+    "grow": {
+        "rust": rf"the filter grew the downstream data to \d+ bytes, past {MEMORY} \(memory.max.bytes\)",
+        "go": rf"the filter grew the downstream data to \d+ bytes, past {MEMORY} \(memory.max.bytes\)",
+    },
+    "close": {
+        "rust": r"the filter closed the connection \(proxy_close_stream\)",
+        "go": r"the filter closed the connection \(proxy_close_stream\)",
+    },
 }
 LANGUAGES = ("rust", "go")
 
@@ -51,12 +59,15 @@ def test_a_held_request_holds_the_rest_of_its_connection(proxy_wasm_transform, l
     # Pause keeps the data buffered and the next requests are appended behind it, as on a socket;
     # what is still held when the batch ends (after a call with end_of_stream) fails
     transform = hostile(proxy_wasm_transform, language)
-    out, errors = run(transform, [record("before", partition=0), record("hold", partition=1),
-                                  record("after", partition=2)])
+    out, errors = run(
+        transform, [record("before", partition=0), record("hold", partition=1), record("after", partition=2)]
+    )
     assert values(out) == [b"before"] and errors.rows == [1, 2]
-    assert errors.message(2).endswith("the filter held the Produce request back (it returned Pause and never "
-                                      "continued the stream) on the record at partition=2 offset=0 (row 2 of the "
-                                      "batch)")
+    assert errors.message(2).endswith(
+        "the filter held the Produce request back (it returned Pause and never "
+        "continued the stream) on the record at partition=2 offset=0 (row 2 of the "
+        "batch)"
+    )
     out, errors = run(transform, [record("next batch")])  # a new batch is a new connection
     assert errors.failures == [] and values(out) == [b"next batch"]
 
@@ -81,20 +92,25 @@ def test_every_kind_of_failure_in_one_batch(proxy_wasm_transform, language):
 
 def test_a_corrupted_request_fails_its_records(proxy_wasm_transform):
     transform = hostile(proxy_wasm_transform, "rust")
-    out, errors = run(transform, [record("x", partition=0), record("y corrupt", partition=1),
-                                  record("z corrupt", partition=1)])
+    out, errors = run(
+        transform, [record("x", partition=0), record("y corrupt", partition=1), record("z corrupt", partition=1)]
+    )
     assert values(out) == [b"x"] and errors.rows == [1, 2]
     assert errors.message(1).endswith(
         "the filter corrupted the Produce request: a record batch of in-1 fails its CRC-32C check (corrupt, or "
-        "rewritten without a new checksum) on the record at partition=1 offset=0 (row 1 of the batch)")
+        "rewritten without a new checksum) on the record at partition=1 offset=0 (row 1 of the batch)"
+    )
 
 
 def test_a_filter_that_cannot_start_fails_at_configure_time(proxy_wasm_transform):
     from smt.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"transforms.hostile.module.path: proxy-wasm filter 'hostile.rust.wasm' "
-                                          r"cannot start: proxy_on_configure returned false: the filter refused its "
-                                          r"configuration"):
+    with pytest.raises(
+        ConfigError,
+        match=r"transforms.hostile.module.path: proxy-wasm filter 'hostile.rust.wasm' "
+        r"cannot start: proxy_on_configure returned false: the filter refused its "
+        r"configuration",
+    ):
         proxy_wasm_transform("hostile", **{"config.mode": "refuse"})
 
 

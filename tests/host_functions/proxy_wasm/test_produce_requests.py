@@ -36,9 +36,14 @@ def _random_records(rng: random.Random, count: int):
     keys = [blob() for _ in range(count)]
     values = [blob() for _ in range(count)]
     with_headers = rng.random() < 0.5  # half the requests have none: the host writes those without bodies
-    headers = [[{"key": rng.choice(["a", "trace-id", "ü", ""]), "value": blob()}
-                for _ in range(rng.choice([0, 0, 1, 3]) if with_headers else 0)] for _ in range(count)]
-    millis = [rng.choice([-1, 0, 1_700_000_000_000 + rng.randrange(-10**6, 10**6)]) for _ in range(count)]
+    headers = [
+        [
+            {"key": rng.choice(["a", "trace-id", "ü", ""]), "value": blob()}
+            for _ in range(rng.choice([0, 0, 1, 3]) if with_headers else 0)
+        ]
+        for _ in range(count)
+    ]
+    millis = [rng.choice([-1, 0, 1_700_000_000_000 + rng.randrange(-(10**6), 10**6)]) for _ in range(count)]
     return keys, values, headers, np.array(millis, dtype=np.int64)
 
 
@@ -76,8 +81,13 @@ def test_kafka_reads_the_requests_the_host_writes(codec, tmp_path):
         path.write_bytes(_request(codec, n, topic, partition, *records))
         files.append(str(path))
         expected += _lines(n, topic, partition, *records)
-    result = subprocess.run([java, "-cp", ":".join(classpath), str(ORACLE), *files], capture_output=True, text=True,
-                            timeout=300, check=False)
+    result = subprocess.run(
+        [java, "-cp", ":".join(classpath), str(ORACLE), *files],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == expected
 
@@ -106,32 +116,46 @@ BATCH_AT = 4 + 2 + 2 + 4 + 2 + len(b"spark-smt") + 2 + 2 + 4 + 4 + 2 + 2 + 4 + 4
 def _with(data: bytes, at: int, replacement: bytes, fix_crc: bool = True) -> bytes:
     """``data`` with bytes replaced at ``at``, and (unless ``fix_crc`` is false) a CRC-32C that fits again."""
     changed = bytearray(data)
-    changed[at:at + len(replacement)] = replacement
+    changed[at : at + len(replacement)] = replacement
     if fix_crc:
-        changed[BATCH_AT + 17:BATCH_AT + 21] = struct.pack(">I", crc32c.crc32c(bytes(changed[BATCH_AT + 21:])))
+        changed[BATCH_AT + 17 : BATCH_AT + 21] = struct.pack(">I", crc32c.crc32c(bytes(changed[BATCH_AT + 21 :])))
     return bytes(changed)
 
 
-@pytest.mark.parametrize(("change", "error"), [
-    (lambda d: _with(d, 4, struct.pack(">h", 1)), "the filter forwarded a request with API key 1, not a Produce request"),
-    (lambda d: _with(d, 6, struct.pack(">h", 9)), r"the filter forwarded a Produce request v9 \(only v3 to v8 are read\)"),
-    (lambda d: _with(d, len(d) - 1, b"\x01", fix_crc=False),
-     "a record batch of in-0 fails its CRC-32C check"),
-    (lambda d: _with(d, BATCH_AT + 16, b"\x01"), "a record batch of in-0 has magic 1, not 2"),
-    (lambda d: _with(d, BATCH_AT + 22, b"\x01"), "a record batch of in-0 is compressed, which the host does not read"),
-    (lambda d: _with(d, BATCH_AT + 57, struct.pack(">i", 2)), "record 1 of a record batch of in-0 is malformed"),
-    (lambda d: _with(d, len(d) - 1, b"\x07"), "record 0 of a record batch of in-0 is malformed"),
-])
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        (
+            lambda d: _with(d, 4, struct.pack(">h", 1)),
+            "the filter forwarded a request with API key 1, not a Produce request",
+        ),
+        (
+            lambda d: _with(d, 6, struct.pack(">h", 9)),
+            r"the filter forwarded a Produce request v9 \(only v3 to v8 are read\)",
+        ),
+        (lambda d: _with(d, len(d) - 1, b"\x01", fix_crc=False), "a record batch of in-0 fails its CRC-32C check"),
+        (lambda d: _with(d, BATCH_AT + 16, b"\x01"), "a record batch of in-0 has magic 1, not 2"),
+        (
+            lambda d: _with(d, BATCH_AT + 22, b"\x01"),
+            "a record batch of in-0 is compressed, which the host does not read",
+        ),
+        (lambda d: _with(d, BATCH_AT + 57, struct.pack(">i", 2)), "record 1 of a record batch of in-0 is malformed"),
+        (lambda d: _with(d, len(d) - 1, b"\x07"), "record 0 of a record batch of in-0 is malformed"),
+    ],
+)
 def test_a_request_the_host_cannot_read_says_why(codec, change, error):
     frames, broken = decode_forwarded(change(_single_request(codec)), codec)
     assert broken is None and len(frames) == 1
     assert frames[0].error is not None and re.match(error, frames[0].error), frames[0].error
 
 
-@pytest.mark.parametrize(("data", "error"), [
-    (b"\x00\x00", "2 bytes after the last request are not a request"),
-    (struct.pack(">i", 100) + b"\x00" * 10, "a request claims 100 bytes where 10 are left"),
-])
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b"\x00\x00", "2 bytes after the last request are not a request"),
+        (struct.pack(">i", 100) + b"\x00" * 10, "a request claims 100 bytes where 10 are left"),
+    ],
+)
 def test_a_stream_that_is_not_requests_says_why(codec, data, error):
     frames, broken = decode_forwarded(data, codec)
     assert frames == [] and broken == error

@@ -48,8 +48,10 @@ def redpanda_transform(redpanda_guests) -> Callable[..., WasmTransform]:
     def build(name: str, language: str = "rust", **config: Any) -> WasmTransform:
         transform = WasmTransform()
         settings = {"module.path": str(redpanda_guests[(name, language)]), **config}
-        transform.configure({(key if "." in key else key.replace("_", ".")): value for key, value in settings.items()},
-                            PluginContext(name, f"transforms.{name}."))
+        transform.configure(
+            {(key if "." in key else key.replace("_", ".")): value for key, value in settings.items()},
+            PluginContext(name, f"transforms.{name}."),
+        )
         transforms.append(transform)
         return transform
 
@@ -58,10 +60,23 @@ def redpanda_transform(redpanda_guests) -> Callable[..., WasmTransform]:
         transform.close()
 
 
-def record(value: Any, key: Any = b"k", topic: str = "in", offset: int = 0, timestamp: int | None = 1_700_000_000_000,
-           headers=()) -> Record:
-    return Record(topic=topic, partition=3, offset=offset, timestamp=timestamp, key=key,
-                  value=value.encode() if isinstance(value, str) else value, headers=headers)
+def record(
+    value: Any,
+    key: Any = b"k",
+    topic: str = "in",
+    offset: int = 0,
+    timestamp: int | None = 1_700_000_000_000,
+    headers=(),
+) -> Record:
+    return Record(
+        topic=topic,
+        partition=3,
+        offset=offset,
+        timestamp=timestamp,
+        key=key,
+        value=value.encode() if isinstance(value, str) else value,
+        headers=headers,
+    )
 
 
 def run(transform: WasmTransform, records: list[Record]) -> tuple[RecordBatch, CollectErrors]:

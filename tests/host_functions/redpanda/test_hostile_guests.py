@@ -9,14 +9,20 @@ from tests.host_functions.redpanda.conftest import LANGUAGES, record, run, value
 
 #: command -> the failure it must give, per language (Rust aborts on a panic; Go exits with 2)
 FAILURES = {
-    "trap": {"rust": r"trap: unreachable instruction executed \(the guest aborted\)",
-             "go": r"the guest exited with code 2"},
+    "trap": {
+        "rust": r"trap: unreachable instruction executed \(the guest aborted\)",
+        "go": r"the guest exited with code 2",
+    },
     "loop": {"rust": r"timed out after 300 ms \(timeout.ms\)", "go": r"timed out after 300 ms \(timeout.ms\)"},
-    "bomb": {"rust": r"out of memory: guest memory at \d+ bytes of memory.max.bytes=33554432",
-             "go": r"the guest exited with code 2"},
+    "bomb": {
+        "rust": r"out of memory: guest memory at \d+ bytes of memory.max.bytes=33554432",
+        "go": r"the guest exited with code 2",
+    },
     "exit": {"rust": r"the guest exited with code 3", "go": r"the guest exited with code 3"},
-    "flood": {"rust": r"wrote more than max.outputs.per.record=10000 records for one record",
-              "go": r"wrote more than max.outputs.per.record=10000 records for one record"},
+    "flood": {
+        "rust": r"wrote more than max.outputs.per.record=10000 records for one record",
+        "go": r"wrote more than max.outputs.per.record=10000 records for one record",
+    },
 }
 
 
@@ -48,18 +54,31 @@ def test_every_kind_of_failure_in_one_batch(redpanda_transform, language):
 
 def test_rust_guest_faults_fail_their_record(redpanda_transform):
     transform = redpanda_transform("hostile", "rust", output_topics="main,other")
-    records = [record("route:other"), record("route:unknown"), record("bad-header"), record("header"),
-               record("null"), record("fanout:3")]
+    records = [
+        record("route:other"),
+        record("route:unknown"),
+        record("bad-header"),
+        record("header"),
+        record("null"),
+        record("fanout:3"),
+    ]
     out, errors = run(transform, records)
     assert [(r.value, r.topic, r.key) for r in out.records()] == [
-        (b"route:other", "other", b"k"), (b"header", "main", b"k"), (None, "main", None),
-        (b"fanout:3#0", "main", b"k"), (b"fanout:3#1", "main", b"k"), (b"fanout:3#2", "main", b"k")]
+        (b"route:other", "other", b"k"),
+        (b"header", "main", b"k"),
+        (None, "main", None),
+        (b"fanout:3#0", "main", b"k"),
+        (b"fanout:3#1", "main", b"k"),
+        (b"fanout:3#2", "main", b"k"),
+    ]
     assert list(out.origin) == [0, 3, 4, 5, 5, 5]
     assert tuple(out.records()[1].headers) == (("seen", b"yes"),)
     assert errors.rows == [1, 2]
     # writing to a topic that is not an output topic returns INVALID_WRITE (-3); the SDK then panics
     assert "the guest aborted" in errors.message(1)
-    assert errors.message(2).endswith("the guest wrote a header name that is not UTF-8 on the record at partition=3 offset=0 (row 2 of the batch)")
+    assert errors.message(2).endswith(
+        "the guest wrote a header name that is not UTF-8 on the record at partition=3 offset=0 (row 2 of the batch)"
+    )
 
 
 def test_go_sleep_does_not_block_the_record(redpanda_transform):

@@ -27,7 +27,11 @@ def test_example_files_run_as_written(spark, tmp_path, redpanda_guests, language
     upper = _example(tmp_path, redpanda_guests, "to_upper", language)
     run_pipeline(PipelineSpec.from_properties(upper / "to_upper.properties"), spark=spark)
     assert sorted(output_lines(upper / "out")) == [
-        "A QUIET LINE", "ALL GOOD", "AN ERROR IN THE BILLING JOB", "ANOTHER ERROR"]
+        "A QUIET LINE",
+        "ALL GOOD",
+        "AN ERROR IN THE BILLING JOB",
+        "ANOTHER ERROR",
+    ]
 
     errors = _example(tmp_path, redpanda_guests, "filter", language)
     result = run_pipeline(PipelineSpec.from_properties(errors / "filter.properties"), spark=spark)
@@ -45,21 +49,32 @@ def test_example_files_run_as_written(spark, tmp_path, redpanda_guests, language
 def test_kafka_to_kafka_with_a_hostile_record_dead_lettered(spark, kafka_broker, tmp_path, redpanda_guests):
     source = kafka_broker.create_topic()
     main, billing = kafka_broker.create_topic(), kafka_broker.create_topic()
-    kafka_broker.produce(source, [
-        {"key": "o-1", "value": "paid", "headers": [("route", billing)]},
-        {"key": "o-2", "value": "trap"},
-        {"key": "o-3", "value": "queued"},
-    ])
-    spec = PipelineSpec.from_properties({
-        "source": "kafka", "source.topics": source, "source.starting.offsets": "earliest",
-        "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-        "sink": "kafka", "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-        "transforms": "hostile,route",
-        "transforms.hostile.type": "wasm", "transforms.hostile.module.path": str(redpanda_guests[("hostile", "go")]),
-        "transforms.route.type": "wasm", "transforms.route.module.path": str(redpanda_guests[("router", "rust")]),
-        "transforms.route.output.topics": f"{main},{billing}",
-        "errors.tolerance": "all", "errors.deadletterqueue.path": str(tmp_path / "dead"),
-    })
+    kafka_broker.produce(
+        source,
+        [
+            {"key": "o-1", "value": "paid", "headers": [("route", billing)]},
+            {"key": "o-2", "value": "trap"},
+            {"key": "o-3", "value": "queued"},
+        ],
+    )
+    spec = PipelineSpec.from_properties(
+        {
+            "source": "kafka",
+            "source.topics": source,
+            "source.starting.offsets": "earliest",
+            "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            "sink": "kafka",
+            "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            "transforms": "hostile,route",
+            "transforms.hostile.type": "wasm",
+            "transforms.hostile.module.path": str(redpanda_guests[("hostile", "go")]),
+            "transforms.route.type": "wasm",
+            "transforms.route.module.path": str(redpanda_guests[("router", "rust")]),
+            "transforms.route.output.topics": f"{main},{billing}",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.path": str(tmp_path / "dead"),
+        }
+    )
     result = run_pipeline(spec, spark=spark)
     assert [(r.key, r.value) for r in kafka_broker.consume(billing, 1)] == [(b"o-1", b"paid")]
     assert [(r.key, r.value) for r in kafka_broker.consume(main, 1)] == [(b"o-3", b"queued")]

@@ -15,8 +15,11 @@ def test_the_abi_is_detected(redpanda_transform, language):
 
 def test_to_upper_keeps_key_headers_and_metadata(redpanda_transform, language):
     transform = redpanda_transform("to_upper", language, output_topics="upper")
-    records = [record("hello é", key=b"k1", offset=7, headers=(("h", b"v"), ("n", None))),
-               record(None, key=None, offset=8), record("", key=b"", offset=9, timestamp=None)]
+    records = [
+        record("hello é", key=b"k1", offset=7, headers=(("h", b"v"), ("n", None))),
+        record(None, key=None, offset=8),
+        record("", key=b"", offset=9, timestamp=None),
+    ]
     out, errors = run(transform, records)
     assert errors.failures == []
     assert [(r.key, r.value, r.topic, r.partition, r.offset, r.timestamp, tuple(r.headers)) for r in out.records()] == [
@@ -42,18 +45,31 @@ def test_filter_drops_what_does_not_match(redpanda_transform, language):
 
 def test_router_sends_records_to_the_topic_they_name(redpanda_transform, language):
     transform = redpanda_transform("router", language, output_topics="main,audit,billing")
-    records = [record("1", headers=(("route", b"billing"),)), record("2"), record("3", headers=(("route", b"nope"),)),
-               record("4", headers=(("route", b"billing"), ("route", b"audit")))]
+    records = [
+        record("1", headers=(("route", b"billing"),)),
+        record("2"),
+        record("3", headers=(("route", b"nope"),)),
+        record("4", headers=(("route", b"billing"), ("route", b"audit"))),
+    ]
     out, errors = run(transform, records)
     assert errors.failures == []
-    assert [(r.value, r.topic) for r in out.records()] == [(b"1", "billing"), (b"2", "main"), (b"3", "main"),
-                                                           (b"4", "audit")]
+    assert [(r.value, r.topic) for r in out.records()] == [
+        (b"1", "billing"),
+        (b"2", "main"),
+        (b"3", "main"),
+        (b"4", "audit"),
+    ]
 
 
 def test_the_guest_sees_the_redpanda_environment_and_the_clock_of_its_record(redpanda_transform, language):
     transform = redpanda_transform("hostile", language, output_topics="a,b", **{"config.GREETING": "hi"})
-    records = [record("env:REDPANDA_INPUT_TOPIC", topic="orders"), record("env:REDPANDA_OUTPUT_TOPIC_1"),
-               record("env:GREETING"), record("env:HOME"), record("clock", timestamp=1_234_567)]
+    records = [
+        record("env:REDPANDA_INPUT_TOPIC", topic="orders"),
+        record("env:REDPANDA_OUTPUT_TOPIC_1"),
+        record("env:GREETING"),
+        record("env:HOME"),
+        record("clock", timestamp=1_234_567),
+    ]
     out, errors = run(transform, records)
     assert errors.failures == []
     assert values(out) == [b"orders", b"b", b"hi", b"<unset>", b"1234567"]
@@ -81,8 +97,9 @@ def test_state_lives_across_batches(redpanda_transform, language):
 
 
 def test_converters_give_the_guest_bytes_and_take_its_bytes_back(redpanda_transform, language):
-    transform = redpanda_transform("hostile", language, **{"value.converter": "json",
-                                                           "value.converter.schemas.enable": "false"})
+    transform = redpanda_transform(
+        "hostile", language, **{"value.converter": "json", "value.converter.schemas.enable": "false"}
+    )
     out, errors = run(transform, [record({"n": 1}), record([1, "two"])])
     assert errors.failures == []
     assert values(out) == [{"n": 1}, [1, "two"]]

@@ -84,4 +84,5 @@ def test_written_bodies_decode_as_kafka_wire_decodes_them(echo_body, bodies):
     assert list(out.key) == [expected.keys[i].as_py() for i in written]
     assert list(out.value) == [expected.values[i].as_py() for i in written]
     assert [list(h) for h in out.headers] == [
-        [(h["key"], h["value"]) for h in expected.headers[i].as_py()] for i in written]
+        [(h["key"], h["value"]) for h in expected.headers[i].as_py()] for i in written
+    ]

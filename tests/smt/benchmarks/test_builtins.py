@@ -30,8 +30,17 @@ def test_pipeline_and_spark_sql_produce_the_same_records(spark, tmp_path):
         bench.check_same_records(spark, source, "orders", str(tmp_path / "out"))
         sample = json.loads((tmp_path / "out").glob("part-*").__next__().read_text().splitlines()[0])
         assert sample["topic"].startswith("orders-20")
-        assert set(json.loads(sample["value"])) == {"id", "customer_name", "email", "ssn", "card", "amount",
-                                                    "active", "source_topic", "source_partition"}
+        assert set(json.loads(sample["value"])) == {
+            "id",
+            "customer_name",
+            "email",
+            "ssn",
+            "card",
+            "amount",
+            "active",
+            "source_topic",
+            "source_partition",
+        }
     finally:
         spark.conf.set("spark.sql.session.timeZone", previous)
 

@@ -21,8 +21,10 @@ def test_the_rust_guest_row_builds_the_guest_and_runs_both_paths(tmp_path):
 def test_the_record_json_rows_run_both_paths(tmp_path):
     comparisons = rows.record_json(bench._values(1000), str(tmp_path))
 
-    assert [c.name for c in comparisons] == ["wasm get_record (JSON to the value)",
-                                             "wasm get_record + set_record round trip"]
+    assert [c.name for c in comparisons] == [
+        "wasm get_record (JSON to the value)",
+        "wasm get_record + set_record round trip",
+    ]
     assert all(c.ours.records == c.baseline.records == 1000 for c in comparisons)
 
 
@@ -35,6 +37,9 @@ def test_the_record_json_guests_do_what_their_rows_say(tmp_path):
     round_trip = bench._transform(str(module), "fast", "round_trip").apply_batch(batch, bench._Raise())
 
     assert json.loads(as_json.records()[1].value) == {
-        "headers": {"trace": "MDAwMDAwMDE="}, "topic": "bench", "key": "a2V5LTE=",
-        "value": base64.b64encode(batch.records()[1].value).decode()}
+        "headers": {"trace": "MDAwMDAwMDE="},
+        "topic": "bench",
+        "key": "a2V5LTE=",
+        "value": base64.b64encode(batch.records()[1].value).decode(),
+    }
     assert round_trip.records() == batch.records()

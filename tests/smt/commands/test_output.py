@@ -24,8 +24,18 @@ def test_version_names_the_package_and_its_engines(capsys):
     assert out.startswith("smt (spark-smt) ") and "PySpark 4." in out and "wasmtime " in out
 
 
-@pytest.mark.parametrize("argv", [["frobnicate"], ["run"], ["validate", "p.properties", "--nope"],
-                                  ["bench", "nope"], ["local", "kafka", "restart"], ["wasm", "init", "x"], []])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["frobnicate"],
+        ["run"],
+        ["validate", "p.properties", "--nope"],
+        ["bench", "nope"],
+        ["local", "kafka", "restart"],
+        ["wasm", "init", "x"],
+        [],
+    ],
+)
 def test_usage_errors_exit_2(argv, capsys):
     assert main(argv) == EXIT_USAGE
     assert "usage: smt" in capsys.readouterr().err
@@ -68,7 +78,9 @@ def test_an_unexpected_error_is_one_line_that_says_it_is_a_bug(monkeypatch, caps
     monkeypatch.setattr(plugins, "plugins_command", broken)
     assert main(["plugins"]) == EXIT_FAILED
     assert capsys.readouterr().err.splitlines() == [
-        "error: division by zero", "hint: this is a bug in spark-smt: please report it with the output of --debug"]
+        "error: division by zero",
+        "hint: this is a bug in spark-smt: please report it with the output of --debug",
+    ]
     assert main(["plugins", "--debug"]) == EXIT_FAILED
     assert "Traceback (most recent call last)" in capsys.readouterr().err
 
@@ -76,9 +88,20 @@ def test_an_unexpected_error_is_one_line_that_says_it_is_a_bug(monkeypatch, caps
 @pytest.mark.spark
 def test_a_failed_record_is_one_line_and_a_hint_with_spark_hidden(tmp_path):
     write(tmp_path / "in.txt", '{"a":1}\nnot json\n{"a":2}\n')
-    pipeline = write(tmp_path / "p.properties", "\n".join([
-        "name=noisy", "source.path=in.txt", "sink.path=out", "value.converter=json",
-        "value.converter.schemas.enable=false", "spark.master=local[1]", ""]))
+    pipeline = write(
+        tmp_path / "p.properties",
+        "\n".join(
+            [
+                "name=noisy",
+                "source.path=in.txt",
+                "sink.path=out",
+                "value.converter=json",
+                "value.converter.schemas.enable=false",
+                "spark.master=local[1]",
+                "",
+            ]
+        ),
+    )
     metrics = tmp_path / "m.json"
     done = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json", str(metrics)],
                           capture_output=True, text=True, timeout=600)  # fmt: skip

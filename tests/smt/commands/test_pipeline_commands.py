@@ -9,10 +9,14 @@ import pytest
 from smt.cli import main
 from smt.commands.output import EXIT_INVALID, EXIT_OK
 
-PROVIDERS = "\n".join([
-    "config.providers=env,file",
-    "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-    "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider", ""])
+PROVIDERS = "\n".join(
+    [
+        "config.providers=env,file",
+        "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+        "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+        "",
+    ]
+)
 
 
 def write(path, text):
@@ -34,9 +38,19 @@ def test_variables_resolve_before_validation_and_messages_show_them_not_their_va
     monkeypatch.setenv("SMT_TEST_TOLERANCE", "sometimes-secret")
     write(tmp_path / "secrets.properties", "format=csv-very-secret\n")
     write(tmp_path / "in.txt", "a\n")
-    pipeline = write(tmp_path / "p.properties", PROVIDERS + "\n".join([
-        "source.path=in.txt", "sink.path=out", "errors.tolerance=${env:SMT_TEST_TOLERANCE}",
-        f"sink.format=${{file:{tmp_path}/secrets.properties:format}}", ""]))
+    pipeline = write(
+        tmp_path / "p.properties",
+        PROVIDERS
+        + "\n".join(
+            [
+                "source.path=in.txt",
+                "sink.path=out",
+                "errors.tolerance=${env:SMT_TEST_TOLERANCE}",
+                f"sink.format=${{file:{tmp_path}/secrets.properties:format}}",
+                "",
+            ]
+        ),
+    )
     assert main(["validate", str(pipeline)]) == EXIT_INVALID
     err = capsys.readouterr().err
     assert "error: errors.tolerance: must be one of none, all; got '${env:SMT_TEST_TOLERANCE}'" in err
@@ -52,7 +66,9 @@ def test_variables_resolve_before_validation_and_messages_show_them_not_their_va
 def test_an_unresolved_variable_is_a_warning_naming_its_key(tmp_path, monkeypatch, capsys, caplog):
     monkeypatch.delenv("SMT_TEST_NOPE", raising=False)
     write(tmp_path / "in.txt", "a\n")
-    pipeline = write(tmp_path / "p.properties", PROVIDERS + "source.path=in.txt\nsink.path=out\nname=${env:SMT_TEST_NOPE}\n")
+    pipeline = write(
+        tmp_path / "p.properties", PROVIDERS + "source.path=in.txt\nsink.path=out\nname=${env:SMT_TEST_NOPE}\n"
+    )
     assert main(["validate", str(pipeline)]) == EXIT_OK
     assert "name: ${env:SMT_TEST_NOPE} stays as written: config provider 'env' has no 'SMT_TEST_NOPE'" in caplog.text
     assert capsys.readouterr().out == f"{pipeline}: valid\n"
@@ -64,11 +80,25 @@ def test_an_unresolved_variable_is_a_warning_naming_its_key(tmp_path, monkeypatc
 def test_run_summary_says_where_records_went_and_keeps_variables_hidden(spark, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SMT_TEST_OUT", str(tmp_path / "out"))
     write(tmp_path / "in.txt", "a|b\nboom\nc\n")
-    pipeline = write(tmp_path / "p.properties", PROVIDERS + "\n".join([
-        "name=summary", "source.path=in.txt", "sink.path=${env:SMT_TEST_OUT}", "value.converter=string",
-        "transforms=split", "transforms.split.type=RegexRouter", "transforms.split.regex=(.*)",
-        "transforms.split.replacement=routed-$1",
-        "errors.tolerance=all", "errors.deadletterqueue.path=dead", ""]))
+    pipeline = write(
+        tmp_path / "p.properties",
+        PROVIDERS
+        + "\n".join(
+            [
+                "name=summary",
+                "source.path=in.txt",
+                "sink.path=${env:SMT_TEST_OUT}",
+                "value.converter=string",
+                "transforms=split",
+                "transforms.split.type=RegexRouter",
+                "transforms.split.regex=(.*)",
+                "transforms.split.replacement=routed-$1",
+                "errors.tolerance=all",
+                "errors.deadletterqueue.path=dead",
+                "",
+            ]
+        ),
+    )
     assert main(["run", str(pipeline), "--metrics-json", str(tmp_path / "m.json")]) == EXIT_OK
     out = " ".join(capsys.readouterr().out.split())
     assert "read │ 3 │ from file " in out and "written │ 3 │ to file ${env:SMT_TEST_OUT} (text, errorifexists)" in out

@@ -42,7 +42,12 @@ def test_an_unknown_variable_stays_as_written_with_a_warning(monkeypatch, caplog
 def test_the_allowlist_pattern_must_match_the_whole_name(monkeypatch):
     monkeypatch.setenv("SMT_OK", "yes")
     monkeypatch.setenv("XSMT_OK", "no")
-    props = {**ENV, "config.providers.env.param.allowlist.pattern": "SMT_.*", "a": "${env:SMT_OK}", "b": "${env:XSMT_OK}"}
+    props = {
+        **ENV,
+        "config.providers.env.param.allowlist.pattern": "SMT_.*",
+        "a": "${env:SMT_OK}",
+        "b": "${env:XSMT_OK}",
+    }
     resolved = resolve_variables(props)
     assert (resolved.values["a"], resolved.values["b"]) == ("yes", "${env:XSMT_OK}")
 
@@ -56,7 +61,10 @@ def test_a_path_is_an_error_for_environment_variables():
 def test_a_properties_file_provides_its_keys(tmp_path):
     secrets = tmp_path / "secrets.properties"
     secrets.write_text("password = s3cr3t\\\n  -continued\nuser: alice\n", encoding="utf-8")
-    props = {**providers(file="FileConfigProvider"), "jaas": f"user=${{file:{secrets}:user}} pw=${{file:{secrets}:password}}"}
+    props = {
+        **providers(file="FileConfigProvider"),
+        "jaas": f"user=${{file:{secrets}:user}} pw=${{file:{secrets}:password}}",
+    }
     assert resolve_variables(props).values["jaas"] == "user=alice pw=s3cr3t-continued"
 
 
@@ -82,8 +90,10 @@ def test_allowed_paths_refuse_paths_outside_them(tmp_path, caplog):
     assert f"The path {outside}/a.properties is not allowed to be accessed" in caplog.text
 
 
-@pytest.mark.parametrize("allowed, reason", [("relative/dir", "Path relative/dir is not absolute"),
-                                             ("/no/such/dir", "Path /no/such/dir does not exist")])
+@pytest.mark.parametrize(
+    "allowed, reason",
+    [("relative/dir", "Path relative/dir is not absolute"), ("/no/such/dir", "Path /no/such/dir does not exist")],
+)
 def test_allowed_paths_must_be_absolute_and_exist(allowed, reason):
     props = {**providers(dir="DirectoryConfigProvider"), "config.providers.dir.param.allowed.paths": allowed}
     with pytest.raises(ConfigError, match=rf"^config\.providers\.dir\.param\.allowed\.paths: {reason}$"):
@@ -129,7 +139,8 @@ def test_mask_shows_variables_instead_of_their_values(monkeypatch):
     monkeypatch.setenv("SMT_ONE", "1")
     resolved = resolve_variables({**ENV, "jaas": "password=${env:SMT_SECRET};", "n": "${env:SMT_ONE}"})
     assert resolved.mask("login failed for password=p4ssw0rd-xyz; at line 1") == (
-        "login failed for password=${env:SMT_SECRET}; at line 1")
+        "login failed for password=${env:SMT_SECRET}; at line 1"
+    )
     error = ConfigError.for_key("n", "must be at least 5; got 1")
     assert str(resolved.mask_error(error)) == "n: must be at least 5; got ${env:SMT_ONE}"
 

@@ -16,7 +16,11 @@ GOLDEN = [
     (Decimal.schema(2), decimal.Decimal("-1.28"), b"\x80"),
     (Decimal.schema(0), decimal.Decimal("0"), b"\x00"),
     (Decimal.schema(3), decimal.Decimal("-0.001"), b"\xff"),
-    (Decimal.schema(0), decimal.Decimal("123456789012345678901234567890123"), (123456789012345678901234567890123).to_bytes(14, "big", signed=True)),
+    (
+        Decimal.schema(0),
+        decimal.Decimal("123456789012345678901234567890123"),
+        (123456789012345678901234567890123).to_bytes(14, "big", signed=True),
+    ),
     (Date.SCHEMA, dt.date(1970, 1, 1), 0),
     (Date.SCHEMA, dt.date(2020, 2, 29), 18321),
     (Date.SCHEMA, dt.date(1969, 12, 31), -1),
@@ -82,26 +86,32 @@ def test_plain_schemas_pass_values_through():
     assert from_logical(None, "x") == "x"
 
 
-@pytest.mark.parametrize("schema, encoded, message", [
-    (Date.SCHEMA, -622191233, r"Date -622191233 \(days since 1970-01-01\) is outside the years 1 to 9999"),
-    (Date.SCHEMA, 2**31 - 1, r"Date 2147483647 \(days since 1970-01-01\) is outside"),
-    (Timestamp.SCHEMA, 2**62, r"Timestamp 4611686018427387904 \(milliseconds since 1970\) is outside"),
-    (Timestamp.SCHEMA, -(2**63), r"Timestamp -9223372036854775808 \(milliseconds since 1970\) is outside"),
-])
+@pytest.mark.parametrize(
+    "schema, encoded, message",
+    [
+        (Date.SCHEMA, -622191233, r"Date -622191233 \(days since 1970-01-01\) is outside the years 1 to 9999"),
+        (Date.SCHEMA, 2**31 - 1, r"Date 2147483647 \(days since 1970-01-01\) is outside"),
+        (Timestamp.SCHEMA, 2**62, r"Timestamp 4611686018427387904 \(milliseconds since 1970\) is outside"),
+        (Timestamp.SCHEMA, -(2**63), r"Timestamp -9223372036854775808 \(milliseconds since 1970\) is outside"),
+    ],
+)
 def test_dates_beyond_year_9999_are_data_errors(schema, encoded, message):
     """Kafka's dates reach 292 million years from 1970, Python's the years 1-9999: never an OverflowError."""
     with pytest.raises(DataError, match=message):
         to_logical(schema, encoded)
 
 
-@pytest.mark.parametrize("value, millis", [
-    (dt.datetime(1970, 1, 2, 0, 0, 1, 234999, tzinfo=dt.timezone.utc), 86_401_234),
-    (dt.datetime(1970, 1, 2, 0, 0, 1, 234999), 86_401_234),  # naive is UTC
-    (dt.datetime(1969, 12, 31, 23, 59, 59, 999500, tzinfo=dt.timezone.utc), -1),  # floors, as Java does
-    (dt.datetime(1970, 1, 1, 2, tzinfo=dt.timezone(dt.timedelta(hours=2))), 0),
-    (dt.date(1969, 12, 31), -86_400_000),
-    (dt.time(0, 0, 1, 5000), 1005),
-])
+@pytest.mark.parametrize(
+    "value, millis",
+    [
+        (dt.datetime(1970, 1, 2, 0, 0, 1, 234999, tzinfo=dt.timezone.utc), 86_401_234),
+        (dt.datetime(1970, 1, 2, 0, 0, 1, 234999), 86_401_234),  # naive is UTC
+        (dt.datetime(1969, 12, 31, 23, 59, 59, 999500, tzinfo=dt.timezone.utc), -1),  # floors, as Java does
+        (dt.datetime(1970, 1, 1, 2, tzinfo=dt.timezone(dt.timedelta(hours=2))), 0),
+        (dt.date(1969, 12, 31), -86_400_000),
+        (dt.time(0, 0, 1, 5000), 1005),
+    ],
+)
 def test_temporal_millis_is_epoch_millis_as_java_util_date_holds_them(value, millis):
     assert temporal_millis(value) == millis
     if isinstance(value, dt.datetime):

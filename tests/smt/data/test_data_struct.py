@@ -55,10 +55,18 @@ def test_nested_struct_and_logical_values():
         ("age", 200, 'Invalid value 200 for schema with type INT8: out of range for field: "age"'),
         ("age", True, 'Invalid Python object for schema with type INT8: bool for field: "age"'),
         ("tags", ["a", 1], 'Invalid Python object for schema with type STRING: int for element of array field: "tags"'),
-        ("scores", {"a": "x"}, 'Invalid Python object for schema with type FLOAT64: str for value of map field: "scores"'),
+        (
+            "scores",
+            {"a": "x"},
+            'Invalid Python object for schema with type FLOAT64: str for value of map field: "scores"',
+        ),
         ("scores", {1: 1.0}, 'Invalid Python object for schema with type STRING: int for key of map field: "scores"'),
         ("name", None, 'Invalid value: null used for required field: "name", schema type: STRING'),
-        ("born", 5, 'Invalid Python object for schema "org.apache.kafka.connect.data.Date" with type INT32: int for field: "born"'),
+        (
+            "born",
+            5,
+            'Invalid Python object for schema "org.apache.kafka.connect.data.Date" with type INT32: int for field: "born"',
+        ),
         ("address", Struct(ADDRESS).put("city", "x"), "Struct schemas do not match."),
     ],
 )

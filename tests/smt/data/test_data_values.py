@@ -54,14 +54,22 @@ PARSE_GOLDEN = [
     ("[1, 2.5]", SchemaBuilder.array(Schema.FLOAT32_SCHEMA).build(), [1.0, 2.5]),
     ('["a", "b"]', SchemaBuilder.array(Schema.STRING_SCHEMA).build(), ["a", "b"]),
     ('{"a": 1, "b": 2}', SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT8_SCHEMA).build(), {"a": 1, "b": 2}),
-    ("{true: false, false: true}", SchemaBuilder.map(Schema.BOOLEAN_SCHEMA, Schema.BOOLEAN_SCHEMA).build(), {True: False, False: True}),
+    (
+        "{true: false, false: true}",
+        SchemaBuilder.map(Schema.BOOLEAN_SCHEMA, Schema.BOOLEAN_SCHEMA).build(),
+        {True: False, False: True},
+    ),
     ("2020-02-29", Date.SCHEMA, dt.date(2020, 2, 29)),
     ("12:34:56.789Z", Time.SCHEMA, dt.time(12, 34, 56, 789000)),
     ("2020-02-29T12:34:56.789Z", Timestamp.SCHEMA, dt.datetime(2020, 2, 29, 12, 34, 56, 789000, tzinfo=UTC)),
     ('["2020-02-29"]', SchemaBuilder.array(Date.SCHEMA).build(), [dt.date(2020, 2, 29)]),
     ("2020-02-30", Schema.STRING_SCHEMA, "2020-02-30"),
     ("[1, null]", SchemaBuilder.array(Schema.OPTIONAL_INT8_SCHEMA).build(), [1, None]),
-    ('{"a": null, "b": 1}', SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_INT8_SCHEMA).build(), {"a": None, "b": 1}),
+    (
+        '{"a": null, "b": 1}',
+        SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_INT8_SCHEMA).build(),
+        {"a": None, "b": 1},
+    ),
 ]
 
 
@@ -153,9 +161,18 @@ def test_convert_to_string(value, text):
 @pytest.mark.parametrize(
     "value, text",
     [
-        (1.5, "1.5"), (100.0, "100.0"), (0.001, "0.001"), (9999999.0, "9999999.0"), (1e7, "1.0E7"),
-        (1.25e-5, "1.25E-5"), (-3.4e38, "-3.4E38"), (0.0, "0.0"), (-0.0, "-0.0"), (123456789.125, "1.23456789125E8"),
-        (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
+        (1.5, "1.5"),
+        (100.0, "100.0"),
+        (0.001, "0.001"),
+        (9999999.0, "9999999.0"),
+        (1e7, "1.0E7"),
+        (1.25e-5, "1.25E-5"),
+        (-3.4e38, "-3.4E38"),
+        (0.0, "0.0"),
+        (-0.0, "-0.0"),
+        (123456789.125, "1.23456789125E8"),
+        (float("nan"), "NaN"),
+        (float("-inf"), "-Infinity"),
     ],
 )
 def test_doubles_print_as_java_does(value, text):
@@ -176,9 +193,9 @@ def test_string_form_parses_back(value):
     assert parse_string(text)[1] == (value if value != "true" else True)
 
 
-
-LITERAL_PIECES = st.sampled_from(['[', ']', '{', '}', ',', ':', '"', '\\', 'true', 'null', '1', '-2.5', ' ',
-                                  '2020-01-01', '12:00:00.000Z', 'x'])
+LITERAL_PIECES = st.sampled_from(
+    ["[", "]", "{", "}", ",", ":", '"', "\\", "true", "null", "1", "-2.5", " ", "2020-01-01", "12:00:00.000Z", "x"]
+)
 
 
 @settings(max_examples=300, deadline=None)

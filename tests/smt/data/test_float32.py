@@ -17,9 +17,20 @@ from smt.record import Record
 # value -> Float.toString: the shortest digits, as Java 19+ prints them (Java 17 sometimes prints one
 # digit more, 1.23456792E8 for 123456789f: JDK-4511638; both read back to the same float)
 JAVA_FLOAT_STRINGS = {
-    10.03: "10.03", 0.1: "0.1", 1.0: "1.0", -2.5: "-2.5", 1e10: "1.0E10", 1.5e-5: "1.5E-5",
-    123456789.0: "1.2345679E8", 3.4028234663852886e38: "3.4028235E38", 1e-45: "1.4E-45",
-    0.001: "0.001", 1e7: "1.0E7", 9999999.0: "9999999.0", -0.0: "-0.0", float("nan"): "NaN",
+    10.03: "10.03",
+    0.1: "0.1",
+    1.0: "1.0",
+    -2.5: "-2.5",
+    1e10: "1.0E10",
+    1.5e-5: "1.5E-5",
+    123456789.0: "1.2345679E8",
+    3.4028234663852886e38: "3.4028235E38",
+    1e-45: "1.4E-45",
+    0.001: "0.001",
+    1e7: "1.0E7",
+    9999999.0: "9999999.0",
+    -0.0: "-0.0",
+    float("nan"): "NaN",
     float("inf"): "Infinity",
 }
 
@@ -35,8 +46,9 @@ def test_the_printed_digits_read_back_to_the_same_float32(value):
 
 
 def _cast_to_float32(value, schema=None):
-    chain = TransformChain.from_properties({"transforms": "c", "transforms.c.type": "Cast$Value",
-                                            "transforms.c.spec": "float32"})
+    chain = TransformChain.from_properties(
+        {"transforms": "c", "transforms.c.type": "Cast$Value", "transforms.c.spec": "float32"}
+    )
     return chain.apply(Record(topic="t", value=value, value_schema=schema))[0]
 
 
@@ -79,7 +91,8 @@ def test_float32_survives_pickling_as_float32():
 
 
 def test_batch_path_of_cast_gives_float32_too():
-    chain = TransformChain.from_properties({"transforms": "c", "transforms.c.type": "Cast$Value",
-                                            "transforms.c.spec": "x:float32"})
+    chain = TransformChain.from_properties(
+        {"transforms": "c", "transforms.c.type": "Cast$Value", "transforms.c.spec": "x:float32"}
+    )
     out = chain.apply_batch(RecordBatch.from_records([Record(topic="t", value={"x": "10.03"})]))
     assert str(out.records()[0].value["x"]) == "10.03"

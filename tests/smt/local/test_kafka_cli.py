@@ -87,7 +87,9 @@ def test_a_broker_that_exits_during_start_up_is_reported_with_its_log(tmp_path):
     local.stop()
     config = tmp_path / "broker" / "server.properties"
     config.write_text(config.read_text() + "node.id=not-a-number\n")  # the last value wins
-    with pytest.raises(BrokerError, match=r"exited during start-up; log .*\n.*ERROR Exiting Kafka.*\n.*Invalid value not-a-number"):
+    with pytest.raises(
+        BrokerError, match=r"exited during start-up; log .*\n.*ERROR Exiting Kafka.*\n.*Invalid value not-a-number"
+    ):
         local.start()
     assert not local.status().running
 

@@ -45,7 +45,7 @@ def test_topics_are_created_listed_and_deleted(broker, capfd):
 def test_lines_in_with_keys_and_headers_come_out_the_same(broker, capfd, tmp_path):
     state, client = broker
     assert smt_kafka(state, "topics", "create", "lines") == EXIT_OK
-    lines = "trace:abc,source:cli\tuser-1\t{\"n\":1}\ntrace:def\tuser-2\tplain text\n"
+    lines = 'trace:abc,source:cli\tuser-1\t{"n":1}\ntrace:def\tuser-2\tplain text\n'
     (tmp_path / "in.txt").write_text(lines)
     with open(tmp_path / "in.txt") as stdin:
         # The tool reads the process's standard input (file descriptor 0).
@@ -59,7 +59,8 @@ def test_lines_in_with_keys_and_headers_come_out_the_same(broker, capfd, tmp_pat
     records = client.consume("lines", n=2)
     assert [(r.key, r.value, r.headers) for r in records] == [
         (b"user-1", b'{"n":1}', (("trace", b"abc"), ("source", b"cli"))),
-        (b"user-2", b"plain text", (("trace", b"def"),))]
+        (b"user-2", b"plain text", (("trace", b"def"),)),
+    ]
     capfd.readouterr()
     assert smt_kafka(state, "consume", "lines", "--keys", "--headers", "--idle", "2") == EXIT_OK
     assert capfd.readouterr().out == lines
@@ -72,10 +73,12 @@ def test_a_missing_topic_or_broker_is_one_line(broker, capfd, tmp_path):
     state, _ = broker
     assert smt_kafka(state, "consume", "nope") == EXIT_FAILED
     assert capfd.readouterr().err.splitlines() == [
-        "error: topic 'nope' does not exist; create it with `smt local kafka topics create nope`"]
+        "error: topic 'nope' does not exist; create it with `smt local kafka topics create nope`"
+    ]
     assert smt_kafka(str(tmp_path / "none"), "topics", "list") == EXIT_FAILED
     assert capfd.readouterr().err.splitlines() == [
-        f"error: no Kafka broker is running for {tmp_path / 'none'}; start one with `smt local kafka start`"]
+        f"error: no Kafka broker is running for {tmp_path / 'none'}; start one with `smt local kafka start`"
+    ]
 
 
 def _held_port():

@@ -60,7 +60,7 @@ def write_inputs(directory):
     directory.mkdir()
     for part in range(4):
         with open(directory / f"part{part}.jsonl", "w", encoding="utf-8") as handle:
-            for user in USERS[part * 2:part * 2 + 2]:
+            for user in USERS[part * 2 : part * 2 + 2]:
                 value = json.dumps({"user": user, "email": f"{user}@example.com"})
                 handle.write(json.dumps({"topic": "users", "offset": USERS.index(user), "value": value}) + "\n")
 
@@ -86,8 +86,14 @@ def test_pipeline_runs_on_standalone_executors(cluster, tmp_path, pytestconfig):
     )
     root = str(pytestconfig.rootpath)
     env = {**os.environ, "PYTHONPATH": root}
-    run = subprocess.run([sys.executable, "-m", "smt", "run", str(pipeline)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "smt", "run", str(pipeline)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
 
     records = []
@@ -100,8 +106,12 @@ def test_pipeline_runs_on_standalone_executors(cluster, tmp_path, pytestconfig):
 
     executor_dirs = glob.glob(str(cluster.work_dir / "worker-*" / "app-*" / "*"))
     assert executor_dirs, "no executor was launched on the workers"
-    assert glob.glob(str(cluster.work_dir / "worker-*" / "app-*" / "*" / "spark-smt-*.zip")), \
+    assert glob.glob(str(cluster.work_dir / "worker-*" / "app-*" / "*" / "spark-smt-*.zip")), (
         "the executors did not fetch the shipped project code"
-    logs = "".join(open(os.path.join(d, "stderr"), encoding="utf-8", errors="replace").read()
-                   for d in executor_dirs if os.path.exists(os.path.join(d, "stderr")))
+    )
+    logs = "".join(
+        open(os.path.join(d, "stderr"), encoding="utf-8", errors="replace").read()
+        for d in executor_dirs
+        if os.path.exists(os.path.join(d, "stderr"))
+    )
     assert "Finished task" in logs

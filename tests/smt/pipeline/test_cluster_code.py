@@ -22,4 +22,10 @@ def test_the_same_code_gives_the_same_zip(tmp_path):
 
 def test_local_masters_are_told_apart_from_cluster_masters():
     assert [is_local_master(m) for m in ("local", "local[2]", "local[*]", "spark://h:7077", "yarn", "k8s://x")] == [
-        True, True, True, False, False, False]
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]

@@ -10,8 +10,11 @@ from smt.pipeline.processor import BatchCounts
 
 def observed(rows: list[pa.RecordBatch]) -> dict:
     """What DataFrame.observe gives over these batches' counts rows: them all, joined by ';'."""
-    return {COUNTS_COLUMN: ";".join(row for batch in rows for row in batch.column(COUNTS_COLUMN).to_pylist()
-                                    if row is not None)}
+    return {
+        COUNTS_COLUMN: ";".join(
+            row for batch in rows for row in batch.column(COUNTS_COLUMN).to_pylist() if row is not None
+        )
+    }
 
 
 def test_counts_rows_sum_to_the_batches_counts_and_stage_figures():
@@ -20,8 +23,11 @@ def test_counts_rows_sum_to_the_batches_counts_and_stage_figures():
     out = layout.without_counts(pa.RecordBatch.from_pylist([{"value": b"a", "_smt_dead_letter": False}], schema))
     first = ChainMetrics({"mask": StageMetrics(3, 3, 0, 0, 0.25)})
     second = ChainMetrics({"mask": StageMetrics(2, 2, 0, 1, 0.5), "route": StageMetrics(1, 0, 1, 0, 0.125)})
-    rows = [out, layout.counts_row(out.schema, BatchCounts(3, 3, 3, 0, 0, 0), first),
-            layout.counts_row(out.schema, BatchCounts(2, 0, 0, 1, 1, 1), second)]
+    rows = [
+        out,
+        layout.counts_row(out.schema, BatchCounts(3, 3, 3, 0, 0, 0), first),
+        layout.counts_row(out.schema, BatchCounts(2, 0, 0, 1, 1, 1), second),
+    ]
     assert all(batch.schema == out.schema for batch in rows)
     assert rows[1].column("value").null_count == 1 and rows[1].column("_smt_dead_letter").null_count == 1
 

@@ -4,14 +4,20 @@ import pytest
 
 from smt.pipeline.dead_letters import dead_letter_kafka_settings
 
-SINK = {"sink.kafka.bootstrap.servers": "sink:9092", "sink.kafka.sasl.mechanism": "PLAIN",
-        "sink.kafka.max.request.size": "1000"}
+SINK = {
+    "sink.kafka.bootstrap.servers": "sink:9092",
+    "sink.kafka.sasl.mechanism": "PLAIN",
+    "sink.kafka.max.request.size": "1000",
+}
 
 
 def test_one_key_of_its_own_overrides_only_that_key():
     props = {**SINK, "errors.deadletterqueue.kafka.max.request.size": "5000000"}
     assert dead_letter_kafka_settings(props, "kafka") == {
-        "kafka.bootstrap.servers": "sink:9092", "kafka.sasl.mechanism": "PLAIN", "kafka.max.request.size": "5000000"}
+        "kafka.bootstrap.servers": "sink:9092",
+        "kafka.sasl.mechanism": "PLAIN",
+        "kafka.max.request.size": "5000000",
+    }
 
 
 def test_a_cluster_of_its_own_inherits_nothing_from_the_sink():
@@ -31,9 +37,15 @@ def test_the_dead_letter_writer_and_field_plan_are_built_once_per_spec(tmp_path)
 
     source = tmp_path / "in.txt"
     source.touch()
-    spec = PipelineSpec.from_properties({
-        "source.path": str(source), "sink.path": str(tmp_path / "out"), "errors.tolerance": "all",
-        "errors.deadletterqueue.topic.name": "dlq", "errors.deadletterqueue.kafka.bootstrap.servers": "127.0.0.1:1"})
+    spec = PipelineSpec.from_properties(
+        {
+            "source.path": str(source),
+            "sink.path": str(tmp_path / "out"),
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": "dlq",
+            "errors.deadletterqueue.kafka.bootstrap.servers": "127.0.0.1:1",
+        }
+    )
     writer = spec.dead_letters
     assert writer is not None and writer.topic == "dlq"
     processor = BatchProcessor.from_spec(spec)

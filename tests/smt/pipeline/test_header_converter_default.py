@@ -16,17 +16,27 @@ def _process(props: dict, records: list[Record]) -> list[dict]:
 
 
 def test_insert_header_and_header_from_write_strings_without_a_header_converter_set():
-    rows = _process({
-        "value.converter": "json", "value.converter.schemas.enable": "false",
-        "transforms": "origin,copy",
-        "transforms.origin.type": "org.apache.kafka.connect.transforms.InsertHeader",
-        "transforms.origin.header": "origin", "transforms.origin.value.literal": "web",
-        "transforms.copy.type": "org.apache.kafka.connect.transforms.HeaderFrom$Value",
-        "transforms.copy.fields": "id,score", "transforms.copy.headers": "id,score",
-        "transforms.copy.operation": "copy",
-    }, [Record(topic="t", value=b'{"id": 7, "score": 1.5}', headers=(("raw", b"\xff"),))])
-    assert rows[0]["headers"] == [{"key": "raw", "value": b"\xff"}, {"key": "origin", "value": b"web"},
-                                  {"key": "id", "value": b"7"}, {"key": "score", "value": b"1.5"}]
+    rows = _process(
+        {
+            "value.converter": "json",
+            "value.converter.schemas.enable": "false",
+            "transforms": "origin,copy",
+            "transforms.origin.type": "org.apache.kafka.connect.transforms.InsertHeader",
+            "transforms.origin.header": "origin",
+            "transforms.origin.value.literal": "web",
+            "transforms.copy.type": "org.apache.kafka.connect.transforms.HeaderFrom$Value",
+            "transforms.copy.fields": "id,score",
+            "transforms.copy.headers": "id,score",
+            "transforms.copy.operation": "copy",
+        },
+        [Record(topic="t", value=b'{"id": 7, "score": 1.5}', headers=(("raw", b"\xff"),))],
+    )
+    assert rows[0]["headers"] == [
+        {"key": "raw", "value": b"\xff"},
+        {"key": "origin", "value": b"web"},
+        {"key": "id", "value": b"7"},
+        {"key": "score", "value": b"1.5"},
+    ]
 
 
 def test_the_default_is_simple_header_converter():

@@ -27,13 +27,21 @@ def processor(policy, **chain_props):
 
 
 def input_batch(values):
-    records = [Record(topic="in", partition=0, offset=i, timestamp=1000 + i, key=b"k%d" % i, value=v,
-                      headers=[("h", b"x")]) for i, v in enumerate(values)]
+    records = [
+        Record(topic="in", partition=0, offset=i, timestamp=1000 + i, key=b"k%d" % i, value=v, headers=[("h", b"x")])
+        for i, v in enumerate(values)
+    ]
     return RecordBatch.from_records(records).to_arrow()
 
 
-CHAIN = dict(transforms="split,a,drop", transforms__split__type="Split", transforms__a__type="AppendSuffix",
-             transforms__a__suffix="!", transforms__drop__type="DropValue", transforms__drop__value="gone!")
+CHAIN = dict(
+    transforms="split,a,drop",
+    transforms__split__type="Split",
+    transforms__a__type="AppendSuffix",
+    transforms__a__suffix="!",
+    transforms__drop__type="DropValue",
+    transforms__drop__value="gone!",
+)
 
 
 def test_every_input_row_is_written_filtered_or_failed():
@@ -74,8 +82,11 @@ def test_without_a_dead_letter_queue_failures_are_skipped_and_counted():
 
 
 def test_tolerance_none_stops_at_the_first_failure_naming_stage_and_record():
-    with pytest.raises(StageError, match=r"VALUE_CONVERTER stage with converters\.string\.StringConverter on "
-                                         r"record topic='in' partition=0 offset=1: ConverterError: .*invalid UTF-8"):
+    with pytest.raises(
+        StageError,
+        match=r"VALUE_CONVERTER stage with converters\.string\.StringConverter on "
+        r"record topic='in' partition=0 offset=1: ConverterError: .*invalid UTF-8",
+    ):
         processor(ErrorPolicy(), **CHAIN).process(input_batch([b"fine", b"\xff"]))
 
 
@@ -111,8 +122,11 @@ def test_a_source_error_stops_the_pipeline_with_tolerance_none():
     from smt.connector import SOURCE_ERROR_COLUMN
 
     arrow = input_batch([b"a"]).append_column(SOURCE_ERROR_COLUMN, pa.array(["truncated record"], pa.string()))
-    with pytest.raises(StageError, match=r"TASK_POLL stage with source on record topic='in' partition=0 "
-                                         r"offset=0: SourceRecordError: truncated record"):
+    with pytest.raises(
+        StageError,
+        match=r"TASK_POLL stage with source on record topic='in' partition=0 "
+        r"offset=0: SourceRecordError: truncated record",
+    ):
         processor(ErrorPolicy(), **CHAIN).process(arrow)
 
 
@@ -121,16 +135,22 @@ def test_a_source_error_stops_the_pipeline_with_tolerance_none():
 
 def with_ids(arrow: pa.RecordBatch, ids: list[str]) -> pa.RecordBatch:
     return arrow.append_column("order_id", pa.array(ids, pa.string())).append_column(
-        "day", pa.array([20240101 + i for i in range(len(ids))], pa.int32()))
+        "day", pa.array([20240101 + i for i in range(len(ids))], pa.int32())
+    )
 
 
 def test_extra_columns_travel_with_their_record_through_fan_out_drop_and_failure():
     arrow = with_ids(input_batch([b"a|b", b"gone", b"boom", b"c"]), ["o1", "o2", "o3", "o4"])
     policy = ErrorPolicy(tolerance="all")
-    out, _ = BatchProcessor(processor(policy, **CHAIN).chain, *converters(), policy, dead_letter_rows=True).process(arrow)
+    out, _ = BatchProcessor(processor(policy, **CHAIN).chain, *converters(), policy, dead_letter_rows=True).process(
+        arrow
+    )
     rows = out.to_pylist()
     assert [(r["value"], r["order_id"], r["day"]) for r in rows if not r[DEAD_LETTER_COLUMN]] == [
-        (b"a!", "o1", 20240101), (b"b!", "o1", 20240101), (b"c!", "o4", 20240104)]
+        (b"a!", "o1", 20240101),
+        (b"b!", "o1", 20240101),
+        (b"c!", "o4", 20240104),
+    ]
     assert [(r["value"], r["order_id"]) for r in rows if r[DEAD_LETTER_COLUMN]] == [(b"boom", "o3")]
     assert out.schema.field("day").type == pa.int32()
 
@@ -139,7 +159,8 @@ def test_error_columns_say_why_each_dead_letter_failed_and_are_null_on_records()
     policy = ErrorPolicy(tolerance="all")
     chain = processor(policy, **CHAIN).chain
     out, counts = BatchProcessor(chain, *converters(), policy, dead_letter_rows=True, error_columns=True).process(
-        input_batch([b"ok", b"boom", b"\xff"]))
+        input_batch([b"ok", b"boom", b"\xff"])
+    )
     rows = out.to_pylist()
     assert [(r["error_stage"], r["error_message"]) for r in rows if not r[DEAD_LETTER_COLUMN]] == [(None, None)]
     dead = [r for r in rows if r[DEAD_LETTER_COLUMN]]

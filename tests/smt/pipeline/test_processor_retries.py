@@ -53,8 +53,9 @@ def registry():
 
 
 def processor(policy, value_converter, **chain_props):
-    chain = TransformChain.from_properties(chain_props, plugins=load_plugins(entry_points=False,
-                                                                             extra_plugins=[FlakyPlugin()]))
+    chain = TransformChain.from_properties(
+        chain_props, plugins=load_plugins(entry_points=False, extra_plugins=[FlakyPlugin()])
+    )
     raw = ByteArrayConverter()
     raw.configure({})
     return BatchProcessor(chain, raw, value_converter, raw, policy)
@@ -65,8 +66,10 @@ def avro(registry):
 
 
 def orders(*values):
-    records = [Record(topic="orders", partition=0, offset=i, timestamp=1000, key=None, value=value)
-               for i, value in enumerate(values)]
+    records = [
+        Record(topic="orders", partition=0, offset=i, timestamp=1000, key=None, value=value)
+        for i, value in enumerate(values)
+    ]
     return RecordBatch.from_records(records).to_arrow()
 
 

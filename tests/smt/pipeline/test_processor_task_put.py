@@ -16,8 +16,14 @@ from smt.plugin import PluginContext
 from tests.smt.sample_plugins import sample_plugins
 
 #: Split "a|b" into two records, append "!", drop "gone!".
-CHAIN = {"transforms": "split,a,drop", "transforms.split.type": "Split", "transforms.a.type": "AppendSuffix",
-         "transforms.a.suffix": "!", "transforms.drop.type": "DropValue", "transforms.drop.value": "gone!"}
+CHAIN = {
+    "transforms": "split,a,drop",
+    "transforms.split.type": "Split",
+    "transforms.a.type": "AppendSuffix",
+    "transforms.a.suffix": "!",
+    "transforms.drop.type": "DropValue",
+    "transforms.drop.value": "gone!",
+}
 
 #: An input that exists (the spec refuses one that does not); these tests never read it.
 UNREAD_INPUT = __file__
@@ -31,13 +37,16 @@ def configured(plugin, **configs):
 def processor(policy, sink, output_fields=None):
     raw = configured(ByteArrayConverter())
     chain = TransformChain.from_properties(CHAIN, plugins=sample_plugins())
-    return BatchProcessor(chain, raw, configured(StringConverter()), raw, policy,
-                          output_fields=output_fields, sink=sink)
+    return BatchProcessor(
+        chain, raw, configured(StringConverter()), raw, policy, output_fields=output_fields, sink=sink
+    )
 
 
 def input_batch(values):
-    records = [Record(topic="in", partition=0, offset=i, timestamp=1000 + i, key=b"k%d" % i, value=v,
-                      headers=[("h", b"x")]) for i, v in enumerate(values)]
+    records = [
+        Record(topic="in", partition=0, offset=i, timestamp=1000 + i, key=b"k%d" % i, value=v, headers=[("h", b"x")])
+        for i, v in enumerate(values)
+    ]
     return RecordBatch.from_records(records).to_arrow()
 
 
@@ -51,9 +60,12 @@ def kafka_sink(**configs):
 
 def test_tolerance_none_stops_at_task_put_naming_the_sink_and_the_record():
     text = processor(ErrorPolicy(), text_sink(), output_fields=("value",))
-    with pytest.raises(StageError, match=r"^Error in TASK_PUT stage with connectors\.file\.sink\.FileSink on record "
-                                         r"topic='in' partition=0 offset=1: SinkRecordError: the value has a line "
-                                         r"break at byte 3; the text format writes one value per line"):
+    with pytest.raises(
+        StageError,
+        match=r"^Error in TASK_PUT stage with connectors\.file\.sink\.FileSink on record "
+        r"topic='in' partition=0 offset=1: SinkRecordError: the value has a line "
+        r"break at byte 3; the text format writes one value per line",
+    ):
         text.process(input_batch([b"fine", b"two\nlines"]))
 
 
@@ -75,7 +87,8 @@ def test_tolerance_all_dead_letters_the_original_input_record_with_task_put_cont
     # 82 overhead + key b"k1" (1 + 2) + value of 151 bytes (2 + 151) + 1 header count + header h=x (2 + 2)
     assert context["__connect.errors.exception.message"] == (
         b"the record is 243 bytes when serialized (Kafka producer's estimate: key, value and headers plus 82 bytes "
-        b"of overhead), larger than 200, the value of sink.kafka.max.request.size")
+        b"of overhead), larger than 200, the value of sink.kafka.max.request.size"
+    )
     assert context["__connect.errors.offset"] == b"1"
     assert {h["key"]: h["value"] for h in dead[1]["headers"]}["__connect.errors.stage"] == b"TRANSFORMATION"
     assert (counts.read, counts.written, counts.filtered, counts.failed, counts.dead_lettered) == (5, 2, 1, 2, 2)
@@ -132,15 +145,20 @@ def test_a_dead_letter_the_queue_cannot_take_is_logged_and_dropped(caplog):
     assert (counts.read, counts.written, counts.failed, counts.dead_lettered) == (3, 1, 2, 1)
     [logged] = [r.getMessage() for r in caplog.records if r.name == "smt.errors"]
     # The dead letter is the input record: 82 + key (1 + 2) + value (2 + 150) + 1 + header h=x (2 + 2).
-    assert logged.startswith("Could not write a failed record to the dead-letter queue, so it is dropped (the "
-                             "record is 242 bytes when serialized")
-    assert "larger than 200, the value of errors.deadletterqueue.kafka.max.request.size). Error in TASK_PUT " \
-           "stage with connectors.kafka.sink.KafkaSink on record topic='in' partition=0 offset=0" in logged
+    assert logged.startswith(
+        "Could not write a failed record to the dead-letter queue, so it is dropped (the "
+        "record is 242 bytes when serialized"
+    )
+    assert (
+        "larger than 200, the value of errors.deadletterqueue.kafka.max.request.size). Error in TASK_PUT "
+        "stage with connectors.kafka.sink.KafkaSink on record topic='in' partition=0 offset=0" in logged
+    )
 
 
 def test_the_dead_letter_queue_may_have_its_own_limit():
-    spec = kafka_pipeline(sink__kafka__max__request__size="200",
-                          errors__deadletterqueue__kafka__bootstrap__servers="127.0.0.1:9092")
+    spec = kafka_pipeline(
+        sink__kafka__max__request__size="200", errors__deadletterqueue__kafka__bootstrap__servers="127.0.0.1:9092"
+    )
     out, counts = BatchProcessor.from_spec(spec).process(input_batch([b"x" * 150]))
     assert [r["value"] for r in out.to_pylist() if r[DEAD_LETTER_COLUMN]] == [b"x" * 150]
     assert (counts.failed, counts.dead_lettered) == (1, 1)

@@ -30,11 +30,17 @@ def pipeline(tmp_path, lines, **extra):
     source = tmp_path / "orders.txt"
     source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     props = {
-        "source": "file", "source.path": str(source), "source.format": "text",
-        "sink": "file", "sink.path": str(tmp_path / "out"), "sink.format": "text",
+        "source": "file",
+        "source.path": str(source),
+        "source.format": "text",
+        "sink": "file",
+        "sink.path": str(tmp_path / "out"),
+        "sink.format": "text",
         "value.converter": "string",
-        "transforms": "split,suffix", "transforms.split.type": "Split",
-        "transforms.suffix.type": "AppendSuffix", "transforms.suffix.suffix": "!",
+        "transforms": "split,suffix",
+        "transforms.split.type": "Split",
+        "transforms.suffix.type": "AppendSuffix",
+        "transforms.suffix.suffix": "!",
     }
     props.update({k.replace("__", "."): v for k, v in extra.items()})
     return PipelineSpec.from_properties(props, plugins=sample_plugins())
@@ -48,9 +54,13 @@ def test_text_in_chain_text_out(spark, tmp_path):
 
 
 def test_failed_records_go_to_the_file_dead_letter_queue(spark, tmp_path):
-    spec = pipeline(tmp_path, ["ok", "boom", "fine"], errors__tolerance="all",
-                    errors__deadletterqueue__path=str(tmp_path / "dlq"),
-                    errors__deadletterqueue__context__headers__enable="true")
+    spec = pipeline(
+        tmp_path,
+        ["ok", "boom", "fine"],
+        errors__tolerance="all",
+        errors__deadletterqueue__path=str(tmp_path / "dlq"),
+        errors__deadletterqueue__context__headers__enable="true",
+    )
     result = run_pipeline(spec, spark=spark)
     assert sorted(output_lines(tmp_path / "out")) == ["fine!", "ok!"]
     dead = [json.loads(line) for line in output_lines(tmp_path / "dlq")]
@@ -65,8 +75,11 @@ def test_failed_records_go_to_the_file_dead_letter_queue(spark, tmp_path):
 
 def test_tolerance_none_fails_the_job_and_writes_nothing(spark, tmp_path):
     spec = pipeline(tmp_path, ["ok", "boom"])
-    with pytest.raises(PipelineFailed, match=r"TRANSFORMATION stage .*AppendSuffix \(alias 'suffix'\) on record "
-                                             r"topic='orders'.*cannot append to boom"):
+    with pytest.raises(
+        PipelineFailed,
+        match=r"TRANSFORMATION stage .*AppendSuffix \(alias 'suffix'\) on record "
+        r"topic='orders'.*cannot append to boom",
+    ):
         run_pipeline(spec, spark=spark)
     out = tmp_path / "out"
     assert not out.exists() or output_lines(out) == []
@@ -94,17 +107,31 @@ def test_relative_paths_resolve_against_the_properties_file(tmp_path):
 
 def test_bad_pipeline_lists_every_problem():
     with pytest.raises(ConfigError) as info:
-        PipelineSpec.from_properties({"source": "nope", "sink.format": "csv", "mode": "streaming",
-                                      "errors.tolerance": "most", "value.converter": "missing"})
+        PipelineSpec.from_properties(
+            {
+                "source": "nope",
+                "sink.format": "csv",
+                "mode": "streaming",
+                "errors.tolerance": "most",
+                "value.converter": "missing",
+            }
+        )
     assert {p.key for p in info.value.problems} == {
-        "errors.tolerance", "source", "sink.path", "sink.format", "value.converter", "checkpoint.location"}
+        "errors.tolerance",
+        "source",
+        "sink.path",
+        "sink.format",
+        "value.converter",
+        "checkpoint.location",
+    }
 
 
 def test_per_transform_metrics_and_progress_come_from_the_executors(spark, tmp_path):
     spec = pipeline(tmp_path, ["a|b|c", "boom", "d"], errors__tolerance="all")
     seen = []
-    result = run_pipeline(spec, spark=spark, on_progress=lambda counts, s: seen.append(counts.read),
-                          progress_interval=0.01)
+    result = run_pipeline(
+        spec, spark=spark, on_progress=lambda counts, s: seen.append(counts.read), progress_interval=0.01
+    )
     split, suffix = result.stages["split"], result.stages["suffix"]
     assert (split.records_in, split.records_out, split.dropped, split.errors) == (3, 5, 0, 0)
     assert (suffix.records_in, suffix.records_out, suffix.dropped, suffix.errors) == (5, 4, 0, 1)
@@ -124,11 +151,18 @@ def test_metrics_json_holds_the_summary_figures(spark, tmp_path):
 
 
 def test_spark_jars_from_connectors_and_user_are_joined(tmp_path):
-    spec = PipelineSpec.from_properties({
-        "source": "kafka", "source.topics": "in", "source.kafka.bootstrap.servers": "127.0.0.1:1",
-        "sink.path": str(tmp_path / "out"), "spark.jars": "/opt/extra.jar",
-        "errors.tolerance": "all", "errors.deadletterqueue.topic.name": "dlq",
-        "errors.deadletterqueue.kafka.bootstrap.servers": "127.0.0.1:1"})
+    spec = PipelineSpec.from_properties(
+        {
+            "source": "kafka",
+            "source.topics": "in",
+            "source.kafka.bootstrap.servers": "127.0.0.1:1",
+            "sink.path": str(tmp_path / "out"),
+            "spark.jars": "/opt/extra.jar",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": "dlq",
+            "errors.deadletterqueue.kafka.bootstrap.servers": "127.0.0.1:1",
+        }
+    )
     jars = spec.spark_conf()["spark.jars"].split(",")
     assert "/opt/extra.jar" in jars
     assert any("spark-sql-kafka" in jar for jar in jars)
@@ -139,11 +173,19 @@ def test_pruned_fields_still_give_the_right_records(spark, tmp_path):
     from smt.pipeline.fields import plan_fields
 
     (tmp_path / "in.txt").write_text('{"card": "4111", "n": 1}\n{"card": "5500", "n": 2}\n', encoding="utf-8")
-    spec = PipelineSpec.from_properties({
-        "source.path": str(tmp_path / "in.txt"), "sink.path": str(tmp_path / "out"),
-        "value.converter": "json", "value.converter.schemas.enable": "false", "errors.tolerance": "all",
-        "transforms": "mask,route", "transforms.mask.type": "MaskField$Value", "transforms.mask.fields": "card",
-        "transforms.route.type": "TimestampRouter"})
+    spec = PipelineSpec.from_properties(
+        {
+            "source.path": str(tmp_path / "in.txt"),
+            "sink.path": str(tmp_path / "out"),
+            "value.converter": "json",
+            "value.converter.schemas.enable": "false",
+            "errors.tolerance": "all",
+            "transforms": "mask,route",
+            "transforms.mask.type": "MaskField$Value",
+            "transforms.mask.fields": "card",
+            "transforms.route.type": "TimestampRouter",
+        }
+    )
     assert plan_fields(spec).inputs == ("value", "topic", "timestamp")
     result = run_pipeline(spec, spark=spark)
     assert sorted(output_lines(tmp_path / "out")) == ['{"card":"","n":1}', '{"card":"","n":2}']
@@ -158,8 +200,13 @@ def test_reading_in_python_tasks_and_with_spark_give_the_same_run(spark, tmp_pat
         work.mkdir()
         # Tiny pieces: many read tasks, files cut mid-line.
         with spark_setting(spark, "spark.sql.files.maxPartitionBytes", "600"):
-            spec = pipeline(work, lines, source__reader=reader, errors__tolerance="all",
-                            errors__deadletterqueue__path=str(work / "dlq"))
+            spec = pipeline(
+                work,
+                lines,
+                source__reader=reader,
+                errors__tolerance="all",
+                errors__deadletterqueue__path=str(work / "dlq"),
+            )
             tasks = spec.source.read_tasks(spark)
             assert (tasks is None) == (reader == "spark") and (tasks is None or len(tasks) > 2)
             result = run_pipeline(spec, spark=spark)

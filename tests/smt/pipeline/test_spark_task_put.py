@@ -22,8 +22,12 @@ def jsonl_to_text(tmp_path, **errors):
 
 
 def test_a_value_with_a_line_break_is_dead_lettered_and_the_others_written(spark, tmp_path):
-    spec = jsonl_to_text(tmp_path, errors__tolerance="all", errors__deadletterqueue__path=str(tmp_path / "dlq"),
-                         errors__deadletterqueue__context__headers__enable="true")
+    spec = jsonl_to_text(
+        tmp_path,
+        errors__tolerance="all",
+        errors__deadletterqueue__path=str(tmp_path / "dlq"),
+        errors__deadletterqueue__context__headers__enable="true",
+    )
     counts = run_pipeline(spec, spark=spark).counts
     assert sorted(output_lines(tmp_path / "out")) == ["one", "three"]
     [dead] = [json.loads(line) for line in output_lines(tmp_path / "dlq")]
@@ -37,8 +41,11 @@ def test_a_value_with_a_line_break_is_dead_lettered_and_the_others_written(spark
 
 
 def test_with_tolerance_none_the_run_stops_naming_the_record(spark, tmp_path):
-    with pytest.raises(PipelineFailed, match=r"TASK_PUT stage with connectors\.file\.sink\.FileSink on record "
-                                             r"topic='notes' partition=None offset=1: SinkRecordError: the value "
-                                             r"has a line break"):
+    with pytest.raises(
+        PipelineFailed,
+        match=r"TASK_PUT stage with connectors\.file\.sink\.FileSink on record "
+        r"topic='notes' partition=None offset=1: SinkRecordError: the value "
+        r"has a line break",
+    ):
         run_pipeline(jsonl_to_text(tmp_path), spark=spark)
     assert not (tmp_path / "out").exists() or output_lines(tmp_path / "out") == []

@@ -32,14 +32,22 @@ def write_input(directory, name, lines):
 
 def streaming_spec(tmp_path, **extra):
     props = {
-        "mode": "streaming", "checkpoint.location": str(tmp_path / "checkpoint"),
+        "mode": "streaming",
+        "checkpoint.location": str(tmp_path / "checkpoint"),
         "streaming.trigger": "availableNow",
-        "source": "file", "source.path": str(tmp_path / "in"), "source.format": "text",
+        "source": "file",
+        "source.path": str(tmp_path / "in"),
+        "source.format": "text",
         "source.max.files.per.trigger": "1",
-        "sink": "file", "sink.path": str(tmp_path / "out"), "sink.format": "jsonl",
-        "value.converter": "string", "header.converter": "string",
-        "transforms": "tag", "transforms.tag.type": "InsertHeader",
-        "transforms.tag.header": "via", "transforms.tag.value.literal": "smt",
+        "sink": "file",
+        "sink.path": str(tmp_path / "out"),
+        "sink.format": "jsonl",
+        "value.converter": "string",
+        "header.converter": "string",
+        "transforms": "tag",
+        "transforms.tag.type": "InsertHeader",
+        "transforms.tag.header": "via",
+        "transforms.tag.value.literal": "smt",
     }
     props.update({k.replace("__", "."): v for k, v in extra.items()})
     return PipelineSpec.from_properties(props)
@@ -62,9 +70,15 @@ def test_available_now_processes_every_file_once_across_restarts(spark, tmp_path
 def test_timeout_stops_a_processing_time_query(spark, tmp_path):
     # An endless source: only the timeout can end the run. How far it gets
     # depends on the machine, so the test asserts what holds at any speed.
-    spec = streaming_spec(tmp_path, source="generator", source__records="0", source__rows__per__batch="10",
-                          streaming__trigger="processingTime", streaming__timeout__ms="8000",
-                          value__converter="bytearray")
+    spec = streaming_spec(
+        tmp_path,
+        source="generator",
+        source__records="0",
+        source__rows__per__batch="10",
+        streaming__trigger="processingTime",
+        streaming__timeout__ms="8000",
+        value__converter="bytearray",
+    )
     result = run_pipeline(spec, spark=spark)
     ids = sorted(json.loads(v)["event_id"] for v in jsonl_values(tmp_path / "out"))
     assert ids == list(range(len(ids)))  # whole micro-batches, in order, none twice
@@ -84,8 +98,11 @@ def test_a_checkpoint_of_another_pipeline_is_refused_naming_the_change(spark, tm
     write_input(tmp_path / "in", "a.txt", ["a1"])
     run_pipeline(streaming_spec(tmp_path), spark=spark)
     changed = streaming_spec(tmp_path, transforms__tag__header="other")
-    with pytest.raises(CheckpointMismatch, match=r"checkpoint\.location '.*checkpoint' belongs to a different "
-                                                 r"pipeline \(transforms\.tag\.header changed 'via' → 'other'\)"):
+    with pytest.raises(
+        CheckpointMismatch,
+        match=r"checkpoint\.location '.*checkpoint' belongs to a different "
+        r"pipeline \(transforms\.tag\.header changed 'via' → 'other'\)",
+    ):
         run_pipeline(changed, spark=spark)
     assert jsonl_values(tmp_path / "out") == ["a1"]
 
@@ -94,8 +111,9 @@ def test_tuning_keys_may_change_between_runs(spark, tmp_path):
     write_input(tmp_path / "in", "a.txt", ["a1"])
     run_pipeline(streaming_spec(tmp_path), spark=spark)
     write_input(tmp_path / "in", "b.txt", ["b1"])
-    run_pipeline(streaming_spec(tmp_path, source__max__files__per__trigger="5", spark__sql__shuffle__partitions="3"),
-                 spark=spark)
+    run_pipeline(
+        streaming_spec(tmp_path, source__max__files__per__trigger="5", spark__sql__shuffle__partitions="3"), spark=spark
+    )
     assert jsonl_values(tmp_path / "out") == ["a1", "b1"]
 
 
@@ -117,8 +135,15 @@ def test_a_checkpoint_that_never_ran_a_batch_is_claimed_anew(spark, tmp_path):
 
 def test_a_source_without_streaming_is_refused(spark, tmp_path):
     plugins = load_plugins(entry_points=False, extra_plugins=[ThirdPartyPlugin()])
-    spec = PipelineSpec.from_properties({"mode": "streaming", "checkpoint.location": str(tmp_path / "checkpoint"),
-                                         "source": "countdown", "sink": "console"}, plugins=plugins)
+    spec = PipelineSpec.from_properties(
+        {
+            "mode": "streaming",
+            "checkpoint.location": str(tmp_path / "checkpoint"),
+            "source": "countdown",
+            "sink": "console",
+        },
+        plugins=plugins,
+    )
     with pytest.raises(ConfigError, match=r"mode: source 'countdown' cannot run in streaming mode"):
         run_pipeline(spec, spark=spark)
 

@@ -76,12 +76,16 @@ def test_record_is_tombstone():
 
 
 def test_batches_agree_with_per_record_tests():
-    records = [Record(topic=t, headers=tuple((n, None) for n in names), value=None if i % 2 else b"x")
-               for i, ((names, _), (t, _)) in enumerate(zip(HAS_HEADER_CASES, TOPIC_CASES))]
+    records = [
+        Record(topic=t, headers=tuple((n, None) for n in names), value=None if i % 2 else b"x")
+        for i, ((names, _), (t, _)) in enumerate(zip(HAS_HEADER_CASES, TOPIC_CASES))
+    ]
     batch = RecordBatch.from_records(records)
-    for predicate in (configured(HasHeaderKey, {"name": "foo"}),
-                      configured(TopicNameMatches, {"pattern": "my-prefix-.*"}),
-                      configured(RecordIsTombstone, {})):
+    for predicate in (
+        configured(HasHeaderKey, {"name": "foo"}),
+        configured(TopicNameMatches, {"pattern": "my-prefix-.*"}),
+        configured(RecordIsTombstone, {}),
+    ):
         assert predicate.test_batch(batch) == [predicate.test(r) for r in records]
 
 
@@ -92,9 +96,14 @@ def test_tombstone_batch_on_arrow_values():
     assert configured(RecordIsTombstone, {}).test_batch(RecordBatch.from_arrow(arrow)) == [False, True, False]
 
 
-@pytest.mark.parametrize("name", [
-    "TopicNameMatches", "org.apache.kafka.connect.transforms.predicates.HasHeaderKey", "recordistombstone",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TopicNameMatches",
+        "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
+        "recordistombstone",
+    ],
+)
 def test_registered_by_short_and_kafka_names(name):
     assert default_plugins().get("predicate", name) is not None
 
@@ -105,16 +114,22 @@ def test_has_header_key_on_arrow_headers():
     from smt.batch import KAFKA_ARROW_SCHEMA
 
     header_type = KAFKA_ARROW_SCHEMA.field("headers").type
-    rows = [[{"key": "foo", "value": b"1"}], [], None, [{"key": "bar", "value": None}, {"key": "foo", "value": None}],
-            [{"key": "bar", "value": b"x"}]]
+    rows = [
+        [{"key": "foo", "value": b"1"}],
+        [],
+        None,
+        [{"key": "bar", "value": None}, {"key": "foo", "value": None}],
+        [{"key": "bar", "value": b"x"}],
+    ]
     arrow = pa.RecordBatch.from_pydict({"headers": pa.array(rows, header_type)})
     batch = RecordBatch.from_arrow(arrow)
     assert configured(HasHeaderKey, {"name": "foo"}).test_batch(batch) == [True, False, False, True, False]
     assert batch.is_arrow("headers")  # the predicate did not convert the column
 
 
-@pytest.mark.parametrize("cls, props", [(HasHeaderKey, {"name": "foo"}), (TopicNameMatches, {"pattern": "a.*"}),
-                                        (RecordIsTombstone, {})])
+@pytest.mark.parametrize(
+    "cls, props", [(HasHeaderKey, {"name": "foo"}), (TopicNameMatches, {"pattern": "a.*"}), (RecordIsTombstone, {})]
+)
 def test_predicates_pickle_by_configuration(cls, props):
     import pickle
 

@@ -39,9 +39,21 @@ def test_a_chain_applies_to_a_dataframe_and_its_own_columns_travel_with_the_reco
     result = transform(orders(spark), MASK)
     records = result.records.orderBy("order_id").collect()
     assert [(r.order_id, r.day, json.loads(r.value)) for r in records] == [
-        ("o1", 20240101, {"id": 1, "card": ""}), ("o4", 20240104, {"id": 4, "card": ""})]
-    assert result.records.columns == ["key", "value", "topic", "partition", "offset", "timestamp", "timestampType",
-                                      "headers", "order_id", "day"]
+        ("o1", 20240101, {"id": 1, "card": ""}),
+        ("o4", 20240104, {"id": 4, "card": ""}),
+    ]
+    assert result.records.columns == [
+        "key",
+        "value",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        "headers",
+        "order_id",
+        "day",
+    ]
     assert [r.topic for r in records] == ["orders", "orders"]
 
 
@@ -59,10 +71,18 @@ def test_metrics_count_every_record_and_each_transform_after_an_action(spark):
         result.metrics()
     result.records.count()
     metrics = result.metrics()
-    assert metrics["records"] == {"read": 4, "written": 2, "output_rows": 2, "filtered": 1, "failed": 1,
-                                  "dead_lettered": 1}
+    assert metrics["records"] == {
+        "read": 4,
+        "written": 2,
+        "output_rows": 2,
+        "filtered": 1,
+        "failed": 1,
+        "dead_lettered": 1,
+    }
     assert [(alias, m["records_in"], m["records_out"], m["dropped"]) for alias, m in metrics["transforms"].items()] == [
-        ("mask", 3, 3, 0), ("onlyOrders", 1, 0, 1)]  # a stage runs on the records its predicate selects
+        ("mask", 3, 3, 0),
+        ("onlyOrders", 1, 0, 1),
+    ]  # a stage runs on the records its predicate selects
 
 
 def test_a_fan_out_copies_the_own_columns_to_every_output(spark, tmp_path):
@@ -74,8 +94,16 @@ def test_a_fan_out_copies_the_own_columns_to_every_output(spark, tmp_path):
     module.write_bytes(wasmtime.wat2wasm(wat_guests.FILTER_FAN_OUT))
     df = spark.createDataFrame([("a", "odd-a", 1), ("b", "b", 2)], "id string, value string, n int")
     # 'o' (0x6f) is odd: three outputs; 'b' (0x62) is even: dropped
-    result = transform(df, {"transforms": "fan", "transforms.fan.type": "wasm", "transforms.fan.module.path": str(module),
-                            "transforms.fan.function.name": "filter_fan_out", "transforms.fan.config.suffix": "+"})
+    result = transform(
+        df,
+        {
+            "transforms": "fan",
+            "transforms.fan.type": "wasm",
+            "transforms.fan.module.path": str(module),
+            "transforms.fan.function.name": "filter_fan_out",
+            "transforms.fan.config.suffix": "+",
+        },
+    )
     rows = result.records.collect()
     assert [(r.id, r.n, r.value) for r in rows] == [("a", 1, b"odd-a"), ("a", 1, b"+"), ("a", 1, b"+")]
     assert result.metrics()["records"]["filtered"] == 1
@@ -97,7 +125,8 @@ def test_a_chain_from_a_properties_file_resolves_paths_against_its_folder(spark,
     (tmp_path / "guests" / "upper.wasm").write_bytes(wasmtime.wat2wasm(wat_guests.TO_UPPER))
     (tmp_path / "chain.properties").write_text(
         "transforms=upper\ntransforms.upper.type=wasm\ntransforms.upper.module.path=guests/upper.wasm\n"
-        "transforms.upper.function.name=to_upper\n")
+        "transforms.upper.function.name=to_upper\n"
+    )
     df = spark.createDataFrame([("hello",)], "value string")
     assert transform(df, tmp_path / "chain.properties").records.select("value").first()[0] == b"HELLO"
 
@@ -106,7 +135,14 @@ def test_absent_kafka_fields_take_defaults_and_present_ones_are_used(spark):
     df = spark.createDataFrame([(b"k", "v", 7, 3)], "key binary, value string, partition bigint, offset int")
     row = transform(df, {}).records.first()
     assert (row.key, row.value, row.topic, row.partition, row.offset, row.timestamp, row.headers) == (
-        b"k", b"v", "", 7, 3, None, [])
+        b"k",
+        b"v",
+        "",
+        7,
+        3,
+        None,
+        [],
+    )
 
 
 def test_a_streaming_dataframe_gives_streaming_results_and_metrics_from_its_query(spark, tmp_path):
@@ -115,14 +151,25 @@ def test_a_streaming_dataframe_gives_streaming_results_and_metrics_from_its_quer
     df = spark.readStream.format("text").load(str(tmp_path / "in")).withColumn("file", F.input_file_name())
     result = transform(df, MASK)
     assert result.records.isStreaming
-    query = (result.records.writeStream.format("parquet").option("path", str(tmp_path / "out"))
-             .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True).start())
+    query = (
+        result.records.writeStream.format("parquet")
+        .option("path", str(tmp_path / "out"))
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
     written = spark.read.parquet(str(tmp_path / "out")).collect()
     assert sorted(json.loads(r.value)["card"] for r in written) == ["", ""]
     assert all(r.file.endswith("a.txt") for r in written)
-    assert result.metrics(query)["records"] == {"read": 3, "written": 2, "output_rows": 2, "filtered": 0,
-                                                "failed": 1, "dead_lettered": 1}
+    assert result.metrics(query)["records"] == {
+        "read": 3,
+        "written": 2,
+        "output_rows": 2,
+        "filtered": 0,
+        "failed": 1,
+        "dead_lettered": 1,
+    }
     with pytest.raises(SmtError, match=r"a streaming result's metrics come from its query: result\.metrics\(query\)"):
         result.metrics()
 
@@ -135,8 +182,11 @@ def test_a_streaming_dataframe_gives_streaming_results_and_metrics_from_its_quer
     [
         ("source", r"source: not a transform\(\) setting: the DataFrame given to transform\(\) is the source"),
         ("sink.path", r"sink\.path: not a transform\(\) setting: transform\(\) returns DataFrames"),
-        ("errors.deadletterqueue.topic.name", r"errors\.deadletterqueue\.topic\.name: not a transform\(\) setting: "
-                                              r"dead letters come back as result\.dead_letters"),
+        (
+            "errors.deadletterqueue.topic.name",
+            r"errors\.deadletterqueue\.topic\.name: not a transform\(\) setting: "
+            r"dead letters come back as result\.dead_letters",
+        ),
         ("spark.master", r"spark\.master: not a transform\(\) setting: the DataFrame's own session runs the chain"),
         ("mode", r"mode: not a transform\(\) setting: a streaming DataFrame gives a streaming result"),
     ],
@@ -154,12 +204,21 @@ def test_chain_problems_are_reported_before_anything_runs(spark):
 @pytest.mark.parametrize(
     ("ddl", "message"),
     [
-        ("id int, payload string", r"value: the DataFrame needs a 'value' column \(string or binary\); its columns: id, payload"),
+        (
+            "id int, payload string",
+            r"value: the DataFrame needs a 'value' column \(string or binary\); its columns: id, payload",
+        ),
         ("value int", r"value: column 'value' is int; expected binary or string"),
-        ("value string, timestamp string", r"timestamp: column 'timestamp' is string; expected timestamp or timestamp_ntz"),
+        (
+            "value string, timestamp string",
+            r"timestamp: column 'timestamp' is string; expected timestamp or timestamp_ntz",
+        ),
         ("value string, _smt_x int", r"_smt_x: column names starting with '_smt_' are the pipeline's own; rename it"),
-        ("value string, error_stage string", r"error_stage: column 'error_stage' would clash with the dead letters' "
-                                             r"error columns"),
+        (
+            "value string, error_stage string",
+            r"error_stage: column 'error_stage' would clash with the dead letters' "
+            r"error columns",
+        ),
     ],
 )
 def test_unusable_columns_are_refused_each_named(spark, ddl, message):

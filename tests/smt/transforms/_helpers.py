@@ -37,8 +37,15 @@ def make_record(
     headers: tuple = (),
 ) -> Record:
     return Record(
-        topic=topic, partition=partition, offset=offset, timestamp=timestamp,
-        key=key, value=value, key_schema=key_schema, value_schema=value_schema, headers=headers,
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        timestamp=timestamp,
+        key=key,
+        value=value,
+        key_schema=key_schema,
+        value_schema=value_schema,
+        headers=headers,
     )
 
 

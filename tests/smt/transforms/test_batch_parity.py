@@ -22,8 +22,17 @@ from tests.smt.transforms._helpers import RaisingErrors
 #: (registered name, configuration): every built-in with its own batch path, in the shapes that take
 #: different paths through it (compiled loops, nested V2 paths, renames, routers, fan-out of none).
 TRANSFORM_CASES = [
-    ("InsertField$Value", {"topic.field": "t", "partition.field": "p", "offset.field": "o",
-                           "timestamp.field": "ts", "static.field": "s", "static.value": "v"}),
+    (
+        "InsertField$Value",
+        {
+            "topic.field": "t",
+            "partition.field": "p",
+            "offset.field": "o",
+            "timestamp.field": "ts",
+            "static.field": "s",
+            "static.value": "v",
+        },
+    ),
     ("InsertField$Value", {"topic.field": "c.t", "field.syntax.version": "V2"}),
     ("InsertField$Key", {"topic.field": "t", "static.field": "s", "static.value": "v"}),
     ("MaskField$Value", {"fields": "a,b"}),

@@ -14,9 +14,15 @@ from smt.chain import TransformChain
 from smt.record import Record
 from tests.smt.sample_plugins import sample_plugins
 
-RECORD = Record(topic="orders", partition=1, offset=5, timestamp=1_700_000_000_000,
-                key={"id": 7}, value={"id": 7, "card": "4111", "name": "ann", "at": 1_700_000_000_000, "meta": {"src": "web"}},
-                headers=(("trace", b"t-1"), ("drop", b"x")))
+RECORD = Record(
+    topic="orders",
+    partition=1,
+    offset=5,
+    timestamp=1_700_000_000_000,
+    key={"id": 7},
+    value={"id": 7, "card": "4111", "name": "ann", "at": 1_700_000_000_000, "meta": {"src": "web"}},
+    headers=(("trace", b"t-1"), ("drop", b"x")),
+)
 
 #: (type, settings, the fields it declares)
 DECLARED = [

@@ -32,7 +32,9 @@ def test_loop_reports_failing_rows_and_keeps_none():
 @pytest.mark.parametrize("name", ["x'); import os; os.system('true'); ('", "a\nb", "`q`", "\\"])
 def test_hostile_field_names_are_just_names(name):
     value = {name: "secret", "other": 1}
-    out = conf(MaskFieldValue, {"fields": name}).apply_batch(RecordBatch.from_records([make_record(value)]), RaisingErrors())
+    out = conf(MaskFieldValue, {"fields": name}).apply_batch(
+        RecordBatch.from_records([make_record(value)]), RaisingErrors()
+    )
     assert out.value == [{name: "", "other": 1}]
     out = conf(ReplaceFieldValue, {"exclude": name}).apply(make_record(value))
     assert out.value == {"other": 1}

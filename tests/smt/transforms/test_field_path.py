@@ -42,12 +42,20 @@ def test_v1_is_one_step(text):
     assert parse_path(text, "V1").steps == (text,)
 
 
-@pytest.mark.parametrize("text, position", [
-    ("`foo.bar.baz", 0), ("foo.`bar.baz", 4), ("foo.bar.`baz", 8), ("foo.bar.`baz\\`", 8),
-])
+@pytest.mark.parametrize(
+    "text, position",
+    [
+        ("`foo.bar.baz", 0),
+        ("foo.`bar.baz", 4),
+        ("foo.bar.`baz", 8),
+        ("foo.bar.`baz\\`", 8),
+    ],
+)
 def test_incomplete_backticks(text, position):
-    expected = (f"Incomplete backtick pair in path: [{text}], consider adding a backslash before "
-                f"backtick at position {position} to escape it")
+    expected = (
+        f"Incomplete backtick pair in path: [{text}], consider adding a backslash before "
+        f"backtick at position {position} to escape it"
+    )
     with pytest.raises(ConfigError) as raised:
         parse_path(text, "V2", key="transforms.t.field")
     assert str(raised.value) == "transforms.t.field: " + expected
@@ -108,5 +116,7 @@ def test_syntax_version_is_case_insensitive(given, version):
 
 @pytest.mark.parametrize("given", ["v3", "V 1", "v", "V 2", "2", "1"])
 def test_wrong_syntax_version_is_rejected(given):
-    with pytest.raises(ConfigError, match=r"^field.syntax.version: String must be one of \(case insensitive\): V1, V2$"):
+    with pytest.raises(
+        ConfigError, match=r"^field.syntax.version: String must be one of \(case insensitive\): V1, V2$"
+    ):
         with_field_syntax(ConfigDef()).parse({FIELD_SYNTAX_VERSION: given})

@@ -14,18 +14,21 @@ FOO = SchemaBuilder.struct().field("foo", Schema.INT32_SCHEMA).build()
 NESTED = SchemaBuilder.struct().field("magic", FOO).build()
 NESTED_KEY = Struct(NESTED).put("magic", Struct(FOO).put("foo", 42))
 FLAT = SchemaBuilder.struct().field("magic", Schema.INT32_SCHEMA).build()
-DEFAULTED = SchemaBuilder.struct().field(
-    "optional_with_default", SchemaBuilder.int32().optional().default_value(42).build()).build()
+DEFAULTED = (
+    SchemaBuilder.struct()
+    .field("optional_with_default", SchemaBuilder.int32().optional().default_value(42).build())
+    .build()
+)
 
 # --- ExtractFieldTest ----------------------------------------------------------------------
 
 SCHEMALESS_EXTRACT = [  # (props, key, extracted)
-    ({"field": "magic"}, {"magic": 42}, 42),                               # schemaless
-    ({"field": "magic.foo", **V2}, {"magic": {"foo": 42}}, 42),            # schemalessAndNestedPath
-    ({"field": "magic"}, None, None),                                      # nullSchemaless
-    ({"field": "nonexistent"}, {"magic": 42}, None),                       # nonExistentFieldSchemalessShouldReturnNull
+    ({"field": "magic"}, {"magic": 42}, 42),  # schemaless
+    ({"field": "magic.foo", **V2}, {"magic": {"foo": 42}}, 42),  # schemalessAndNestedPath
+    ({"field": "magic"}, None, None),  # nullSchemaless
+    ({"field": "nonexistent"}, {"magic": 42}, None),  # nonExistentFieldSchemalessShouldReturnNull
     ({"field": "magic.nonexistent", **V2}, {"magic": {"foo": 42}}, None),  # nonExistentNestedFieldSchemaless...
-    ({"field": "magic.foo"}, {"magic.foo": 1, "magic": {"foo": 2}}, 1),   # V1 takes dots literally
+    ({"field": "magic.foo"}, {"magic.foo": 1, "magic": {"foo": 2}}, 1),  # V1 takes dots literally
 ]
 
 
@@ -35,20 +38,26 @@ def test_extract_schemaless(props, key, expected):
     assert out.key_schema is None and out.key == expected
 
 
-@pytest.mark.parametrize("props, schema, key, expected", [
-    ({"field": "magic"}, FLAT, Struct(FLAT).put("magic", 42), 42),                  # withSchema
-    ({"field": "magic.foo", **V2}, NESTED, NESTED_KEY, 42),                          # withSchemaAndNestedPath
-    ({"field": "magic"}, SchemaBuilder.struct().field("magic", Schema.INT32_SCHEMA).optional().build(), None, None),
-])
+@pytest.mark.parametrize(
+    "props, schema, key, expected",
+    [
+        ({"field": "magic"}, FLAT, Struct(FLAT).put("magic", 42), 42),  # withSchema
+        ({"field": "magic.foo", **V2}, NESTED, NESTED_KEY, 42),  # withSchemaAndNestedPath
+        ({"field": "magic"}, SchemaBuilder.struct().field("magic", Schema.INT32_SCHEMA).optional().build(), None, None),
+    ],
+)
 def test_extract_with_schema(props, schema, key, expected):
     out = conf(ExtractFieldKey, props).apply(make_record(key=key, key_schema=schema))
     assert out.key_schema == Schema.INT32_SCHEMA and out.key == expected
 
 
-@pytest.mark.parametrize("props, schema, key, message", [
-    ({"field": "nonexistent"}, FLAT, Struct(FLAT).put("magic", 42), "Unknown field: nonexistent"),
-    ({"field": "magic.nonexistent", **V2}, NESTED, NESTED_KEY, "Unknown field: magic.nonexistent"),
-])
+@pytest.mark.parametrize(
+    "props, schema, key, message",
+    [
+        ({"field": "nonexistent"}, FLAT, Struct(FLAT).put("magic", 42), "Unknown field: nonexistent"),
+        ({"field": "magic.nonexistent", **V2}, NESTED, NESTED_KEY, "Unknown field: magic.nonexistent"),
+    ],
+)
 def test_extract_unknown_field_with_schema(props, schema, key, message):
     with pytest.raises(DataError, match=message):
         conf(ExtractFieldKey, props).apply(make_record(key=key, key_schema=schema))
@@ -59,8 +68,11 @@ def test_extract_unknown_field_with_schema(props, schema, key, message):
 def test_extract_unset_optional(cls, replace_null_with_default, expected):
     xform = conf(cls, {"field": "optional_with_default", "replace.null.with.default": replace_null_with_default})
     struct = Struct(DEFAULTED).put("optional_with_default", None)
-    record = (make_record(key=struct, key_schema=DEFAULTED) if cls is ExtractFieldKey
-              else make_record(struct, value_schema=DEFAULTED))
+    record = (
+        make_record(key=struct, key_schema=DEFAULTED)
+        if cls is ExtractFieldKey
+        else make_record(struct, value_schema=DEFAULTED)
+    )
     out = xform.apply(record)
     assert (out.key if cls is ExtractFieldKey else out.value) == expected
 
@@ -73,7 +85,9 @@ def test_extract_config_errors():
 
 
 def test_extract_non_map_schemaless():
-    with pytest.raises(DataError, match=r"Only Map objects supported in absence of schema for \[field extraction\], found: int"):
+    with pytest.raises(
+        DataError, match=r"Only Map objects supported in absence of schema for \[field extraction\], found: int"
+    ):
         conf(ExtractFieldValue, {"field": "x"}).apply(make_record(42))
 
 
@@ -107,8 +121,13 @@ def test_hoist_tombstones():
 
 # --- ValueToKeyTest ------------------------------------------------------------------------------
 
-ABC = (SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).field("b", Schema.INT32_SCHEMA)
-       .field("c", Schema.INT32_SCHEMA).build())
+ABC = (
+    SchemaBuilder.struct()
+    .field("a", Schema.INT32_SCHEMA)
+    .field("b", Schema.INT32_SCHEMA)
+    .field("c", Schema.INT32_SCHEMA)
+    .build()
+)
 
 
 def test_value_to_key_schemaless():
@@ -118,7 +137,8 @@ def test_value_to_key_schemaless():
 
 def test_value_to_key_with_schema():
     out = conf(ValueToKey, {"fields": "a,b"}).apply(
-        make_record(Struct(ABC).put("a", 1).put("b", 2).put("c", 3), value_schema=ABC))
+        make_record(Struct(ABC).put("a", 1).put("b", 2).put("c", 3), value_schema=ABC)
+    )
     expected = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).field("b", Schema.INT32_SCHEMA).build()
     assert out.key_schema == expected and out.key == Struct(expected).put("a", 1).put("b", 2)
 
@@ -131,7 +151,9 @@ def test_value_to_key_non_existing_field():
 
 @pytest.mark.parametrize("replace_null_with_default, expected", [("false", None), ("true", 42)])
 def test_value_to_key_replace_null_with_default(replace_null_with_default, expected):
-    xform = conf(ValueToKey, {"fields": "optional_with_default", "replace.null.with.default": replace_null_with_default})
+    xform = conf(
+        ValueToKey, {"fields": "optional_with_default", "replace.null.with.default": replace_null_with_default}
+    )
     out = xform.apply(make_record(Struct(DEFAULTED).put("optional_with_default", None), value_schema=DEFAULTED))
     assert out.key.get_without_default("optional_with_default") == expected
 

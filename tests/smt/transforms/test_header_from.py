@@ -16,35 +16,116 @@ TWO_FIELDS = [("field1", S, "field1-value"), ("field2", S, "field2-value")]
 # (description, input fields, input headers, fields, headers, operation, replace.null.with.default,
 #  expected fields, expected headers) — fields are (name, schema, value), headers (name, value).
 CASES = [
-    ("basic copy", TWO_FIELDS, [("header1", "existing-value")], "field1", "inserted1", "copy", True,
-     TWO_FIELDS, [("header1", "existing-value"), ("inserted1", "field1-value")]),
-    ("basic move", TWO_FIELDS, [("header1", "existing-value")], "field1", "inserted1", "move", True,
-     TWO_FIELDS[1:], [("header1", "existing-value"), ("inserted1", "field1-value")]),
-    ("copy with preexisting header", TWO_FIELDS, [("inserted1", "existing-value")], "field1", "inserted1", "copy", True,
-     TWO_FIELDS, [("inserted1", "existing-value"), ("inserted1", "field1-value")]),
-    ("move with preexisting header", TWO_FIELDS, [("inserted1", "existing-value")], "field1", "inserted1", "move", True,
-     TWO_FIELDS[1:], [("inserted1", "existing-value"), ("inserted1", "field1-value")]),
-    ("copy with struct value", [("field1", FOO, FOO_VALUE), TWO_FIELDS[1]], [("header1", "existing-value")],
-     "field1", "inserted1", "copy", True,
-     [("field1", FOO, FOO_VALUE), TWO_FIELDS[1]], [("header1", "existing-value"), ("inserted1", FOO_VALUE)]),
-    ("move with struct value", [("field1", FOO, FOO_VALUE), TWO_FIELDS[1]], [("header1", "existing-value")],
-     "field1", "inserted1", "move", True,
-     [TWO_FIELDS[1]], [("header1", "existing-value"), ("inserted1", FOO_VALUE)]),
-    ("two headers from same field", TWO_FIELDS, [("header1", "existing-value")],
-     "field1,field1", "inserted1,inserted2", "move", True,
-     TWO_FIELDS[1:], [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted2", "field1-value")]),
-    ("two fields to same header", TWO_FIELDS, [("header1", "existing-value")],
-     "field1,field2", "inserted1,inserted1", "move", True,
-     [], [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted1", "field2-value")]),
-    ("copy null field without default",
-     [("field1", DEFAULTED, "field1-value"), ("field2", DEFAULTED, None)], [("header1", "existing-value")],
-     "field1,field2", "inserted1,inserted2", "copy", False,
-     [("field1", DEFAULTED, "field1-value"), ("field2", DEFAULTED, None)],
-     [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted2", None)]),
-    ("move null field without default",
-     [("field1", DEFAULTED, "field1-value"), ("field2", DEFAULTED, None)], [("header1", "existing-value")],
-     "field1,field2", "inserted1,inserted2", "move", False,
-     [], [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted2", None)]),
+    (
+        "basic copy",
+        TWO_FIELDS,
+        [("header1", "existing-value")],
+        "field1",
+        "inserted1",
+        "copy",
+        True,
+        TWO_FIELDS,
+        [("header1", "existing-value"), ("inserted1", "field1-value")],
+    ),
+    (
+        "basic move",
+        TWO_FIELDS,
+        [("header1", "existing-value")],
+        "field1",
+        "inserted1",
+        "move",
+        True,
+        TWO_FIELDS[1:],
+        [("header1", "existing-value"), ("inserted1", "field1-value")],
+    ),
+    (
+        "copy with preexisting header",
+        TWO_FIELDS,
+        [("inserted1", "existing-value")],
+        "field1",
+        "inserted1",
+        "copy",
+        True,
+        TWO_FIELDS,
+        [("inserted1", "existing-value"), ("inserted1", "field1-value")],
+    ),
+    (
+        "move with preexisting header",
+        TWO_FIELDS,
+        [("inserted1", "existing-value")],
+        "field1",
+        "inserted1",
+        "move",
+        True,
+        TWO_FIELDS[1:],
+        [("inserted1", "existing-value"), ("inserted1", "field1-value")],
+    ),
+    (
+        "copy with struct value",
+        [("field1", FOO, FOO_VALUE), TWO_FIELDS[1]],
+        [("header1", "existing-value")],
+        "field1",
+        "inserted1",
+        "copy",
+        True,
+        [("field1", FOO, FOO_VALUE), TWO_FIELDS[1]],
+        [("header1", "existing-value"), ("inserted1", FOO_VALUE)],
+    ),
+    (
+        "move with struct value",
+        [("field1", FOO, FOO_VALUE), TWO_FIELDS[1]],
+        [("header1", "existing-value")],
+        "field1",
+        "inserted1",
+        "move",
+        True,
+        [TWO_FIELDS[1]],
+        [("header1", "existing-value"), ("inserted1", FOO_VALUE)],
+    ),
+    (
+        "two headers from same field",
+        TWO_FIELDS,
+        [("header1", "existing-value")],
+        "field1,field1",
+        "inserted1,inserted2",
+        "move",
+        True,
+        TWO_FIELDS[1:],
+        [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted2", "field1-value")],
+    ),
+    (
+        "two fields to same header",
+        TWO_FIELDS,
+        [("header1", "existing-value")],
+        "field1,field2",
+        "inserted1,inserted1",
+        "move",
+        True,
+        [],
+        [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted1", "field2-value")],
+    ),
+    (
+        "copy null field without default",
+        [("field1", DEFAULTED, "field1-value"), ("field2", DEFAULTED, None)],
+        [("header1", "existing-value")],
+        "field1,field2",
+        "inserted1,inserted2",
+        "copy",
+        False,
+        [("field1", DEFAULTED, "field1-value"), ("field2", DEFAULTED, None)],
+        [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted2", None)],
+    ),
+    (
+        "move null field without default",
+        [("field1", DEFAULTED, "field1-value"), ("field2", DEFAULTED, None)],
+        [("header1", "existing-value")],
+        "field1,field2",
+        "inserted1,inserted2",
+        "move",
+        False,
+        [],
+        [("header1", "existing-value"), ("inserted1", "field1-value"), ("inserted2", None)],
+    ),
 ]
 
 
@@ -70,8 +151,15 @@ def build(fields, headers, key_side, with_schema):
 def test_header_from(case, key_side, with_schema):
     _, fields, headers, from_fields, to_headers, operation, replace_null, want_fields, want_headers = case
     cls = HeaderFromKey if key_side else HeaderFromValue
-    xform = conf(cls, {"fields": from_fields, "headers": to_headers, "operation": operation,
-                       "replace.null.with.default": str(replace_null).lower()})
+    xform = conf(
+        cls,
+        {
+            "fields": from_fields,
+            "headers": to_headers,
+            "operation": operation,
+            "replace.null.with.default": str(replace_null).lower(),
+        },
+    )
     out = xform.apply(build(fields, headers, key_side, with_schema))
     expected = build(want_fields, want_headers, key_side, with_schema)
     assert out.headers == expected.headers
@@ -81,13 +169,18 @@ def test_header_from(case, key_side, with_schema):
         assert (out.value_schema, out.value, out.key) == (expected.value_schema, expected.value, expected.key)
 
 
-@pytest.mark.parametrize("props, message", [
-    ({"fields": "a,b", "headers": "h", "operation": "copy"},
-     "'fields' config must have the same number of elements as 'headers' config."),
-    ({"fields": "a", "headers": "h", "operation": "steal"}, "transforms.t.operation: must be one of move, copy"),
-    ({"fields": "", "headers": "h", "operation": "copy"}, "transforms.t.fields: must be a non-empty list"),
-    ({"fields": "a", "headers": "h"}, "transforms.t.operation: is required"),
-])
+@pytest.mark.parametrize(
+    "props, message",
+    [
+        (
+            {"fields": "a,b", "headers": "h", "operation": "copy"},
+            "'fields' config must have the same number of elements as 'headers' config.",
+        ),
+        ({"fields": "a", "headers": "h", "operation": "steal"}, "transforms.t.operation: must be one of move, copy"),
+        ({"fields": "", "headers": "h", "operation": "copy"}, "transforms.t.fields: must be a non-empty list"),
+        ({"fields": "a", "headers": "h"}, "transforms.t.operation: is required"),
+    ],
+)
 def test_config_errors(props, message):
     with pytest.raises(ConfigError, match=message):
         conf(HeaderFromValue, props)
@@ -109,11 +202,14 @@ def test_nested_path_v2():
 
 
 @pytest.mark.parametrize("cls", [HeaderFromKey, HeaderFromValue])
-@pytest.mark.parametrize("fields, headers, message", [
-    ("foo", "foo,bar", "'fields' config must have the same number of elements as 'headers' config."),
-    ("foo,bar", "foo", "'fields' config must have the same number of elements as 'headers' config."),
-    ("", "", "transforms.t.fields: must be a non-empty list"),
-])
+@pytest.mark.parametrize(
+    "fields, headers, message",
+    [
+        ("foo", "foo,bar", "'fields' config must have the same number of elements as 'headers' config."),
+        ("foo,bar", "foo", "'fields' config must have the same number of elements as 'headers' config."),
+        ("", "", "transforms.t.fields: must be a non-empty list"),
+    ],
+)
 def test_invalid_field_and_header_lists(cls, fields, headers, message):
     with pytest.raises(ConfigError, match=message):
         conf(cls, {"fields": fields, "headers": headers, "operation": "copy"})

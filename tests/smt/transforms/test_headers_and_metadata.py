@@ -14,12 +14,19 @@ from tests.smt.transforms._helpers import conf, make_record
 EXISTING = (("existing", "existing-value"),)
 
 
-@pytest.mark.parametrize("drop, headers, expected", [
-    ("to-drop", EXISTING + (("to-drop", "existing-value"),), EXISTING),                   # dropExistingHeader
-    ("to-drop", EXISTING + (("to-drop", "a"), ("to-drop", "b")), EXISTING),               # ...WithMultipleValues
-    ("to-drop", EXISTING, EXISTING),                                                       # dropNonExistingHeader
-    ("a,b", (("a", 1), ("keep", 2), ("b", 3), ("keep", 4)), (("keep", 2), ("keep", 4))),  # several names, order kept
-])
+@pytest.mark.parametrize(
+    "drop, headers, expected",
+    [
+        ("to-drop", EXISTING + (("to-drop", "existing-value"),), EXISTING),  # dropExistingHeader
+        ("to-drop", EXISTING + (("to-drop", "a"), ("to-drop", "b")), EXISTING),  # ...WithMultipleValues
+        ("to-drop", EXISTING, EXISTING),  # dropNonExistingHeader
+        (
+            "a,b",
+            (("a", 1), ("keep", 2), ("b", 3), ("keep", 4)),
+            (("keep", 2), ("keep", 4)),
+        ),  # several names, order kept
+    ],
+)
 def test_drop_headers(drop, headers, expected):
     original = make_record("value", key="key", headers=headers, timestamp=0)
     out = conf(DropHeaders, {"headers": drop}).apply(original)
@@ -31,13 +38,20 @@ def test_drop_headers_rejects_empty_list():
         conf(DropHeaders, {"headers": ""})
 
 
-@pytest.mark.parametrize("header, literal, expected", [
-    ("inserted", "inserted-value", EXISTING + (("inserted", "inserted-value"),)),   # insertionWithExistingOtherHeader
-    ("existing", "inserted-value", EXISTING + (("existing", "inserted-value"),)),   # insertionWithExistingSameHeader
-    ("inserted", "1", EXISTING + (("inserted", 1),)),                               # insertionWithByteHeader
-    ("inserted", "true", EXISTING + (("inserted", True),)),
-    ("inserted", "[1,2]", EXISTING + (("inserted", [1, 2]),)),
-])
+@pytest.mark.parametrize(
+    "header, literal, expected",
+    [
+        (
+            "inserted",
+            "inserted-value",
+            EXISTING + (("inserted", "inserted-value"),),
+        ),  # insertionWithExistingOtherHeader
+        ("existing", "inserted-value", EXISTING + (("existing", "inserted-value"),)),  # insertionWithExistingSameHeader
+        ("inserted", "1", EXISTING + (("inserted", 1),)),  # insertionWithByteHeader
+        ("inserted", "true", EXISTING + (("inserted", True),)),
+        ("inserted", "[1,2]", EXISTING + (("inserted", [1, 2]),)),
+    ],
+)
 def test_insert_header(header, literal, expected):
     original = make_record("value", key="key", headers=EXISTING, timestamp=0)
     out = conf(InsertHeader, {"header": header, "value.literal": literal}).apply(original)
@@ -49,10 +63,13 @@ def test_insert_header_parses_the_literal_once_with_its_schema():
     assert xform.literal_schema == Schema.INT8_SCHEMA
 
 
-@pytest.mark.parametrize("props, message", [
-    ({"value.literal": "1"}, "transforms.t.header: is required"),
-    ({"header": "inserted"}, "transforms.t.value.literal: is required"),
-])
+@pytest.mark.parametrize(
+    "props, message",
+    [
+        ({"value.literal": "1"}, "transforms.t.header: is required"),
+        ({"header": "inserted"}, "transforms.t.value.literal: is required"),
+    ],
+)
 def test_insert_header_config_errors(props, message):
     with pytest.raises(ConfigError, match=message):
         conf(InsertHeader, props)
@@ -61,11 +78,14 @@ def test_insert_header_config_errors(props, message):
 # --- SetSchemaMetadataTest ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("props, name, version", [
-    ({"schema.name": "foo"}, "foo", None),                          # schemaNameUpdate
-    ({"schema.version": "42"}, None, 42),                           # schemaVersionUpdate
-    ({"schema.name": "foo", "schema.version": "42"}, "foo", 42),    # schemaNameAndVersionUpdate
-])
+@pytest.mark.parametrize(
+    "props, name, version",
+    [
+        ({"schema.name": "foo"}, "foo", None),  # schemaNameUpdate
+        ({"schema.version": "42"}, None, 42),  # schemaVersionUpdate
+        ({"schema.name": "foo", "schema.version": "42"}, "foo", 42),  # schemaNameAndVersionUpdate
+    ],
+)
 def test_schema_metadata_update(props, name, version):
     out = conf(SetSchemaMetadataValue, props).apply(make_record(None, value_schema=SchemaBuilder.struct().build()))
     assert (out.value_schema.name, out.value_schema.version) == (name, version)
@@ -77,8 +97,13 @@ def assert_matching_schema(struct, schema):
         assert struct.schema.field(field.name).schema is field.schema
 
 
-ORIG = (SchemaBuilder.struct().name("my.orig.SchemaDefn").field("f1", Schema.STRING_SCHEMA)
-        .field("f2", Schema.INT32_SCHEMA).build())
+ORIG = (
+    SchemaBuilder.struct()
+    .name("my.orig.SchemaDefn")
+    .field("f1", Schema.STRING_SCHEMA)
+    .field("f2", Schema.INT32_SCHEMA)
+    .build()
+)
 
 
 def test_schema_metadata_with_struct():
@@ -91,11 +116,17 @@ def test_schema_metadata_with_struct():
 
 @pytest.mark.parametrize("replace_null_with_default, expected", [("false", None), ("true", "default")])
 def test_schema_metadata_with_struct_and_null_field(replace_null_with_default, expected):
-    schema = (SchemaBuilder.struct().name("my.orig.SchemaDefn")
-              .field("f1", SchemaBuilder.string().default_value("default").optional().build())
-              .field("f2", Schema.INT32_SCHEMA).build())
-    xform = conf(SetSchemaMetadataValue, {"schema.name": "foo", "schema.version": "42",
-                                          "replace.null.with.default": replace_null_with_default})
+    schema = (
+        SchemaBuilder.struct()
+        .name("my.orig.SchemaDefn")
+        .field("f1", SchemaBuilder.string().default_value("default").optional().build())
+        .field("f2", Schema.INT32_SCHEMA)
+        .build()
+    )
+    xform = conf(
+        SetSchemaMetadataValue,
+        {"schema.name": "foo", "schema.version": "42", "replace.null.with.default": replace_null_with_default},
+    )
     out = xform.apply(make_record(Struct(schema).put("f1", None).put("f2", 1), value_schema=schema))
     assert_matching_schema(out.value, out.value_schema)
     assert out.value.get_without_default("f1") == expected
@@ -112,7 +143,9 @@ def test_schema_metadata_ignores_schemaless_null():
 
 
 def test_schema_metadata_non_struct_value_kept():
-    out = conf(SetSchemaMetadataKey, {"schema.name": "k"}).apply(make_record(None, key=1, key_schema=Schema.INT32_SCHEMA))
+    out = conf(SetSchemaMetadataKey, {"schema.name": "k"}).apply(
+        make_record(None, key=1, key_schema=Schema.INT32_SCHEMA)
+    )
     assert (out.key, out.key_schema.name) == (1, "k")
 
 
@@ -132,12 +165,32 @@ def test_filter_drops_every_record_it_applies_to():
 # --- registration -----------------------------------------------------------------------------------
 
 KAFKA_NAMES = [
-    "Cast$Key", "Cast$Value", "DropHeaders", "ExtractField$Key", "ExtractField$Value", "Filter",
-    "Flatten$Key", "Flatten$Value", "HeaderFrom$Key", "HeaderFrom$Value", "HoistField$Key",
-    "HoistField$Value", "InsertField$Key", "InsertField$Value", "InsertHeader", "MaskField$Key",
-    "MaskField$Value", "RegexRouter", "ReplaceField$Key", "ReplaceField$Value",
-    "SetSchemaMetadata$Key", "SetSchemaMetadata$Value", "TimestampConverter$Key",
-    "TimestampConverter$Value", "TimestampRouter", "ValueToKey",
+    "Cast$Key",
+    "Cast$Value",
+    "DropHeaders",
+    "ExtractField$Key",
+    "ExtractField$Value",
+    "Filter",
+    "Flatten$Key",
+    "Flatten$Value",
+    "HeaderFrom$Key",
+    "HeaderFrom$Value",
+    "HoistField$Key",
+    "HoistField$Value",
+    "InsertField$Key",
+    "InsertField$Value",
+    "InsertHeader",
+    "MaskField$Key",
+    "MaskField$Value",
+    "RegexRouter",
+    "ReplaceField$Key",
+    "ReplaceField$Value",
+    "SetSchemaMetadata$Key",
+    "SetSchemaMetadata$Value",
+    "TimestampConverter$Key",
+    "TimestampConverter$Value",
+    "TimestampRouter",
+    "ValueToKey",
 ]
 
 
@@ -152,9 +205,15 @@ def test_registered_by_short_kafka_and_lowercase_names(name):
 
 # updateSchemaIn: a struct is re-created on the new schema, anything else is kept as it is.
 
+
 def test_update_schema_of_struct():
-    new_schema = (SchemaBuilder.struct().name("my.updated.SchemaDefn").field("f1", Schema.STRING_SCHEMA)
-                  .field("f2", Schema.INT32_SCHEMA).build())
+    new_schema = (
+        SchemaBuilder.struct()
+        .name("my.updated.SchemaDefn")
+        .field("f1", Schema.STRING_SCHEMA)
+        .field("f2", Schema.INT32_SCHEMA)
+        .build()
+    )
     xform = conf(SetSchemaMetadataValue, {"schema.name": "x"})
     updated = xform._rebuild(Struct(ORIG).put("f1", "value1").put("f2", 1), new_schema)
     assert_matching_schema(updated, new_schema)

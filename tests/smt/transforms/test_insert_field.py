@@ -17,8 +17,7 @@ ALL_FIELDS = {
     "static.value": "my-instance-id",
 }
 SIMPLE_SCHEMA = (
-    SchemaBuilder.struct().name("name").version(1).doc("doc")
-    .field("magic", Schema.OPTIONAL_INT64_SCHEMA).build()
+    SchemaBuilder.struct().name("name").version(1).doc("doc").field("magic", Schema.OPTIONAL_INT64_SCHEMA).build()
 )
 
 
@@ -57,8 +56,11 @@ def test_schemaless_insert_configured_fields():
     xform = conf(InsertFieldValue, ALL_FIELDS)
     out = xform.apply(make_record({"magic": 42}, timestamp=123))
     assert out.value == {
-        "magic": 42, "topic_field": "test", "partition_field": 0,
-        "timestamp_field": 123, "instance_id": "my-instance-id",
+        "magic": 42,
+        "topic_field": "test",
+        "partition_field": 0,
+        "timestamp_field": 123,
+        "instance_id": "my-instance-id",
     }
 
 
@@ -99,13 +101,21 @@ def test_unset_optional_field(replace_null_with_default, expected):
 @pytest.mark.parametrize(
     "props, message",
     [
-        ({}, r"^transforms.t: No field insertion configured: set one of transforms.t.topic.field, "
-             r"transforms.t.partition.field, transforms.t.offset.field, transforms.t.timestamp.field, "
-             r"transforms.t.static.field$"),
+        (
+            {},
+            r"^transforms.t: No field insertion configured: set one of transforms.t.topic.field, "
+            r"transforms.t.partition.field, transforms.t.offset.field, transforms.t.timestamp.field, "
+            r"transforms.t.static.field$",
+        ),
         ({"static.field": "s"}, r"transforms.t.static.value: No value specified for static field: s"),
-        ({"topic.field": "a.`b", "field.syntax.version": "v2"},
-         r"transforms.t.topic.field: Incomplete backtick pair in path: \[a.`b\]"),
-        ({"topic.field": "t", "field.syntax.version": "V3"}, r"transforms.t.field.syntax.version: String must be one of \(case insensitive\): V1, V2"),
+        (
+            {"topic.field": "a.`b", "field.syntax.version": "v2"},
+            r"transforms.t.topic.field: Incomplete backtick pair in path: \[a.`b\]",
+        ),
+        (
+            {"topic.field": "t", "field.syntax.version": "V3"},
+            r"transforms.t.field.syntax.version: String must be one of \(case insensitive\): V1, V2",
+        ),
     ],
 )
 def test_config_errors(props, message):
@@ -152,7 +162,8 @@ def test_a_required_field_with_no_metadata_is_left_null_and_fails_when_written_a
 
     schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
     out = conf(InsertFieldValue, {"timestamp.field": "ts!"}).apply(
-        make_record(Struct(schema).put("id", 1), value_schema=schema, timestamp=None))
+        make_record(Struct(schema).put("id", 1), value_schema=schema, timestamp=None)
+    )
     assert out.value.get("ts") is None
     with pytest.raises(ConverterError, match="null value for field that is required"):
         converters.load("json").from_connect_data("t", out.value_schema, out.value)

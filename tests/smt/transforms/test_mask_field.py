@@ -14,31 +14,64 @@ UTC = dt.timezone.utc
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 NOW = dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
 
-SCHEMA = (SchemaBuilder.struct()
-          .field("magic", Schema.INT32_SCHEMA).field("bool", Schema.BOOLEAN_SCHEMA)
-          .field("byte", Schema.INT8_SCHEMA).field("short", Schema.INT16_SCHEMA)
-          .field("int", Schema.INT32_SCHEMA).field("long", Schema.INT64_SCHEMA)
-          .field("float", Schema.FLOAT32_SCHEMA).field("double", Schema.FLOAT64_SCHEMA)
-          .field("string", Schema.STRING_SCHEMA).field("date", Date.SCHEMA).field("time", Time.SCHEMA)
-          .field("timestamp", Timestamp.SCHEMA).field("decimal", Decimal.schema(0))
-          .field("array", SchemaBuilder.array(Schema.INT32_SCHEMA))
-          .field("map", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA))
-          .field("withDefault", SchemaBuilder.string().optional().default_value("default").build())
-          .build())
+SCHEMA = (
+    SchemaBuilder.struct()
+    .field("magic", Schema.INT32_SCHEMA)
+    .field("bool", Schema.BOOLEAN_SCHEMA)
+    .field("byte", Schema.INT8_SCHEMA)
+    .field("short", Schema.INT16_SCHEMA)
+    .field("int", Schema.INT32_SCHEMA)
+    .field("long", Schema.INT64_SCHEMA)
+    .field("float", Schema.FLOAT32_SCHEMA)
+    .field("double", Schema.FLOAT64_SCHEMA)
+    .field("string", Schema.STRING_SCHEMA)
+    .field("date", Date.SCHEMA)
+    .field("time", Time.SCHEMA)
+    .field("timestamp", Timestamp.SCHEMA)
+    .field("decimal", Decimal.schema(0))
+    .field("array", SchemaBuilder.array(Schema.INT32_SCHEMA))
+    .field("map", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA))
+    .field("withDefault", SchemaBuilder.string().optional().default_value("default").build())
+    .build()
+)
 
 VALUES = {
-    "magic": 42, "bool": True, "byte": 42, "short": 42, "int": 42, "long": 42, "float": 42.0,
-    "double": 42.0, "string": "55.121.20.20", "date": NOW, "bigdec": decimal.Decimal("42.0"),
-    "list": [42], "map": {"key": "value"},
+    "magic": 42,
+    "bool": True,
+    "byte": 42,
+    "short": 42,
+    "int": 42,
+    "long": 42,
+    "float": 42.0,
+    "double": 42.0,
+    "string": "55.121.20.20",
+    "date": NOW,
+    "bigdec": decimal.Decimal("42.0"),
+    "list": [42],
+    "map": {"key": "value"},
 }
 
 
 def struct_values():
     struct = Struct(SCHEMA)
-    for name, value in {"magic": 42, "bool": True, "byte": 42, "short": 42, "int": 42, "long": 42,
-                        "float": 42.0, "double": 42.0, "string": "hmm", "date": dt.date(2024, 5, 6),
-                        "time": dt.time(7, 8, 9), "timestamp": NOW, "decimal": decimal.Decimal(42),
-                        "array": [1, 2, 3], "map": {"what": "what"}, "withDefault": None}.items():
+    for name, value in {
+        "magic": 42,
+        "bool": True,
+        "byte": 42,
+        "short": 42,
+        "int": 42,
+        "long": 42,
+        "float": 42.0,
+        "double": 42.0,
+        "string": "hmm",
+        "date": dt.date(2024, 5, 6),
+        "time": dt.time(7, 8, 9),
+        "timestamp": NOW,
+        "decimal": decimal.Decimal(42),
+        "array": [1, 2, 3],
+        "map": {"what": "what"},
+        "withDefault": None,
+    }.items():
         struct.put(name, value)
     return struct
 
@@ -52,42 +85,95 @@ def transform(fields, replacement=None):
 
 def test_schemaless():
     out = transform([n for n in VALUES if n != "magic"]).apply(make_record(VALUES)).value
-    assert out == {"magic": 42, "bool": False, "byte": 0, "short": 0, "int": 0, "long": 0, "float": 0.0,
-                   "double": 0.0, "string": "", "date": EPOCH, "bigdec": decimal.Decimal(0), "list": [], "map": {}}
+    assert out == {
+        "magic": 42,
+        "bool": False,
+        "byte": 0,
+        "short": 0,
+        "int": 0,
+        "long": 0,
+        "float": 0.0,
+        "double": 0.0,
+        "string": "",
+        "date": EPOCH,
+        "bigdec": decimal.Decimal(0),
+        "list": [],
+        "map": {},
+    }
 
 
 def test_with_schema():
-    out = transform([f.name for f in SCHEMA.fields if f.name != "magic"]).apply(
-        make_record(struct_values(), value_schema=SCHEMA)).value
-    expected = {"magic": 42, "bool": False, "byte": 0, "short": 0, "int": 0, "long": 0, "float": 0.0,
-                "double": 0.0, "string": "", "date": dt.date(1970, 1, 1), "time": dt.time(0),
-                "timestamp": EPOCH, "decimal": decimal.Decimal(0), "array": [], "map": {}}
+    out = (
+        transform([f.name for f in SCHEMA.fields if f.name != "magic"])
+        .apply(make_record(struct_values(), value_schema=SCHEMA))
+        .value
+    )
+    expected = {
+        "magic": 42,
+        "bool": False,
+        "byte": 0,
+        "short": 0,
+        "int": 0,
+        "long": 0,
+        "float": 0.0,
+        "double": 0.0,
+        "string": "",
+        "date": dt.date(1970, 1, 1),
+        "time": dt.time(0),
+        "timestamp": EPOCH,
+        "decimal": decimal.Decimal(0),
+        "array": [],
+        "map": {},
+    }
     assert {name: out.get(name) for name in expected} == expected
     assert out.get_without_default("withDefault") is None
 
 
-@pytest.mark.parametrize("field, replacement, expected", [
-    ("short", "123", 123), ("byte", "123", 123), ("int", "123", 123), ("long", "123", 123),
-    ("float", "123.0", 123.0), ("double", "123.0", 123.0), ("string", "123", "123"),
-    ("bigdec", "123.0", decimal.Decimal("123.0")),
-])
+@pytest.mark.parametrize(
+    "field, replacement, expected",
+    [
+        ("short", "123", 123),
+        ("byte", "123", 123),
+        ("int", "123", 123),
+        ("long", "123", 123),
+        ("float", "123.0", 123.0),
+        ("double", "123.0", 123.0),
+        ("string", "123", "123"),
+        ("bigdec", "123.0", decimal.Decimal("123.0")),
+    ],
+)
 def test_schemaless_with_replacement(field, replacement, expected):
     assert transform([field], replacement).apply(make_record(VALUES)).value[field] == expected
 
 
-@pytest.mark.parametrize("fields, replacement", [
-    (["date"], "2024"), (["int", "date"], "2024"), (["bool"], "false"), (["list"], "123"), (["map"], "123"),
-])
+@pytest.mark.parametrize(
+    "fields, replacement",
+    [
+        (["date"], "2024"),
+        (["int", "date"], "2024"),
+        (["bool"], "false"),
+        (["list"], "123"),
+        (["map"], "123"),
+    ],
+)
 def test_schemaless_unsupported_replacement_type(fields, replacement):
     with pytest.raises(DataError, match="Cannot mask value of type .* with custom replacement."):
         transform(fields, replacement).apply(make_record(VALUES))
 
 
-@pytest.mark.parametrize("field, replacement, expected", [
-    ("short", "123", 123), ("byte", "123", 123), ("int", "123", 123), ("long", "123", 123),
-    ("float", "123.0", 123.0), ("double", "123.0", 123.0), ("string", "123", "123"),
-    ("decimal", "123.0", decimal.Decimal("123.0")),
-])
+@pytest.mark.parametrize(
+    "field, replacement, expected",
+    [
+        ("short", "123", 123),
+        ("byte", "123", 123),
+        ("int", "123", 123),
+        ("long", "123", 123),
+        ("float", "123.0", 123.0),
+        ("double", "123.0", 123.0),
+        ("string", "123", "123"),
+        ("decimal", "123.0", decimal.Decimal("123.0")),
+    ],
+)
 def test_with_schema_and_replacement(field, replacement, expected):
     out = transform([field], replacement).apply(make_record(struct_values(), value_schema=SCHEMA))
     assert out.value.get(field) == expected
@@ -99,8 +185,9 @@ def test_with_schema_unsupported_replacement_type(field):
         transform([field], "123").apply(make_record(struct_values(), value_schema=SCHEMA))
 
 
-@pytest.mark.parametrize("fields", [["byte"], ["short"], ["int"], ["long"], ["float"], ["double"],
-                                    ["bigdec"], ["string", "int"]])
+@pytest.mark.parametrize(
+    "fields", [["byte"], ["short"], ["int"], ["long"], ["float"], ["double"], ["bigdec"], ["string", "int"]]
+)
 def test_replacement_type_mismatch(fields):
     with pytest.raises(DataError, match=r"Unable to convert foo \(str\) to number"):
         transform(fields, "foo").apply(make_record(VALUES))

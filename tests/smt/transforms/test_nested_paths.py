@@ -16,8 +16,14 @@ from tests.smt.transforms._helpers import conf, make_record
 
 V2 = {"field.syntax.version": "V2"}
 UTC = dt.timezone.utc
-INNER = (SchemaBuilder.struct().optional().field("card", Schema.STRING_SCHEMA)
-         .field("ts", Schema.INT64_SCHEMA).field("n", Schema.STRING_SCHEMA).build())
+INNER = (
+    SchemaBuilder.struct()
+    .optional()
+    .field("card", Schema.STRING_SCHEMA)
+    .field("ts", Schema.INT64_SCHEMA)
+    .field("n", Schema.STRING_SCHEMA)
+    .build()
+)
 OUTER = SchemaBuilder.struct().name("order").field("id", Schema.INT32_SCHEMA).field("pay", INNER).build()
 
 
@@ -28,8 +34,12 @@ def order(card="4111", ts=86_400_000, n="7"):
 SCHEMALESS = [  # (transform, props, value, expected value)
     (MaskFieldValue, {"fields": "pay.card"}, {"pay": {"card": "4111", "n": 1}}, {"pay": {"card": "", "n": 1}}),
     (CastValue, {"spec": "pay.n:int32"}, {"pay": {"n": "7"}}, {"pay": {"n": 7}}),
-    (TimestampConverterValue, {"field": "pay.ts", "target.type": "string", "format": "yyyy-MM-dd"},
-     {"pay": {"ts": 86_400_000}}, {"pay": {"ts": "1970-01-02"}}),
+    (
+        TimestampConverterValue,
+        {"field": "pay.ts", "target.type": "string", "format": "yyyy-MM-dd"},
+        {"pay": {"ts": 86_400_000}},
+        {"pay": {"ts": "1970-01-02"}},
+    ),
     (InsertFieldValue, {"topic.field": "meta.topic"}, {"meta": {}}, {"meta": {"topic": "test"}}),
     (ExtractFieldValue, {"field": "pay.card"}, {"pay": {"card": "4111"}}, "4111"),
     (MaskFieldValue, {"fields": "`a.b`"}, {"a.b": "x", "a": {"b": "y"}}, {"a.b": "", "a": {"b": "y"}}),
@@ -68,7 +78,8 @@ def test_timestamp_converter_does_not_touch_a_top_level_field_of_the_same_name()
     schema = SchemaBuilder.struct().field("ts", Schema.STRING_SCHEMA).field("pay", INNER).build()
     value = Struct(schema).put("ts", "keep").put("pay", Struct(INNER).put("card", "c").put("ts", 0).put("n", "n"))
     out = conf(TimestampConverterValue, {"field": "pay.ts", "target.type": "unix", **V2}).apply(
-        make_record(value, value_schema=schema))
+        make_record(value, value_schema=schema)
+    )
     assert out.value.get("ts") == "keep"
 
 

@@ -25,8 +25,14 @@ def value(i):
 
 
 def expected(i, topic="orders", masked=True):
-    out = {"id": i, "ssn": "" if masked else "123", "card": 0 if masked else 4111,
-           "source_topic": topic, "source_partition": 0, "customer_name": f"n{i}"}
+    out = {
+        "id": i,
+        "ssn": "" if masked else "123",
+        "card": 0 if masked else 4111,
+        "source_topic": topic,
+        "source_partition": 0,
+        "customer_name": f"n{i}",
+    }
     return out
 
 
@@ -92,15 +98,25 @@ def test_predicate_skipped_rows_keep_their_values():
     only_orders = conf(TopicNameMatches, {"pattern": "orders"})
     chain = TransformChain([stage("i", INSERT), stage("m", MASK, only_orders), stage("r", REPLACE)])
     out = chain.apply_batch(RecordBatch.from_records(inputs))
-    assert out.value == [expected(0), expected(1), expected(0, "audit", masked=False),
-                         expected(1, "audit", masked=False)]
+    assert out.value == [
+        expected(0),
+        expected(1),
+        expected(0, "audit", masked=False),
+        expected(1, "audit", masked=False),
+    ]
     assert [r.value for r in inputs] == before
 
 
 @pytest.mark.parametrize("fan_out", [FanOut, Duplicate], ids=["apply", "take"])
 def test_rows_sharing_one_map_are_copied_apart_before_any_update(fan_out):
-    chain = TransformChain([stage("i", INSERT), ChainStage("f", fan_out()), stage("m", MASK),
-                            stage("x", (InsertFieldValue, {"offset.field": "row_offset"}))])
+    chain = TransformChain(
+        [
+            stage("i", INSERT),
+            ChainStage("f", fan_out()),
+            stage("m", MASK),
+            stage("x", (InsertFieldValue, {"offset.field": "row_offset"})),
+        ]
+    )
     batch = RecordBatch.from_records(records(2))
     batch.set_column("offset", [10, 20])
     out = chain.apply_batch(batch)
@@ -130,10 +146,12 @@ def test_owned_non_map_rows_take_the_fallback_and_none_stays_none():
     assert out.value == [{"a": 1, "s": "v"}, None]
     assert [row for row, _ in errors.failures] == [2]
     assert "Only Map objects supported in absence of schema for [field insertion], found: str" in str(
-        errors.failures[0][1])
+        errors.failures[0][1]
+    )
 
 
 # --- fused runs of map transforms ------------------------------------------------------------
+
 
 def owned_batch(values, topic="orders"):
     batch = RecordBatch.from_records([make_record(v, topic=topic) for v in values])

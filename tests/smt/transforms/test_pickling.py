@@ -18,8 +18,9 @@ def test_round_trip_rebuilds_an_equivalent_transform(cls):
     assert type(copy) is cls and copy.context.prefix == "transforms.a." and copy.config == xform.config
     if cls.name.startswith("SetSchemaMetadata"):
         schema = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).build()
-        record = make_record(Struct(schema).put("a", 1), key=Struct(schema).put("a", 2),
-                             value_schema=schema, key_schema=schema)
+        record = make_record(
+            Struct(schema).put("a", 1), key=Struct(schema).put("a", 2), value_schema=schema, key_schema=schema
+        )
     else:
         record = make_record({"a": 1}, key={"a": 2}, timestamp=1483425001864, headers=(("h", 1),))
     assert copy.apply(record) == xform.apply(record)

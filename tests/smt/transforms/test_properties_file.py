@@ -52,13 +52,20 @@ def test_per_batch():
 
 
 def test_short_names_work_too():
-    props = {k: v.replace("org.apache.kafka.connect.transforms.predicates.", "").replace(
-        "org.apache.kafka.connect.transforms.", "") for k, v in KAFKA_PROPERTIES.items()}
+    props = {
+        k: v.replace("org.apache.kafka.connect.transforms.predicates.", "").replace(
+            "org.apache.kafka.connect.transforms.", ""
+        )
+        for k, v in KAFKA_PROPERTIES.items()
+    }
     chain = TransformChain.from_properties(props)
     assert [(r.topic, r.value) for rec in RECORDS for r in chain.apply(rec)] == EXPECTED
 
 
 def test_data_error_names_the_transform():
     chain = TransformChain.from_properties(KAFKA_PROPERTIES)
-    with pytest.raises(StageError, match=r"InsertField.*Only Map objects supported in absence of schema for \[field insertion\], found: str"):
+    with pytest.raises(
+        StageError,
+        match=r"InsertField.*Only Map objects supported in absence of schema for \[field insertion\], found: str",
+    ):
         chain.apply(make_record("text", topic="orders", timestamp=0))

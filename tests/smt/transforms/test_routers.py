@@ -8,16 +8,16 @@ from smt.transforms.timestamp_router import TimestampRouter
 from tests.smt.transforms._helpers import conf, make_record
 
 REGEX_CASES = [  # (regex, replacement, topic, routed)
-    ("foo", "bar", "foo", "bar"),                                   # staticReplacement
-    ("foo", "bar", "orig", "orig"),                                 # doesntMatch
-    ("(.*)", "$1", "orig", "orig"),                                 # identity
-    ("(.*)", "prefix-$1", "orig", "prefix-orig"),                   # addPrefix
-    ("(.*)", "$1-suffix", "orig", "orig-suffix"),                   # addSuffix
+    ("foo", "bar", "foo", "bar"),  # staticReplacement
+    ("foo", "bar", "orig", "orig"),  # doesntMatch
+    ("(.*)", "$1", "orig", "orig"),  # identity
+    ("(.*)", "prefix-$1", "orig", "prefix-orig"),  # addPrefix
+    ("(.*)", "$1-suffix", "orig", "orig-suffix"),  # addSuffix
     ("(.*)-(\\d\\d\\d\\d\\d\\d\\d\\d)", "$1", "index-20160117", "index"),  # slice
-    ("foo", "bar", "xfoo", "xfoo"),                                 # full match, not search
+    ("foo", "bar", "xfoo", "xfoo"),  # full match, not search
     ("(?<env>[a-z]+)-(.*)", "${env}_$2", "prod-orders", "prod_orders"),  # Java named groups
-    ("(.*)", "\\$1", "orig", "$1"),                                 # escaped dollar
-    ("a|ab", "X", "ab", "Xb"),                                      # replaceFirst after matches(), as Java
+    ("(.*)", "\\$1", "orig", "$1"),  # escaped dollar
+    ("a|ab", "X", "ab", "Xb"),  # replaceFirst after matches(), as Java
 ]
 
 
@@ -27,11 +27,14 @@ def test_regex_router(regex, replacement, topic, expected):
     assert router.apply(make_record(topic=topic)).topic == expected
 
 
-@pytest.mark.parametrize("props, message", [
-    ({"replacement": "x"}, "transforms.t.regex: is required"),
-    ({"regex": "(", "replacement": "x"}, "transforms.t.regex: Invalid regex"),
-    ({"regex": "x"}, "transforms.t.replacement: is required"),
-])
+@pytest.mark.parametrize(
+    "props, message",
+    [
+        ({"replacement": "x"}, "transforms.t.regex: is required"),
+        ({"regex": "(", "replacement": "x"}, "transforms.t.regex: Invalid regex"),
+        ({"regex": "x"}, "transforms.t.replacement: is required"),
+    ],
+)
 def test_regex_router_config_errors(props, message):
     with pytest.raises(ConfigError, match=message):
         conf(RegexRouter, props)
@@ -39,7 +42,12 @@ def test_regex_router_config_errors(props, message):
 
 TIMESTAMP_CASES = [  # (props, topic, timestamp, routed)
     ({}, "test", 1483425001864, "test-20170103"),  # defaultConfiguration
-    ({"topic.format": "${timestamp}/${topic}", "timestamp.format": "yyyy-MM-dd'T'HH"}, "t", 1483425001864, "2017-01-03T06/t"),
+    (
+        {"topic.format": "${timestamp}/${topic}", "timestamp.format": "yyyy-MM-dd'T'HH"},
+        "t",
+        1483425001864,
+        "2017-01-03T06/t",
+    ),
     ({"timestamp.format": "YYYY-ww"}, "t", 1483425001864, "t-2017-01"),
     ({"topic.format": "fixed"}, "t", 0, "fixed"),
 ]

@@ -22,13 +22,18 @@ FMT = "yyyy MM dd HH mm ss SSS z"
 TEXT = "1970 01 02 00 00 01 234 UTC"
 
 OPTIONAL = {
-    "Timestamp": Timestamp.builder().optional().build(), "Date": Date.builder().optional().build(),
-    "Time": Time.builder().optional().build(), "unix": Schema.OPTIONAL_INT64_SCHEMA,
+    "Timestamp": Timestamp.builder().optional().build(),
+    "Date": Date.builder().optional().build(),
+    "Time": Time.builder().optional().build(),
+    "unix": Schema.OPTIONAL_INT64_SCHEMA,
     "string": Schema.OPTIONAL_STRING_SCHEMA,
 }
 REQUIRED_SCHEMA = {
-    "Timestamp": Timestamp.SCHEMA, "Date": Date.SCHEMA, "Time": Time.SCHEMA,
-    "unix": Schema.INT64_SCHEMA, "string": Schema.STRING_SCHEMA,
+    "Timestamp": Timestamp.SCHEMA,
+    "Date": Date.SCHEMA,
+    "Time": Time.SCHEMA,
+    "unix": Schema.INT64_SCHEMA,
+    "string": Schema.STRING_SCHEMA,
 }
 
 
@@ -36,14 +41,19 @@ def value_xform(**props):
     return conf(TimestampConverterValue, {k.replace("_", "."): v for k, v in props.items()})
 
 
-@pytest.mark.parametrize("props, message", [
-    ({}, "transforms.t.target.type: is required"),
-    ({"target.type": "invalid"}, "transforms.t.target.type: must be one of"),
-    ({"target.type": "unix", "unix.precision": "invalid"}, "transforms.t.unix.precision: must be one of"),
-    ({"target.type": "string"}, "transforms.t.format: TimestampConverter requires format option"),
-    ({"target.type": "string", "format": "bad-format"},
-     "transforms.t.format: TimestampConverter requires a SimpleDateFormat-compatible pattern for string timestamps: bad-format"),
-])
+@pytest.mark.parametrize(
+    "props, message",
+    [
+        ({}, "transforms.t.target.type: is required"),
+        ({"target.type": "invalid"}, "transforms.t.target.type: must be one of"),
+        ({"target.type": "unix", "unix.precision": "invalid"}, "transforms.t.unix.precision: must be one of"),
+        ({"target.type": "string"}, "transforms.t.format: TimestampConverter requires format option"),
+        (
+            {"target.type": "string", "format": "bad-format"},
+            "transforms.t.format: TimestampConverter requires a SimpleDateFormat-compatible pattern for string timestamps: bad-format",
+        ),
+    ],
+)
 def test_config_errors(props, message):
     with pytest.raises(ConfigError, match=message):
         conf(TimestampConverterValue, props)
@@ -114,8 +124,9 @@ def test_with_schema_null_field(target, source):
     xform = value_xform(target_type=target, format=FMT, field="ts")
     schema = SchemaBuilder.struct().field("ts", OPTIONAL[source]).field("other", Schema.STRING_SCHEMA)
     expected = SchemaBuilder.struct().field("ts", OPTIONAL[target]).field("other", Schema.STRING_SCHEMA)
-    out = xform.apply(make_record(Struct(schema.build()).put("ts", None).put("other", "test"),
-                                  value_schema=schema.build()))
+    out = xform.apply(
+        make_record(Struct(schema.build()).put("ts", None).put("other", "test"), value_schema=schema.build())
+    )
     assert out.value_schema == expected.build() and out.value.get("ts") is None
     out = xform.apply(make_record(None, value_schema=schema.optional().build()))
     assert out.value_schema == expected.optional().build() and out.value is None
@@ -129,25 +140,36 @@ def test_schemaless_field_conversion():
 def test_with_schema_field_conversion():
     schema = SchemaBuilder.struct().field("ts", Schema.INT64_SCHEMA).field("other", Schema.STRING_SCHEMA).build()
     out = value_xform(target_type="Timestamp", field="ts").apply(
-        make_record(Struct(schema).put("ts", UNIX).put("other", "test"), value_schema=schema))
-    assert out.value_schema == SchemaBuilder.struct().field("ts", Timestamp.SCHEMA).field("other", Schema.STRING_SCHEMA).build()
+        make_record(Struct(schema).put("ts", UNIX).put("other", "test"), value_schema=schema)
+    )
+    assert (
+        out.value_schema
+        == SchemaBuilder.struct().field("ts", Timestamp.SCHEMA).field("other", Schema.STRING_SCHEMA).build()
+    )
     assert (out.value.get("ts"), out.value.get("other")) == (DATE_PLUS_TIME, "test")
 
 
 def test_with_schema_null_field_with_default_not_replaced():
-    schema = (SchemaBuilder.struct().field("ts", SchemaBuilder.int64().optional().default_value(0).build())
-              .field("other", Schema.STRING_SCHEMA).build())
+    schema = (
+        SchemaBuilder.struct()
+        .field("ts", SchemaBuilder.int64().optional().default_value(0).build())
+        .field("other", Schema.STRING_SCHEMA)
+        .build()
+    )
     xform = value_xform(target_type="Timestamp", field="ts", replace_null_with_default="false")
     out = xform.apply(make_record(Struct(schema).put("ts", None).put("other", "test"), value_schema=schema))
     assert out.value_schema.field("ts").schema == OPTIONAL["Timestamp"]
     assert out.value.get("ts") is None and out.value.get("other") == "test"
 
 
-@pytest.mark.parametrize("precision, unix, expected", [
-    ("microseconds", UNIX_MICROS, DATE_PLUS_TIME),
-    ("nanoseconds", UNIX_NANOS, DATE_PLUS_TIME),
-    ("seconds", UNIX_SECONDS, dt.datetime(1970, 1, 2, 0, 0, 1, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    "precision, unix, expected",
+    [
+        ("microseconds", UNIX_MICROS, DATE_PLUS_TIME),
+        ("nanoseconds", UNIX_NANOS, DATE_PLUS_TIME),
+        ("seconds", UNIX_SECONDS, dt.datetime(1970, 1, 2, 0, 0, 1, tzinfo=UTC)),
+    ],
+)
 def test_with_schema_field_unix_precision(precision, unix, expected):
     schema = SchemaBuilder.struct().field("ts", Schema.INT64_SCHEMA).build()
     xform = value_xform(target_type="Timestamp", field="ts", unix_precision=precision)
@@ -156,9 +178,14 @@ def test_with_schema_field_unix_precision(precision, unix, expected):
     assert out.value.get("ts") == expected
 
 
-@pytest.mark.parametrize("precision, expected", [
-    ("microseconds", 86_401_234_000), ("nanoseconds", 86_401_234_000_000), ("seconds", UNIX_SECONDS),
-])
+@pytest.mark.parametrize(
+    "precision, expected",
+    [
+        ("microseconds", 86_401_234_000),
+        ("nanoseconds", 86_401_234_000_000),
+        ("seconds", UNIX_SECONDS),
+    ],
+)
 def test_schemaless_string_to_unix_precision(precision, expected):
     out = value_xform(target_type="unix", unix_precision=precision, format=FMT).apply(make_record(TEXT))
     assert out.value == expected
@@ -172,12 +199,23 @@ def test_key():
 # --- errors and additions --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("props, value, message", [
-    ({"target.type": "unix", "format": FMT}, "not a date", r"Could not parse timestamp: value \(not a date\) does not match pattern \(yyyy MM dd HH mm ss SSS z\)"),
-    ({"target.type": "unix"}, "1970", "requires format option"),
-    ({"target.type": "unix"}, [1], "TimestampConverter does not support list objects as timestamps"),
-    ({"target.type": "unix", "field": "ts"}, "x", r"Only Map objects supported in absence of schema for \[converting timestamp formats\], found: str"),
-])
+@pytest.mark.parametrize(
+    "props, value, message",
+    [
+        (
+            {"target.type": "unix", "format": FMT},
+            "not a date",
+            r"Could not parse timestamp: value \(not a date\) does not match pattern \(yyyy MM dd HH mm ss SSS z\)",
+        ),
+        ({"target.type": "unix"}, "1970", "requires format option"),
+        ({"target.type": "unix"}, [1], "TimestampConverter does not support list objects as timestamps"),
+        (
+            {"target.type": "unix", "field": "ts"},
+            "x",
+            r"Only Map objects supported in absence of schema for \[converting timestamp formats\], found: str",
+        ),
+    ],
+)
 def test_data_errors(props, value, message):
     with pytest.raises(DataError, match=message):
         conf(TimestampConverterValue, props).apply(make_record(value))
@@ -195,7 +233,9 @@ def test_nested_field_v2_schemaless():
 
 def test_negative_unix_truncates_like_java():
     # TimeUnit.MICROSECONDS.toMillis truncates toward zero: -1500 µs is -1 ms.
-    out = value_xform(target_type="unix", unix_precision="microseconds").apply(make_record(EPOCH - dt.timedelta(milliseconds=2)))
+    out = value_xform(target_type="unix", unix_precision="microseconds").apply(
+        make_record(EPOCH - dt.timedelta(milliseconds=2))
+    )
     assert out.value == -2000
     back = value_xform(target_type="Timestamp", unix_precision="microseconds").apply(make_record(-1500))
     assert back.value == EPOCH - dt.timedelta(milliseconds=1)
@@ -214,13 +254,16 @@ def test_derived_schema_is_cached():
 BEYOND_YEAR_9999 = "is outside the years 1 to 9999 that dates and timestamps can hold here"
 
 
-@pytest.mark.parametrize("target, extra, millis, message", [
-    # Oracle cases: Kafka's java.util.Date holds these; Python's datetime does not.
-    ("Date", {}, -53_757_722_531_000_000, r"Date -622195863 \(days since 1970-01-01\) " + BEYOND_YEAR_9999),
-    ("Timestamp", {}, 2**62, r"Timestamp 4611686018427387904 \(milliseconds since 1970\) " + BEYOND_YEAR_9999),
-    ("string", {"format": "yyyy-MM-dd"}, -(2**63), r"Timestamp -9223372036854775808 \(milliseconds since 1970\) "),
-    ("Date", {"unix.precision": "microseconds"}, 2**62, r"Date 53375995 \(days since 1970-01-01\) "),
-])
+@pytest.mark.parametrize(
+    "target, extra, millis, message",
+    [
+        # Oracle cases: Kafka's java.util.Date holds these; Python's datetime does not.
+        ("Date", {}, -53_757_722_531_000_000, r"Date -622195863 \(days since 1970-01-01\) " + BEYOND_YEAR_9999),
+        ("Timestamp", {}, 2**62, r"Timestamp 4611686018427387904 \(milliseconds since 1970\) " + BEYOND_YEAR_9999),
+        ("string", {"format": "yyyy-MM-dd"}, -(2**63), r"Timestamp -9223372036854775808 \(milliseconds since 1970\) "),
+        ("Date", {"unix.precision": "microseconds"}, 2**62, r"Date 53375995 \(days since 1970-01-01\) "),
+    ],
+)
 def test_a_unix_time_beyond_year_9999_fails_with_a_data_error(target, extra, millis, message):
     schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
     xform = conf(TimestampConverterValue, {"field": "id", "target.type": target, **extra})
@@ -231,19 +274,27 @@ def test_a_unix_time_beyond_year_9999_fails_with_a_data_error(target, extra, mil
 def test_times_of_day_and_unix_targets_of_far_times_still_convert():
     schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
     record = make_record(Struct(schema).put("id", 2**62), value_schema=schema)
-    assert conf(TimestampConverterValue, {"field": "id", "target.type": "Time"}).apply(record).value.get("id") == \
-        dt.time(15, 36, 27, 904000)
-    assert conf(TimestampConverterValue, {"field": "id", "target.type": "unix", "unix.precision": "microseconds"}).apply(
-        record).value.get("id") == 2**62 // 1000 * 1000
+    assert conf(TimestampConverterValue, {"field": "id", "target.type": "Time"}).apply(record).value.get(
+        "id"
+    ) == dt.time(15, 36, 27, 904000)
+    assert (
+        conf(TimestampConverterValue, {"field": "id", "target.type": "unix", "unix.precision": "microseconds"})
+        .apply(record)
+        .value.get("id")
+        == 2**62 // 1000 * 1000
+    )
 
 
-@pytest.mark.parametrize("precision, target, unix, expected", [
-    # Oracle cases: Java's TimeUnit saturates at the long range where it scales to a finer unit.
-    ("seconds", "unix", 2**62, 9223372036854775),        # SECONDS.toMillis saturates, then back to seconds
-    ("seconds", "unix", -(2**63), -9223372036854775),
-    ("seconds", "Time", 2**62, dt.time(7, 12, 55, 807000)),  # Long.MAX_VALUE ms, as a time of day
-    ("nanoseconds", "unix", 2**63 - 1, 9223372036854000000),
-])
+@pytest.mark.parametrize(
+    "precision, target, unix, expected",
+    [
+        # Oracle cases: Java's TimeUnit saturates at the long range where it scales to a finer unit.
+        ("seconds", "unix", 2**62, 9223372036854775),  # SECONDS.toMillis saturates, then back to seconds
+        ("seconds", "unix", -(2**63), -9223372036854775),
+        ("seconds", "Time", 2**62, dt.time(7, 12, 55, 807000)),  # Long.MAX_VALUE ms, as a time of day
+        ("nanoseconds", "unix", 2**63 - 1, 9223372036854000000),
+    ],
+)
 def test_unix_precision_scaling_saturates_like_java(precision, target, unix, expected):
     schema = SchemaBuilder.struct().field("id", Schema.INT64_SCHEMA).build()
     xform = conf(TimestampConverterValue, {"field": "id", "target.type": target, "unix.precision": precision})

@@ -13,10 +13,10 @@ DAY = 86_400_000
 #: (topic, epoch millis, expected topic with the default yyyyMMdd format)
 ROUTES = [
     ("orders", 1483425001864, "orders-20170103"),
-    ("orders", DAY - 1, "orders-19700101"),            # last millisecond of a day
-    ("orders", DAY, "orders-19700102"),                # first millisecond of the next
-    ("audit", DAY, "audit-19700102"),                  # same day, other topic
-    ("orders", -1, "orders-19691231"),                 # before 1970
+    ("orders", DAY - 1, "orders-19700101"),  # last millisecond of a day
+    ("orders", DAY, "orders-19700102"),  # first millisecond of the next
+    ("audit", DAY, "audit-19700102"),  # same day, other topic
+    ("orders", -1, "orders-19691231"),  # before 1970
     ("orders", -DAY, "orders-19691231"),
     ("orders", -DAY - 1, "orders-19691230"),
     ("audit", 1483425001864, "audit-20170103"),
@@ -26,11 +26,15 @@ ROUTES = [
 
 def arrow_batch(topics, millis):
     micros = [None if m is None else m * 1000 for m in millis]
-    return RecordBatch.from_arrow(pa.RecordBatch.from_pydict({
-        "value": pa.array([b"v"] * len(topics), pa.binary()),
-        "topic": pa.array(topics, pa.string()),
-        "timestamp": pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
-    }))
+    return RecordBatch.from_arrow(
+        pa.RecordBatch.from_pydict(
+            {
+                "value": pa.array([b"v"] * len(topics), pa.binary()),
+                "topic": pa.array(topics, pa.string()),
+                "timestamp": pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            }
+        )
+    )
 
 
 def route(props, batch):

@@ -28,8 +28,10 @@ STRUCT = SchemaBuilder.struct().optional().field("a", Schema.OPTIONAL_INT32_SCHE
 
 
 def registered():
-    return sorted({r.cls for r in default_plugins().registrations("transform")
-                   if r.cls.__module__.startswith("smt.transforms.")}, key=lambda c: c.name)
+    return sorted(
+        {r.cls for r in default_plugins().registrations("transform") if r.cls.__module__.startswith("smt.transforms.")},
+        key=lambda c: c.name,
+    )
 
 
 def test_every_builtin_is_covered():
