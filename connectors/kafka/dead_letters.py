@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TopicDeadLetters"]
+__all__ = ["DEAD_LETTER_TOPIC_KEY", "TopicDeadLetters"]
+
+DEAD_LETTER_TOPIC_KEY = "errors.deadletterqueue.topic.name"
 
 
 class TopicDeadLetters:
@@ -21,6 +23,29 @@ class TopicDeadLetters:
 
     def spark_conf(self) -> dict[str, str]:
         return self.sink.spark_conf()
+
+    def bind_source(self, source: Any) -> None:
+        """Refuse a topic the pipeline's Kafka source reads from the same cluster: its dead letters
+        would be read again (in streaming mode, again and again).
+
+        Raises :class:`smt.errors.ConfigError` naming ``errors.deadletterqueue.topic.name``.
+        """
+        from connectors.kafka._subscription import same_cluster, server_addresses
+        from connectors.kafka.source import KafkaSource
+        from smt.errors import ConfigError
+
+        if not isinstance(source, KafkaSource):
+            return
+        read = source.subscription()
+        if same_cluster(read.servers, server_addresses(self.sink.kafka_params["bootstrap.servers"])) and read.reads(
+            self.topic
+        ):
+            raise ConfigError.for_key(
+                DEAD_LETTER_TOPIC_KEY,
+                f"'{self.topic}' is read by this pipeline's source ({read.describe()}) from the same Kafka "
+                "cluster: its dead letters would be read again; choose another topic",
+                self.topic,
+            )
 
     def check(self, spark) -> None:
         self.sink.check(spark)

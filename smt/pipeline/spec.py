@@ -287,6 +287,7 @@ class _Builder:
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
         parts["dead_letters"] = self._dead_letters(config, parts["policy"])
+        self._bind_dead_letters(parts)
         notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
         if self.strict:
             self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in notices]
@@ -306,6 +307,16 @@ class _Builder:
         except ConfigError as exc:
             self.problems.extend(exc.problems)
             return None
+
+    def _bind_dead_letters(self, parts: dict[str, Any]) -> None:
+        """Let the dead-letter queue see the source (a topic the pipeline reads is refused)."""
+        dead_letters, source = parts["dead_letters"], parts["source"]
+        if dead_letters is None or source is None or not hasattr(dead_letters, "bind_source"):
+            return
+        try:
+            dead_letters.bind_source(source)
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
 
     def _check_overlaps(self, parts: dict[str, Any]) -> None:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]

@@ -156,3 +156,31 @@ def test_without_sink_topic_unrouted_records_fail_at_task_put_and_are_dead_lette
         b"would write into 'raw-events', which this pipeline reads; set sink.topic or route it"
     )
     assert (counts.written, counts.failed, counts.dead_lettered) == (1, 2, 2)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"errors__deadletterqueue__topic__name": "raw-events"},
+        {"errors__deadletterqueue__topic__name": "raw-dlq", "source__topics": "", "source__topic__pattern": "raw-.*"},
+    ],
+)
+def test_a_dead_letter_topic_the_source_reads_is_refused(to_upper, settings):
+    with pytest.raises(
+        ConfigError,
+        match=r"^errors\.deadletterqueue\.topic\.name: '(raw-events|raw-dlq)' is read by this pipeline's source "
+        r"\(.*\) from the same Kafka cluster: its dead letters would be read again; choose another topic$",
+    ):
+        PipelineSpec.from_properties(
+            {**pipeline("upper", sink__topic="clean-events", errors__tolerance="all", **settings), **to_upper}
+        )
+
+
+def test_a_dead_letter_topic_on_another_cluster_is_accepted(to_upper):
+    spec = PipelineSpec.from_properties({
+        **pipeline("upper", sink__topic="clean-events", errors__tolerance="all",
+                   errors__deadletterqueue__topic__name="raw-events",
+                   errors__deadletterqueue__kafka__bootstrap__servers="other-cluster:9092"),
+        **to_upper,
+    })  # fmt: skip
+    assert spec.dead_letters is not None
