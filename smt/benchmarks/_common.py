@@ -138,6 +138,13 @@ def run_batches(transform, batches: Sequence[pa.RecordBatch]) -> list:
     return [transform.apply_batch(RecordBatch.from_arrow(batch), RaiseErrors()) for batch in batches]
 
 
+def measure_batches(label: str, transform, batches: Sequence[pa.RecordBatch], records: int, repeat: int = 1):
+    """:func:`measure` ``transform`` over ``batches``, after a first batch outside the timing (to compile,
+    instantiate the guest and learn what it reads)."""
+    run_batches(transform, batches[:1])
+    return measure(label, records, lambda: run_batches(transform, batches), repeat=repeat)
+
+
 def zigzag_varint(value: int) -> bytes:
     """``value`` as Kafka writes it in a record: a zigzag varint (for naive hosts that build records by hand)."""
     zigzag, out = (value << 1) ^ (value >> 63), bytearray()

@@ -44,7 +44,7 @@ from smt.benchmarks._common import (
     Measurement,
     local_spark,
     measure,
-    run_batches,
+    measure_batches,
     value_batches,
     wasm_transform,
 )
@@ -129,10 +129,8 @@ def standalone(module_path: str, scale: float) -> Comparison:
     count = max(1000, int(20_000 * scale))
     batches = value_batches(_values(count), _BATCH_ROWS)
     fast, reference = _transform(module_path, "fast"), _transform(module_path, "reference")
-    run_batches(fast, batches[:1])  # compile and instantiate outside the timing
-    run_batches(reference, batches[:1])
-    ours = measure("fast path", count, lambda: run_batches(fast, batches), repeat=3)
-    baseline = measure("reference path", count, lambda: run_batches(reference, batches))
+    ours = measure_batches("fast path", fast, batches, count, repeat=3)
+    baseline = measure_batches("reference path", reference, batches, count)
     return Comparison("wasm to_upper, standalone", ours, baseline, target_ratio=50)
 
 

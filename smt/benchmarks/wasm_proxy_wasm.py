@@ -20,7 +20,15 @@ import crc32c
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, measure, run_batches, value_batches, wasm_transform, zigzag_varint
+from smt.benchmarks._common import (
+    Comparison,
+    measure,
+    measure_batches,
+    run_batches,
+    value_batches,
+    wasm_transform,
+    zigzag_varint,
+)
 
 __all__ = ["standalone", "TARGET_RECORDS_PER_SECOND"]
 
@@ -41,12 +49,8 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
         batches = value_batches(values, batch_rows)
         transform = wasm_transform("upper", {"module.path": str(module_path)})
 
-        def ours() -> None:
-            run_batches(transform, batches)
-
         naive = _NaiveHost(module_path.read_bytes())
-        ours()  # start the instance outside the timing
-        ours_measured = measure("ours (a call per Produce request)", count, ours, repeat=3)
+        ours_measured = measure_batches("ours (a call per Produce request)", transform, batches, count, repeat=3)
         naive_values = values.slice(0, max(1, count // 20)).to_pylist()  # it is slow: a part, scaled
         naive_measured = measure(
             "naive host (a request per record, Python)", len(naive_values), lambda: naive.run(naive_values)

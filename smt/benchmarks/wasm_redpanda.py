@@ -21,7 +21,14 @@ from pathlib import Path
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, measure, run_batches, value_batches, wasm_transform, zigzag_varint
+from smt.benchmarks._common import (
+    Comparison,
+    measure,
+    measure_batches,
+    value_batches,
+    wasm_transform,
+    zigzag_varint,
+)
 
 __all__ = ["standalone", "TARGET_RECORDS_PER_SECOND"]
 
@@ -39,12 +46,8 @@ def standalone(values: pa.Array, batch_rows: int) -> Comparison:
         batches = value_batches(values, batch_rows)
         transform = wasm_transform("upper", {"module.path": str(module_path)})
 
-        def ours() -> None:
-            run_batches(transform, batches)
-
         naive = _NaiveHost(module_path.read_bytes())
-        ours()  # start the instance outside the timing
-        ours_measured = measure("ours (per batch)", count, ours, repeat=3)
+        ours_measured = measure_batches("ours (per batch)", transform, batches, count, repeat=3)
         naive_measured = measure("naive host (Python per call)", count, lambda: naive.run(values))
         transform.close()
         naive.close()
