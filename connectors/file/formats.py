@@ -19,9 +19,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from smt.connector import ReadTask
 
+from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import SmtError
 
-__all__ = ["FORMATS", "FileFormat", "OutputExistsError", "ReadOptions", "known_formats", "spark_save_mode"]
+__all__ = [
+    "FORMATS",
+    "FORMAT_CONFIG",
+    "FileFormat",
+    "OutputExistsError",
+    "ReadOptions",
+    "known_formats",
+    "spark_save_mode",
+]
 
 
 class OutputExistsError(SmtError):
@@ -95,3 +104,14 @@ FORMATS: dict[str, FileFormat] = _all_formats()
 def known_formats(value: Any) -> None:
     if value not in FORMATS:
         raise ValueError(f"unknown file format '{value}'; known: {', '.join(sorted(FORMATS))}")
+
+
+#: The ``format`` key, the same for the file source and the file sink.
+FORMAT_CONFIG = ConfigDef().define(
+    "format",
+    ConfigType.STRING,
+    "text",
+    known_formats,
+    Importance.HIGH,
+    "File format: " + ", ".join(sorted(FORMATS)) + ".",
+)

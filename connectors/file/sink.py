@@ -5,7 +5,7 @@ from __future__ import annotations
 from connectors.file._avro_checks import avro_record_errors
 from connectors.file._micro_batch import write_micro_batch
 from connectors.file._text import line_break_errors
-from connectors.file.formats import FORMATS, OutputExistsError, known_formats
+from connectors.file.formats import FORMAT_CONFIG, FORMATS, OutputExistsError
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
 from smt.connector import Sink
 from smt.errors import SmtError
@@ -36,14 +36,7 @@ class FileSink(Sink):
             Importance.HIGH,
             "Output directory. Relative paths resolve against the pipeline file's folder.",
         )
-        .define(
-            "format",
-            ConfigType.STRING,
-            "text",
-            known_formats,
-            Importance.HIGH,
-            "File format: " + ", ".join(sorted(FORMATS)) + ".",
-        )
+        .merge(FORMAT_CONFIG)
         .define(
             "write.mode",
             ConfigType.STRING,

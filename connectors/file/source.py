@@ -7,7 +7,7 @@ import os
 import re
 
 from connectors.file._splits import list_files
-from connectors.file.formats import FORMATS, ReadOptions, known_formats
+from connectors.file.formats import FORMAT_CONFIG, FORMATS, ReadOptions
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.connector import Source
 from smt.errors import ConfigError, SmtError
@@ -34,14 +34,7 @@ class FileSource(Source):
             Importance.HIGH,
             "File or directory to read. Relative paths resolve against the pipeline file's folder.",
         )
-        .define(
-            "format",
-            ConfigType.STRING,
-            "text",
-            known_formats,
-            Importance.HIGH,
-            "File format: " + ", ".join(sorted(FORMATS)) + ".",
-        )
+        .merge(FORMAT_CONFIG)
         .define(
             "topic",
             ConfigType.STRING,

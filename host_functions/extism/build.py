@@ -24,19 +24,26 @@ import argparse
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from host_functions.sdk.build import BUILD_TIMEOUT_SECONDS, INSTALL_SCRIPT, GuestBuildError, ToolchainMissingError
+from host_functions.sdk.build import (
+    BUILD_TIMEOUT_SECONDS,
+    INSTALL_SCRIPT,
+    GuestBuildError,
+    ToolchainMissingError,
+    run_compiler,
+)
 
 __all__ = ["build_plugin", "default_cache_dir"]
 
 #: Bumped when the way plug-ins are built changes: every cached module is then stale.
 _BUILDER_VERSION = "1"
 _RUST_TARGET = "wasm32-unknown-unknown"
+#: A whole project (its SDK too) compiles in a run: twice the time a single source gets.
+_PROJECT_TIMEOUT_SECONDS = BUILD_TIMEOUT_SECONDS * 2
 _GO_ENVIRONMENT = {"GOOS": "wasip1", "GOARCH": "wasm", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
 
 
@@ -87,10 +94,12 @@ def _content_hash(source: Path) -> str:
 def _build_rust(project: Path) -> Path:
     cargo = _tool("cargo", project, "Rust (rustup, with the wasm32-unknown-unknown target)")
     target_dir = default_cache_dir() / "cargo-target"  # shared by every cache: dependencies compile once
-    _run(
+    run_compiler(
         project,
         [cargo, "build", "--release", "--quiet", "--target", _RUST_TARGET, "--target-dir", str(target_dir)],
+        {},
         cwd=project,
+        timeout=_PROJECT_TIMEOUT_SECONDS,
     )
     crate = _crate_name(project)
     return target_dir / _RUST_TARGET / "release" / f"{crate.replace('-', '_')}.wasm"
@@ -99,11 +108,12 @@ def _build_rust(project: Path) -> Path:
 def _build_go(project: Path) -> Path:
     go = _tool("go", project, "Go 1.24 or newer")
     output = project / "plugin.wasm"
-    _run(
+    run_compiler(
         project,
         [go, "build", "-buildmode=c-shared", "-trimpath", "-o", str(output), "."],
+        _GO_ENVIRONMENT,
         cwd=project,
-        environment=_GO_ENVIRONMENT,
+        timeout=_PROJECT_TIMEOUT_SECONDS,
     )
     return output
 
@@ -120,28 +130,6 @@ def _tool(name: str, project: Path, what: str) -> str:
     if path is None:
         raise ToolchainMissingError(f"cannot build {project.name}: {what} is not installed; run {INSTALL_SCRIPT}")
     return path
-
-
-def _run(project: Path, command: list[str], cwd: Path, environment: dict[str, str] | None = None) -> None:
-    try:
-        completed = subprocess.run(
-            command,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=BUILD_TIMEOUT_SECONDS * 2,
-            env={**os.environ, **(environment or {})},
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise GuestBuildError(
-            f"cannot build {project.name}: {command[0]} ran longer than {BUILD_TIMEOUT_SECONDS * 2}s"
-        ) from exc
-    if completed.returncode != 0:
-        output = (completed.stderr + completed.stdout).strip()
-        raise GuestBuildError(
-            f"cannot build {project.name}: {command[0]} exited with {completed.returncode}:\n{output}"
-        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

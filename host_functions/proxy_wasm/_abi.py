@@ -9,12 +9,12 @@ import wasmtime
 
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings
+from host_functions._single_entry import refuse_entry_choice, start_once
 from host_functions.guest_abi import PROXY_WASM
 from host_functions.proxy_wasm._guest import inspect_filter
 from host_functions.proxy_wasm._instance import StartFailed
 from host_functions.proxy_wasm._runner import ProxyWasmRunner
 from smt.config import ConfigDef
-from smt.errors import ConfigError
 
 __all__ = ["ProxyWasmAbi"]
 
@@ -30,16 +30,13 @@ class ProxyWasmAbi:
         self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str, check: bool
     ) -> ProxyWasmRunner:
         guest = inspect_filter(module, settings.module_label, key_prefix)
-        if config["function.name"]:
-            raise ConfigError.for_key(
-                f"{key_prefix}function.name",
-                "is not used by proxy-wasm filters (the host calls proxy_on_downstream_data): remove it",
-                config["function.name"],
-            )
-        if config["path"] != "fast":
-            raise ConfigError.for_key(
-                f"{key_prefix}path", "proxy-wasm filters run on one path (a call per Produce request)", config["path"]
-            )
+        refuse_entry_choice(
+            config,
+            key_prefix,
+            "proxy-wasm filters",
+            "the host calls proxy_on_downstream_data",
+            "a call per Produce request",
+        )
         runner = ProxyWasmRunner(
             runtime(),
             guest,
@@ -47,15 +44,14 @@ class ProxyWasmAbi:
             config["converters"],
             plugin_configuration=dict(settings.guest_config),
         )
-        if check:  # start once now, under the time limit, so a filter that cannot start fails here
-            try:
-                runner.instance()
-            except StartFailed as exc:
-                raise ConfigError.for_key(
-                    f"{key_prefix}module.path", f"proxy-wasm filter '{guest.label}' cannot start: {exc.cause}"
-                ) from exc
-            finally:
-                runner.close()
+        if check:
+            start_once(
+                runner.instance,
+                runner.close,
+                StartFailed,
+                key_prefix,
+                lambda exc: f"proxy-wasm filter '{guest.label}' cannot start: {exc.cause}",
+            )
         return runner
 
     def input_fields(self, config: dict[str, Any]) -> frozenset[str]:

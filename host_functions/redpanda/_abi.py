@@ -10,6 +10,7 @@ import wasmtime
 from host_functions._record_bytes import load_converters
 from host_functions._runtime import runtime
 from host_functions._sandbox import Settings
+from host_functions._single_entry import refuse_entry_choice, start_once
 from host_functions.guest_abi import REDPANDA
 from host_functions.redpanda._guest import inspect_redpanda_guest
 from host_functions.redpanda._instance import StartFailed
@@ -53,16 +54,9 @@ class RedpandaAbi:
         self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str, check: bool
     ) -> RedpandaRunner:
         guest = inspect_redpanda_guest(module, settings.module_label, key_prefix)
-        if config["function.name"]:
-            raise ConfigError.for_key(
-                f"{key_prefix}function.name",
-                "is not used by Redpanda guests (their _start loops over batches): remove it",
-                config["function.name"],
-            )
-        if config["path"] != "fast":
-            raise ConfigError.for_key(
-                f"{key_prefix}path", "Redpanda guests run on one path (served per batch)", config["path"]
-            )
+        refuse_entry_choice(
+            config, key_prefix, "Redpanda guests", "their _start loops over batches", "served per batch"
+        )
         environment = dict(settings.guest_config)
         reserved = sorted(name for name in environment if name.upper().startswith(_RESERVED_PREFIX))
         if reserved:
@@ -80,15 +74,14 @@ class RedpandaAbi:
             environment=environment,
             max_outputs=config["max.outputs.per.record"],
         )
-        if check:  # start once now, under the time limit, so a guest that cannot start fails here
-            try:
-                runner.instance(runner.input_topic or "input")
-            except StartFailed as exc:
-                raise ConfigError.for_key(
-                    f"{key_prefix}module.path", f"Redpanda transform '{guest.label}' cannot run: {exc}"
-                ) from exc
-            finally:
-                runner.close()
+        if check:
+            start_once(
+                lambda: runner.instance(runner.input_topic or "input"),
+                runner.close,
+                StartFailed,
+                key_prefix,
+                lambda exc: f"Redpanda transform '{guest.label}' cannot run: {exc}",
+            )
         return runner
 
     def input_fields(self, config: dict[str, Any]) -> frozenset[str]:

@@ -217,18 +217,27 @@ def is_fresh(output: Path, inputs: Sequence[Path]) -> bool:
     return all(path.stat().st_mtime_ns <= built_at for path in inputs)
 
 
-def run_compiler(source: Path, command: list[str], environment: dict[str, str]) -> None:
+def run_compiler(
+    source: Path,
+    command: list[str],
+    environment: dict[str, str],
+    *,
+    cwd: Path | None = None,
+    timeout: float = BUILD_TIMEOUT_SECONDS,
+) -> None:
+    """Run a compiler for ``source``; its failure or a run over ``timeout`` seconds is a GuestBuildError."""
     try:
         completed = subprocess.run(
             command,
+            cwd=cwd,
             capture_output=True,
             text=True,
-            timeout=BUILD_TIMEOUT_SECONDS,
+            timeout=timeout,
             check=False,
             env={**os.environ, **environment},
         )
     except subprocess.TimeoutExpired as exc:
-        raise GuestBuildError(f"cannot build {source}: the compiler ran longer than {BUILD_TIMEOUT_SECONDS}s") from exc
+        raise GuestBuildError(f"cannot build {source}: the compiler ran longer than {timeout}s") from exc
     if completed.returncode != 0:
         output = (completed.stderr + completed.stdout).strip()
         raise GuestBuildError(f"cannot build {source}: {command[0]} exited with {completed.returncode}:\n{output}")

@@ -6,7 +6,9 @@ import dataclasses
 import os
 import sys
 import time
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
+
+import pyarrow as pa
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +114,35 @@ class RaiseErrors:
 
     def fail(self, row: int, exc: BaseException) -> None:
         raise exc
+
+
+def wasm_transform(name: str, config: Mapping[str, str]):
+    """A ``wasm`` transform configured as ``transforms.NAME.*`` = ``config`` (at least ``module.path``)."""
+    from host_functions import WasmTransform
+    from smt.plugin import PluginContext
+
+    transform = WasmTransform()
+    transform.configure(dict(config), PluginContext(name, f"transforms.{name}."))
+    return transform
+
+
+def value_batches(values: pa.Array, batch_rows: int) -> list[pa.RecordBatch]:
+    """``values`` as records of topic ``bench``, in Arrow batches of at most ``batch_rows``."""
+    return pa.table({"value": values, "topic": pa.array(["bench"] * len(values))}).to_batches(max_chunksize=batch_rows)
+
+
+def run_batches(transform, batches: Sequence[pa.RecordBatch]) -> list:
+    """``transform`` over each Arrow batch in turn (a failed record raises); the output batches."""
+    from smt.batch import RecordBatch
+
+    return [transform.apply_batch(RecordBatch.from_arrow(batch), RaiseErrors()) for batch in batches]
+
+
+def measure_batches(label: str, transform, batches: Sequence[pa.RecordBatch], records: int, repeat: int = 1):
+    """:func:`measure` ``transform`` over ``batches``, after a first batch outside the timing (to compile,
+    instantiate the guest and learn what it reads)."""
+    run_batches(transform, batches[:1])
+    return measure(label, records, lambda: run_batches(transform, batches), repeat=repeat)
 
 
 def zigzag_varint(value: int) -> bytes:

@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 
-from smt.benchmarks._common import Comparison, alternating, local_spark
+from smt.benchmarks._common import Comparison, RaiseErrors, alternating, local_spark
 
 #: The chain, as a Kafka Connect properties file would give it.
 CHAIN_PROPERTIES = {
@@ -76,17 +76,13 @@ def smt_chain_comparison(records: int) -> Comparison:
     transforms = [stage.transform for stage in chain.stages]
     batch_size = 10_000
 
-    class _Raise:
-        def fail(self, row, exc):
-            raise exc
-
     # Batches are built once: the SMTs never modify their input batch or its values.
     batches = [RecordBatch.from_records(source[start : start + batch_size]) for start in range(0, records, batch_size)]
 
     def per_batch():
         for batch in batches:
             for transform in transforms:
-                batch = transform.apply_batch(batch, _Raise())
+                batch = transform.apply_batch(batch, RaiseErrors())
 
     def per_record():
         for record in source:

@@ -39,7 +39,15 @@ import pyarrow.parquet as pq
 import wasmtime
 
 from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_proxy_wasm, wasm_redpanda
-from smt.benchmarks._common import Comparison, Measurement, local_spark, measure
+from smt.benchmarks._common import (
+    Comparison,
+    Measurement,
+    local_spark,
+    measure,
+    measure_batches,
+    value_batches,
+    wasm_transform,
+)
 
 __all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
 
@@ -114,40 +122,15 @@ def _values(count: int) -> pa.Array:
 
 
 def _transform(module_path: str, path: str, function: str = "to_upper"):
-    from host_functions import WasmTransform
-    from smt.plugin import PluginContext
-
-    transform = WasmTransform()
-    transform.configure(
-        {"module.path": module_path, "function.name": function, "path": path},
-        PluginContext(function, f"transforms.{function}."),
-    )
-    return transform
-
-
-class _Raise:
-    def fail(self, row, exc):
-        raise exc
-
-
-def _run_batches(transform, batches: list[pa.RecordBatch]) -> int:
-    from smt.batch import RecordBatch
-
-    rows = 0
-    for arrow_batch in batches:
-        rows += len(transform.apply_batch(RecordBatch.from_arrow(arrow_batch), _Raise()))
-    return rows
+    return wasm_transform(function, {"module.path": module_path, "function.name": function, "path": path})
 
 
 def standalone(module_path: str, scale: float) -> Comparison:
     count = max(1000, int(20_000 * scale))
-    table = pa.table({"value": _values(count), "topic": pa.array(["bench"] * count)})
-    batches = table.to_batches(max_chunksize=_BATCH_ROWS)
+    batches = value_batches(_values(count), _BATCH_ROWS)
     fast, reference = _transform(module_path, "fast"), _transform(module_path, "reference")
-    _run_batches(fast, batches[:1])  # compile and instantiate outside the timing
-    _run_batches(reference, batches[:1])
-    ours = measure("fast path", count, lambda: _run_batches(fast, batches), repeat=3)
-    baseline = measure("reference path", count, lambda: _run_batches(reference, batches))
+    ours = measure_batches("fast path", fast, batches, count, repeat=3)
+    baseline = measure_batches("reference path", reference, batches, count)
     return Comparison("wasm to_upper, standalone", ours, baseline, target_ratio=50)
 
 

@@ -20,7 +20,7 @@ from typing import Callable
 
 import pyarrow as pa
 
-from smt.benchmarks._common import Comparison, measure
+from smt.benchmarks._common import Comparison, measure, run_batches, value_batches, wasm_transform
 
 __all__ = ["run", "paths", "TARGET_RECORDS_PER_SECOND"]
 
@@ -66,17 +66,11 @@ def paths(values: pa.Array, batch_rows: int) -> tuple[Callable[[], list[bytes]],
     from host_functions.extism.build import build_plugin
 
     module_path = str(build_plugin(_PLUGIN))
-    batches = pa.table({"value": values, "topic": pa.array(["bench"] * len(values))}).to_batches(
-        max_chunksize=batch_rows
-    )
-    transform = _transform(module_path)
+    batches = value_batches(values, batch_rows)
+    transform = wasm_transform("to_upper", {"module.path": module_path})
 
     def ours() -> list[bytes]:
-        from smt.batch import RecordBatch
-
-        return [
-            value for batch in batches for value in transform.apply_batch(RecordBatch.from_arrow(batch), _Raise()).value
-        ]
+        return [value for out in run_batches(transform, batches) for value in out.value]
 
     plugin = extism.Plugin({"wasm": [{"path": module_path}]}, wasi=False)
     texts = [value.decode() for value in values.to_pylist()]
@@ -89,17 +83,3 @@ def paths(values: pa.Array, batch_rows: int) -> tuple[Callable[[], list[bytes]],
         return out
 
     return ours, naive_host
-
-
-def _transform(module_path: str):
-    from host_functions import WasmTransform
-    from smt.plugin import PluginContext
-
-    transform = WasmTransform()
-    transform.configure({"module.path": module_path}, PluginContext("to_upper", "transforms.to_upper."))
-    return transform
-
-
-class _Raise:
-    def fail(self, row, exc):
-        raise exc

@@ -19,7 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, measure
+from smt.benchmarks._common import Comparison, measure_batches
 
 __all__ = ["rust_guest", "record_json"]
 
@@ -70,15 +70,13 @@ def _records(values: pa.Array) -> pa.Table:
 def _compare(
     name: str, module_path: str, function: str, table: pa.Table, target_rate: float | None = None, repeat: int = 3
 ) -> Comparison:
-    from smt.benchmarks.wasm import _BATCH_ROWS, _run_batches, _transform
+    from smt.benchmarks.wasm import _BATCH_ROWS, _transform
 
     batches = table.to_batches(max_chunksize=_BATCH_ROWS)
     fast = _transform(module_path, "fast", function)
     reference = _transform(module_path, "reference", function)
-    _run_batches(fast, batches[:1])  # compile, instantiate and learn what the guest reads outside the timing
-    _run_batches(reference, batches[:1])
-    ours = measure("fast path", table.num_rows, lambda: _run_batches(fast, batches), repeat=repeat)
-    baseline = measure("reference path", table.num_rows, lambda: _run_batches(reference, batches))
+    ours = measure_batches("fast path", fast, batches, table.num_rows, repeat=repeat)
+    baseline = measure_batches("reference path", reference, batches, table.num_rows)
     return Comparison(name, ours, baseline, target_rate=target_rate)
 
 

@@ -20,7 +20,15 @@ import crc32c
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, RaiseErrors, measure, zigzag_varint
+from smt.benchmarks._common import (
+    Comparison,
+    measure,
+    measure_batches,
+    run_batches,
+    value_batches,
+    wasm_transform,
+    zigzag_varint,
+)
 
 __all__ = ["standalone", "TARGET_RECORDS_PER_SECOND"]
 
@@ -31,35 +39,23 @@ _OK, _UNIMPLEMENTED, _DOWNSTREAM_DATA = 0, 12, 2
 
 def standalone(values: pa.Array, batch_rows: int) -> Comparison:
     """to_upper over ``values`` in batches of ``batch_rows``: our host vs the naive host."""
-    from host_functions import WasmTransform
     from host_functions.redpanda.build import build_rust_guest
-    from smt.batch import RecordBatch
     from smt.maven import cache_dir
-    from smt.plugin import PluginContext
 
     with tempfile.TemporaryDirectory(prefix="smt-bench-proxy-wasm-") as workdir:
         # a shared Cargo target folder: the SDK compiles once per machine, not once per run
         module_path = build_rust_guest(_EXAMPLE, workdir, cache_dir() / "cargo-target")
         count = len(values)
-        table = pa.table({"value": values, "topic": pa.array(["bench"] * count)})
-        batches = [RecordBatch.from_arrow(batch) for batch in table.to_batches(max_chunksize=batch_rows)]
-        transform = WasmTransform()
-        transform.configure({"module.path": str(module_path)}, PluginContext("upper", "transforms.upper."))
-
-        def ours() -> None:
-            for batch in batches:
-                transform.apply_batch(batch, RaiseErrors())
+        batches = value_batches(values, batch_rows)
+        transform = wasm_transform("upper", {"module.path": str(module_path)})
 
         naive = _NaiveHost(module_path.read_bytes())
-        ours()  # start the instance outside the timing
-        ours_measured = measure("ours (a call per Produce request)", count, ours, repeat=3)
+        ours_measured = measure_batches("ours (a call per Produce request)", transform, batches, count, repeat=3)
         naive_values = values.slice(0, max(1, count // 20)).to_pylist()  # it is slow: a part, scaled
         naive_measured = measure(
             "naive host (a request per record, Python)", len(naive_values), lambda: naive.run(naive_values)
         )
-        ours_out = transform.apply_batch(
-            RecordBatch.from_arrow(table.slice(0, len(naive_values)).to_batches()[0]), RaiseErrors()
-        )
+        (ours_out,) = run_batches(transform, value_batches(values.slice(0, len(naive_values)), len(naive_values)))
         if list(ours_out.value) != naive.run(naive_values):
             raise RuntimeError("our host and the naive host disagree on the filter's output")
         transform.close()

@@ -21,7 +21,14 @@ from pathlib import Path
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, RaiseErrors, measure, zigzag_varint
+from smt.benchmarks._common import (
+    Comparison,
+    measure,
+    measure_batches,
+    value_batches,
+    wasm_transform,
+    zigzag_varint,
+)
 
 __all__ = ["standalone", "TARGET_RECORDS_PER_SECOND"]
 
@@ -31,26 +38,16 @@ _EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "wasm" / "redpanda
 
 def standalone(values: pa.Array, batch_rows: int) -> Comparison:
     """to_upper over ``values`` in batches of ``batch_rows``: our host vs the naive host."""
-    from host_functions import WasmTransform
     from host_functions.redpanda.build import build_rust_guest
-    from smt.batch import RecordBatch
-    from smt.plugin import PluginContext
 
     with tempfile.TemporaryDirectory(prefix="smt-bench-redpanda-") as workdir:
         module_path = build_rust_guest(_EXAMPLE, workdir)
         count = len(values)
-        table = pa.table({"value": values, "topic": pa.array(["bench"] * count)})
-        batches = table.to_batches(max_chunksize=batch_rows)
-        transform = WasmTransform()
-        transform.configure({"module.path": str(module_path)}, PluginContext("upper", "transforms.upper."))
-
-        def ours() -> None:
-            for batch in batches:
-                transform.apply_batch(RecordBatch.from_arrow(batch), RaiseErrors())
+        batches = value_batches(values, batch_rows)
+        transform = wasm_transform("upper", {"module.path": str(module_path)})
 
         naive = _NaiveHost(module_path.read_bytes())
-        ours()  # start the instance outside the timing
-        ours_measured = measure("ours (per batch)", count, ours, repeat=3)
+        ours_measured = measure_batches("ours (per batch)", transform, batches, count, repeat=3)
         naive_measured = measure("naive host (Python per call)", count, lambda: naive.run(values))
         transform.close()
         naive.close()

@@ -196,27 +196,19 @@ class SchemaBuilder:
         return tuple(self._fields.values())
 
     def build(self) -> Schema:
-        return Schema(
-            self._type,
-            bool(self._optional),
-            self._default,
-            self._name,
-            self._version,
-            self._doc,
-            self._parameters,
-            tuple(self._fields.values()),
-            self._key_schema,
-            self._value_schema,
-        )
+        return self._schema(self._default)
 
     schema = build
 
     def _preview(self) -> Schema:
         # The schema as built so far without its default: what a default must fit.
+        return self._schema(None)
+
+    def _schema(self, default: Any) -> Schema:
         return Schema(
             self._type,
             bool(self._optional),
-            None,
+            default,
             self._name,
             self._version,
             self._doc,

@@ -4,28 +4,19 @@ Kafka topic through a Rust and a Go plug-in to Kafka topics, with a dead-letter 
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.testing import output_lines
+from tests.host_functions._guest_helpers import example_copy, kafka_to_kafka
 from tests.host_functions.extism.conftest import EXAMPLES
 
 pytestmark = pytest.mark.spark
 
 
-def example_folder(tmp_path, extism_plugins, example: str, plugin: str):
-    """A copy of the example's folder, with its plug-in where its pipeline file expects it (build/)."""
-    folder = tmp_path / example
-    shutil.copytree(EXAMPLES / example, folder)
-    (folder / "build").mkdir()
-    shutil.copy(extism_plugins[plugin], folder / "build" / f"{plugin}.wasm")
-    return folder
-
-
 def test_the_to_upper_example_runs_as_written(spark, tmp_path, extism_plugins):
-    folder = example_folder(tmp_path, extism_plugins, "to_upper", "to_upper-rust")
+    folder = example_copy(tmp_path, EXAMPLES / "to_upper", extism_plugins["to_upper-rust"], "to_upper-rust.wasm")
 
     result = run_pipeline(PipelineSpec.from_properties(folder / "to_upper.properties"), spark=spark)
 
@@ -38,7 +29,7 @@ def test_the_to_upper_example_runs_as_written(spark, tmp_path, extism_plugins):
 
 
 def test_the_running_max_example_routes_running_maxima(spark, tmp_path, extism_plugins):
-    folder = example_folder(tmp_path, extism_plugins, "running_max", "running_max-go")
+    folder = example_copy(tmp_path, EXAMPLES / "running_max", extism_plugins["running_max-go"], "running_max-go.wasm")
 
     run_pipeline(PipelineSpec.from_properties(folder / "running_max.properties"), spark=spark)
 
@@ -51,7 +42,12 @@ def test_the_running_max_example_routes_running_maxima(spark, tmp_path, extism_p
 
 
 def test_the_connect_transformer_example_runs_as_written(spark, tmp_path, extism_plugins):
-    folder = example_folder(tmp_path, extism_plugins, "connect_transformer", "connect_transformer-go")
+    folder = example_copy(
+        tmp_path,
+        EXAMPLES / "connect_transformer",
+        extism_plugins["connect_transformer-go"],
+        "connect_transformer-go.wasm",
+    )
 
     run_pipeline(PipelineSpec.from_properties(folder / "connect_transformer.properties"), spark=spark)
 
@@ -80,12 +76,7 @@ def test_kafka_to_kafka_through_a_rust_and_a_go_plugin(spark, kafka_broker, exti
     )
     spec = PipelineSpec.from_properties(
         {
-            "source": "kafka",
-            "source.topics": source,
-            "source.starting.offsets": "earliest",
-            "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-            "sink": "kafka",
-            "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            **kafka_to_kafka(kafka_broker.bootstrap_servers, source),
             "key.converter": "string",
             "value.converter": "json",
             "value.converter.schemas.enable": "false",

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable, Iterator
 
 import pytest
 
 from host_functions import WasmTransform
 from host_functions.proxy_wasm.build import build_filter
-from smt.batch import RecordBatch
 from smt.maven import cache_dir
-from smt.plugin import PluginContext
-from smt.record import Record
-from tests.host_functions.conftest import CollectErrors
+from tests.host_functions._guest_helpers import guest_transforms
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "wasm" / "proxy-wasm"
@@ -40,49 +37,6 @@ def proxy_wasm_filters(request, tmp_path_factory) -> dict[tuple[str, str], Path]
 
 
 @pytest.fixture
-def proxy_wasm_transform(proxy_wasm_filters) -> Callable[..., WasmTransform]:
+def proxy_wasm_transform(proxy_wasm_filters) -> Iterator[Callable[..., WasmTransform]]:
     """``proxy_wasm_transform(name, language, **config)``: a configured wasm transform (closed after the test)."""
-    transforms: list[WasmTransform] = []
-
-    def build(name: str, language: str = "rust", **config: Any) -> WasmTransform:
-        transform = WasmTransform()
-        settings = {"module.path": str(proxy_wasm_filters[(name, language)]), **config}
-        transform.configure(
-            {(key if "." in key else key.replace("_", ".")): value for key, value in settings.items()},
-            PluginContext(name, f"transforms.{name}."),
-        )
-        transforms.append(transform)
-        return transform
-
-    yield build
-    for transform in transforms:
-        transform.close()
-
-
-def record(
-    value: Any,
-    key: Any = b"k",
-    topic: str = "in",
-    partition: int | None = 0,
-    offset: int = 0,
-    timestamp: int | None = 1_700_000_000_000,
-    headers=(),
-) -> Record:
-    return Record(
-        topic=topic,
-        partition=partition,
-        offset=offset,
-        timestamp=timestamp,
-        key=key,
-        value=value.encode() if isinstance(value, str) else value,
-        headers=headers,
-    )
-
-
-def run(transform: WasmTransform, records: list[Record]) -> tuple[RecordBatch, CollectErrors]:
-    errors = CollectErrors()
-    return transform.apply_batch(RecordBatch.from_records(records), errors), errors
-
-
-def values(batch: RecordBatch) -> list:
-    return list(batch.value)
+    yield from guest_transforms(proxy_wasm_filters)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import pickle
 
 import pytest
-import wasmtime
 
 from host_functions import WasmTransform
 from smt.errors import ConfigError
-from smt.plugin import PluginContext
-from tests.host_functions.proxy_wasm.conftest import record, run, values
+from tests.host_functions._guest_helpers import configure_wat, record, run, values
 
 VERSION = '(func (export "proxy_abi_version_0_2_1"))'
 CALLBACKS = (
@@ -21,11 +19,7 @@ ALLOCATOR = '(func (export "proxy_on_memory_allocate") (param i32) (result i32) 
 
 
 def _configure(tmp_path, wat: str, **config: str) -> WasmTransform:
-    path = tmp_path / "filter.wasm"
-    path.write_bytes(wasmtime.wat2wasm(wat))
-    transform = WasmTransform()
-    transform.configure({"module.path": str(path), **config}, PluginContext("pw", "transforms.pw."))
-    return transform
+    return configure_wat(tmp_path / "filter.wasm", wat, "pw", config)
 
 
 def _filter(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from host_functions import WasmGuestError
-from tests.host_functions.proxy_wasm.conftest import record, run, values
+from tests.host_functions._guest_helpers import record, run, values
 
 MEMORY = 32 << 20
 #: trigger -> the failure it must give, per language (Rust aborts on a panic; Go exits with 2)

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.testing import output_lines
+from tests.host_functions._guest_helpers import example_copy, kafka_to_kafka
 from tests.host_functions.proxy_wasm.conftest import EXAMPLES
 
 pytestmark = pytest.mark.spark
 
 
-def _example(tmp_path, proxy_wasm_filters, name: str, language: str):
-    folder = tmp_path / name
-    shutil.copytree(EXAMPLES / name, folder, ignore=shutil.ignore_patterns("rust", "go"))
-    (folder / "build").mkdir()
-    shutil.copy(proxy_wasm_filters[(name, language)], folder / "build" / f"{name}.{language}.wasm")
-    return folder
-
-
 def test_example_files_run_as_written(spark, tmp_path, proxy_wasm_filters):
-    upper = _example(tmp_path, proxy_wasm_filters, "to_upper", "rust")
+    upper = example_copy(
+        tmp_path, EXAMPLES / "to_upper", proxy_wasm_filters[("to_upper", "rust")], "to_upper.rust.wasm"
+    )
     result = run_pipeline(PipelineSpec.from_properties(upper / "to_upper.properties"), spark=spark)
     assert sorted(output_lines(upper / "out")) == [
         "A QUIET LINE",
@@ -33,7 +27,7 @@ def test_example_files_run_as_written(spark, tmp_path, proxy_wasm_filters):
     ]
     assert (result.counts.read, result.counts.written) == (4, 4)
 
-    pii = _example(tmp_path, proxy_wasm_filters, "pii_mask", "go")
+    pii = example_copy(tmp_path, EXAMPLES / "pii_mask", proxy_wasm_filters[("pii_mask", "go")], "pii_mask.go.wasm")
     run_pipeline(PipelineSpec.from_properties(pii / "pii_mask.properties"), spark=spark)
     masked = sorted(
         (json.loads(line)["key"], json.loads(json.loads(line)["value"])) for line in output_lines(pii / "out")
@@ -60,12 +54,7 @@ def test_kafka_to_kafka_with_a_hostile_request_dead_lettered(spark, kafka_broker
     )
     spec = PipelineSpec.from_properties(
         {
-            "source": "kafka",
-            "source.topics": source,
-            "source.starting.offsets": "earliest",
-            "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-            "sink": "kafka",
-            "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            **kafka_to_kafka(kafka_broker.bootstrap_servers, source),
             "transforms": "hostile,pii,route",
             "transforms.hostile.type": "wasm",
             "transforms.hostile.module.path": str(proxy_wasm_filters[("hostile", "go")]),

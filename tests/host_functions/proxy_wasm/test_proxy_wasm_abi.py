@@ -9,7 +9,7 @@ import pytest
 
 from host_functions.guest_abi import PROXY_WASM
 from smt.record import Record
-from tests.host_functions.proxy_wasm.conftest import record, run, values
+from tests.host_functions._guest_helpers import record, run, values
 
 
 def test_rust_to_upper_filter_rewrites_values_and_keeps_every_other_field(proxy_wasm_transform):

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
 from host_functions import WasmTransform
 from host_functions.redpanda.build import build_go_guest, build_rust_guest
-from smt.batch import RecordBatch
-from smt.plugin import PluginContext
 from smt.record import Record
-from tests.host_functions.conftest import CollectErrors
+from tests.host_functions._guest_helpers import guest_transforms
+from tests.host_functions._guest_helpers import record as guest_record
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "wasm" / "redpanda"
@@ -41,48 +40,11 @@ def redpanda_guests(request, tmp_path_factory) -> dict[tuple[str, str], Path]:
 
 
 @pytest.fixture
-def redpanda_transform(redpanda_guests) -> Callable[..., WasmTransform]:
+def redpanda_transform(redpanda_guests) -> Iterator[Callable[..., WasmTransform]]:
     """``redpanda_transform(name, language, **config)``: a configured wasm transform (closed after the test)."""
-    transforms: list[WasmTransform] = []
-
-    def build(name: str, language: str = "rust", **config: Any) -> WasmTransform:
-        transform = WasmTransform()
-        settings = {"module.path": str(redpanda_guests[(name, language)]), **config}
-        transform.configure(
-            {(key if "." in key else key.replace("_", ".")): value for key, value in settings.items()},
-            PluginContext(name, f"transforms.{name}."),
-        )
-        transforms.append(transform)
-        return transform
-
-    yield build
-    for transform in transforms:
-        transform.close()
+    yield from guest_transforms(redpanda_guests)
 
 
-def record(
-    value: Any,
-    key: Any = b"k",
-    topic: str = "in",
-    offset: int = 0,
-    timestamp: int | None = 1_700_000_000_000,
-    headers=(),
-) -> Record:
-    return Record(
-        topic=topic,
-        partition=3,
-        offset=offset,
-        timestamp=timestamp,
-        key=key,
-        value=value.encode() if isinstance(value, str) else value,
-        headers=headers,
-    )
-
-
-def run(transform: WasmTransform, records: list[Record]) -> tuple[RecordBatch, CollectErrors]:
-    errors = CollectErrors()
-    return transform.apply_batch(RecordBatch.from_records(records), errors), errors
-
-
-def values(batch: RecordBatch) -> list:
-    return list(batch.value)
+def record(value: Any, **fields: Any) -> Record:
+    """A test record on partition 3 (guests must carry it through)."""
+    return guest_record(value, partition=3, **fields)

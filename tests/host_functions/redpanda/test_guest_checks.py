@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import pytest
-import wasmtime
 
 from host_functions import WasmTransform
 from smt.errors import ConfigError
 from smt.plugin import PluginContext
+from tests.host_functions._guest_helpers import configure_wat
 
 HEADER = '(import "redpanda_transform" "read_batch_header" (func (param i32 i32 i32 i32 i32 i32 i32 i32 i32 i32) (result i32)))'
 CHECK = '(import "redpanda_transform" "check_abi_version_2" (func $check))'
 
 
 def _configure(tmp_path, wat: str, **config: str) -> WasmTransform:
-    path = tmp_path / "guest.wasm"
-    path.write_bytes(wasmtime.wat2wasm(wat))
-    transform = WasmTransform()
-    transform.configure({"module.path": str(path), **config}, PluginContext("rp", "transforms.rp."))
-    return transform
+    return configure_wat(tmp_path / "guest.wasm", wat, "rp", config)
 
 
 def _guest(imports: str = CHECK, start: str = '(func (export "_start"))', memory: str = '(memory (export "memory") 1)'):

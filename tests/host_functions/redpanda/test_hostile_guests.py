@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from host_functions import WasmGuestError
-from tests.host_functions.redpanda.conftest import LANGUAGES, record, run, values
+from tests.host_functions._guest_helpers import run, values
+from tests.host_functions.redpanda.conftest import LANGUAGES, record
 
 #: command -> the failure it must give, per language (Rust aborts on a panic; Go exits with 2)
 FAILURES = {

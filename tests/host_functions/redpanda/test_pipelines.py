@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.testing import output_lines
+from tests.host_functions._guest_helpers import example_copy, kafka_to_kafka
 from tests.host_functions.redpanda.conftest import EXAMPLES, LANGUAGES
 
 pytestmark = pytest.mark.spark
 
 
-def _example(tmp_path, redpanda_guests, name: str, language: str):
-    folder = tmp_path / name
-    shutil.copytree(EXAMPLES / name, folder, ignore=shutil.ignore_patterns("rust", "go"))
-    (folder / "build").mkdir()
-    shutil.copy(redpanda_guests[(name, language)], folder / "build" / f"{name}.rust.wasm")
-    return folder
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_example_files_run_as_written(spark, tmp_path, redpanda_guests, language):
-    upper = _example(tmp_path, redpanda_guests, "to_upper", language)
+    upper = example_copy(tmp_path, EXAMPLES / "to_upper", redpanda_guests[("to_upper", language)], "to_upper.rust.wasm")
     run_pipeline(PipelineSpec.from_properties(upper / "to_upper.properties"), spark=spark)
     assert sorted(output_lines(upper / "out")) == [
         "A QUIET LINE",
@@ -33,12 +25,12 @@ def test_example_files_run_as_written(spark, tmp_path, redpanda_guests, language
         "ANOTHER ERROR",
     ]
 
-    errors = _example(tmp_path, redpanda_guests, "filter", language)
+    errors = example_copy(tmp_path, EXAMPLES / "filter", redpanda_guests[("filter", language)], "filter.rust.wasm")
     result = run_pipeline(PipelineSpec.from_properties(errors / "filter.properties"), spark=spark)
     assert sorted(output_lines(errors / "out")) == ["an error in the billing job", "another error"]
     assert (result.counts.read, result.counts.written) == (4, 2)
 
-    router = _example(tmp_path, redpanda_guests, "router", language)
+    router = example_copy(tmp_path, EXAMPLES / "router", redpanda_guests[("router", language)], "router.rust.wasm")
     run_pipeline(PipelineSpec.from_properties(router / "router.properties"), spark=spark)
     routed = sorted((json.loads(line)["key"], json.loads(line)["topic"]) for line in output_lines(router / "out"))
     assert routed == [("o-1", "billing"), ("o-2", "main"), ("o-3", "audit"), ("o-4", "main")]
@@ -59,12 +51,7 @@ def test_kafka_to_kafka_with_a_hostile_record_dead_lettered(spark, kafka_broker,
     )
     spec = PipelineSpec.from_properties(
         {
-            "source": "kafka",
-            "source.topics": source,
-            "source.starting.offsets": "earliest",
-            "source.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
-            "sink": "kafka",
-            "sink.kafka.bootstrap.servers": kafka_broker.bootstrap_servers,
+            **kafka_to_kafka(kafka_broker.bootstrap_servers, source),
             "transforms": "hostile,route",
             "transforms.hostile.type": "wasm",
             "transforms.hostile.module.path": str(redpanda_guests[("hostile", "go")]),

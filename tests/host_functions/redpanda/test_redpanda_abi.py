@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.host_functions.redpanda.conftest import LANGUAGES, record, run, values
+from tests.host_functions._guest_helpers import run, values
+from tests.host_functions.redpanda.conftest import LANGUAGES, record
 
 pytestmark = pytest.mark.parametrize("language", LANGUAGES)
 

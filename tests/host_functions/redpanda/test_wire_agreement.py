@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from host_functions import WasmTransform
 from host_functions.kafka_wire import HEADERS_TYPE, decode_record_bodies, encode_record_bodies
 from smt.plugin import PluginContext
-from tests.host_functions.redpanda.conftest import record, run
+from tests.host_functions._guest_helpers import run
+from tests.host_functions.redpanda.conftest import record
 
 #: Writes each record's value (at most 63 bytes, after a null key) back as an output body.
 ECHO_BODY = """(module

@@ -8,6 +8,7 @@ import wasmtime
 from smt.batch import RecordBatch
 from smt.benchmarks import wasm as bench
 from smt.benchmarks import wasm_kafka_connect as rows
+from smt.benchmarks._common import RaiseErrors
 
 
 def test_the_rust_guest_row_builds_the_guest_and_runs_both_paths(tmp_path):
@@ -33,8 +34,8 @@ def test_the_record_json_guests_do_what_their_rows_say(tmp_path):
     module.write_bytes(wasmtime.wat2wasm(rows._guest_wat()))
     batch = RecordBatch.from_arrow(rows._records(bench._values(2)).to_batches()[0])
 
-    as_json = bench._transform(str(module), "fast", "to_json").apply_batch(batch, bench._Raise())
-    round_trip = bench._transform(str(module), "fast", "round_trip").apply_batch(batch, bench._Raise())
+    as_json = bench._transform(str(module), "fast", "to_json").apply_batch(batch, RaiseErrors())
+    round_trip = bench._transform(str(module), "fast", "round_trip").apply_batch(batch, RaiseErrors())
 
     assert json.loads(as_json.records()[1].value) == {
         "headers": {"trace": "MDAwMDAwMDE="},
