@@ -17,7 +17,7 @@ from host_functions._module_file import read_module
 from host_functions._runtime import runtime
 from host_functions._sandbox import error_cause
 from host_functions.guest_abi import KAFKA_CONNECT, detect_abi
-from host_functions.sdk._wasm_start import read_uleb, sections
+from host_functions.wasm_sections import read_uleb, sections
 from smt.errors import ConfigError, SmtError
 
 __all__ = ["describe_module", "adapter_text", "readable_columns", "InspectError"]

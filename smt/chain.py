@@ -20,6 +20,7 @@ import time
 from typing import Any, Mapping
 
 from smt.batch import RecordBatch, distinct_origins
+from smt.codegen import compile_fused_loop, finish_column
 from smt.errors import Stage, StageError
 from smt.metrics import ChainMetrics, StageMetrics
 from smt.record import Record
@@ -157,9 +158,6 @@ class TransformChain:
     def _apply_fused(
         self, first: int, plans: list, batch: RecordBatch, errors: "ChainErrors", metrics: ChainMetrics | None
     ) -> RecordBatch:
-        from smt.transforms._codegen import compile_fused_loop
-        from smt.transforms._variant import finish_column
-
         started = time.perf_counter()
         stages = self.stages[first : first + len(plans)]
         key = tuple(stage.transform for stage in stages)

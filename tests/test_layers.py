@@ -41,21 +41,10 @@ TOP = (
     "smt.testing",
 )
 
-#: Imports that still break the rule, each with the work that removes it.
+#: Imports that still break the rule, each with why it stays (or the work that removes it).
 #: ``test_known_exceptions_are_still_needed`` fails once one is gone: then delete it here.
-_AFTER_SEMANTICS = (
-    "issue #16, one set of semantics reworked these modules in parallel: next, the loop "
-    "generator and finish_column move into the core"
-)
 _WHITE_BOX_BASELINE = "the baseline rebuilds the codec per record from its parts, on purpose"
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # The chain fuses transforms' generated loops, so the generator belongs in the core.
-    ("smt.chain", "smt.transforms._codegen"): _AFTER_SEMANTICS,
-    ("smt.chain", "smt.transforms._variant"): _AFTER_SEMANTICS,
-    (
-        "host_functions.inspect",
-        "host_functions.sdk._wasm_start",
-    ): "issue #16, the Wasm fast path readable: inspect.py changes there (smt wasm inspect --adapter)",
     ("smt.benchmarks.converters", "converters.avro._mapping"): _WHITE_BOX_BASELINE,
     ("smt.benchmarks.converters", "converters.json._codec"): _WHITE_BOX_BASELINE,
     ("smt.benchmarks.converters", "converters.json._reader"): _WHITE_BOX_BASELINE,

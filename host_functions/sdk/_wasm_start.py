@@ -9,9 +9,10 @@ follow the convention cannot run it twice.
 
 from __future__ import annotations
 
-__all__ = ["self_initializing", "WasmRewriteError", "sections", "read_uleb"]
+from host_functions.wasm_sections import MAGIC, WasmFormatError, encode_section, encode_uleb, read_uleb, sections
 
-_MAGIC = b"\0asm\x01\0\0\0"
+__all__ = ["self_initializing", "WasmRewriteError"]
+
 _EXPORT_SECTION = 7
 _START_SECTION = 8
 _FUNCTION_EXPORT = 0
@@ -19,44 +20,39 @@ _INITIALIZE = b"_initialize"
 
 
 class WasmRewriteError(ValueError):
-    """The module cannot be rewritten (not Wasm, no ``_initialize`` export, already has a start)."""
+    """The module cannot be rewritten (not Wasm, truncated, no ``_initialize`` export, already has a start)."""
 
 
 def self_initializing(module: bytes) -> bytes:
     """``module`` with its ``_initialize`` export turned into its start function.
 
-    Raises WasmRewriteError when ``module`` is not a Wasm binary, has no ``_initialize`` function
-    export, or already has a start function.
+    Raises WasmRewriteError when ``module`` is not a Wasm binary, is truncated, has no
+    ``_initialize`` function export, or already has a start function.
     """
-    if not module.startswith(_MAGIC):
+    try:
+        return _with_start_function(module)
+    except WasmFormatError as exc:  # the builder reports one kind of error for a module it cannot rewrite
+        raise WasmRewriteError(str(exc)) from exc
+
+
+def _with_start_function(module: bytes) -> bytes:
+    if not module.startswith(MAGIC):
         raise WasmRewriteError("not a WebAssembly binary module")
     parts = list(sections(module))
     if any(section_id == _START_SECTION for section_id, _ in parts):
         raise WasmRewriteError("the module already has a start function")
-    out = bytearray(_MAGIC)
+    out = bytearray(MAGIC)
     initialize = None
     for section_id, payload in parts:
         if section_id == _EXPORT_SECTION:
             payload, initialize = _without_initialize(payload)
-        out += _section(section_id, payload)
+        out += encode_section(section_id, payload)
         if section_id == _EXPORT_SECTION and initialize is not None:
             # The start section comes right after the export section in the binary's fixed order.
-            out += _section(_START_SECTION, _uleb(initialize))
+            out += encode_section(_START_SECTION, encode_uleb(initialize))
     if initialize is None:
         raise WasmRewriteError("the module has no '_initialize' function export")
     return bytes(out)
-
-
-def sections(module: bytes):
-    """(id, payload) of each section of a binary module; WasmRewriteError when it is truncated."""
-    position = len(_MAGIC)
-    while position < len(module):
-        section_id = module[position]
-        size, position = read_uleb(module, position + 1)
-        if position + size > len(module):
-            raise WasmRewriteError("truncated section")
-        yield section_id, module[position : position + size]
-        position += size
 
 
 def _without_initialize(payload: bytes) -> tuple[bytes, int | None]:
@@ -73,33 +69,4 @@ def _without_initialize(payload: bytes) -> tuple[bytes, int | None]:
             initialize = index
         else:
             kept.append(payload[start:position])
-    return _uleb(len(kept)) + b"".join(kept), initialize
-
-
-def _section(section_id: int, payload: bytes) -> bytes:
-    return bytes([section_id]) + _uleb(len(payload)) + payload
-
-
-def read_uleb(data: bytes, position: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if position >= len(data):
-            raise WasmRewriteError("truncated LEB128 number")
-        byte = data[position]
-        position += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return result, position
-
-
-def _uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+    return encode_uleb(len(kept)) + b"".join(kept), initialize

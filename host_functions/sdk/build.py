@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 SDK_DIR = Path(__file__).resolve().parent
+_WASM_SECTIONS = SDK_DIR.parent / "wasm_sections.py"
 INSTALL_SCRIPT = "scripts/install-guest-toolchains.sh"
 # Compilers are slow on a shared 2-core machine, but never this slow.
 BUILD_TIMEOUT_SECONDS = 300
@@ -205,9 +206,9 @@ def _toolchain_for(source: Path) -> _Toolchain:
 
 
 def _build_inputs(source: Path, toolchain: _Toolchain) -> list[Path]:
-    """The files a module depends on.  The builder's own modules count too: a change in how it
-    builds makes every module stale."""
-    return [source, *sorted(toolchain.sdk_dir.iterdir()), *sorted(SDK_DIR.glob("*.py"))]
+    """The files a module depends on.  The builder's own modules count too (and the Wasm section
+    code its rewrite uses): a change in how it builds makes every module stale."""
+    return [source, *sorted(toolchain.sdk_dir.iterdir()), *sorted(SDK_DIR.glob("*.py")), _WASM_SECTIONS]
 
 
 def is_fresh(output: Path, inputs: Sequence[Path]) -> bool:

@@ -29,7 +29,6 @@ __all__ = [
     "key_value_variants",
     "derive_batch",
     "map_column",
-    "finish_column",
     "KAFKA_PACKAGE",
 ]
 
@@ -150,17 +149,6 @@ def _map_column(batch: RecordBatch, errors: ErrorSink, column: str, function: Ca
 
 
 _FAILED = object()
-
-
-def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int], owned: bool = False) -> RecordBatch:
-    """The output batch of a hand-written column loop: ``out`` replaces ``column``, ``failed`` rows go.
-
-    ``owned=True``: every map in ``out`` is new and in one row only (see :mod:`smt.batch`).
-    """
-    result = derive_batch(batch, **{column: out})
-    if owned:
-        result.set_column(column, out, owned=True)
-    return result.without_rows(failed)
 
 
 def _map_with_failures(values: list, function, errors: ErrorSink) -> tuple[list, list[int]]:

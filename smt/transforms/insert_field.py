@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from smt.batch import RecordBatch
+from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
 from smt.errors import ConfigError
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache

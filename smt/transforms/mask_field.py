@@ -7,13 +7,13 @@ import decimal
 from typing import Any, Callable
 
 from smt.batch import RecordBatch
+from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.config import kafka_non_empty_string as non_empty_string
 from smt.data.logical import EPOCH, EPOCH_DATE
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._struct_paths import StructRewriter

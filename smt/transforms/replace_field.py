@@ -6,16 +6,16 @@ from operator import itemgetter
 from typing import Any
 
 from smt.batch import RecordBatch
+from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, finish_column, literal, run_map_loop
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink
-from smt.transforms._codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_path, parse_paths, with_field_syntax
 from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
-from smt.transforms._variant import PartTransform, finish_column, key_value_variants
+from smt.transforms._variant import PartTransform, key_value_variants
 
 PURPOSE = "field replacement"
 _REMOVED_IN_KAFKA_4 = "removed in Kafka 4.0, which ignores it; honoured here with its Kafka 3.x meaning"

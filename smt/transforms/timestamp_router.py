@@ -7,13 +7,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from smt.batch import RecordBatch
+from smt.codegen import finish_column
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError, DataError
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.timeformat import DateFormatError, compile_pattern
 from smt.transform import ErrorSink, Transform
-from smt.transforms._variant import KAFKA_PACKAGE, finish_column
+from smt.transforms._variant import KAFKA_PACKAGE
 
 
 class TimestampRouter(Reconfigurable, Transform):

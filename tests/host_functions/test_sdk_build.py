@@ -141,8 +141,9 @@ def test_a_module_depends_on_its_source_its_sdk_and_the_builder(language):
 
     sdk = builder.SDK_DIR
     assert inputs[0] == source
-    assert {path.parent for path in inputs[1:]} == {sdk / language, sdk}
-    assert {sdk / "build.py", sdk / "_wasm_start.py"} <= set(inputs)
+    assert {path.parent for path in inputs[1:]} == {sdk / language, sdk, sdk.parent}
+    assert {sdk / "build.py", sdk / "_wasm_start.py", sdk.parent / "wasm_sections.py"} <= set(inputs)
+    assert (sdk.parent / "wasm_sections.py").is_file()
 
 
 def test_an_input_newer_than_the_module_makes_it_stale(tmp_path):

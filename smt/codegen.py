@@ -19,6 +19,11 @@ Either way the output column is owned, so a run of map transforms copies each
 value at most once.  For the in-place form to leave a failing row untouched,
 body lines must compute everything that can raise before the first change to
 ``u`` (the row's error then shows the map as this transform received it).
+
+The generator is part of the core, not of the transforms, because the chain
+(:mod:`smt.chain`) fuses the loops of consecutive transforms into one
+(:func:`compile_fused_loop`); :func:`finish_column` makes the output batch
+of any hand-written column loop.
 """
 
 from __future__ import annotations
@@ -28,9 +33,18 @@ import hashlib
 import linecache
 from typing import Any, Callable, Sequence
 
+from smt.batch import RecordBatch
 from smt.gc_pause import gc_paused
 
-__all__ = ["LoopSource", "MapLoopPlan", "compile_fused_loop", "compile_map_loop", "literal", "run_map_loop"]
+__all__ = [
+    "LoopSource",
+    "MapLoopPlan",
+    "compile_fused_loop",
+    "compile_map_loop",
+    "finish_column",
+    "literal",
+    "run_map_loop",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,9 +183,21 @@ def _register_source(name: str, source: str) -> str:
     keeps entries without a modification time (ours) through ``checkcache``.
     """
     digest = hashlib.sha1(source.encode("utf-8")).hexdigest()[:12]
-    filename = f"<smt.transforms {name} {digest}>"
+    filename = f"<smt.codegen {name} {digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     return filename
+
+
+def finish_column(batch: RecordBatch, column: str, out: list, failed: list[int], owned: bool = False) -> RecordBatch:
+    """The output batch of a hand-written column loop: ``out`` replaces ``column``, ``failed`` rows go.
+
+    The input batch is left as it was (the chain may still hold it).
+    ``owned=True``: every map in ``out`` is new and in one row only (see :mod:`smt.batch`).
+    """
+    result = batch.with_columns(**{column: out})
+    if owned:
+        result.set_column(column, out, owned=True)
+    return result.without_rows(failed)
 
 
 def run_map_loop(loop, batch, column: str, columns: Sequence[Any], errors, fallback):
@@ -179,8 +205,6 @@ def run_map_loop(loop, batch, column: str, columns: Sequence[Any], errors, fallb
 
     The maps are updated in place when ``batch`` owns the column, else copied.
     """
-    from smt.transforms._variant import finish_column
-
     values = batch.column(column)
     if batch.owns(column):
         failed = loop.in_place(values, *columns, errors.fail, fallback)

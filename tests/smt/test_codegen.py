@@ -5,7 +5,7 @@ import linecache
 import pytest
 
 from smt.batch import RecordBatch
-from smt.transforms._codegen import compile_map_loop, literal
+from smt.codegen import compile_map_loop, literal
 from smt.transforms.mask_field import MaskFieldValue
 from smt.transforms.replace_field import ReplaceFieldValue
 from tests.smt.transforms._helpers import RaisingErrors, conf, make_record
@@ -43,7 +43,7 @@ def test_hostile_field_names_are_just_names(name):
 def test_loops_pause_the_collector_and_restore_it():
     import gc
 
-    from smt.transforms._codegen import gc_paused
+    from smt.codegen import gc_paused
 
     seen = []
     loop = compile_map_loop("probe", ["u['gc'] = isenabled()"], {"isenabled": gc.isenabled})
@@ -75,7 +75,7 @@ def test_in_place_form_updates_maps_and_the_list_and_leaves_failed_rows_alone():
 
 
 def test_run_map_loop_copies_unowned_maps_and_updates_owned_ones():
-    from smt.transforms._codegen import run_map_loop
+    from smt.codegen import run_map_loop
 
     loop = compile_map_loop("demo", ["u['n'] = 1"], {})
     batch = RecordBatch.from_records([make_record({"a": 1})])
@@ -93,7 +93,7 @@ def test_tracebacks_show_the_generated_source_line():
     failures = []
     loop([{"d": 0}], lambda row, exc: failures.append(exc), None)
     frames = traceback.extract_tb(failures[0].__traceback__)
-    assert frames[-1].filename.startswith("<smt.transforms shows_source ")
+    assert frames[-1].filename.startswith("<smt.codegen shows_source ")
     assert frames[-1].line == "u['n'] = 1 / value['d']"
     in_place = loop.in_place
     in_place([{"d": 0}], lambda row, exc: failures.append(exc), None)
