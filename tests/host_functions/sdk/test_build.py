@@ -9,7 +9,7 @@ import wasmtime
 
 from host_functions.sdk import GuestBuildError, ToolchainMissingError, build_guest, supported_extensions
 
-GUESTS = Path(__file__).parent / "guests"
+GUESTS = Path(__file__).parents[1] / "guests"
 
 
 @pytest.mark.parametrize("language", ["c", "zig"])

@@ -13,7 +13,7 @@ from host_functions.sdk import build_guest
 from smt.record import Record
 from tests.host_functions.conftest import run
 
-GUESTS = Path(__file__).parent / "guests"
+GUESTS = Path(__file__).parents[1] / "guests"
 LANGUAGES = ["c", "zig", "go"]
 PATHS = ["fast", "reference"]
 

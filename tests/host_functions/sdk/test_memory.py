@@ -7,7 +7,7 @@ import wasmtime
 
 from host_functions.sdk import build_guest
 
-GUESTS = Path(__file__).parent / "guests"
+GUESTS = Path(__file__).parents[1] / "guests"
 PAGE = 65536
 
 
