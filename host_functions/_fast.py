@@ -67,6 +67,11 @@ class Layout:
     def set(self, offset: int, value: int) -> None:
         self.words[offset] = value
 
+    def copy_parts(self, base: int) -> None:
+        """Copy every staged buffer to its position after ``base`` (an address in ``$in``)."""
+        for position, address, nbytes in self.parts:
+            ctypes.memmove(base + position, address, nbytes)
+
     def place_binary(
         self, column: pa.Array, descriptor: int, validity: bool = True, unreadable: list[int] | None = None
     ) -> None:
@@ -94,6 +99,17 @@ class Layout:
         self.set(descriptor, self.place_array(values))
         if valid is not None:
             self.set(descriptor + 4, self.place_array(valid.astype(np.uint8)))
+
+
+def grow_to(memory: wasmtime.Memory, store: wasmtime.Store, size: int, what: str, settings: Any) -> None:
+    """Grow ``memory`` to hold ``size`` bytes; past ``memory.max.bytes`` a :class:`Failure` names ``what``."""
+    have = memory.data_len(store)
+    if size <= have:
+        return
+    try:
+        memory.grow(store, (size - have + _PAGE - 1) // _PAGE)
+    except wasmtime.WasmtimeError as exc:
+        raise Failure(f"{what} exceeds memory.max.bytes={settings.memory_max_bytes}") from exc
 
 
 class Harvest:
@@ -218,13 +234,7 @@ class FastInstance:
 
     def _ensure(self, name: str, size: int) -> None:
         """Grow a memory to hold ``size`` bytes (from Python, inside a host call)."""
-        memory = self.memories[name]
-        have = memory.data_len(self.store)
-        if size > have:
-            try:
-                memory.grow(self.store, (size - have + _PAGE - 1) // _PAGE)
-            except wasmtime.WasmtimeError as exc:
-                raise Failure(f"the record's output exceeds memory.max.bytes={self.settings.memory_max_bytes}") from exc
+        grow_to(self.memories[name], self.store, size, "the record's output", self.settings)
 
     def _read_guest(self, ptr: int, length: int) -> bytes:
         size = self.guest_memory.data_len(self.store)
@@ -243,20 +253,11 @@ class FastInstance:
 
     def load(self, layout: Layout) -> None:
         """Copy the chunk's input into ``$in``; committed outputs stay until harvested."""
-        memory = self.memories["in"]
         needed = layout.size + min(_SCRATCH_HEADROOM, self.settings.memory_max_bytes // 4)
-        have = memory.data_len(self.store)
-        if needed > have:
-            try:
-                memory.grow(self.store, (needed - have + _PAGE - 1) // _PAGE)
-            except wasmtime.WasmtimeError as exc:
-                raise Failure(
-                    f"the staged input ({layout.size} bytes) exceeds memory.max.bytes={self.settings.memory_max_bytes}"
-                ) from exc
+        grow_to(self.memories["in"], self.store, needed, f"the staged input ({layout.size} bytes)", self.settings)
         base = self._control_address = self._address("in")
         ctypes.memset(base + A.DESCRIPTORS, 0, A.CONTROL_SIZE - A.DESCRIPTORS)
-        for position, address, nbytes in layout.parts:
-            ctypes.memmove(base + position, address, nbytes)
+        layout.copy_parts(base)
         control = (ctypes.c_char * A.CONTROL_SIZE).from_address(base)
         for offset, value in layout.words.items():
             struct.pack_into("<i", control, offset, _signed(value))

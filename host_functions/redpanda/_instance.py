@@ -29,7 +29,7 @@ import weakref
 import numpy as np
 import wasmtime
 
-from host_functions._fast import Layout, _weak
+from host_functions._fast import Layout, _weak, grow_to
 from host_functions._runtime import WasmRuntime
 from host_functions._sandbox import Failure, Settings, describe_trap, forget_frames, guest_memory_at_limit, new_store
 from host_functions.redpanda import adapter as A
@@ -38,7 +38,6 @@ from host_functions.redpanda.batches import Outputs, harvest_outputs
 
 __all__ = ["Batch", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause"]
 
-_PAGE = 1 << 16
 #: How long the caller waits past a fired time limit before it gives the instance up (a guest
 #: stuck outside Wasm, where the interrupt cannot reach it).
 _ABANDON_AFTER_SECONDS = 5.0
@@ -314,26 +313,16 @@ class _GuestSide:
     def _load(self, batch: Batch) -> None:
         """Copy the batch's input after the topic names into ``$in`` and set the control words."""
         layout = batch.layout
-        memory = self.memories["in"]
         needed = layout.size + self.topic_layout.size + 8 * len(self.topics) + 64
-        have = memory.data_len(self.store)
-        if needed > have:
-            try:
-                memory.grow(self.store, (needed - have + _PAGE - 1) // _PAGE)
-            except wasmtime.WasmtimeError as exc:
-                raise Failure(
-                    f"the staged input ({layout.size} bytes) exceeds memory.max.bytes={self.settings.memory_max_bytes}"
-                ) from exc
+        grow_to(self.memories["in"], self.store, needed, f"the staged input ({layout.size} bytes)", self.settings)
         base = self._control = self._progress_at[0] = self._address("in")
         ctypes.memset(base, 0, A.C_COMMITTED)
-        for position, address, nbytes in layout.parts:
-            ctypes.memmove(base + position, address, nbytes)
+        layout.copy_parts(base)
         for offset, value in layout.words.items():
             self._set_word(offset, value)
         # the output topic names go after the batch: the same every time, but the batch moves them
         shift = (layout.size + 7) & ~7
-        for position, address, nbytes in self.topic_layout.parts:
-            ctypes.memmove(base + shift + position, address, nbytes)
+        self.topic_layout.copy_parts(base + shift)
         table = self.topic_table.copy()
         table[0::2] += shift
         table_at = (shift + self.topic_layout.size + 7) & ~7
