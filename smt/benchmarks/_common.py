@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-import sys
 import time
 from typing import Callable, Mapping, Sequence
 
@@ -82,31 +80,6 @@ def best_alternating(records: int, rounds: int, *paths: tuple) -> dict[str, Meas
             if label not in best or result.seconds < best[label].seconds:
                 best[label] = result
     return best
-
-
-def local_spark(app_name: str, conf: Mapping[str, str] | None = None):
-    """A ``local[2]`` SparkSession on loopback, without UI, whose Python workers run this
-    interpreter with this checkout importable; ``conf`` adds settings."""
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-    )
-    for key, value in (conf or {}).items():
-        builder = builder.config(key, value)
-    return builder.getOrCreate()
 
 
 class RaiseErrors:

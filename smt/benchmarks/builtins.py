@@ -22,7 +22,8 @@ import shutil
 import sys
 import tempfile
 
-from smt.benchmarks._common import Comparison, RaiseErrors, alternating, local_spark
+from smt.benchmarks._common import Comparison, RaiseErrors, alternating
+from smt.local.spark_session import local_spark
 
 #: The chain, as a Kafka Connect properties file would give it.
 CHAIN_PROPERTIES = {

@@ -36,7 +36,8 @@ import sys
 import tempfile
 from typing import Iterator
 
-from smt.benchmarks._common import Comparison, alternating, best_alternating, local_spark
+from smt.benchmarks._common import Comparison, alternating, best_alternating
+from smt.local.spark_session import local_spark
 
 RECORDS = 1_000_000
 PARTITIONS = 2

@@ -25,7 +25,8 @@ import sys
 import tempfile
 from typing import Any
 
-from smt.benchmarks._common import Comparison, local_spark, measure
+from smt.benchmarks._common import Comparison, measure
+from smt.local.spark_session import local_spark
 from smt.plugins import hookimpl
 from smt.transform import Transform
 

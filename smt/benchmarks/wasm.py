@@ -42,12 +42,12 @@ from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_proxy_wasm, was
 from smt.benchmarks._common import (
     Comparison,
     Measurement,
-    local_spark,
     measure,
     measure_batches,
     value_batches,
     wasm_transform,
 )
+from smt.local.spark_session import local_spark
 
 __all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
 

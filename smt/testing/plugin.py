@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 from typing import Any, Callable, Mapping
 
 import pytest
@@ -84,31 +83,9 @@ def smt_spark_conf() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def spark(smt_spark_conf, pytestconfig):
     """A local SparkSession (``local[2]``, UTC, loopback, no UI), stopped at the end."""
-    from pyspark.sql import SparkSession
+    from smt.local.spark_session import local_spark
 
-    _python_for_workers(str(pytestconfig.rootpath))
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("smt-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-    )
-    for key, value in smt_spark_conf.items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    session = local_spark("smt-tests", smt_spark_conf, project_root=str(pytestconfig.rootpath))
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
-
-
-def _python_for_workers(rootdir: str) -> None:
-    # Python workers are separate processes: give them this interpreter, and
-    # the checkout on PYTHONPATH so a not-installed working tree is importable.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if rootdir not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([rootdir, *paths])
