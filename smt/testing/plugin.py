@@ -16,6 +16,11 @@ A user's tests get:
   it in a conftest to add jars or settings);
 - ``kafka_broker``: a real single-node Kafka broker on loopback for the
   session (needs Java, Maven and the ``test`` extra).
+
+A test that uses ``spark`` (directly or through another fixture) is marked
+``spark``, and one that uses ``kafka_broker`` is marked ``kafka``, by the
+fixtures themselves: ``pytest -m "not spark"`` deselects every test that
+would start a Spark JVM, whether or not its author remembered the marker.
 """
 
 from __future__ import annotations
@@ -28,6 +33,27 @@ import pytest
 
 from smt.testing.kafka import kafka_broker  # noqa: F401  (a fixture, offered to users too)
 from smt.testing.records import make_record as _make_record
+
+
+#: fixture name -> the marker every test using it gets (registered in pytest_configure)
+FIXTURE_MARKERS = {
+    "spark": ("spark", "needs a local Spark session (a JVM)"),
+    "kafka_broker": ("kafka", "needs the local Kafka broker (a JVM)"),
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker, description in FIXTURE_MARKERS.values():
+        config.addinivalue_line("markers", f"{marker}: {description}")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects, so the markers count there
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, (marker, _) in FIXTURE_MARKERS.items():
+            if fixture in used and item.get_closest_marker(marker) is None:
+                item.add_marker(marker)
 
 
 @pytest.fixture

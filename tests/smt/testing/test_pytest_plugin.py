@@ -108,3 +108,33 @@ def test_spark_fixture_is_one_local_session(user_tests):
         """
     )
     run(user_tests).assert_outcomes(passed=2)
+
+
+def test_tests_using_spark_or_the_broker_are_marked_by_the_fixtures(user_tests):
+    """-m "not spark" deselects every test that would start Spark, marked by hand or not
+    (through another fixture too); collection only, so no JVM starts here."""
+    user_tests.makepyfile(
+        """
+        import pytest
+
+        @pytest.fixture
+        def frame(spark):
+            return spark.range(1)
+
+        def test_direct(spark):
+            pass
+
+        def test_through_a_fixture(frame):
+            pass
+
+        def test_broker(kafka_broker):
+            pass
+
+        def test_plain(make_record):
+            pass
+        """
+    )
+    result = run(user_tests, "-m", "not spark and not kafka", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_plain*", "*1/4 tests collected (3 deselected)*"])
+    result = run(user_tests, "-m", "spark", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_direct*", "*test_through_a_fixture*", "*2/4 tests collected (2 deselected)*"])
