@@ -25,28 +25,34 @@ STREAMING = (
 )
 
 
-def write_inputs(folder, files):
-    """``files`` text files of 25 lines each in ``folder/in``; returns every line."""
-    (folder / "in").mkdir()
+def write_inputs(folder, files, first=0):
+    """Text files ``first``..``files - 1`` of 25 lines each in ``folder/in``; returns their lines."""
+    (folder / "in").mkdir(exist_ok=True)
     expected = []
-    for f in range(files):
+    for f in range(first, files):
         lines = [f"file{f:02d}-line{n:02d}" for n in range(25)]
         (folder / "in" / f"part{f:02d}.txt").write_text("".join(f"{line}\n" for line in lines))
         expected.extend(lines)
     return expected
 
 
-def kill_mid_stream(pipeline, root, finished_batches, batches):
-    """Start the pipeline, SIGKILL its whole process group once two micro-batches are done."""
-    first = smt_process(["run", str(pipeline)], pipeline.parent, root)
-    deadline = time.monotonic() + RUN_BOUND_SECONDS
+def kill_mid_stream(pipeline, root, finished_batches, add_the_rest):
+    """Run the pipeline on part of its input, SIGKILL its whole process group once two
+    micro-batches are done, then ``add_the_rest()`` of the input.
+
+    The first run triggers by processingTime, so it never ends by itself: the kill lands
+    mid-stream whatever the machine's speed (no clock decides it).  Its input holds more
+    micro-batches than two, so Spark is most likely still writing when the kill lands.
+    """
+    first = smt_process(["run", str(pipeline), "--set", "streaming.trigger=processingTime"], pipeline.parent, root)
+    deadline = time.monotonic() + RUN_BOUND_SECONDS  # a bound for a hang, not a race
     while len(finished_batches()) < 2:
         assert first.poll() is None, f"the first run ended before it could be killed: {first.communicate()}"
         assert time.monotonic() < deadline, "no micro-batch finished in time"
         time.sleep(0.05)
     os.killpg(first.pid, signal.SIGKILL)
     first.wait(30)
-    assert 2 <= len(finished_batches()) < batches, "the kill must land mid-stream"
+    add_the_rest()
 
 
 def run_to_the_end(pipeline, root):
@@ -83,9 +89,16 @@ def output_values(out):
 
 def test_a_file_sink_killed_mid_stream_ends_with_every_record_exactly_once(tmp_path, pytestconfig):
     root = str(pytestconfig.rootpath)
-    expected = write_inputs(tmp_path, files=10)
+    expected = write_inputs(tmp_path, files=4)
     pipeline = file_pipeline(tmp_path)
-    kill_mid_stream(pipeline, root, lambda: listed(tmp_path / "out" / "_smt_commits"), batches=10)
+    rest = []
+    kill_mid_stream(
+        pipeline,
+        root,
+        lambda: listed(tmp_path / "out" / "_smt_commits"),
+        lambda: rest.extend(write_inputs(tmp_path, files=10, first=4)),
+    )
+    expected += rest
 
     code, stderr = run_to_the_end(pipeline, root)
     assert code == 0, stderr[-3000:]
@@ -107,8 +120,12 @@ def test_kafka_to_kafka_killed_mid_stream_loses_no_record_and_keeps_routing(kafk
     source = kafka_broker.create_topic(f"{stem}-raw", partitions=2)
     plain, audit = kafka_broker.create_topic(f"{stem}-plain"), kafka_broker.create_topic(f"{stem}-audit")
     ids = [f"record-{n:04d}" for n in range(records)]
-    kafka_broker.produce(source, [{"value": value, "partition": n % 2, "headers": [("audit", "y")] if n % 3 == 0 else []}
-                                  for n, value in enumerate(ids)])  # fmt: skip
+
+    def produce(first, last):
+        kafka_broker.produce(source, [{"value": ids[n], "partition": n % 2, "headers": [("audit", "y")] if n % 3 == 0 else []}
+                                      for n in range(first, last)])  # fmt: skip
+
+    produce(0, 4 * per_batch)  # the first run's input: four micro-batches
     servers = kafka_broker.bootstrap_servers
     pipeline = tmp_path / "pipeline.properties"
     pipeline.write_text(
@@ -124,7 +141,10 @@ def test_kafka_to_kafka_killed_mid_stream_loses_no_record_and_keeps_routing(kafk
     )
     root = str(pytestconfig.rootpath)
     kill_mid_stream(
-        pipeline, root, lambda: listed(tmp_path / "checkpoint" / "commits", str.isdigit), batches=records // per_batch
+        pipeline,
+        root,
+        lambda: listed(tmp_path / "checkpoint" / "commits", str.isdigit),
+        lambda: produce(4 * per_batch, records),
     )
 
     code, stderr = run_to_the_end(pipeline, root)
