@@ -1,10 +1,17 @@
-"""One Kafka Connect oracle JVM for the session (see tests/oracle/_jvm.py)."""
+"""One Kafka Connect oracle JVM for the session (see tests/oracle/_jvm.py), and the count of cases
+each deviation explained, printed at the end of the run (CI's output shows it)."""
 
 from __future__ import annotations
 
+import collections
+
 import pytest
 
+from tests.oracle._deviations import DEVIATIONS
+from tests.oracle._generation import scaled
 from tests.oracle._jvm import Oracle
+
+_COUNTS = pytest.StashKey[collections.Counter]()
 
 
 @pytest.fixture(scope="session")
@@ -12,3 +19,23 @@ def kafka_connect(tmp_path_factory):
     oracle = Oracle(tmp_path_factory.mktemp("oracle") / "jvm.log")
     yield oracle
     oracle.close()
+
+
+@pytest.fixture(scope="session")
+def deviation_counts(pytestconfig) -> collections.Counter:
+    """Cases explained by each deviation in this run, over every oracle test."""
+    return pytestconfig.stash.setdefault(_COUNTS, collections.Counter())
+
+
+def budget(deviation) -> int:
+    return scaled(deviation.budget)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    counts = config.stash.get(_COUNTS, None)
+    if counts is None:
+        return
+    terminalreporter.section("Kafka Connect oracle: cases explained by each deviation")
+    terminalreporter.write_line(f"{'deviation':<36}{'cases':>7}{'budget':>8}")
+    for deviation in DEVIATIONS:
+        terminalreporter.write_line(f"{deviation.name:<36}{counts[deviation.name]:>7}{budget(deviation):>8}")
