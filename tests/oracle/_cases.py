@@ -31,6 +31,24 @@ SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 FIELDS = ("a", "b", "id", "card")
 TOPICS = ("orders", "users", "orders-eu")
 WORDS = st.sampled_from(["x", "web", "mobile", "alice", "Bob", "a-b", ""])
+#: Header text that SimpleHeaderConverter reads as something else than a string: numbers,
+#: booleans, lists, maps, dates.
+HEADER_TEXTS = st.sampled_from(
+    [
+        "1.50",
+        "42",
+        "-7",
+        "0.1",
+        "1e3",
+        "9223372036854775808",
+        "true",
+        "false",
+        "[1,2]",
+        '[1.5,"a"]',
+        '{"a":1}',
+        "2024-01-02",
+    ]
+)
 _ENVELOPE = converters.load("json", {"schemas.enable": "true"})
 
 # --- records ---------------------------------------------------------------------------------
@@ -388,7 +406,9 @@ def _converter_bytes(name: str):
         return st.one_of(good, good, good, st.binary(max_size=9), st.none())
     if name == "JsonConverter":
         return st.one_of(part_bytes("schemaless"), part_bytes("schema"), st.binary(max_size=6))
-    return st.one_of(st.binary(max_size=12), st.text(max_size=12).map(str.encode), st.none())
+    return st.one_of(
+        st.binary(max_size=12), st.text(max_size=12).map(str.encode), HEADER_TEXTS.map(str.encode), st.none()
+    )
 
 
 def _envelopes():

@@ -6,12 +6,16 @@ from __future__ import annotations
 import collections
 
 import pytest
+from hypothesis import strategies as st
 
+from tests.oracle import _cases
 from tests.oracle._deviations import DEVIATIONS
-from tests.oracle._generation import scaled
+from tests.oracle._generation import generate, scaled
 from tests.oracle._jvm import Oracle
 
 _COUNTS = pytest.StashKey[collections.Counter]()
+#: The record pools: this many batches of 20 records per mode.
+POOL_BATCHES = 12
 
 
 @pytest.fixture(scope="session")
@@ -19,6 +23,17 @@ def kafka_connect(tmp_path_factory):
     oracle = Oracle(tmp_path_factory.mktemp("oracle") / "jvm.log")
     yield oracle
     oracle.close()
+
+
+@pytest.fixture(scope="session")
+def record_pools() -> dict[str, list[dict]]:
+    """Records for the pipeline cases, by mode: generated once, drawn from by every case."""
+    batches = st.lists(_cases.record("schemaless"), min_size=20, max_size=20)
+    with_schema = st.lists(_cases.record("schema"), min_size=20, max_size=20)
+    return {
+        "schemaless": [r for batch in generate(batches, scaled(POOL_BATCHES)) for r in batch],
+        "schema": [r for batch in generate(with_schema, scaled(POOL_BATCHES)) for r in batch],
+    }
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ tests/oracle/_generation.py, which also tells how to run more of them locally).
 from __future__ import annotations
 
 import pytest
-from hypothesis import strategies as st
 
 from tests.oracle import _cases, _ours
 from tests.oracle._compare import Tally, run_cases
@@ -26,8 +25,6 @@ from tests.oracle.conftest import budget
 CONFIGS_PER_TRANSFORM = 40
 CONFIGS_PER_PREDICATE = 70
 CONFIGS_PER_CONVERTER = 35
-#: The record pools: this many batches of 20 records per mode.
-POOL_BATCHES = 12
 
 
 def assert_matches_kafka(
@@ -51,17 +48,6 @@ def assert_cases_match_kafka(kafka_connect, deviation_counts, cases: list[dict],
     assert not over, f"deviations over their budget (cases explained so far this run): {over}"
     for plugin in tally.verdicts:
         assert tally.cases(plugin) >= minimum_cases, f"{plugin}: only {tally.cases(plugin)} cases"
-
-
-@pytest.fixture(scope="module")
-def record_pools() -> dict[str, list[dict]]:
-    """Records for the pipeline cases, by mode: generated once, drawn from by every case."""
-    batches = st.lists(_cases.record("schemaless"), min_size=20, max_size=20)
-    with_schema = st.lists(_cases.record("schema"), min_size=20, max_size=20)
-    return {
-        "schemaless": [r for batch in generate(batches, scaled(POOL_BATCHES)) for r in batch],
-        "schema": [r for batch in generate(with_schema, scaled(POOL_BATCHES)) for r in batch],
-    }
 
 
 def test_every_transform_matches_kafka_connect(kafka_connect, deviation_counts, record_pools):
