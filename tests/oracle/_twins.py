@@ -4,11 +4,18 @@ A deviation that says "we do what Kafka does for another configuration or
 another record" is checked by running that other configuration or record
 through Kafka (in the same batch as the case) and comparing ours with it:
 
-- ``without:<alias>``: the chain without that MaskField/HeaderFrom stage
-  (``tombstone-pass-through``: the record passes that stage unchanged);
+- ``without:<aliases>``: the chain without that MaskField/HeaderFrom stage,
+  or without all of them (``tombstone-pass-through``: the record passes
+  those stages unchanged);
 - ``canonical:<alias>`` and ``ignored:<alias>``: ReplaceField's
   ``blacklist``/``whitelist`` renamed to ``exclude``/``include``, and dropped
   (``deprecated-replace-field-names``);
+- ``no-transforms``: the records through the converters alone
+  (``header-bytes-pass-through``: what Kafka writes for a header no transform
+  touched);
+- ``schemaless-null``: the String/ByteArray key and value converters replaced
+  by JsonConverter without schemas, which reads a null as we read it, with no
+  schema (``string-and-bytes-read-schemaless`` in a pipeline);
 - ``winners#<n>``: for a ReplaceField whose renames can collide (two onto one
   name, or one onto a name no rename moves away), each record with all but
   one of each colliding group of fields removed, once per choice, under the
@@ -27,6 +34,10 @@ __all__ = ["WINNERS", "twins"]
 
 WINNERS = "winners"
 _DEPRECATED = (("blacklist", "exclude"), ("whitelist", "include"))
+_PASS_TOMBSTONES = ("MaskField", "HeaderFrom")
+_JSON = "org.apache.kafka.connect.json.JsonConverter"
+#: The converters that read without a schema here (string-and-bytes-read-schemaless).
+_READ_SCHEMALESS = ("StringConverter", "ByteArrayConverter")
 
 
 def stages(config: dict) -> list[tuple[str, str]]:
@@ -35,9 +46,9 @@ def stages(config: dict) -> list[tuple[str, str]]:
     return [(a, config.get(f"transforms.{a}.type", "").rsplit(".", 1)[-1]) for a in aliases]
 
 
-def _without_stage(config: dict, alias: str) -> dict:
-    kept = {k: v for k, v in config.items() if not k.startswith(f"transforms.{alias}.")}
-    kept["transforms"] = ",".join(a for a, _ in stages(config) if a != alias)
+def _without_stages(config: dict, aliases: list[str]) -> dict:
+    kept = {k: v for k, v in config.items() if not any(k.startswith(f"transforms.{a}.") for a in aliases)}
+    kept["transforms"] = ",".join(a for a, _ in stages(config) if a not in aliases)
     return kept
 
 
@@ -64,14 +75,31 @@ def twins(case: dict) -> dict[str, dict]:
         return {}
     config = case["config"]
     found: dict[str, dict] = {}
+    if any(value is not None for record in case["records"] for _, value in record["headers"]):
+        found["no-transforms"] = {**case, "config": _without_stages(config, [a for a, _ in stages(config)])}
+    passing = [alias for alias, kind in stages(config) if kind.split("$")[0] in _PASS_TOMBSTONES]
+    for alias in passing:
+        found[f"without:{alias}"] = {**case, "config": _without_stages(config, [alias])}
+    if len(passing) > 1:
+        found["without:" + ",".join(passing)] = {**case, "config": _without_stages(config, passing)}
     for alias, kind in stages(config):
         family = kind.split("$")[0]
-        if family in ("MaskField", "HeaderFrom"):
-            found[f"without:{alias}"] = {**case, "config": _without_stage(config, alias)}
         if family == "ReplaceField" and deprecated_names(config, alias):
             found[f"canonical:{alias}"] = {**case, "config": canonical_replace_field(config, alias)}
             ignored = {k: v for k, v in config.items() if k not in _deprecated_keys(alias)}
             found[f"ignored:{alias}"] = {**case, "config": ignored}
+    schemaless = {
+        f"{part}.converter": _JSON
+        for part in ("key", "value")
+        if config.get(f"{part}.converter", "").rsplit(".", 1)[-1] in _READ_SCHEMALESS
+        and any(record[part] is None for record in case["records"])
+    }
+    if schemaless:
+        others = {k: v for k, v in config.items() if not any(k.startswith(c + ".") for c in schemaless)}
+        found["schemaless-null"] = {
+            **case,
+            "config": {**others, **schemaless, **{c + ".schemas.enable": "false" for c in schemaless}},
+        }
     first = stages(config)[:1]
     if first and first[0][1].startswith("ReplaceField") and f"transforms.{first[0][0]}.predicate" not in config:
         for number, variant in enumerate(_collision_variants(case, first[0][0])):

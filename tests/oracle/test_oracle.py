@@ -64,3 +64,12 @@ def test_every_predicate_matches_kafka_connect(kafka_connect, deviation_counts, 
 def test_every_converter_matches_kafka_connect(kafka_connect, deviation_counts, direction):
     strategies = [_cases.converter_case(name, direction) for name in _cases.CONVERTER_CLASSES]
     assert_matches_kafka(kafka_connect, deviation_counts, strategies, CONFIGS_PER_CONVERTER, minimum_cases=100)
+
+
+#: Chains of 2 to 4 transforms with predicates, over every converter pair.
+CHAIN_CASES = 100
+
+
+def test_chains_over_every_converter_pair_match_kafka_connect(kafka_connect, deviation_counts):
+    cases = generate(_cases.chain_case(), scaled(CHAIN_CASES))
+    assert_cases_match_kafka(kafka_connect, deviation_counts, cases, minimum_cases=40)
