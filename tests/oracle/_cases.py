@@ -600,3 +600,26 @@ def chain_case(records_per_case: int = RECORDS_PER_CASE):
         )
 
     return st.tuples(kinds, predicates, st.integers(2, 4)).flatmap(build)
+
+
+def hoisted_strings_case(kind: str, variant: str):
+    """HoistField$``variant`` over keys or values that the ``kind`` converter (``string`` or
+    ``bytearray``) read, nulls too."""
+    config = {
+        **_converter_keys("key.converter", kind),
+        **_converter_keys("value.converter", kind),
+        "transforms": "t",
+        "transforms.t.type": f"{T}HoistField${variant}",
+        "transforms.t.field": "f",
+    }
+    record = _chain_record(kind, kind, "string")
+    with_nulls = st.one_of(record, record, record.map(lambda r: {**r, "key": None, "value": None}))
+    rows = st.lists(with_nulls, min_size=RECORDS_PER_CASE, max_size=RECORDS_PER_CASE)
+    return rows.map(
+        lambda rows: {
+            "kind": "pipeline",
+            "plugin": f"HoistField${variant} over {kind}",
+            "config": config,
+            "records": [{**row, "offset": offset} for offset, row in enumerate(rows)],
+        }
+    )

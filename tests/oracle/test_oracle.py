@@ -73,3 +73,17 @@ CHAIN_CASES = 100
 def test_chains_over_every_converter_pair_match_kafka_connect(kafka_connect, deviation_counts):
     cases = generate(_cases.chain_case(), scaled(CHAIN_CASES))
     assert_cases_match_kafka(kafka_connect, deviation_counts, cases, minimum_cases=40)
+
+
+#: HoistField over what StringConverter and ByteArrayConverter read (string-and-bytes-read-schemaless).
+HOISTED_CASES = 5
+
+
+def test_hoisting_what_string_and_bytes_converters_read_matches_kafka_connect(kafka_connect, deviation_counts):
+    cases = [
+        case
+        for kind in ("string", "bytearray")
+        for variant in ("Key", "Value")
+        for case in generate(_cases.hoisted_strings_case(kind, variant), scaled(HOISTED_CASES))
+    ]
+    assert_cases_match_kafka(kafka_connect, deviation_counts, cases, minimum_cases=30)
