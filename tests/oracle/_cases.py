@@ -623,3 +623,86 @@ def hoisted_strings_case(kind: str, variant: str):
             "records": [{**row, "offset": offset} for offset, row in enumerate(rows)],
         }
     )
+
+
+# --- TimestampConverter ----------------------------------------------------------------------
+
+_FORMATS = ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm:ss.SSS", "dd/MM/yyyy HH:mm", "yyyyMMddHHmmssSSS Z"]
+#: Unix numbers in every precision's range, some far enough to leave the years 1-9999 as seconds.
+_UNIX = st.one_of(
+    st.integers(-(2**41), 2**41),
+    st.integers(-(10**7), 10**7),
+    st.integers(253_402_300_800, 2**45),
+    st.integers(-(2**45), -62_135_596_801),
+)
+_TEXT_TIMES = st.sampled_from(
+    ["2024-01-02", "2024-02-29T23:59:59.999", "01/02/2024 10:11", "20240102101112345 +0000", "31/12/1969 23:59", "x"]
+)
+_TIME_SCHEMAS = [Timestamp.SCHEMA, Date.SCHEMA, Time.SCHEMA, Schema.INT64_SCHEMA, Schema.STRING_SCHEMA]
+
+
+def _timestamp_part(field: str | None, mode: str):
+    """Key or value bytes (JSON, schemaless or in an envelope as ``mode`` says) holding a time, at
+    ``field`` or whole."""
+    schemaless_time = st.one_of(_UNIX, _TEXT_TIMES)
+    schemaless = schemaless_time if field is None else st.fixed_dictionaries({field: schemaless_time, "other": WORDS})
+
+    def enveloped(schema):
+        if field is not None:
+            schema = SchemaBuilder.struct().field(field, schema).field("other", Schema.STRING_SCHEMA).build()
+        values = connect_values(schema)
+        if schema is Schema.INT64_SCHEMA or (field and schema.field(field).schema is Schema.INT64_SCHEMA):
+            values = _UNIX if field is None else _UNIX.map(lambda n: _struct_with(schema, field, n))
+        return values.map(lambda v: _ENVELOPE.from_connect_data("t", schema, v))
+
+    if mode == "schema":
+        return st.sampled_from(_TIME_SCHEMAS).flatmap(enveloped)
+    return schemaless.map(_schemaless_bytes)
+
+
+def _struct_with(schema: Schema, field: str, number: int):
+    from smt.data import Struct
+
+    return Struct(schema).put(field, number).put("other", "x")
+
+
+def timestamp_case(variant: str):
+    """TimestampConverter$``variant`` over times of every kind: unix numbers (some beyond the
+    years 1-9999 as seconds), text in the configured formats, Date/Time/Timestamp fields."""
+    settings = st.fixed_dictionaries(
+        {
+            "field": st.sampled_from(["", "ts"]),
+            "target.type": st.sampled_from(["string", "unix", "Date", "Time", "Timestamp"]),
+            "format": st.sampled_from(_FORMATS),
+            "unix.precision": st.sampled_from(["seconds", "milliseconds", "microseconds", "nanoseconds"]),
+        }
+    )
+
+    def build(parts):
+        config, mode = parts
+        part = _timestamp_part(config["field"] or None, mode)
+        record = st.fixed_dictionaries(
+            {
+                "topic": st.sampled_from(TOPICS),
+                "partition": st.just(0),
+                "timestamp": st.just(1_700_000_000_000),
+                "key": part.map(_b64),
+                "value": part.map(_b64),
+                "headers": st.just([]),
+            }
+        )
+        return st.lists(record, min_size=RECORDS_PER_CASE, max_size=RECORDS_PER_CASE).map(
+            lambda rows: {
+                "kind": "pipeline",
+                "plugin": f"TimestampConverter${variant} over times",
+                "config": {
+                    **json_converters(mode),
+                    "transforms": "t",
+                    "transforms.t.type": f"{T}TimestampConverter${variant}",
+                    **{f"transforms.t.{k}": v for k, v in config.items()},
+                },
+                "records": [{**row, "offset": offset} for offset, row in enumerate(rows)],
+            }
+        )
+
+    return st.tuples(settings, st.sampled_from(["schema", "schemaless"])).flatmap(build)

@@ -218,4 +218,25 @@ MUTANTS = [
         "name in self.include or (name not in self.exclude and not self.include)",
         ("ReplaceField$Value", "ReplaceField$Key"),
     ),
+    Mutant(
+        "timestamp-converter-unix-precision-inverted",
+        _T + "_timestamps:to_millis",
+        "multiply, divide = _UNIX_TO_MILLIS[precision]",
+        "divide, multiply = _UNIX_TO_MILLIS[precision]",
+        ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
+    ),
+    Mutant(
+        "timestamp-converter-date-rounds-up",
+        _T + "_timestamps:from_millis",
+        "days_to_date(millis // MILLIS_PER_DAY)",
+        "days_to_date(-(-millis // MILLIS_PER_DAY))",
+        ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
+    ),
+    Mutant(
+        "timestamp-converter-time-drops-the-milliseconds",
+        _T + "_timestamps:from_millis",
+        "return _dt.time(hour, minute, second, ms * 1000)",
+        "return _dt.time(hour, minute, second)",
+        ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
+    ),
 ]

@@ -13,10 +13,17 @@ from tests.oracle import _cases, _ours
 from tests.oracle._compare import SAME, UNEXPLAINED, Tally, judge, run_cases
 from tests.oracle._generation import generate, scaled
 from tests.oracle._mutants import MUTANTS, planted
-from tests.oracle.test_oracle import CONFIGS_PER_CONVERTER, CONFIGS_PER_PREDICATE, CONFIGS_PER_TRANSFORM
+from tests.oracle.test_oracle import (
+    CONFIGS_PER_CONVERTER,
+    CONFIGS_PER_PREDICATE,
+    CONFIGS_PER_TRANSFORM,
+    TIMESTAMP_CASES,
+)
 
 
 def _cases_for(plugin: str, pools: dict) -> list[dict]:
+    if plugin.endswith(" over times"):
+        return generate(_cases.timestamp_case(plugin.split("$")[1].split()[0]), scaled(TIMESTAMP_CASES))
     if plugin in _cases.PREDICATES:
         return generate(_cases.predicate_case(plugin, pools), scaled(CONFIGS_PER_PREDICATE))
     if plugin in _cases.CONVERTER_CLASSES:

@@ -87,3 +87,13 @@ def test_hoisting_what_string_and_bytes_converters_read_matches_kafka_connect(ka
         for case in generate(_cases.hoisted_strings_case(kind, variant), scaled(HOISTED_CASES))
     ]
     assert_cases_match_kafka(kafka_connect, deviation_counts, cases, minimum_cases=30)
+
+
+#: TimestampConverter over records made of times (the general records seldom hold one).
+TIMESTAMP_CASES = 40
+
+
+@pytest.mark.parametrize("variant", ["Key", "Value"])
+def test_timestamp_converter_over_times_matches_kafka_connect(kafka_connect, deviation_counts, variant):
+    cases = generate(_cases.timestamp_case(variant), scaled(TIMESTAMP_CASES))
+    assert_cases_match_kafka(kafka_connect, deviation_counts, cases, minimum_cases=200)
