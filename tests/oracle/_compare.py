@@ -23,6 +23,8 @@ from tests.oracle._equivalence import outcomes_agree
 from tests.oracle._twins import twins
 
 SAME = "same"
+#: The one deviation between Kafka and Kafka: ours agrees with the UTC oracle, not the zoned one.
+WORKER_TIME_ZONE = next(d for d in DEVIATIONS if d.name == "worker-time-zone")
 UNEXPLAINED = "unexplained"
 
 
@@ -66,14 +68,21 @@ class Tally:
         return "\n".join(lines)
 
 
-def run_cases(kafka_connect, cases: list[dict], tally: Tally, ours: Callable[[dict], dict] = _ours.run) -> list[dict]:
+def run_cases(
+    kafka_connect, cases: list[dict], tally: Tally, ours: Callable[[dict], dict] = _ours.run, zoned=None
+) -> list[dict]:
     """Run ``cases`` (and their twins) through Kafka and ``ours``, adding a verdict per item to
-    ``tally``; returns Kafka's results, to compare other versions of ours with (:func:`judge`)."""
+    ``tally``; returns Kafka's results, to compare other versions of ours with (:func:`judge`).
+    ``zoned``, another oracle JVM in a time zone other than UTC, runs the cases too (the twin
+    ``zoned``: the worker-time-zone deviation)."""
     variants = [twins(case) for case in cases]
     batch = list(cases) + [twin for found in variants for twin in found.values()]
     results = kafka_connect.run(batch)
     kafka, rest = results[: len(cases)], iter(results[len(cases) :])
     answered = [(result, {name: next(rest) for name in found}, found) for result, found in zip(kafka, variants)]
+    if zoned is not None:
+        for (_, results_by_name, found), case, result in zip(answered, cases, zoned.run(cases)):
+            results_by_name["zoned"], found["zoned"] = result, case
     judge(cases, answered, tally, ours)
     return answered
 
@@ -103,12 +112,12 @@ def compare(case: dict, kafka: dict, ours: dict, tally: Tally, twins_by_item: li
     our_items = _items(ours, len(items))
     twins_by_item = twins_by_item or [{} for _ in items]
     for index, (item, theirs, mine) in enumerate(zip(items, kafka_items, our_items)):
+        difference = Difference(case, item, theirs, mine, twins_by_item[index])
         if outcomes_agree(case, theirs, mine):
-            verdict = SAME
+            verdict = WORKER_TIME_ZONE.name if WORKER_TIME_ZONE.applies(difference) else SAME
             if "error" in theirs:
                 tally.messages["same" if _message_matches(theirs["error"], mine["error"]) else "different"] += 1
         else:
-            difference = Difference(case, item, theirs, mine, twins_by_item[index])
             verdict = next((d.name for d in DEVIATIONS if d.applies(difference)), UNEXPLAINED)
         tally.add(
             plugin, verdict, {"case": _shown_case(case), "item": item, "index": index, "kafka": theirs, "ours": mine}

@@ -482,6 +482,15 @@ def dates_beyond_year_9999(d: Difference) -> bool:
     return False
 
 
+def worker_time_zone(d: Difference) -> bool:
+    """Dates in text are written as Kafka writes them in a UTC worker; Kafka in another zone
+    writes them in that zone (java.util.Date.toString in StringConverter, Values' formats in
+    SimpleHeaderConverter) or fails to read a date: ours agrees with the oracle's UTC JVM, and
+    the same case in a JVM at +05:30 gives another outcome."""
+    zoned = d.twins.get("zoned")
+    return bool(zoned) and outcomes_agree(d.case, d.theirs, d.mine) and not outcomes_agree(d.case, zoned[0], d.theirs)
+
+
 DEVIATIONS: list[Deviation] = [
     Deviation("schemaless-negative-zero", schemaless_negative_zero, budget=4),
     Deviation("deprecated-replace-field-names", deprecated_replace_field_names, budget=3),
@@ -493,6 +502,7 @@ DEVIATIONS: list[Deviation] = [
     Deviation("java17-float-digits", java17_float_digits, budget=224),
     Deviation("schemaless-integer-width", schemaless_integer_width, budget=42),
     Deviation("map-entry-order", map_entry_order, budget=31),
+    Deviation("worker-time-zone", worker_time_zone, budget=156),
     Deviation("bytes-to-string", bytes_to_string, budget=10),
     Deviation("string-and-bytes-read-schemaless", string_and_bytes_read_schemaless, budget=640),
     Deviation("invalid-text-is-not-replaced", invalid_text_is_not_replaced, budget=97),

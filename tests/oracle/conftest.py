@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.oracle import _cases
 from tests.oracle._deviations import DEVIATIONS
 from tests.oracle._generation import generate, scaled
-from tests.oracle._jvm import Oracle
+from tests.oracle._jvm import ZONED, Oracle
 
 _COUNTS = pytest.StashKey[collections.Counter]()
 #: The record pools: this many batches of 20 records per mode.
@@ -21,6 +21,14 @@ POOL_BATCHES = 12
 @pytest.fixture(scope="session")
 def kafka_connect(tmp_path_factory):
     oracle = Oracle(tmp_path_factory.mktemp("oracle") / "jvm.log")
+    yield oracle
+    oracle.close()
+
+
+@pytest.fixture(scope="session")
+def kafka_connect_zoned(tmp_path_factory):
+    """A second oracle JVM, in a time zone other than UTC (see worker-time-zone)."""
+    oracle = Oracle(tmp_path_factory.mktemp("oracle-zoned") / "jvm.log", ZONED)
     yield oracle
     oracle.close()
 
