@@ -491,7 +491,11 @@ _PART_CONVERTERS = {
     **{
         name.lower(): ({"": CONVERTERS + name}, lambda size=size: st.binary(min_size=size, max_size=size))
         for name, size in _NUMBERS.items()
+        if name != "BooleanConverter"
     },
+    # Bytes a BooleanConverter reads: a header it cannot read fails the record in Kafka before
+    # any transform and stays bytes here (see the compatibility page), so chains give it none.
+    "booleanconverter": ({"": CONVERTERS + "BooleanConverter"}, lambda: st.sampled_from([b"\x00", b"\x01"])),
 }
 
 
@@ -567,7 +571,7 @@ def chain_case(records_per_case: int = RECORDS_PER_CASE):
     kinds = st.tuples(
         st.sampled_from(list(_PART_CONVERTERS)),
         st.sampled_from(list(_PART_CONVERTERS)),
-        st.sampled_from(["simple", "string", "json"]),
+        st.sampled_from(["simple", *_PART_CONVERTERS]),
     )
 
     def build(draw_parts):
