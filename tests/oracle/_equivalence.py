@@ -171,6 +171,8 @@ def _lists_agree(theirs: Any, mine: Any, agree: Callable[[Any, Any], bool]) -> b
 def envelope_agrees(theirs: Any, mine: Any, float32: str = NEVER) -> bool:
     """Two JsonConverter outputs (envelopes or bare payloads): the same schema, and payloads that
     agree under it (see :func:`json_agrees`)."""
+    if theirs is NOT_JSON or mine is NOT_JSON:
+        return False  # text that is not JSON agrees only when it is the same text (Part.same)
     if isinstance(theirs, dict) and theirs.keys() == {"schema", "payload"}:
         return (
             isinstance(mine, dict)
