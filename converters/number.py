@@ -20,6 +20,7 @@ import numpy as np
 from converters._java_types import java_class_of
 from smt.converter import Converter, HeaderConverter, OnError, raise_error
 from smt.data import Float32, Schema, Type
+from smt.data.logical import LOGICAL_NAMES
 
 __all__ = [
     "BooleanConverter", "DoubleConverter", "FloatConverter", "IntegerConverter", "LongConverter", "ShortConverter",
@@ -92,7 +93,9 @@ class _PrimitiveConverter(Converter, HeaderConverter):
 
     def _accepts(self, schema: Any, value: Any) -> bool:
         if schema is not None:
-            return schema.type is self.schema.type and schema.name is None
+            # Kafka casts the value: a logical type's value (a Date, a BigDecimal) fails, while a
+            # value whose schema only carries a name of its own is the plain number it was.
+            return schema.type is self.schema.type and schema.name not in LOGICAL_NAMES
         return java_class_of(None, value) == f"class {self._java_class}"
 
     def _pack(self, topic: str, value: Any) -> bytes:

@@ -111,6 +111,7 @@ class TimestampConverter(PartTransform):
         if schema is None:
             return None
         if self.path is None:
+            ts.type_from_schema(schema)  # as Kafka: a null under a schema no timestamp has fails
             return ts.schema_for(self.target, schema.optional), None
         return self.schema_cache.get(schema, self.rewriter.schema), None
 

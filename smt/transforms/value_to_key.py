@@ -23,7 +23,9 @@ class ValueToKey(Reconfigurable, Transform):
     """The key becomes a map (schemaless) or struct of the value's ``fields``.
 
     A missing schemaless field gives null; a missing field with a schema is a data error.
-    A tombstone (null value) passes through unchanged. With ``field.syntax.version=V2`` a
+    A tombstone (null value) fails, as in Kafka: there is no value to derive the key from,
+    and keeping the old key would send the delete to a key the re-keyed records never use.
+    With ``field.syntax.version=V2`` a
     dotted path ``a.b`` puts the value's ``a.b`` at ``a.b`` in the key (nested maps or structs).
     """
 
@@ -57,8 +59,6 @@ class ValueToKey(Reconfigurable, Transform):
         self.schema_cache = SchemaCache()
 
     def apply(self, record: Record) -> Record:
-        if record.value is None:
-            return record
         if record.value_schema is None:
             return record.replace(key=self._key_from_map(record.value), key_schema=None)
         struct = require_struct(record.value, PURPOSE)
@@ -102,14 +102,11 @@ class ValueToKey(Reconfigurable, Transform):
         schemas = batch.value_schema
         if schemas.count(None) != len(schemas):
             return super().apply_batch(batch, errors)
-        values, old_keys = batch.value, batch.key
+        values = batch.value
         make_key = self._key_from_map
         keys: list = []
         failed: list[int] = []
         for row, value in enumerate(values):
-            if value is None:
-                keys.append(old_keys[row])
-                continue
             try:
                 keys.append(make_key(value))
             except Exception as exc:  # attributed to its row
@@ -119,12 +116,8 @@ class ValueToKey(Reconfigurable, Transform):
         key_schemas = batch.key_schema
         if key_schemas.count(None) == len(key_schemas):
             result = derive_batch(batch, key=keys)
-        else:  # tombstones keep their key schema, the rest get a schemaless key
-            result = derive_batch(
-                batch,
-                key=keys,
-                key_schema=[schema if value is None else None for value, schema in zip(values, key_schemas)],
-            )
+        else:
+            result = derive_batch(batch, key=keys, key_schema=[None] * len(keys))
         return result.without_rows(failed)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 import converters
 from smt.converter import ConverterError
-from smt.data import Float32, Schema
+from smt.data import Float32, Schema, SchemaBuilder, Timestamp
 from smt.plugins import default_plugins
 
 KAFKA = "org.apache.kafka.connect.converters."
@@ -116,6 +118,16 @@ def test_write_errors_name_the_java_class_as_kafka_does(name, value, schema, mes
         rf"{message.replace('(', '[(]').replace(')', '[)]')}",
     ):
         load(name).from_connect_data("t", schema, value)
+
+
+def test_a_value_whose_schema_has_a_name_of_its_own_is_written_as_the_number_it_is():
+    renamed = SchemaBuilder.int64().name("com.example.Renamed").build()
+    assert load("LongConverter").from_connect_data("t", renamed, 7) == (7).to_bytes(8, "big")
+
+
+def test_a_logical_value_is_refused_as_kafka_refuses_it():
+    with pytest.raises(ConverterError, match=r"class java.util.Date cannot be cast to class java.lang.Long"):
+        load("LongConverter").from_connect_data("t", Timestamp.SCHEMA, dt.datetime(2024, 1, 2))
 
 
 # (converter, bytes, Kafka's message)

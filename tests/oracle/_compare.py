@@ -6,21 +6,25 @@ partition, timestamp, headers and key/value bytes; JSON is compared as the
 document it is (Jackson and orjson lay numbers and object keys out
 differently).  A difference that is one of our documented deviations
 (``docs/kafka-connect-compatibility.md``, "Deliberate deviations") is counted
-under its name; any other is unexplained, and fails the test.
+under its name; any other is unexplained, and fails the test.  Kafka also
+runs each case's twins (tests/oracle/_twins.py), the variants that some
+deviations are checked against, in the same batch.
 """
 
 from __future__ import annotations
 
-import base64
 import collections
 import dataclasses
-import json
-import math
-from typing import Any
+from typing import Any, Callable
 
-from tests.oracle._deviations import DEVIATIONS
+from tests.oracle import _ours
+from tests.oracle._deviations import DEVIATIONS, Difference
+from tests.oracle._equivalence import outcomes_agree
+from tests.oracle._twins import twins
 
 SAME = "same"
+#: The one deviation between Kafka and Kafka: ours agrees with the UTC oracle, not the zoned one.
+WORKER_TIME_ZONE = next(d for d in DEVIATIONS if d.name == "worker-time-zone")
 UNEXPLAINED = "unexplained"
 
 
@@ -33,14 +37,24 @@ class Tally:
     )
     unexplained: list[dict] = dataclasses.field(default_factory=list)
     messages: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    #: Every item's verdict, in order (the mutant test compares them with the unmutated run's).
+    items: list[str] = dataclasses.field(default_factory=list)
 
     def add(self, plugin: str, verdict: str, detail: dict) -> None:
         self.verdicts[plugin][verdict] += 1
+        self.items.append(verdict)
         if verdict == UNEXPLAINED:
             self.unexplained.append(detail)
 
     def cases(self, plugin: str) -> int:
         return sum(self.verdicts[plugin].values())
+
+    def deviations(self) -> collections.Counter:
+        """Cases explained by each deviation."""
+        counts: collections.Counter = collections.Counter()
+        for verdicts in self.verdicts.values():
+            counts.update({k: n for k, n in verdicts.items() if k not in (SAME, UNEXPLAINED)})
+        return counts
 
     def report(self) -> str:
         lines = [f"{'plugin':<28}{'cases':>7}  verdicts"]
@@ -54,20 +68,64 @@ class Tally:
         return "\n".join(lines)
 
 
-def compare(case: dict, kafka: dict, ours: dict, tally: Tally) -> None:
+def run_cases(
+    kafka_connect, cases: list[dict], tally: Tally, ours: Callable[[dict], dict] = _ours.run, zoned=None
+) -> list[dict]:
+    """Run ``cases`` (and their twins) through Kafka and ``ours``, adding a verdict per item to
+    ``tally``; returns Kafka's results, to compare other versions of ours with (:func:`judge`).
+    ``zoned``, another oracle JVM in a time zone other than UTC, runs the cases too (the twin
+    ``zoned``: the worker-time-zone deviation)."""
+    variants = [twins(case) for case in cases]
+    batch = list(cases) + [twin for found in variants for twin in found.values()]
+    results = kafka_connect.run(batch)
+    kafka, rest = results[: len(cases)], iter(results[len(cases) :])
+    answered = [(result, {name: next(rest) for name in found}, found) for result, found in zip(kafka, variants)]
+    if zoned is not None:
+        for (_, results_by_name, found), case, result in zip(answered, cases, zoned.run(cases)):
+            results_by_name["zoned"], found["zoned"] = result, case
+    judge(cases, answered, tally, ours)
+    return answered
+
+
+def judge(cases: list[dict], answered: list, tally: Tally, ours: Callable[[dict], dict] = _ours.run) -> None:
+    """Add a verdict per item of each case, given Kafka's answers from :func:`run_cases`."""
+    for case, (theirs, twin_results, twin_cases) in zip(cases, answered):
+        compare(case, theirs, ours(case), tally, _twins_by_item(case, twin_results, twin_cases))
+
+
+def _twins_by_item(case: dict, results: dict[str, dict], cases: dict[str, dict]) -> list[dict[str, list[dict]]]:
+    count = len(_case_items(case))
+    by_item: list[dict[str, list[dict]]] = [{} for _ in range(count)]
+    for name, result in results.items():
+        items = _items(result, len(_case_items(cases[name])))
+        owners = cases[name].get("variant_of", range(count))
+        for owner, item in zip(owners, items):
+            by_item[owner].setdefault(name.split("#")[0], []).append(item)
+    return by_item
+
+
+def compare(case: dict, kafka: dict, ours: dict, tally: Tally, twins_by_item: list | None = None) -> None:
     """Add a verdict for every item (record, converted datum) of ``case``."""
     plugin = case["plugin"]
-    items = case.get("records") or case.get("data") or case.get("items") or []
+    items = _case_items(case)
     kafka_items = _items(kafka, len(items))
     our_items = _items(ours, len(items))
+    twins_by_item = twins_by_item or [{} for _ in items]
     for index, (item, theirs, mine) in enumerate(zip(items, kafka_items, our_items)):
-        if _agree(case, theirs, mine, tally):
-            verdict = SAME
+        difference = Difference(case, item, theirs, mine, twins_by_item[index])
+        if outcomes_agree(case, theirs, mine):
+            verdict = WORKER_TIME_ZONE.name if WORKER_TIME_ZONE.applies(difference) else SAME
+            if "error" in theirs:
+                tally.messages["same" if _message_matches(theirs["error"], mine["error"]) else "different"] += 1
         else:
-            verdict = next((d.name for d in DEVIATIONS if d.applies(case, item, theirs, mine)), UNEXPLAINED)
+            verdict = next((d.name for d in DEVIATIONS if d.applies(difference)), UNEXPLAINED)
         tally.add(
             plugin, verdict, {"case": _shown_case(case), "item": item, "index": index, "kafka": theirs, "ours": mine}
         )
+
+
+def _case_items(case: dict) -> list[Any]:
+    return case.get("records") or case.get("data") or case.get("items") or []
 
 
 def _items(result: dict, count: int) -> list[dict]:
@@ -76,71 +134,8 @@ def _items(result: dict, count: int) -> list[dict]:
     return result.get("records") or result.get("items") or []
 
 
-def _agree(case: dict, theirs: dict, mine: dict, tally: Tally) -> bool:
-    if set(theirs) != set(mine):
-        return False
-    if "error" in theirs:
-        tally.messages["same" if _message_matches(theirs["error"], mine["error"]) else "different"] += 1
-        return theirs["error"].get("stage") == mine["error"].get("stage")
-    if "ok" in theirs:
-        return same_output(case, theirs["ok"], mine["ok"])
-    return True  # dropped, or a configuration refused by both
-
-
 def _message_matches(theirs: dict, mine: dict) -> bool:
     return theirs["message"].strip().rstrip(":").strip() in mine["message"]
-
-
-def same_output(case: dict, theirs: Any, mine: Any) -> bool:
-    if case["kind"] == "to_connect":
-        return same_json(theirs, mine)
-    if case["kind"] == "from_connect":
-        return same_bytes(theirs, mine, _is_json(case.get("converter")))
-    config = case["config"]
-    if any(theirs[k] != mine[k] for k in ("topic", "partition", "timestamp")):
-        return False
-    return (
-        same_bytes(theirs["key"], mine["key"], _is_json(config.get("key.converter")))
-        and same_bytes(theirs["value"], mine["value"], _is_json(config.get("value.converter")))
-        and theirs["headers"] == mine["headers"]
-    )
-
-
-def _is_json(name: str | None) -> bool:
-    return bool(name) and name.endswith("JsonConverter")
-
-
-def same_bytes(theirs: str | None, mine: str | None, as_json: bool) -> bool:
-    if theirs == mine:
-        return True
-    if theirs is None or mine is None or not as_json:
-        return False
-    return same_json(base64.b64decode(theirs), base64.b64decode(mine))
-
-
-def same_json(theirs: str | bytes | None, mine: str | bytes | None) -> bool:
-    if theirs is None or mine is None:
-        return theirs is mine
-    try:
-        return _same_document(json.loads(theirs), json.loads(mine))
-    except ValueError:
-        return theirs == mine
-
-
-def _same_document(a: Any, b: Any) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_document(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_document(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) or isinstance(b, float):
-        return _same_number(a, b)
-    return type(a) is type(b) and a == b
-
-
-def _same_number(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
-        return False
-    return float(a) == float(b) or (math.isnan(a) and math.isnan(b))
 
 
 def _shown_case(case: dict) -> dict:

@@ -21,6 +21,9 @@ from smt import maven
 from smt.local.kafka import CONNECT_BUNDLE
 
 SOURCE = Path(__file__).with_name("KafkaConnectOracle.java")
+#: The time zone of a second oracle JVM: a worker outside UTC, where Kafka writes some texts in
+#: its own zone (java.util.Date.toString, Values' date formats); +05:30 has no daylight saving.
+ZONED = "Asia/Kolkata"
 MAIN_CLASS = "KafkaConnectOracle"
 
 
@@ -49,9 +52,9 @@ def compile_oracle() -> tuple[Path, list[Path]]:
 
 
 class Oracle:
-    """One JVM running KafkaConnectOracle for the whole test session."""
+    """One JVM running KafkaConnectOracle for the whole test session, in ``time_zone``."""
 
-    def __init__(self, log_path: Path) -> None:
+    def __init__(self, log_path: Path, time_zone: str = "UTC") -> None:
         classes, jars = compile_oracle()
         java = shutil.which("java")
         assert java, "the Kafka Connect oracle needs java"
@@ -62,7 +65,7 @@ class Oracle:
                 "-Xmx512m",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
-                "-Duser.timezone=UTC",
+                f"-Duser.timezone={time_zone}",
                 "-cp",
                 os.pathsep.join([str(classes), *map(str, jars)]),
                 MAIN_CLASS,

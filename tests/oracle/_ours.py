@@ -50,7 +50,11 @@ def _pipeline(case: dict) -> dict:
     by_offset: dict[int, dict] = {}
     for row in out.to_pylist():
         if row[DEAD_LETTER_COLUMN]:
-            headers = {h["key"]: (h["value"] or b"").decode() for h in row["headers"]}
+            headers = {
+                h["key"]: (h["value"] or b"").decode()
+                for h in row["headers"]
+                if h["key"].startswith("__connect.errors.")
+            }
             by_offset[row["offset"]] = {
                 "error": {
                     "stage": headers["__connect.errors.stage"],

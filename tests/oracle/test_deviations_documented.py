@@ -29,3 +29,14 @@ def test_the_page_lists_every_plugin_the_oracle_compares():
 
 def test_the_readme_links_the_page():
     assert "docs/kafka-connect-compatibility.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_page_states_each_deviations_budget():
+    section = PAGE.read_text(encoding="utf-8").split("## Deliberate deviations", 1)[1]
+    stated = {}
+    for line in section.splitlines():
+        row = re.match(r"^\| `([a-z0-9-]+)` \|", line)
+        if row:
+            cells = [cell.strip() for cell in line.split("|")]
+            stated[row.group(1)] = int(cells[5])
+    assert stated == {d.name: d.budget for d in DEVIATIONS}

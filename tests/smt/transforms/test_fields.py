@@ -160,7 +160,8 @@ def test_value_to_key_replace_null_with_default(replace_null_with_default, expec
 
 def test_value_to_key_tombstone_and_nested():
     record = make_record(None, key="k")
-    assert conf(ValueToKey, {"fields": "a"}).apply(record) is record
+    with pytest.raises(DataError, match=r"absence of schema for \[copying fields from value to key\], found: null"):
+        conf(ValueToKey, {"fields": "a"}).apply(record)
     xform = conf(ValueToKey, {"fields": "a.b,c", **V2})
     assert xform.apply(make_record({"a": {"b": 1, "x": 2}, "c": 3})).key == {"a": {"b": 1}, "c": 3}
 

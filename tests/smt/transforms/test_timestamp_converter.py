@@ -119,6 +119,12 @@ def test_with_schema_null_value(target, source):
     assert out.value_schema == OPTIONAL[target] and out.value is None
 
 
+def test_a_null_under_a_schema_no_timestamp_has_fails_as_in_kafka():
+    record = make_record(None, value_schema=Schema.OPTIONAL_INT16_SCHEMA)
+    with pytest.raises(DataError, match=r"Schema .*INT16.* does not correspond to a known timestamp type format"):
+        value_xform(target_type="Date", format=FMT).apply(record)
+
+
 @pytest.mark.parametrize("target, source", NULL_CONVERSIONS)
 def test_with_schema_null_field(target, source):
     xform = value_xform(target_type=target, format=FMT, field="ts")

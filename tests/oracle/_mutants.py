@@ -1,0 +1,242 @@
+"""Planted bugs: one-line changes to our transforms, predicates, chain and converters.
+
+Each :class:`Mutant` names a function or method (``module:Qualified.name``), a
+piece of its source and what to put instead: a plausible slip, one line.
+:func:`planted` recompiles the function from its changed source in its own
+module's globals and puts it in place of the original for the duration of a
+``with`` block (a method that calls ``super()`` gets its class cell back).
+The mutant test (tests/oracle/test_mutants.py) runs the oracle's cases for
+``plugins`` against each mutant and requires the oracle to report it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import inspect
+import textwrap
+from typing import Any, Iterator
+
+__all__ = ["MUTANTS", "Mutant", "planted"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+    name: str
+    target: str
+    old: str
+    new: str
+    #: The oracle case families that reach the changed code (plugin names as the tally shows them).
+    plugins: tuple[str, ...]
+
+
+def _resolve(target: str) -> tuple[Any, str, Any]:
+    """(owner, attribute name, function) for ``module:Qualified.name``."""
+    module_name, qualified = target.split(":")
+    owner: Any = importlib.import_module(module_name)
+    *path, name = qualified.split(".")
+    for step in path:
+        owner = getattr(owner, step)
+    return owner, name, inspect.unwrap(owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name))
+
+
+@contextlib.contextmanager
+def planted(mutant: Mutant) -> Iterator[None]:
+    """``mutant``'s change in place while the block runs."""
+    owner, name, function = _resolve(mutant.target)
+    raw = owner.__dict__[name] if isinstance(owner, type) else function
+    code = function.__func__ if isinstance(raw, (staticmethod, classmethod)) else function
+    source = textwrap.dedent(inspect.getsource(code))
+    if source.count(mutant.old) != 1:
+        raise AssertionError(
+            f"{mutant.name}: {mutant.old!r} occurs {source.count(mutant.old)} times in {mutant.target}"
+        )
+    changed = source.replace(mutant.old, mutant.new)
+    # Compiled inside a function that has a __class__ variable, so that super() works in methods.
+    factory = "def __mutant_factory__(__class__):\n" + textwrap.indent(changed, "    ") + f"    return {name}\n"
+    namespace: dict[str, Any] = {}
+    module = inspect.getmodule(code)
+    exec(compile(factory, f"<mutant {mutant.name}>", "exec"), module.__dict__, namespace)
+    replacement = namespace["__mutant_factory__"](owner if isinstance(owner, type) else None)
+    if isinstance(raw, staticmethod) and not isinstance(replacement, staticmethod):
+        replacement = staticmethod(replacement)
+    setattr(owner, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(owner, name, raw)
+
+
+_T = "smt.transforms."
+
+MUTANTS = [
+    Mutant(
+        "flatten-drops-its-delimiter",
+        _T + "flatten:Flatten._name",
+        "prefix + self.delimiter + name",
+        "prefix + name",
+        ("Flatten$Value", "Flatten$Key"),
+    ),
+    Mutant(
+        "flatten-off-by-one-after-the-delimiter",
+        _T + "flatten:Flatten._name",
+        "prefix + self.delimiter + name",
+        "prefix + self.delimiter + name[1:]",
+        ("Flatten$Value", "Flatten$Key"),
+    ),
+    Mutant(
+        "mask-field-takes-another-types-empty-value",
+        _T + "mask_field:_empty_for",
+        "issubclass(kind, known)",
+        "issubclass(known, kind)",
+        ("MaskField$Value", "MaskField$Key"),
+    ),
+    Mutant(
+        "mask-field-parses-an-integer-replacement-as-float",
+        _T + "mask_field:_mask_for",
+        "parser = next((p for t, p in _REPLACEMENT_PARSERS.items() if kind is t), None)",
+        "parser = float if kind is int else next((p for t, p in _REPLACEMENT_PARSERS.items() if kind is t), None)",
+        ("MaskField$Value", "MaskField$Key"),
+    ),
+    Mutant(
+        "cast-rounds-instead-of-truncating",
+        _T + "_casting:_float_to_int",
+        "else int(value)",
+        "else round(value)",
+        ("Cast$Value", "Cast$Key"),
+    ),
+    Mutant(
+        "json-converter-drops-optional-when-reading",
+        "converters.json._schema_json:from_json_schema",
+        'if node.get("optional") is True:',
+        'if node.get("optional") == "true":',
+        ("JsonConverter",),
+    ),
+    Mutant(
+        "header-from-move-acts-as-copy",
+        _T + "header_from:HeaderFrom.configure",
+        'self.move = self.config["operation"] == "move"',
+        'self.move = self.config["operation"] == "Move"',
+        ("HeaderFrom$Value", "HeaderFrom$Key"),
+    ),
+    Mutant(
+        "simple-header-converter-reads-1.50-as-a-double",
+        "smt.data._string_parser:_parse_number",
+        "return Schema.FLOAT32_SCHEMA, as_float",
+        "return Schema.FLOAT64_SCHEMA, as_float",
+        ("SimpleHeaderConverter",),
+    ),
+    Mutant(
+        "replace-field-blacklist-acts-as-include",
+        "smt.config:ConfigDef._translate_deprecated",
+        "translated.setdefault(old.replacement, props[old.name])",
+        'translated.setdefault({"exclude": "include"}.get(old.replacement, old.replacement), props[old.name])',
+        ("ReplaceField$Value", "ReplaceField$Key"),
+    ),
+    Mutant(
+        "regex-router-routes-a-partial-match",
+        _T + "regex_router:RegexRouter.route",
+        "if self.regex.fullmatch(topic)",
+        "if self.regex.search(topic)",
+        ("RegexRouter",),
+    ),
+    Mutant(
+        "negate-is-ignored",
+        "smt.chain:ChainStage.mask",
+        "return [not t for t in tested]",
+        "return [bool(t) for t in tested]",
+        ("RecordIsTombstone", "HasHeaderKey"),
+    ),
+    Mutant(
+        "has-header-key-matches-a-prefix",
+        "smt.predicates.has_header_key:_matches_in_arrow",
+        "pc.equal(keys, wanted)",
+        "pc.starts_with(keys, wanted[:1])",
+        ("HasHeaderKey",),
+    ),
+    Mutant(
+        "hoist-field-drops-a-schemaless-tombstone",
+        _T + "hoist_field:HoistField.apply_null",
+        "return None, {self.field: None}",
+        "return None, None",
+        ("HoistField$Value", "HoistField$Key"),
+    ),
+    Mutant(
+        "timestamp-router-swaps-its-placeholders",
+        _T + "timestamp_router:_router",
+        'topic_format.replace("${topic}", topic).replace("${timestamp}", stamp)',
+        'topic_format.replace("${topic}", stamp).replace("${timestamp}", topic)',
+        ("TimestampRouter",),
+    ),
+    Mutant(
+        "number-converter-writes-little-endian",
+        "converters.number:_IntegerConverter._pack",
+        'int(value).to_bytes(self._width, "big", signed=True)',
+        'int(value).to_bytes(self._width, "little", signed=True)',
+        ("LongConverter", "IntegerConverter", "ShortConverter"),
+    ),
+    Mutant(
+        "drop-headers-keeps-the-first-of-a-name",
+        _T + "drop_headers:DropHeaders.apply_batch",
+        "tuple(h for h in row if h[0] not in names)",
+        "tuple(h for i, h in enumerate(row) if h[0] not in names or i == 0)",
+        ("DropHeaders",),
+    ),
+    Mutant(
+        "set-schema-metadata-keeps-the-old-name",
+        _T + "set_schema_metadata:SetSchemaMetadata._derive_schema",
+        "self.schema_name if self.schema_name is not None else schema.name",
+        "schema.name if schema.name is not None else self.schema_name",
+        ("SetSchemaMetadata$Value", "SetSchemaMetadata$Key"),
+    ),
+    Mutant(
+        "record-is-tombstone-takes-an-empty-value-for-null",
+        "smt.predicates.record_is_tombstone:RecordIsTombstone.test_batch",
+        "[value is None for value in batch.value]",
+        "[not value for value in batch.value]",
+        ("RecordIsTombstone",),
+    ),
+    Mutant(
+        "value-to-key-nulls-falsy-fields",
+        _T + "value_to_key:ValueToKey._key_from_map",
+        "key[path.last] = value.get(path.last)",
+        "key[path.last] = value.get(path.last) or None",
+        ("ValueToKey",),
+    ),
+    Mutant(
+        "extract-field-reads-the-key-of-the-first-field",
+        _T + "extract_field:ExtractField.apply_batch",
+        "return value.get(name)",
+        "return value.get(name, next(iter(value.values()), None))",
+        ("ExtractField$Value", "ExtractField$Key"),
+    ),
+    Mutant(
+        "replace-field-include-wins-over-exclude",
+        _T + "replace_field:ReplaceField.keeps",
+        "name not in self.exclude and (not self.include or name in self.include)",
+        "name in self.include or (name not in self.exclude and not self.include)",
+        ("ReplaceField$Value", "ReplaceField$Key"),
+    ),
+    Mutant(
+        "timestamp-converter-unix-precision-inverted",
+        _T + "_timestamps:to_millis",
+        "multiply, divide = _UNIX_TO_MILLIS[precision]",
+        "divide, multiply = _UNIX_TO_MILLIS[precision]",
+        ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
+    ),
+    Mutant(
+        "timestamp-converter-date-rounds-up",
+        _T + "_timestamps:from_millis",
+        "days_to_date(millis // MILLIS_PER_DAY)",
+        "days_to_date(-(-millis // MILLIS_PER_DAY))",
+        ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
+    ),
+    Mutant(
+        "timestamp-converter-time-drops-the-milliseconds",
+        _T + "_timestamps:from_millis",
+        "return _dt.time(hour, minute, second, ms * 1000)",
+        "return _dt.time(hour, minute, second)",
+        ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
+    ),
+]
