@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any
 
-from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
+from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python, use_local_worker_python
 from smt.sessions import connect_session
 
 __all__ = ["REMOTE_KEY", "build_spark_session", "remote_url"]
@@ -70,6 +70,8 @@ def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike
     if not is_local_master(master):
         # Executors in other processes may not have this package installed.
         ship_project_code(session)
+    else:
+        use_local_worker_python(session)  # also a session this process had already started
     return session
 
 
