@@ -6,7 +6,10 @@ prefix.  A key that none of them declares changes nothing, silently: a typo
 ``transforms=`` does not list.  :func:`review_pipeline_keys` walks the file
 the way the pipeline is built and returns a :class:`ConfigNotice` for every
 such key, with the nearest declared name as a suggestion, and for every
-deprecated key in use, naming its replacement.
+deprecated key in use, naming its replacement.  The pipeline refuses a file
+with an unknown key (a typo such as ``errors.tolerence=all`` changes what
+happens); keys under a prefix that goes to another system (``spark.*``,
+``source.kafka.*``) are that system's to judge and never reported.
 
 What a plugin reads is its ``config_def``: its keys, its deprecated names and
 the prefixes it owns (:meth:`smt.config.ConfigDef.define_prefix`).  A prefix

@@ -48,7 +48,9 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     validate.add_argument("pipeline", help="the pipeline's .properties file")
     _add_set_option(validate)
     validate.add_argument(
-        "--strict", action="store_true", help="unknown and deprecated keys are errors (exit 3), not warnings"
+        "--strict",
+        action="store_true",
+        help="deprecated keys are errors (exit 3), not warnings (unknown keys always are)",
     )
     validate.set_defaults(handler=validate_command)
 

@@ -31,6 +31,7 @@ from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observe
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
@@ -256,7 +257,12 @@ class _Run:
         from pyspark.sql import Observation
 
         observation = Observation(f"smt-counts-{self.spec.config['name']}")
-        write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
+        new_outputs = NewOutputs(self.spark, [self.spec.sink, self.spec.dead_letters])
+        try:
+            write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
+        except BaseException:
+            new_outputs.remove()
+            raise
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
         if observed is None:
             log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])
