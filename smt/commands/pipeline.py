@@ -25,6 +25,8 @@ from smt.errors import SmtError
 
 __all__ = ["add_commands"]
 
+log = logging.getLogger(__name__)
+
 #: Where ``smt run`` writes Spark's output; one file per run.
 LOG_DIR_NAME = "spark-smt-logs"
 
@@ -90,6 +92,8 @@ def run_command(args: argparse.Namespace) -> int:
     for notice in spec.notices:  # once, before anything runs
         logging.getLogger("smt.config").warning("%s", mask(str(notice)))
     log_file = None if verbosity >= Verbosity.DEBUG or "spark.log.level" in spec.props else _new_log_file(spec)
+    if log_file is not None:
+        log.info("Spark's own output goes to %s", log_file)
     progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
     try:
         spark = build_spark_session(spec, jvm_log=log_file)

@@ -3,9 +3,10 @@
 The summary says where records came from and went: the source, the sink
 (``written`` counts input records that reached it, ``output records`` what the
 sink received, more than written when a transform fans out), the dead-letter
-queue, and the Spark log of the run.  Dead letters are always *appended* to
-their queue (a queue collects across runs), while the file sink follows
-``sink.write.mode``.
+queue, and the Spark log of the run.  A dead-letter folder follows the file
+sink's ``sink.write.mode`` (a rerun that replaces its output replaces its dead
+letters) and says so; with another sink, and on a Kafka topic, dead letters
+are appended.
 """
 
 from __future__ import annotations
@@ -40,15 +41,21 @@ def metrics(result: Any, spec: Any, error: str | None = None) -> dict[str, Any]:
 def locations(spec: Any) -> dict[str, str]:
     """Where the pipeline reads, writes and dead-letters, as the file says (variables shown, not values)."""
     props = spec.shown_props()
-    where = {"source": _connector_location(props, "source"), "sink": _connector_location(props, "sink")}
+    may_route = spec.chain is not None and spec.chain.may_change("topic")
+    where = {
+        "source": _connector_location(props, "source"),
+        "sink": _connector_location(props, "sink", may_route),
+    }
     if spec.policy.tolerates_all and spec.policy.dlq_path:
-        where["dead_letters"] = f"files {props['errors.deadletterqueue.path']} (jsonl, appended)"
+        mode_key = getattr(spec.dead_letters, "mode_key", None)
+        how = f"{spec.dead_letters.write_mode} as {mode_key}" if mode_key else "appended"
+        where["dead_letters"] = f"files {props['errors.deadletterqueue.path']} (jsonl, {how})"
     elif spec.policy.tolerates_all and spec.policy.dlq_topic:
         where["dead_letters"] = f"kafka topic {props['errors.deadletterqueue.topic.name']}"
     return where
 
 
-def _connector_location(props: dict[str, Any], kind: str) -> str:
+def _connector_location(props: dict[str, Any], kind: str, may_route: bool = False) -> str:
     name = str(props.get(kind, "file"))
     if props.get(f"{kind}.path"):
         fmt = props.get(f"{kind}.format", "text")
@@ -56,8 +63,9 @@ def _connector_location(props: dict[str, Any], kind: str) -> str:
         return f"{name} {props[f'{kind}.path']} ({fmt}{mode})"
     for key, label in (("topics", "topics"), ("topic.pattern", "topics matching"), ("topic", "topic")):
         if props.get(f"{kind}.{key}"):
-            fallback = " (records without a topic of their own)" if kind == "sink" else ""
-            return f"{name} {label} {props[f'{kind}.{key}']}{fallback}"
+            # The Kafka sink's topic takes every record but those a transform routed.
+            routed = " (records a transform routed: their new topic)" if kind == "sink" and may_route else ""
+            return f"{name} {label} {props[f'{kind}.{key}']}{routed}"
     if name == "kafka" and kind == "sink":
         return "kafka (each record's own topic)"
     return name

@@ -248,8 +248,14 @@ class _Run:
         spec, spark = self.spec, self.spark
         plan = spec.field_plan
         tasks = None if spec.streaming else spec.source.read_tasks(spark)
+        fields = (
+            "all fields" if plan is None else f"fields in: {', '.join(plan.inputs)}; out: {', '.join(plan.outputs)}"
+        )
         if tasks is not None:
+            log.info("reading the source in %d Python task(s), transformed where read (%s)", len(tasks), fields)
             return read_and_transform(spark, tasks, self.processor, self.layout, self.live, plan)
+        log.info("reading the source with Spark%s, then the chain over it (%s)",
+                 " as a stream" if spec.streaming else "", fields)  # fmt: skip
         df = spec.source.read(spark, streaming=spec.streaming)
         return transform_dataframe(df, self.processor, self.layout, self.live, plan)
 
@@ -258,11 +264,13 @@ class _Run:
 
         observation = Observation(f"smt-counts-{self.spec.config['name']}")
         new_outputs = NewOutputs(self.spark, [self.spec.sink, self.spec.dead_letters])
+        log.info("running the Spark job: the sink%s", " and the dead letters" if self.spec.dead_letters else "")
         try:
             write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
         except BaseException:
             new_outputs.remove()
             raise
+        log.info("written in %.1f s; waiting for the counts", time.perf_counter() - self.started)
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
         if observed is None:
             log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])

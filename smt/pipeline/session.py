@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from typing import Any
 
 from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python, use_local_worker_python
@@ -65,7 +66,12 @@ def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike
     builder = SparkSession.builder.appName(spec.config["name"]).master(master)
     for key, value in conf.items():
         builder = builder.config(key, value)
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
+    log.info("starting Spark: master %s, %d jar%s, %d settings", master, len(jars), "" if len(jars) == 1 else "s",
+             len(conf))  # fmt: skip
+    started = time.perf_counter()
     session = builder.getOrCreate()
+    log.info("Spark %s ready in %.1f s", session.version, time.perf_counter() - started)
     session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
     if not is_local_master(master):
         # Executors in other processes may not have this package installed.

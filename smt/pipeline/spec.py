@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import os
 from typing import Any, Mapping
 
@@ -35,6 +36,8 @@ from smt.pipeline.streaming import STREAMING_CONFIG, CheckpointMismatch, check_l
 from smt.plugin import PluginContext
 
 __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
+
+log = logging.getLogger(__name__)
 
 PIPELINE_CONFIG = (
     (
@@ -186,14 +189,37 @@ class PipelineSpec:
             from smt.plugins import default_plugins
 
             plugins = default_plugins()
+        log.info(
+            "read %s: %d keys%s",
+            pipeline_file or "the configuration",
+            len(props),
+            f", {len(overrides)} set on the command line" if overrides else "",
+        )
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
+        if variables.resolved_keys:
+            log.info("resolved the variables of %s", ", ".join(sorted(variables.resolved_keys)))
         try:
             props = resolve_paths(variables.values, base_dir, plugins)
             spec = _Builder(props, plugins, pipeline_file, strict, variables).build(cls)
         except ConfigError as exc:
             raise variables.mask_error(exc) from None
         spec.variables = variables
+        spec._log_parts()
         return spec
+
+    def _log_parts(self) -> None:
+        config = self.config
+        stages = ", ".join(stage.alias for stage in self.chain.stages) if self.chain is not None else ""
+        log.info("source %s, sink %s, mode %s", config.get("source") or "none", config.get("sink") or "none",
+                 config["mode"])  # fmt: skip
+        log.info("converters: key %s, value %s, header %s", *(type(converter).__name__ for converter in
+                 (self.key_converter, self.value_converter, self.header_converter)))  # fmt: skip
+        log.info("transforms: %s", stages or "none")
+        dead = self.policy.dlq_path or self.policy.dlq_topic if self.policy.tolerates_all else None
+        log.info("errors.tolerance=%s, dead letters: %s", "all" if self.policy.tolerates_all else "none",
+                 dead or "none")  # fmt: skip
+        log.info("checked: every plugin configured, input present, outputs not overlapping inputs%s",
+                 ", checkpoint matches the pipeline" if self.streaming else ", output folders writable")  # fmt: skip
 
     def shown_props(self) -> dict[str, Any]:
         """The properties as they may be shown or stored: variables in place of their values."""

@@ -215,8 +215,18 @@ def test_chain_review_alone():
 
 def test_spec_refuses_unknown_keys_carries_deprecated_ones_and_strict_refuses_those_too(tmp_path):
     (tmp_path / "in.txt").write_text("a\n")
-    with pytest.raises(ConfigError, match=r"^transforms\.x\.type: unknown key: 'x' is not listed"):
-        PipelineSpec.from_properties({**BASE, "transforms": "", "transforms.x.type": "Filter"}, base_dir=str(tmp_path))
+    with pytest.raises(
+        ConfigError, match=r"^transforms\.r\.feilds: unknown key: .*did you mean 'transforms\.r\.fields'"
+    ):
+        PipelineSpec.from_properties(
+            {**BASE, "transforms": "r", "transforms.r.type": "MaskField$Value", "transforms.r.feilds": "a"},
+            base_dir=str(tmp_path),
+        )
+    # A stage taken out of the list is a warning.
+    unlisted = PipelineSpec.from_properties(
+        {**BASE, "transforms": "", "transforms.x.type": "Filter"}, base_dir=str(tmp_path)
+    )
+    assert [(n.key, n.kind) for n in unlisted.notices] == [("transforms.x.type", "unlisted")]
     props = {**BASE, "transforms": "r", "transforms.r.type": "ReplaceField$Value", "transforms.r.blacklist": "a"}
     spec = PipelineSpec.from_properties(props, base_dir=str(tmp_path))
     assert [n.key for n in spec.notices] == ["transforms.r.blacklist"]
