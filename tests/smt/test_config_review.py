@@ -219,7 +219,13 @@ def test_spec_refuses_unknown_keys_carries_deprecated_ones_and_strict_refuses_th
         ConfigError, match=r"^transforms\.r\.feilds: unknown key: .*did you mean 'transforms\.r\.fields'"
     ):
         PipelineSpec.from_properties(
-            {**BASE, "transforms": "r", "transforms.r.type": "MaskField$Value", "transforms.r.feilds": "a"},
+            {
+                **BASE,
+                "transforms": "r",
+                "transforms.r.type": "MaskField$Value",
+                "transforms.r.fields": "a",
+                "transforms.r.feilds": "a",
+            },  # fmt: skip
             base_dir=str(tmp_path),
         )
     # A stage taken out of the list is a warning.
