@@ -76,7 +76,10 @@ PIPELINE_CONFIG = (
             "",
             None,
             Importance.HIGH,
-            "Checkpoint directory of the streaming query (required in streaming mode).",
+            "Checkpoint directory of the streaming query (required in streaming mode). A restart may "
+            "change transforms, predicates, converters and errors.* (the changes are logged); another "
+            "source or sink (source, sink, and the keys each connector declares: the file source's path, "
+            "the Kafka source's topics and topic.pattern, the file sink's path and format) is refused.",
         )
         .define(
             "key.converter",
