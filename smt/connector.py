@@ -60,6 +60,13 @@ class ReadTask:
         """
         raise NotImplementedError
 
+    def locate(self, offset: int) -> str | None:
+        """Where the record this task read with ``offset`` came from, as a user would look for it
+        (``line 3 of /data/events.txt``), or None; asked only when a record fails.  The default
+        knows nothing better than the record's partition and offset.
+        """
+        return None
+
 
 class Source(Plugin):
     """Reads records into Spark."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pyarrow as pa
 
-from smt.errors import SmtError
+from smt.errors import SmtError, StageError
 from smt.metrics import ChainMetrics
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
@@ -147,11 +147,22 @@ def read_and_transform(
     def read_partition(task_numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for numbers in task_numbers:
             for number in numbers.column(0).to_pylist():
-                for arrow_batch in tasks[number].batches(max_rows):
-                    yield from step(arrow_batch)
+                task = tasks[number]
+                try:
+                    for arrow_batch in task.batches(max_rows):
+                        yield from step(arrow_batch)
+                except StageError as exc:
+                    raise _located(exc, task) from exc.__cause__
 
     numbered = spark.range(len(tasks), numPartitions=max(1, len(tasks)))
     return numbered.mapInArrow(read_partition, ddl)
+
+
+def _located(error: StageError, task: ReadTask) -> StageError:
+    """``error`` naming where the task read its record (a file and line), when the task can tell."""
+    offset = getattr(error.record, "offset", None)
+    location = task.locate(offset) if offset is not None else None
+    return error.located(location) if location else error
 
 
 class _BatchStep:

@@ -78,7 +78,8 @@ def test_a_failed_run_leaves_nothing_that_blocks_the_next(spark, tmp_path, capsy
     pipeline = batch_pipeline(tmp_path)  # errors.tolerance=none: the bad line stops the run
 
     assert main(["run", str(pipeline)]) == EXIT_FAILED
-    assert "error: " in capsys.readouterr().err
+    # The bad line named as a user finds it: file and line number.
+    assert f"on the record read from line 2 of {tmp_path / 'in.txt'}: " in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
     assert main(["run", str(pipeline), "--set", "errors.tolerance=all"]) == EXIT_OK
