@@ -89,13 +89,20 @@ def test_run_writes_output_summary_and_metrics_json(tmp_path):
         ),
     )
     done = subprocess.run(
-        [sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json", str(tmp_path / "m.json")],
+        [sys.executable, "-m", "smt", "run", "-v", str(pipeline), "--metrics-json", str(tmp_path / "m.json")],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "read" in done.stdout and "written" in done.stdout
+    # -v: our step-by-step log, in order.
+    steps = [line.split(": ", 1)[1] for line in done.stderr.splitlines() if line.startswith("INFO smt.")]
+    expected = ["read ", "source file, sink file", "converters: ", "transforms: none", "errors.tolerance=none",
+                "checked: ", "Spark's own output goes to ", "starting Spark: master local[1]", "Spark ",
+                "reading the source in 1 Python task(s)", "running the Spark job", "written in "]  # fmt: skip
+    found = [next((index for index, step in enumerate(steps) if step.startswith(e)), None) for e in expected]
+    assert None not in found and found == sorted(found), "\n".join(steps)
     lines = sorted(line for f in (tmp_path / "out").glob("part-*") for line in f.read_text().splitlines())
     assert lines == ["hello", "world"]
     assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2
@@ -110,6 +117,25 @@ def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
     assert done.returncode == EXIT_INVALID  # a missing input is found when the pipeline is built, as by `smt validate`
     assert "error: source.path: cannot read" in done.stderr and "missing.txt" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_validate_verbose_logs_each_step(tmp_path):
+    write(tmp_path / "in.txt", "a\n")
+    pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\ntransforms=up\n"
+                     "transforms.up.type=MaskField$Value\ntransforms.up.fields=a\n")  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "smt", "validate", str(pipeline), "-v"], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"INFO smt.pipeline.spec: read {pipeline}: 5 keys",
+        "INFO smt.pipeline.spec: source file, sink file, mode batch",
+        "INFO smt.pipeline.spec: converters: key ByteArrayConverter, value ByteArrayConverter, header "
+        "SimpleHeaderConverter",
+        "INFO smt.pipeline.spec: transforms: up",
+        "INFO smt.pipeline.spec: errors.tolerance=none, dead letters: none",
+        "INFO smt.pipeline.spec: checked: every plugin configured, input present, outputs not overlapping inputs, "
+        "output folders writable",
+    ]
 
 
 def test_an_unknown_key_of_ours_fails_validate_with_a_suggestion(tmp_path, capsys):
