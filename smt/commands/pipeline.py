@@ -106,11 +106,25 @@ def run_command(args: argparse.Namespace) -> int:
             write_metrics_json(progress.last_result(), spec, args.metrics_json, error=mask(str(exc)))
         hint = f"Spark's log: {log_file} (--debug shows it here, with the traceback)" if log_file else ""
         return report_failure(exc, verbosity, mask=mask, hint=hint)
+    total = process_seconds()
     if verbosity > Verbosity.QUIET:
-        print_summary(result, spec, log_file=log_file)
+        print_summary(result, spec, log_file=log_file, total_seconds=total)
     if args.metrics_json:
-        write_metrics_json(result, spec, args.metrics_json)
+        write_metrics_json(result, spec, args.metrics_json, total_seconds=total)
     return EXIT_OK
+
+
+def process_seconds() -> float | None:
+    """How long this process has run, Python's start and imports included (Linux's /proc), or None."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            # Field 22, the start time in clock ticks after boot; the command name (field 2) may hold spaces.
+            started_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            now = float(uptime.read().split()[0])
+        return max(0.0, now - started_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _new_log_file(spec) -> Path:

@@ -19,11 +19,16 @@ from typing import Any
 __all__ = ["ProgressLine", "format_rate", "locations", "metrics", "print_summary", "write_metrics_json"]
 
 
-def metrics(result: Any, spec: Any, error: str | None = None) -> dict[str, Any]:
-    """The run's figures: input accounting, where records went, per-transform counters, time and throughput."""
+def metrics(result: Any, spec: Any, error: str | None = None, total_seconds: float | None = None) -> dict[str, Any]:
+    """The run's figures: input accounting, where records went, per-transform counters, time and throughput.
+
+    ``seconds`` is the pipeline's run on Spark; ``total_seconds``, when
+    known, the whole command (Python's start, imports, checks, Spark's start).
+    """
     figures = {
         "pipeline": spec.shown_props().get("name", spec.config.get("name")),
         "status": "failed" if error is not None else "succeeded",
+        **({"total_seconds": round(total_seconds, 3)} if total_seconds is not None else {}),
         "seconds": round(result.seconds, 3),
         "records_per_second": float(f"{result.records_per_second:.4g}"),
         "records": dataclasses.asdict(result.counts),
@@ -78,13 +83,23 @@ def format_rate(per_second: float) -> str:
     return f"{per_second:.3g}"
 
 
-def print_summary(result: Any, spec: Any, console: Any = None, log_file: str | os.PathLike | None = None) -> None:
-    """Two tables: where the pipeline's records went, and one row per transform."""
+def print_summary(
+    result: Any,
+    spec: Any,
+    console: Any = None,
+    log_file: str | os.PathLike | None = None,
+    total_seconds: float | None = None,
+) -> None:
+    """Two tables: where the pipeline's records went, and one row per transform.
+
+    With ``total_seconds`` the time shown is the whole command's, the
+    pipeline's own in brackets.
+    """
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
-    figures = metrics(result, spec)
+    figures = metrics(result, spec, total_seconds=total_seconds)
     records, where = figures["records"], figures["locations"]
     table = Table(title=f"pipeline {figures['pipeline']}")
     for column, justify in (("records", "left"), ("count", "right"), ("where", "left")):
@@ -98,7 +113,12 @@ def print_summary(result: Any, spec: Any, console: Any = None, log_file: str | o
     dead = where.get("dead_letters")
     table.add_row("dead-lettered", f"{records['dead_lettered']:,}", f"to {dead}" if dead else "no dead-letter queue")
     console.print(table)
-    footer = f"{figures['seconds']:.2f} s, {format_rate(figures['records_per_second'])} records/s read"
+    rate = f"{format_rate(figures['records_per_second'])} records/s read"
+    if total_seconds is None:
+        footer = f"{figures['seconds']:.2f} s, {rate}"
+    else:
+        footer = (f"{total_seconds:.2f} s in all (Python, checks and Spark's start included; the pipeline "
+                  f"{figures['seconds']:.2f} s, {rate})")  # fmt: skip
     console.print(footer + (f"; Spark's log: {log_file}" if log_file else ""))
     if figures["transforms"]:
         stages = Table(title="transforms")
@@ -158,8 +178,10 @@ class ProgressLine:
             self._status.__exit__(*exc_info)
 
 
-def write_metrics_json(result: Any, spec: Any, path: str | os.PathLike, error: str | None = None) -> None:
+def write_metrics_json(
+    result: Any, spec: Any, path: str | os.PathLike, error: str | None = None, total_seconds: float | None = None
+) -> None:
     """The figures of :func:`metrics` as JSON; ``error`` (the failure's message) marks a failed run."""
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(metrics(result, spec, error), handle, indent=2)
+        json.dump(metrics(result, spec, error, total_seconds), handle, indent=2)
         handle.write("\n")

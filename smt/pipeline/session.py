@@ -58,6 +58,10 @@ def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike
     if conf["spark.master"].startswith("local"):
         # Local workers must run the same interpreter (and packages) as the driver.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
+    log.info("starting Spark: master %s, %d jar%s, %d settings", conf["spark.master"], len(jars),
+             "" if len(jars) == 1 else "s", len(conf))  # fmt: skip
+    started = time.perf_counter()
     if jvm_log is not None:
         from smt.pipeline.jvm_output import start_jvm_logging_to
 
@@ -66,10 +70,6 @@ def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike
     builder = SparkSession.builder.appName(spec.config["name"]).master(master)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
-    log.info("starting Spark: master %s, %d jar%s, %d settings", master, len(jars), "" if len(jars) == 1 else "s",
-             len(conf))  # fmt: skip
-    started = time.perf_counter()
     session = builder.getOrCreate()
     log.info("Spark %s ready in %.1f s", session.version, time.perf_counter() - started)
     session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))

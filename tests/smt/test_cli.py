@@ -105,7 +105,11 @@ def test_run_writes_output_summary_and_metrics_json(tmp_path):
     assert None not in found and found == sorted(found), "\n".join(steps)
     lines = sorted(line for f in (tmp_path / "out").glob("part-*") for line in f.read_text().splitlines())
     assert lines == ["hello", "world"]
-    assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2
+    figures = json.loads((tmp_path / "m.json").read_text())
+    assert figures["records"]["read"] == 2
+    # The summary's time is the whole command's: Python's and Spark's start included.
+    assert figures["total_seconds"] > figures["seconds"]
+    assert f"{figures['total_seconds']:.2f} s in all" in done.stdout
 
 
 @pytest.mark.spark
