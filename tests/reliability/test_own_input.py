@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from smt.commands.output import EXIT_FAILED, EXIT_INVALID
+from smt.commands.output import EXIT_INVALID
 
 LINES = "alpha\nbeta\n"
 
