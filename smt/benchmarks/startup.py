@@ -11,6 +11,7 @@ most 1.3 times the bare PySpark start.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -23,8 +24,8 @@ from smt.benchmarks._common import Comparison, best_alternating
 __all__ = ["run"]
 
 RECORDS = 5
-#: Ours may take at most 1.3 times the bare PySpark start.
-TARGET_RATIO = 1 / 1.3
+#: Ours may take at most 1.3 times the bare PySpark start (1 / 1.3, rounded).
+TARGET_RATIO = 0.77
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
 
 _TRIVIAL_JOB = """\
@@ -52,7 +53,10 @@ def run(scale: float = 1.0) -> list[Comparison]:
         best = best_alternating(RECORDS, rounds, ours, bare)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return [Comparison("time to first record (wall, fresh process)", best[ours[0]], best[bare[0]], TARGET_RATIO)]
+    timed = [
+        dataclasses.replace(best[label], label=f"{label} ({best[label].seconds:.1f} s)") for label in (ours[0], bare[0])
+    ]
+    return [Comparison("time to first record (wall, fresh process)", *timed, TARGET_RATIO)]
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> None:
