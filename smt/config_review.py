@@ -6,7 +6,12 @@ prefix.  A key that none of them declares changes nothing, silently: a typo
 ``transforms=`` does not list.  :func:`review_pipeline_keys` walks the file
 the way the pipeline is built and returns a :class:`ConfigNotice` for every
 such key, with the nearest declared name as a suggestion, and for every
-deprecated key in use, naming its replacement.
+deprecated key in use, naming its replacement.  The pipeline refuses a file
+with an unknown key (a typo such as ``errors.tolerence=all`` changes what
+happens); the keys of an alias the list does not name (a stage taken out of
+``transforms=``) are a warning, and keys under a prefix that goes to another
+system (``spark.*``, ``source.kafka.*``) are that system's to judge and never
+reported.
 
 What a plugin reads is its ``config_def``: its keys, its deprecated names and
 the prefixes it owns (:meth:`smt.config.ConfigDef.define_prefix`).  A prefix
@@ -35,7 +40,8 @@ _CHAIN_KEYS = {
 
 @dataclasses.dataclass(frozen=True)
 class ConfigNotice:
-    """A key that is read by nothing (``unknown``) or under a deprecated name (``deprecated``)."""
+    """A key that is read by nothing (``unknown``; ``unlisted``: of an alias that ``transforms=`` or
+    ``predicates=`` does not list, a stage switched off) or under a deprecated name (``deprecated``)."""
 
     key: str
     kind: str
@@ -156,7 +162,7 @@ def _stray_alias_notice(key: str, list_key: str, rest: str, aliases: list[str]) 
     suggestion = _closest(alias, aliases)
     if suggestion is not None:
         message += f"; did you mean '{list_key}.{suggestion}.{rest[len(alias) + 1 :]}'?"
-    return ConfigNotice(key, "unknown", message)
+    return ConfigNotice(key, "unlisted", message)
 
 
 def _deprecated_notice(old: Any, configs: Mapping[str, Any], prefix: str) -> ConfigNotice:

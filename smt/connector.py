@@ -60,12 +60,24 @@ class ReadTask:
         """
         raise NotImplementedError
 
+    def locate(self, offset: int) -> str | None:
+        """Where the record this task read with ``offset`` came from, as a user would look for it
+        (``line 3 of /data/events.txt``), or None; asked only when a record fails.  The default
+        knows nothing better than the record's partition and offset.
+        """
+        return None
+
 
 class Source(Plugin):
     """Reads records into Spark."""
 
     #: Whether the source can run as a Structured Streaming query.
     supports_streaming: bool = False
+
+    #: The keys (prefix stripped) that say *what* the source reads (its paths, its topics): a
+    #: streaming checkpoint's stored offsets mean nothing once one changes, so a run that changes
+    #: one is refused.  ``None``: every key of the source counts.
+    checkpoint_keys: "tuple[str, ...] | None" = None
 
     def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
         """A DataFrame in Kafka row layout (a streaming one when ``streaming``).
@@ -105,6 +117,10 @@ class Source(Plugin):
 class Sink(Plugin):
     """Writes records from Spark."""
 
+    #: The keys (prefix stripped) that say *where* the sink writes; a streaming checkpoint written
+    #: with other values is refused (see :attr:`Source.checkpoint_keys`).  ``None``: every key.
+    checkpoint_keys: "tuple[str, ...] | None" = None
+
     def output_fields(self) -> frozenset[str] | None:
         """The Kafka row fields the sink writes, or ``None`` for all of them.
 
@@ -117,6 +133,13 @@ class Sink(Plugin):
 
         The pipeline refuses any that is, contains or lies inside a source's
         :meth:`Source.input_paths`.
+        """
+        return {}
+
+    def output_conflicts(self) -> dict[str, str]:
+        """Why a batch run would refuse the output as it is now, by full key (an existing folder
+        the sink may not replace), so that ``smt validate`` finds it without Spark; the default
+        finds nothing.
         """
         return {}
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from smt.sessions import is_connect
 
-__all__ = ["HadoopFiles", "driver_files"]
+__all__ = ["HadoopFiles", "driver_files", "local_files"]
 
 
 def driver_files(spark: Any) -> Any:
@@ -27,6 +27,13 @@ def driver_files(spark: Any) -> Any:
 
         return ArrowFiles()
     return HadoopFiles(spark)
+
+
+def local_files() -> Any:
+    """The same operations without a session (pyarrow's), for checks made before Spark starts."""
+    from smt._arrow_files import ArrowFiles
+
+    return ArrowFiles()
 
 
 class HadoopFiles:

@@ -112,13 +112,22 @@ class StageError(SmtError):
         *,
         record: Any = None,
         alias: str | None = None,
+        location: str | None = None,
     ) -> None:
         self.stage = stage
         self.plugin_class = plugin_class
         self.cause = cause
         self.record = record
         self.alias = alias
+        #: Where the source read the record (``line 3 of /data/in.txt``), when it can tell.
+        self.location = location
         super().__init__(self._message())
+
+    def located(self, location: str) -> "StageError":
+        """The same failure, naming where the source read the record instead of its partition and offset."""
+        return StageError(
+            self.stage, self.plugin_class, self.cause, record=self.record, alias=self.alias, location=location
+        )
 
     def _message(self) -> str:
         where = f"{self.stage.value} stage"
@@ -129,4 +138,6 @@ class StageError(SmtError):
             partition = getattr(self.record, "partition", None)
             offset = getattr(self.record, "offset", None)
             coords = f" on record topic={topic!r} partition={partition} offset={offset}"
+        if self.location:
+            coords = f" on the record read from {self.location}"
         return f"Error in {where} with {who}{coords}: {type(self.cause).__name__}: {self.cause}"

@@ -36,6 +36,13 @@ class PluginContext:
     def logger(self, kind: str) -> logging.Logger:
         return logging.getLogger(f"smt.{kind}.{self.alias}" if self.alias else f"smt.{kind}")
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The registry serves configure(), on the driver.  Pickled with each plugin to the
+        # executors, it would make every Python worker import every installed plugin (wasmtime,
+        # Avro, Kafka: about a second a worker) for a pipeline that uses none of them; an
+        # executor that asks for it loads its own.
+        return {**self.__dict__, "_plugins": None}
+
 
 class Plugin:
     """A configurable plugin.

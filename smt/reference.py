@@ -10,22 +10,27 @@ included (``transforms.<alias>.spec``).  ``smt plugins --docs`` prints it;
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, NamedTuple, Sequence
 
 from smt._chain_builder import CHAIN_LISTS_CONFIG, PREDICATE_STAGE_CONFIG, STAGE_CONFIG
 from smt.config import ConfigDef
 from smt.error_handling import ERRORS_CONFIG
+from smt.errors import SmtError
 from smt.pipeline.spec import PIPELINE_CONFIG
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.plugins import Plugins, default_plugins
 
-__all__ = ["reference_markdown"]
+__all__ = ["plugin_reference", "reference_markdown"]
 
 _HEADER = """# Configuration reference
 
 Every key of a pipeline file, generated from the configuration declarations in the code
-(`smt plugins --docs` prints it, with the plugins installed next to spark-smt).
-Do not edit `docs/reference.md` by hand: regenerate it with
+(`smt plugins --docs` prints it, with the plugins installed next to spark-smt;
+`smt plugins --docs NAME` one plugin's)."""
+
+#: For the file in the repository only: users reading `smt plugins --docs` edit nothing.
+_CONTRIBUTOR_NOTE = """Do not edit `docs/reference.md` by hand: regenerate it with
 `smt plugins --docs --builtin-only > docs/reference.md`."""
 
 _TABLE_HEADER = ["| key | type | default | importance | description |", "|---|---|---|---|---|"]
@@ -63,16 +68,40 @@ _KINDS = (
 _KEY_VALUE_SUFFIXES = ("$Key", "$Value")
 
 
-def reference_markdown(plugins: Plugins | None = None) -> str:
-    """The reference for the pipeline keys and every plugin in ``plugins`` (default: all installed)."""
+def reference_markdown(plugins: Plugins | None = None, published: bool = False) -> str:
+    """The reference for the pipeline keys and every plugin in ``plugins`` (default: all installed).
+
+    ``published``: as ``docs/reference.md`` holds it, with a note for contributors.
+    """
     plugins = plugins or default_plugins()
-    parts = [_HEADER, _pipeline_section()]
+    header = f"{_HEADER}\n{_CONTRIBUTOR_NOTE}" if published else _HEADER
+    parts = [header, _pipeline_section()]
     for kind in _KINDS:
         parts.append(f"## {kind.title}\n\n{kind.where}")
         registrations = sorted(plugins.registrations(kind.kind), key=lambda r: r.name)
         if not registrations:
             parts.append(f"_No {kind.title.lower()} registered._")
         parts.extend(_plugin_section(group, kind.prefix) for group in _key_value_pairs(registrations))
+    return "\n\n".join(parts) + "\n"
+
+
+def plugin_reference(plugins: Plugins, name: str) -> str:
+    """The reference of the plugins called ``name`` (a name, an alias, or a ``$Key``/``$Value`` pair's stem).
+
+    Raises :class:`smt.errors.SmtError` naming the closest names when none is.
+    """
+    parts = []
+    for kind in _KINDS:
+        registrations = sorted(plugins.registrations(kind.kind), key=lambda r: r.name)
+        for group in _key_value_pairs(registrations):
+            names = {n for registration in group for n in (registration.name, *registration.aliases)}
+            if name in names or name in {_split_key_value(n)[0] for n in names}:
+                parts.append(f"## {kind.title}\n\n{kind.where}\n\n{_plugin_section(group, kind.prefix)}")
+    if not parts:
+        known = {r.name for kind in _KINDS for r in plugins.registrations(kind.kind)}
+        close = difflib.get_close_matches(name, sorted(known), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; `smt plugins` lists them"
+        raise SmtError(f"no plugin is called '{name}'{hint}")
     return "\n\n".join(parts) + "\n"
 
 

@@ -15,7 +15,7 @@ from typing import BinaryIO, Iterator
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["read_lines"]
+__all__ = ["line_number", "read_lines"]
 
 #: Bytes read per chunk: big enough to amortise the per-chunk work, small enough to stay in cache-friendly sizes.
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -32,6 +32,24 @@ def read_lines(path: str, start: int, end: int, chunk_bytes: int = CHUNK_BYTES) 
             return
         handle.seek(position)
         yield from _owned_lines(handle, position, end, chunk_bytes)
+
+
+def line_number(path: str, start: int, index: int, chunk_bytes: int = CHUNK_BYTES) -> int:
+    """The 1-based line number in ``path`` of the ``index``-th line (0-based) that the piece from ``start`` owns.
+
+    Reads the file up to that piece: for error messages only.
+    """
+    with open(path, "rb") as handle:
+        first = _first_line_start(handle, start, chunk_bytes) or 0
+        handle.seek(0)
+        before, remaining = 0, first
+        while remaining > 0:
+            data = handle.read(min(chunk_bytes, remaining))
+            if not data:
+                break
+            before += data.count(b"\n")
+            remaining -= len(data)
+    return before + index + 1
 
 
 def _first_line_start(handle: BinaryIO, start: int, chunk_bytes: int) -> int | None:

@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.file._lines import read_lines
+from connectors.file._lines import line_number, read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
 from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from connectors.read_tasks import constant_strings, kafka_batch
@@ -80,15 +80,25 @@ class _TextReadTask(ReadTask):
         self.topic = topic
         self.read_at_micros = read_at_micros
         self.index = index
+        #: (first offset, split) of each split read so far: where a failed record's line is found.
+        self._read: list[tuple[int, FileSplit]] = []
 
     def batches(self, max_rows: int) -> Iterator[pa.RecordBatch]:
         next_offset = self.index << _TASK_ID_SHIFT
         for split in self.splits:
+            self._read.append((next_offset, split))
             for lines in read_lines(split.path, split.start, split.end):
                 for start in range(0, len(lines), max_rows):
                     values = lines.slice(start, max_rows)
                     yield self._records(values, next_offset)
                     next_offset += len(values)
+
+    def locate(self, offset: int) -> str | None:
+        split_offset, split = next(((first, split) for first, split in reversed(self._read) if first <= offset),
+                                   (None, None))  # fmt: skip
+        if split is None:
+            return None
+        return f"line {line_number(split.path, split.start, offset - split_offset):,} of {split.path}"
 
     def _records(self, values: pa.Array, first_offset: int) -> pa.RecordBatch:
         length = len(values)

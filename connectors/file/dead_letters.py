@@ -7,15 +7,27 @@ a Kafka topic; it answers ``record_errors`` like a sink (see
 
 from __future__ import annotations
 
+from connectors.file._micro_batch import write_micro_batch
+from connectors.file._output_folder import already_exists, existing_output
+from connectors.file.formats import FORMATS
+from smt.errors import SmtError
+
 __all__ = ["FileDeadLetters"]
 
 
 class FileDeadLetters:
     """Dead letters as whole records in the ``jsonl`` file format (readable back with
-    ``source.format=jsonl``); each streaming micro-batch is written exactly once."""
+    ``source.format=jsonl``); each streaming micro-batch is written exactly once.
 
-    def __init__(self, path: str) -> None:
+    A batch run writes them with ``write_mode`` (the file sink's
+    ``sink.write.mode``, named by ``mode_key``, so that a rerun that replaces
+    its output replaces its dead letters too); without a file sink, it appends.
+    """
+
+    def __init__(self, path: str, write_mode: str = "append", mode_key: str | None = None) -> None:
         self.path = path
+        self.write_mode = write_mode
+        self.mode_key = mode_key
 
     def spark_conf(self) -> dict[str, str]:
         return {}
@@ -23,12 +35,22 @@ class FileDeadLetters:
     def record_errors(self, records) -> list:
         return []  # jsonl holds any record
 
-    def write(self, df, batch_id=None) -> None:
-        from connectors.file._micro_batch import write_micro_batch
-        from connectors.file.formats import FORMATS
+    def output_paths(self) -> dict[str, str]:
+        return {"errors.deadletterqueue.path": self.path}
 
+    def output_conflicts(self) -> dict[str, str]:
+        refused = existing_output(self.path, self.write_mode, self.mode_key or "")
+        return {"errors.deadletterqueue.path": refused} if refused else {}
+
+    def write(self, df, batch_id=None) -> None:
         jsonl = FORMATS["jsonl"]
         if batch_id is None:
-            jsonl.write(df, self.path, "append")
+            try:
+                jsonl.write(df, self.path, self.write_mode)
+            except Exception as exc:
+                if "PATH_ALREADY_EXISTS" not in str(exc):
+                    raise
+                message = already_exists(self.path, self.write_mode, self.mode_key or "")
+                raise SmtError(f"errors.deadletterqueue.path: {message}") from None
         else:
             write_micro_batch(jsonl, df, self.path, batch_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from connectors.file._avro_checks import avro_record_errors
 from connectors.file._micro_batch import write_micro_batch
+from connectors.file._output_folder import already_exists, existing_output
 from connectors.file._text import line_break_errors
 from connectors.file.formats import FORMAT_CONFIG, FORMATS, OutputExistsError
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
@@ -26,6 +27,7 @@ class FileSink(Sink):
 
     name = "file"
     aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
+    checkpoint_keys = ("path", "format")
     config_def = (
         ConfigDef()
         .define(
@@ -43,7 +45,8 @@ class FileSink(Sink):
             "errorifexists",
             one_of("errorifexists", "overwrite", "append", "ignore"),
             Importance.MEDIUM,
-            "What to do when the output exists (Spark's save modes), in batch mode. "
+            "What to do when the output exists (Spark's save modes), in batch mode; a file "
+            "dead-letter queue (errors.deadletterqueue.path) follows it too. "
             "Streaming always adds to the directory.",
         )
     )
@@ -54,6 +57,11 @@ class FileSink(Sink):
 
     def output_paths(self):
         return {f"{self.context.prefix}path": self.config["path"]}
+
+    def output_conflicts(self):
+        prefix = self.context.prefix
+        refused = existing_output(self.config["path"], self.config["write.mode"], f"{prefix}write.mode")
+        return {f"{prefix}path": refused} if refused else {}
 
     def record_errors(self, records):
         check = _RECORD_CHECKS.get(self.config["format"])
@@ -74,10 +82,8 @@ class FileSink(Sink):
             if not isinstance(exc, OutputExistsError) and "PATH_ALREADY_EXISTS" not in str(exc):
                 raise
             # Spark's message says 'Set mode as "overwrite"', not which key does it.
-            raise SmtError(
-                f"{self.context.prefix}path: '{path}' already exists and {self.context.prefix}write.mode is "
-                f"{mode}; set {self.context.prefix}write.mode=overwrite to replace it, or append"
-            ) from None
+            prefix = self.context.prefix
+            raise SmtError(f"{prefix}path: {already_exists(path, mode, f'{prefix}write.mode')}") from None
 
 
 #: Per-format checks of the records a format cannot write (jsonl and parquet hold any record).

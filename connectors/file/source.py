@@ -24,6 +24,7 @@ class FileSource(Source):
     name = "file"
     aliases = ("FileStreamSource", "org.apache.kafka.connect.file.FileStreamSourceConnector")
     supports_streaming = True
+    checkpoint_keys = ("path",)
     config_def = (
         ConfigDef()
         .define(

@@ -1,6 +1,6 @@
 """Kafka source and sink, through Spark's own Kafka connector (``spark-sql-kafka-0-10``)."""
 
-from connectors.kafka._jars import spark_jars, spark_kafka_bundle
+from connectors.kafka._jars import older_connector_note, spark_jars, spark_kafka_bundle
 from connectors.kafka._preflight import KafkaAuthenticationError, KafkaUnavailableError, MissingTopicError
 from connectors.kafka._record_checks import RecordTooLargeError, SourceTopicError
 from connectors.kafka.sink import KafkaSink, KafkaWriteError
@@ -15,6 +15,7 @@ __all__ = [
     "MissingTopicError",
     "RecordTooLargeError",
     "SourceTopicError",
+    "older_connector_note",
     "spark_jars",
     "spark_kafka_bundle",
 ]

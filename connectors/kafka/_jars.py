@@ -9,8 +9,9 @@ copy of each library.
 
 PyPI may publish a PySpark release before Maven Central has its connector
 (PySpark 4.3.0 has none there yet): then the newest connector released
-before it is used, with a warning naming both versions.  The 4.2.0 connector
-passes the Kafka tests on Spark 4.3.0.
+before it is used.  ``smt local fetch`` says so once, naming both versions
+(:func:`older_connector_note`); a run logs it only at ``-v``.  The 4.2.0
+connector passes the Kafka tests on Spark 4.3.0.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from smt import maven
 
-__all__ = ["connector_version", "spark_jars", "spark_kafka_bundle"]
+__all__ = ["connector_version", "older_connector_note", "spark_jars", "spark_kafka_bundle"]
 
 log = logging.getLogger(__name__)
 
@@ -81,21 +82,29 @@ def spark_jars() -> list[str]:
     raises :class:`smt.maven.MavenError` if that fails).
     """
     shipped = _shipped_artifact_names()
-    jars = maven.resolve(spark_kafka_bundle())
-    for jar in jars:
-        if _artifact_name(jar) == _CONNECTOR and jar.parent.name != SPARK_VERSION:
-            _warn_older_connector(jar.parent.name)
+    bundle = spark_kafka_bundle()
+    jars = maven.resolve(bundle)
+    _log_older_connector(bundle)
     return [str(jar) for jar in jars if _artifact_name(jar) not in shipped]
 
 
-@functools.cache
-def _warn_older_connector(connector: str) -> None:
-    log.warning(
-        "Maven Central has no %s %s (PySpark's version); using %s, the newest release before it",
-        _CONNECTOR,
-        SPARK_VERSION,
-        connector,
+def older_connector_note(bundle: maven.Bundle | None = None) -> str | None:
+    """A sentence when the connector is an older release than PySpark (none on Maven Central yet), else None."""
+    bundle = bundle or spark_kafka_bundle()
+    connector = next(artifact.version for artifact in bundle.artifacts if artifact.artifact == _CONNECTOR)
+    if connector == SPARK_VERSION:
+        return None
+    return (
+        f"Maven Central has no {_CONNECTOR} {SPARK_VERSION} (PySpark's version); using {connector}, "
+        "the newest release before it"
     )
+
+
+@functools.cache
+def _log_older_connector(bundle: maven.Bundle) -> None:
+    note = older_connector_note(bundle)
+    if note is not None:
+        log.info("%s", note)  # said once, by `smt local fetch`
 
 
 def _artifact_name(jar: Path) -> str:

@@ -44,6 +44,7 @@ class KafkaSource(Source):
     name = "kafka"
     aliases = ("KafkaSource",)
     supports_streaming = True
+    checkpoint_keys = ("topics", "topic.pattern")
     config_def = (
         ConfigDef()
         .define("kafka.bootstrap.servers", ConfigType.STRING, REQUIRED, non_empty_string, Importance.HIGH,

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import logging
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -30,6 +32,8 @@ from typing import Callable, Sequence
 
 from host_functions.sdk._wasm_start import WasmRewriteError, self_initializing
 from smt.errors import SmtError
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "build_guest",
@@ -183,15 +187,19 @@ def build_guest(source_path: str | os.PathLike[str], out_dir: str | os.PathLike[
     output = output_path(source, out_dir).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
     if is_fresh(output, _build_inputs(source, toolchain)):
+        log.info("%s: %s is up to date (newer than the source and the SDK)", source.name, output)
         return output
     # Compile to a temporary name so a failed or interrupted build never leaves a stale module behind.
     with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as scratch:
         built = Path(scratch) / output.name
         command = toolchain.command(source, built, output.parent)
+        log.info("%s: compiling: %s", source.name, shlex.join(str(part) for part in command))
         run_compiler(source, command, dict(toolchain.environment))
         if toolchain.post_link is not None:
+            log.info("%s: rewriting the module after linking (%s)", source.name, toolchain.post_link.__name__)
             _rewrite(source, built, toolchain.post_link)
         os.replace(built, output)
+    log.info("%s: wrote %s (%s bytes)", source.name, output, f"{output.stat().st_size:,}")
     return output
 
 

@@ -6,9 +6,10 @@ import importlib
 from typing import Callable, Sequence
 
 from smt.benchmarks._common import Comparison
+from smt.pipeline.report import format_rate
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "startup")
 
 
 def console():
@@ -55,9 +56,9 @@ def comparison_table(comparisons: Sequence[Comparison]):
         table.add_row(
             c.name,
             c.ours.label,
-            f"{c.ours.records_per_second:,.0f}",
+            format_rate(c.ours.records_per_second),
             c.baseline.label,
-            f"{c.baseline.records_per_second:,.0f}",
+            format_rate(c.baseline.records_per_second),
             f"{c.ratio:.2f}×",
             target,
         )

@@ -25,6 +25,8 @@ from smt.errors import SmtError
 
 __all__ = ["add_commands"]
 
+log = logging.getLogger(__name__)
+
 #: Where ``smt run`` writes Spark's output; one file per run.
 LOG_DIR_NAME = "spark-smt-logs"
 
@@ -48,7 +50,9 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     validate.add_argument("pipeline", help="the pipeline's .properties file")
     _add_set_option(validate)
     validate.add_argument(
-        "--strict", action="store_true", help="unknown and deprecated keys are errors (exit 3), not warnings"
+        "--strict",
+        action="store_true",
+        help="deprecated keys are errors (exit 3), not warnings (unknown keys always are)",
     )
     validate.set_defaults(handler=validate_command)
 
@@ -88,6 +92,8 @@ def run_command(args: argparse.Namespace) -> int:
     for notice in spec.notices:  # once, before anything runs
         logging.getLogger("smt.config").warning("%s", mask(str(notice)))
     log_file = None if verbosity >= Verbosity.DEBUG or "spark.log.level" in spec.props else _new_log_file(spec)
+    if log_file is not None:
+        log.info("Spark's own output goes to %s", log_file)
     progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
     try:
         spark = build_spark_session(spec, jvm_log=log_file)
@@ -100,11 +106,25 @@ def run_command(args: argparse.Namespace) -> int:
             write_metrics_json(progress.last_result(), spec, args.metrics_json, error=mask(str(exc)))
         hint = f"Spark's log: {log_file} (--debug shows it here, with the traceback)" if log_file else ""
         return report_failure(exc, verbosity, mask=mask, hint=hint)
+    total = process_seconds()
     if verbosity > Verbosity.QUIET:
-        print_summary(result, spec, log_file=log_file)
+        print_summary(result, spec, log_file=log_file, total_seconds=total)
     if args.metrics_json:
-        write_metrics_json(result, spec, args.metrics_json)
+        write_metrics_json(result, spec, args.metrics_json, total_seconds=total)
     return EXIT_OK
+
+
+def process_seconds() -> float | None:
+    """How long this process has run, Python's start and imports included (Linux's /proc), or None."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            # Field 22, the start time in clock ticks after boot; the command name (field 2) may hold spaces.
+            started_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            now = float(uptime.read().split()[0])
+        return max(0.0, now - started_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _new_log_file(spec) -> Path:

@@ -14,7 +14,12 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
 
     plugins = commands.add_parser("plugins", parents=[common], help="list registered plugins and where they came from")
     plugins.add_argument(
-        "--docs", action="store_true", help="print the Markdown reference of every pipeline key and plugin"
+        "--docs",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="NAME",
+        help="print the Markdown reference of every pipeline key and plugin, or of plugin NAME only",
     )
     plugins.add_argument(
         "--builtin-only",
@@ -49,10 +54,13 @@ def plugins_command(args: argparse.Namespace) -> int:
     from smt.plugins import default_plugins, load_plugins
 
     plugins = load_plugins(entry_points=False) if args.builtin_only else default_plugins()
-    if args.docs:
-        from smt.reference import reference_markdown
+    if args.docs is not None:
+        from smt.reference import plugin_reference, reference_markdown
 
-        print(reference_markdown(plugins), end="")
+        if args.docs:
+            print(plugin_reference(plugins, args.docs), end="")
+        else:
+            print(reference_markdown(plugins, published=args.builtin_only), end="")
         return EXIT_OK
     for registration in sorted(plugins.registrations(), key=lambda r: (r.kind, r.name)):
         aliases = f"  (aliases: {', '.join(registration.aliases)})" if registration.aliases else ""

@@ -57,6 +57,9 @@ def _add_topics(actions: argparse._SubParsersAction, common: argparse.ArgumentPa
     create = verbs.add_parser("create", parents=[common], help="create a topic")
     create.add_argument("name", help="the topic's name")
     create.add_argument("--partitions", type=_positive, default=1, help="number of partitions (default 1)")
+    create.add_argument("--if-not-exists", action="store_true", help="succeed when the topic is already there")
+    create.add_argument("--config", action="append", dest="configs", type=_topic_config, default=[],
+                        metavar="KEY=VALUE", help="a topic setting, such as retention.ms=-1 (repeatable)")  # fmt: skip
     create.set_defaults(handler=_topics_create)
     verbs.add_parser("list", parents=[common], help="list the topics, one per line").set_defaults(handler=_topics_list)
     delete = verbs.add_parser("delete", parents=[common], help="delete a topic and its records")
@@ -93,6 +96,10 @@ def _add_records(actions: argparse._SubParsersAction, common: argparse.ArgumentP
         metavar="SECONDS",
         help="stop when no record arrives for this long (default 5)",
     )
+    consume.add_argument("--timestamps", action="store_true",
+                         help="print CreateTime:MS (or LogAppendTime:MS)<SEP> first")  # fmt: skip
+    consume.add_argument("--partitions", action="store_true",
+                         help="print Partition:N<SEP>Offset:N<SEP> before the headers, key and value")  # fmt: skip
     consume.set_defaults(handler=_consume)
 
 
@@ -101,6 +108,13 @@ def _user(text: str) -> tuple[str, str]:
     if not colon:
         raise argparse.ArgumentTypeError(f"expected NAME:PASSWORD, got '{text}'")
     return name, password
+
+
+def _topic_config(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
+    return key.strip(), value
 
 
 def _positive(text: str) -> int:
@@ -179,7 +193,9 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _topics_create(args: argparse.Namespace) -> int:
-    print(_tools(args).create_topic(args.name, args.partitions).strip())
+    tools = _tools(args)
+    message = tools.create_topic(args.name, args.partitions, dict(args.configs), args.if_not_exists).strip()
+    print(message or f"Topic {args.name} already exists.")
     return EXIT_OK
 
 
@@ -201,5 +217,6 @@ def _produce(args: argparse.Namespace) -> int:
 
 
 def _consume(args: argparse.Namespace) -> int:
-    _tools(args).consume(args.topic, args.keys, args.headers, args.separator, args.max_records, args.idle)
+    _tools(args).consume(args.topic, args.keys, args.headers, args.separator, args.max_records, args.idle,
+                         timestamps=args.timestamps, partitions=args.partitions)  # fmt: skip
     return EXIT_OK

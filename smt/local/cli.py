@@ -47,16 +47,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from connectors.kafka import spark_kafka_bundle
+    from connectors.kafka import older_connector_note, spark_kafka_bundle
     from smt import maven
     from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
     from smt.local.kafka_tools import TOOLS_BUNDLE
 
-    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, spark_kafka_bundle(), CONNECT_BUNDLE):
+    kafka_connector = spark_kafka_bundle()
+    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, kafka_connector, CONNECT_BUNDLE):
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")
     print(f"cache: {maven.cache_dir()}")
+    note = older_connector_note(kafka_connector)
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -66,10 +66,18 @@ class KafkaTools:
 
     # --- topics ------------------------------------------------------------------
 
-    def create_topic(self, name: str, partitions: int = 1) -> str:
-        """Create ``name``; returns the tool's message. Raises :class:`SmtError` when it exists or is invalid."""
-        return self._topic_command("--create", "--topic", name, "--partitions", str(partitions),
-                                   "--replication-factor", "1")  # fmt: skip
+    def create_topic(
+        self, name: str, partitions: int = 1, configs: dict[str, str] | None = None, if_not_exists: bool = False
+    ) -> str:
+        """Create ``name`` with the topic settings ``configs``; returns the tool's message (empty when
+        ``if_not_exists`` and it was there). Raises :class:`SmtError` when it exists (without
+        ``if_not_exists``) or a name or setting is invalid."""
+        options = ["--create", "--topic", name, "--partitions", str(partitions), "--replication-factor", "1"]
+        for key, value in (configs or {}).items():
+            options += ["--config", f"{key}={value}"]
+        if if_not_exists:
+            options.append("--if-not-exists")
+        return self._topic_command(*options)
 
     def delete_topic(self, name: str) -> None:
         """Delete ``name``. Raises :class:`SmtError` when there is no such topic."""
@@ -91,11 +99,19 @@ class KafkaTools:
         self._run_attached(_PRODUCER_MAIN, "--producer.config", options)
 
     def consume(self, topic: str, keys: bool = False, headers: bool = False, separator: str = "\t",
-                max_records: int | None = None, idle_seconds: float = 5.0, from_beginning: bool = True) -> None:  # fmt: skip
-        """Print ``topic``'s records on standard output until ``max_records`` or ``idle_seconds`` without one."""
+                max_records: int | None = None, idle_seconds: float = 5.0, from_beginning: bool = True,
+                timestamps: bool = False, partitions: bool = False) -> None:  # fmt: skip
+        """Print ``topic``'s records on standard output until ``max_records`` or ``idle_seconds`` without one.
+
+        ``timestamps`` prints ``CreateTime:MS`` first, ``partitions`` ``Partition:N`` and ``Offset:N``
+        (Kafka's console consumer's columns, separated by ``separator``).
+        """
         self._require_topic(topic)
         options = ["--topic", topic, "--timeout-ms", str(int(idle_seconds * 1000)),
                    "--property", f"print.key={str(keys).lower()}", "--property", f"print.headers={str(headers).lower()}",
+                   "--property", f"print.timestamp={str(timestamps).lower()}",
+                   "--property", f"print.partition={str(partitions).lower()}",
+                   "--property", f"print.offset={str(partitions).lower()}",
                    "--property", f"key.separator={separator}", "--property", "headers.separator=,"]  # fmt: skip
         if from_beginning:
             options.append("--from-beginning")

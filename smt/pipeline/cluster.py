@@ -26,6 +26,7 @@ import hashlib
 import importlib
 import os
 import re
+import sys
 import tempfile
 import zipfile
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "ship_project_code",
     "spark_master_url",
     "use_executor_python",
+    "use_local_worker_python",
 ]
 
 #: The top-level packages a pipeline needs on executors.
@@ -132,3 +134,21 @@ def _package_files() -> list[tuple[str, str]]:
                 source = os.path.join(folder, name)
                 files.append((os.path.relpath(source, base), source))
     return files
+
+
+def use_local_worker_python(session: Any) -> None:
+    """Run a local classic session's Python workers on the interpreter the user chose, else on this one.
+
+    PySpark starts workers with ``PYSPARK_PYTHON`` or, unset, whatever
+    ``python3`` is first on ``PATH``: with a virtualenv that was not
+    activated (``.venv/bin/python app.py``), an interpreter without this
+    project, whose workers fail with "No module named 'smt'".  The user's
+    choice wins: ``spark.pyspark.python`` (as spark-submit does), then
+    ``PYSPARK_PYTHON``.  Other masters' workers run elsewhere, where this
+    interpreter's path means nothing.
+    """
+    context = session.sparkContext
+    if not is_local_master(context.master):
+        return
+    chosen = context.getConf().get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON")
+    context.pythonExec = chosen or sys.executable

@@ -16,8 +16,12 @@ from smt._chain_builder import sub_configs
 from smt.plugin import PluginContext
 
 
-def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | None) -> Any:
+def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | None, sink: Any = None) -> Any:
     """The dead-letter writer ``policy`` asks for, or None.
+
+    A dead-letter folder follows the ``sink``'s ``write.mode`` when it has
+    one (a rerun that replaces its output replaces its dead letters, instead
+    of piling them up); otherwise a batch run appends to it.
 
     Raises :class:`smt.errors.ConfigError` naming the ``errors.deadletterqueue.*``
     key when a dead-letter topic cannot be configured.
@@ -27,7 +31,10 @@ def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | N
     if policy.dlq_path:
         from connectors.file.dead_letters import FileDeadLetters
 
-        return FileDeadLetters(policy.dlq_path)
+        write_mode = getattr(sink, "config", {}).get("write.mode")
+        if write_mode is None:
+            return FileDeadLetters(policy.dlq_path)
+        return FileDeadLetters(policy.dlq_path, write_mode, f"{sink.context.prefix}write.mode")
     from connectors.kafka.dead_letters import TopicDeadLetters
 
     return TopicDeadLetters(_kafka_sink(policy, props, sink_name), policy.dlq_topic)

@@ -3,9 +3,10 @@
 The summary says where records came from and went: the source, the sink
 (``written`` counts input records that reached it, ``output records`` what the
 sink received, more than written when a transform fans out), the dead-letter
-queue, and the Spark log of the run.  Dead letters are always *appended* to
-their queue (a queue collects across runs), while the file sink follows
-``sink.write.mode``.
+queue, and the Spark log of the run.  A dead-letter folder follows the file
+sink's ``sink.write.mode`` (a rerun that replaces its output replaces its dead
+letters) and says so; with another sink, and on a Kafka topic, dead letters
+are appended.
 """
 
 from __future__ import annotations
@@ -18,11 +19,16 @@ from typing import Any
 __all__ = ["ProgressLine", "format_rate", "locations", "metrics", "print_summary", "write_metrics_json"]
 
 
-def metrics(result: Any, spec: Any, error: str | None = None) -> dict[str, Any]:
-    """The run's figures: input accounting, where records went, per-transform counters, time and throughput."""
+def metrics(result: Any, spec: Any, error: str | None = None, total_seconds: float | None = None) -> dict[str, Any]:
+    """The run's figures: input accounting, where records went, per-transform counters, time and throughput.
+
+    ``seconds`` is the pipeline's run on Spark; ``total_seconds``, when
+    known, the whole command (Python's start, imports, checks, Spark's start).
+    """
     figures = {
         "pipeline": spec.shown_props().get("name", spec.config.get("name")),
         "status": "failed" if error is not None else "succeeded",
+        **({"total_seconds": round(total_seconds, 3)} if total_seconds is not None else {}),
         "seconds": round(result.seconds, 3),
         "records_per_second": float(f"{result.records_per_second:.4g}"),
         "records": dataclasses.asdict(result.counts),
@@ -40,15 +46,21 @@ def metrics(result: Any, spec: Any, error: str | None = None) -> dict[str, Any]:
 def locations(spec: Any) -> dict[str, str]:
     """Where the pipeline reads, writes and dead-letters, as the file says (variables shown, not values)."""
     props = spec.shown_props()
-    where = {"source": _connector_location(props, "source"), "sink": _connector_location(props, "sink")}
+    may_route = spec.chain is not None and spec.chain.may_change("topic")
+    where = {
+        "source": _connector_location(props, "source"),
+        "sink": _connector_location(props, "sink", may_route),
+    }
     if spec.policy.tolerates_all and spec.policy.dlq_path:
-        where["dead_letters"] = f"files {props['errors.deadletterqueue.path']} (jsonl, appended)"
+        mode_key = getattr(spec.dead_letters, "mode_key", None)
+        how = f"{spec.dead_letters.write_mode} as {mode_key}" if mode_key else "appended"
+        where["dead_letters"] = f"files {props['errors.deadletterqueue.path']} (jsonl, {how})"
     elif spec.policy.tolerates_all and spec.policy.dlq_topic:
         where["dead_letters"] = f"kafka topic {props['errors.deadletterqueue.topic.name']}"
     return where
 
 
-def _connector_location(props: dict[str, Any], kind: str) -> str:
+def _connector_location(props: dict[str, Any], kind: str, may_route: bool = False) -> str:
     name = str(props.get(kind, "file"))
     if props.get(f"{kind}.path"):
         fmt = props.get(f"{kind}.format", "text")
@@ -56,8 +68,9 @@ def _connector_location(props: dict[str, Any], kind: str) -> str:
         return f"{name} {props[f'{kind}.path']} ({fmt}{mode})"
     for key, label in (("topics", "topics"), ("topic.pattern", "topics matching"), ("topic", "topic")):
         if props.get(f"{kind}.{key}"):
-            fallback = " (records without a topic of their own)" if kind == "sink" else ""
-            return f"{name} {label} {props[f'{kind}.{key}']}{fallback}"
+            # The Kafka sink's topic takes every record but those a transform routed.
+            routed = " (records a transform routed: their new topic)" if kind == "sink" and may_route else ""
+            return f"{name} {label} {props[f'{kind}.{key}']}{routed}"
     if name == "kafka" and kind == "sink":
         return "kafka (each record's own topic)"
     return name
@@ -70,13 +83,23 @@ def format_rate(per_second: float) -> str:
     return f"{per_second:.3g}"
 
 
-def print_summary(result: Any, spec: Any, console: Any = None, log_file: str | os.PathLike | None = None) -> None:
-    """Two tables: where the pipeline's records went, and one row per transform."""
+def print_summary(
+    result: Any,
+    spec: Any,
+    console: Any = None,
+    log_file: str | os.PathLike | None = None,
+    total_seconds: float | None = None,
+) -> None:
+    """Two tables: where the pipeline's records went, and one row per transform.
+
+    With ``total_seconds`` the time shown is the whole command's, the
+    pipeline's own in brackets.
+    """
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
-    figures = metrics(result, spec)
+    figures = metrics(result, spec, total_seconds=total_seconds)
     records, where = figures["records"], figures["locations"]
     table = Table(title=f"pipeline {figures['pipeline']}")
     for column, justify in (("records", "left"), ("count", "right"), ("where", "left")):
@@ -90,7 +113,12 @@ def print_summary(result: Any, spec: Any, console: Any = None, log_file: str | o
     dead = where.get("dead_letters")
     table.add_row("dead-lettered", f"{records['dead_lettered']:,}", f"to {dead}" if dead else "no dead-letter queue")
     console.print(table)
-    footer = f"{figures['seconds']:.2f} s, {format_rate(figures['records_per_second'])} records/s read"
+    rate = f"{format_rate(figures['records_per_second'])} records/s read"
+    if total_seconds is None:
+        footer = f"{figures['seconds']:.2f} s, {rate}"
+    else:
+        footer = (f"{total_seconds:.2f} s in all (Python, checks and Spark's start included; the pipeline "
+                  f"{figures['seconds']:.2f} s, {rate})")  # fmt: skip
     console.print(footer + (f"; Spark's log: {log_file}" if log_file else ""))
     if figures["transforms"]:
         stages = Table(title="transforms")
@@ -150,8 +178,10 @@ class ProgressLine:
             self._status.__exit__(*exc_info)
 
 
-def write_metrics_json(result: Any, spec: Any, path: str | os.PathLike, error: str | None = None) -> None:
+def write_metrics_json(
+    result: Any, spec: Any, path: str | os.PathLike, error: str | None = None, total_seconds: float | None = None
+) -> None:
     """The figures of :func:`metrics` as JSON; ``error`` (the failure's message) marks a failed run."""
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(metrics(result, spec, error), handle, indent=2)
+        json.dump(metrics(result, spec, error, total_seconds), handle, indent=2)
         handle.write("\n")

@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pyarrow as pa
 
-from smt.errors import SmtError
+from smt.errors import SmtError, StageError
 from smt.metrics import ChainMetrics
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
@@ -146,11 +147,22 @@ def read_and_transform(
     def read_partition(task_numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for numbers in task_numbers:
             for number in numbers.column(0).to_pylist():
-                for arrow_batch in tasks[number].batches(max_rows):
-                    yield from step(arrow_batch)
+                task = tasks[number]
+                try:
+                    for arrow_batch in task.batches(max_rows):
+                        yield from step(arrow_batch)
+                except StageError as exc:
+                    raise _located(exc, task) from exc.__cause__
 
     numbered = spark.range(len(tasks), numPartitions=max(1, len(tasks)))
     return numbered.mapInArrow(read_partition, ddl)
+
+
+def _located(error: StageError, task: ReadTask) -> StageError:
+    """``error`` naming where the task read its record (a file and line), when the task can tell."""
+    offset = getattr(error.record, "offset", None)
+    location = task.locate(offset) if offset is not None else None
+    return error.located(location) if location else error
 
 
 class _BatchStep:
@@ -247,8 +259,14 @@ class _Run:
         spec, spark = self.spec, self.spark
         plan = spec.field_plan
         tasks = None if spec.streaming else spec.source.read_tasks(spark)
+        fields = (
+            "all fields" if plan is None else f"fields in: {', '.join(plan.inputs)}; out: {', '.join(plan.outputs)}"
+        )
         if tasks is not None:
+            log.info("reading the source in %d Python task(s), transformed where read (%s)", len(tasks), fields)
             return read_and_transform(spark, tasks, self.processor, self.layout, self.live, plan)
+        log.info("reading the source with Spark%s, then the chain over it (%s)",
+                 " as a stream" if spec.streaming else "", fields)  # fmt: skip
         df = spec.source.read(spark, streaming=spec.streaming)
         return transform_dataframe(df, self.processor, self.layout, self.live, plan)
 
@@ -256,7 +274,14 @@ class _Run:
         from pyspark.sql import Observation
 
         observation = Observation(f"smt-counts-{self.spec.config['name']}")
-        write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
+        new_outputs = NewOutputs(self.spark, [self.spec.sink, self.spec.dead_letters])
+        log.info("running the Spark job: the sink%s", " and the dead letters" if self.spec.dead_letters else "")
+        try:
+            write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
+        except BaseException:
+            new_outputs.remove()
+            raise
+        log.info("written in %.1f s; waiting for the counts", time.perf_counter() - self.started)
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
         if observed is None:
             log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])

@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from typing import Any
 
-from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python
+from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python, use_local_worker_python
 from smt.sessions import connect_session
 
 __all__ = ["REMOTE_KEY", "build_spark_session", "remote_url"]
@@ -57,6 +58,10 @@ def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike
     if conf["spark.master"].startswith("local"):
         # Local workers must run the same interpreter (and packages) as the driver.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
+    log.info("starting Spark: master %s, %d jar%s, %d settings", conf["spark.master"], len(jars),
+             "" if len(jars) == 1 else "s", len(conf))  # fmt: skip
+    started = time.perf_counter()
     if jvm_log is not None:
         from smt.pipeline.jvm_output import start_jvm_logging_to
 
@@ -66,10 +71,13 @@ def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
+    log.info("Spark %s ready in %.1f s", session.version, time.perf_counter() - started)
     session.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
     if not is_local_master(master):
         # Executors in other processes may not have this package installed.
         ship_project_code(session)
+    else:
+        use_local_worker_python(session)  # also a session this process had already started
     return session
 
 

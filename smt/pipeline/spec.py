@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import os
 from typing import Any, Mapping
 
@@ -31,10 +32,12 @@ from smt.pipeline import paths
 from smt.pipeline.cluster import spark_master_url
 from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.fields import FieldPlan, plan_fields
-from smt.pipeline.streaming import STREAMING_CONFIG
+from smt.pipeline.streaming import STREAMING_CONFIG, CheckpointMismatch, check_local_checkpoint, checkpoint_keys
 from smt.plugin import PluginContext
 
 __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
+
+log = logging.getLogger(__name__)
 
 PIPELINE_CONFIG = (
     (
@@ -73,7 +76,10 @@ PIPELINE_CONFIG = (
             "",
             None,
             Importance.HIGH,
-            "Checkpoint directory of the streaming query (required in streaming mode).",
+            "Checkpoint directory of the streaming query (required in streaming mode). A restart may "
+            "change transforms, predicates, converters and errors.* (the changes are logged); another "
+            "source or sink (source, sink, and the keys each connector declares: the file source's path, "
+            "the Kafka source's topics and topic.pattern, the file sink's path and format) is refused.",
         )
         .define(
             "key.converter",
@@ -155,7 +161,7 @@ class PipelineSpec:
     policy: ErrorPolicy
     #: What config providers replaced; :meth:`shown_props` and its ``mask`` hide the values.
     variables: ResolvedProperties | None = None
-    #: Keys no plugin reads and deprecated keys in use (``smt validate`` warns, ``smt run`` logs them).
+    #: Deprecated keys in use (``smt validate`` warns, ``smt run`` logs them); unknown keys are problems.
     notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
     #: The dead-letter writer (``errors.deadletterqueue.*``), or None: built once, when the spec is validated.
     dead_letters: Any = None
@@ -169,9 +175,9 @@ class PipelineSpec:
 
         ``overrides`` replace keys of ``source`` before variables are resolved;
         ``base_dir`` is where a mapping's relative paths start (default: the
-        current directory).  Unknown and deprecated keys are ``notices`` of the
-        spec (and of the error, when there is one); with ``strict`` they are
-        problems.
+        current directory).  Unknown keys (a key of ours that nothing reads)
+        are problems; deprecated keys are ``notices`` of the spec (and of the
+        error, when there is one), and problems with ``strict``.
         """
         pipeline_file = None
         if isinstance(source, Mapping):
@@ -186,22 +192,41 @@ class PipelineSpec:
             from smt.plugins import default_plugins
 
             plugins = default_plugins()
+        log.info(
+            "read %s: %d keys%s",
+            pipeline_file or "the configuration",
+            len(props),
+            f", {len(overrides)} set on the command line" if overrides else "",
+        )
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
+        if variables.resolved_keys:
+            log.info("resolved the variables of %s", ", ".join(sorted(variables.resolved_keys)))
         try:
-            spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file, strict).build(
-                cls
-            )
+            props = resolve_paths(variables.values, base_dir, plugins)
+            spec = _Builder(props, plugins, pipeline_file, strict, variables).build(cls)
         except ConfigError as exc:
             raise variables.mask_error(exc) from None
         spec.variables = variables
+        spec._log_parts()
         return spec
+
+    def _log_parts(self) -> None:
+        config = self.config
+        stages = ", ".join(stage.alias for stage in self.chain.stages) if self.chain is not None else ""
+        log.info("source %s, sink %s, mode %s", config.get("source") or "none", config.get("sink") or "none",
+                 config["mode"])  # fmt: skip
+        log.info("converters: key %s, value %s, header %s", *(type(converter).__name__ for converter in
+                 (self.key_converter, self.value_converter, self.header_converter)))  # fmt: skip
+        log.info("transforms: %s", stages or "none")
+        dead = self.policy.dlq_path or self.policy.dlq_topic if self.policy.tolerates_all else None
+        log.info("errors.tolerance=%s, dead letters: %s", "all" if self.policy.tolerates_all else "none",
+                 dead or "none")  # fmt: skip
+        log.info("checked: every plugin configured, input present, outputs not overlapping inputs%s",
+                 ", checkpoint matches the pipeline" if self.streaming else ", output folders writable")  # fmt: skip
 
     def shown_props(self) -> dict[str, Any]:
         """The properties as they may be shown or stored: variables in place of their values."""
-        if self.variables is None:
-            return dict(self.props)
-        written = self.variables.written
-        return {k: written[k] if k in self.variables.resolved_keys else v for k, v in self.props.items()}
+        return _shown_props(self.props, self.variables)
 
     @functools.cached_property
     def field_plan(self) -> FieldPlan:
@@ -240,6 +265,13 @@ class PipelineSpec:
         return conf
 
 
+def _shown_props(props: dict[str, Any], variables: ResolvedProperties | None) -> dict[str, Any]:
+    if variables is None:
+        return dict(props)
+    written = variables.written
+    return {k: written[k] if k in variables.resolved_keys else v for k, v in props.items()}
+
+
 class _JarsOf:
     """The user's own ``spark.*`` keys, shaped like a plugin's ``spark_conf``."""
 
@@ -263,9 +295,15 @@ class _Builder:
     """Builds each part, collecting problems instead of stopping at the first."""
 
     def __init__(
-        self, props: dict[str, Any], plugins: Any, pipeline_file: str | None = None, strict: bool = False
+        self,
+        props: dict[str, Any],
+        plugins: Any,
+        pipeline_file: str | None = None,
+        strict: bool = False,
+        variables: ResolvedProperties | None = None,
     ) -> None:
         self.props = props
+        self.variables = variables
         self.plugins = plugins
         self.pipeline_file = pipeline_file
         self.strict = strict
@@ -286,24 +324,31 @@ class _Builder:
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
-        parts["dead_letters"] = self._dead_letters(config, parts["policy"])
+        parts["dead_letters"] = self._dead_letters(config, parts["policy"], parts["sink"])
         self._bind_dead_letters(parts)
+        if config.get("mode") == "batch":
+            self._check_existing_outputs(parts)
+        elif config.get("checkpoint.location"):
+            self._check_checkpoint(config, parts)
         notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
-        if self.strict:
-            self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in notices]
-            notices = []
+        # A key of ours that nothing reads is a typo that changes what happens (errors.tolerence=all):
+        # an error.  Keys under a prefix handed to another system (spark.*, *.kafka.*) are never
+        # reported; deprecated keys still work, so they stay warnings unless strict.
+        refused = [n for n in notices if self.strict or n.kind == "unknown"]
+        self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in refused]
+        notices = [n for n in notices if n not in refused]
         if self.problems:
             error = ConfigError(self.problems)
             error.notices = notices
             raise error
         return spec_cls(props=self.props, config=config, notices=notices, **parts)
 
-    def _dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None) -> Any:
+    def _dead_letters(self, config: dict[str, Any], policy: ErrorPolicy | None, sink: Any) -> Any:
         # Built here, once, so that `smt validate` finds what the run would (a topic with no Kafka settings).
         if policy is None:
             return None
         try:
-            return build_dead_letters(policy, self.props, config.get("sink"))
+            return build_dead_letters(policy, self.props, config.get("sink"), sink)
         except ConfigError as exc:
             self.problems.extend(exc.problems)
             return None
@@ -317,6 +362,25 @@ class _Builder:
             dead_letters.bind_source(source)
         except ConfigError as exc:
             self.problems.extend(exc.problems)
+
+    def _check_existing_outputs(self, parts: dict[str, Any]) -> None:
+        """An output folder the run may not replace (``write.mode=errorifexists``), found before Spark starts."""
+        for writer in (parts["sink"], parts["dead_letters"]):
+            conflicts = getattr(writer, "output_conflicts", dict)() if writer is not None else {}
+            self.problems += [ConfigProblem(key, reason, self.props.get(key)) for key, reason in conflicts.items()]
+
+    def _check_checkpoint(self, config: dict[str, Any], parts: dict[str, Any]) -> None:
+        """A checkpoint written by a pipeline whose source or sink was another, found before Spark starts."""
+        if parts["source"] is None or parts["sink"] is None:
+            return  # already reported
+        identity = checkpoint_keys(self.props, parts["source"], parts["sink"])
+        shown = _shown_props(self.props, self.variables)
+        try:
+            check_local_checkpoint(config["checkpoint.location"], shown, identity)
+        except CheckpointMismatch as exc:
+            self.problems.append(
+                ConfigProblem("checkpoint.location", f"'{config['checkpoint.location']}' {exc.reason}")
+            )
 
     def _check_overlaps(self, parts: dict[str, Any]) -> None:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]

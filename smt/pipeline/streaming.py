@@ -10,9 +10,17 @@ sink) end with every record exactly once, others (Kafka) at least once.
 
 The checkpoint belongs to one pipeline: the first run stores the pipeline's
 fingerprint (its settings, minus tuning keys) in
-``<checkpoint.location>/smt-pipeline.json``; a later run with other source,
-sink, converter or transform settings is refused, naming the keys that
-differ, before Spark touches the checkpoint.
+``<checkpoint.location>/smt-pipeline.json``.  As Kafka Connect keeps a
+connector's offsets when its transforms are reconfigured, a later run may
+change what happens to records (transforms, predicates, converters,
+``errors.*``): the changes are logged and the fingerprint updated.  A run
+that changes what the stored offsets are offsets *of* is refused, naming the
+keys, before Spark touches the checkpoint: ``source``, ``sink`` and the keys
+each connector declares as saying what it reads or writes
+(:attr:`smt.connector.Source.checkpoint_keys`: the file source's path, the
+Kafka source's topics, the file sink's path and format; every key of a
+connector that declares none).  ``smt validate`` makes the same check on a
+local checkpoint.
 
 The query ends by itself with ``streaming.trigger=availableNow`` (once the
 input present at start is processed) or after ``streaming.timeout.ms``.
@@ -24,13 +32,24 @@ sessions alike.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any, Callable, Mapping
 
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import ConfigError, SmtError
 
-__all__ = ["STREAMING_CONFIG", "CheckpointMismatch", "FINGERPRINT_FILE", "run_streaming", "pipeline_fingerprint"]
+__all__ = [
+    "STREAMING_CONFIG",
+    "CheckpointMismatch",
+    "FINGERPRINT_FILE",
+    "check_local_checkpoint",
+    "checkpoint_keys",
+    "run_streaming",
+    "pipeline_fingerprint",
+]
+
+log = logging.getLogger(__name__)
 
 #: At the timeout, how long the micro-batch in flight may take to finish before it is interrupted.
 _STOP_GRACE_S = 30.0
@@ -76,7 +95,11 @@ _TUNING_KEYS = ("checkpoint.location", "name", "source.max.files.per.trigger")
 
 
 class CheckpointMismatch(SmtError):
-    """The checkpoint was written by another pipeline, or not by this tool."""
+    """The checkpoint holds the offsets of another source or sink, or was not written by this tool."""
+
+    def __init__(self, checkpoint: str, reason: str) -> None:
+        super().__init__(f"checkpoint.location '{checkpoint}' {reason}")
+        self.reason = reason
 
 
 def run_streaming(
@@ -99,7 +122,8 @@ def run_streaming(
     if not getattr(spec.source, "supports_streaming", False):
         raise ConfigError.for_key("mode", f"source '{spec.config['source']}' cannot run in streaming mode", "streaming")
     checkpoint = spec.config["checkpoint.location"]
-    claim_checkpoint(spark, checkpoint, spec.shown_props())  # never secrets on disk
+    identity = checkpoint_keys(spec.props, spec.source, spec.sink)
+    claim_checkpoint(spark, checkpoint, spec.shown_props(), identity)  # never secrets on disk
     writer = (
         out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
         .option("checkpointLocation", checkpoint)
@@ -178,49 +202,98 @@ class _ProgressReader:
 
 def pipeline_fingerprint(props: Mapping[str, Any]) -> dict[str, str]:
     """The settings that define what a pipeline computes (tuning keys left out)."""
-    return {
-        key: str(value)
-        for key, value in sorted(props.items())
-        if not key.startswith(_TUNING_PREFIXES) and key not in _TUNING_KEYS
-    }
+    return {key: str(value) for key, value in sorted(props.items()) if not _is_tuning(key)}
 
 
-def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any]) -> None:
-    """Store this pipeline's fingerprint in a new checkpoint, or check the stored one.
+def _is_tuning(key: str) -> bool:
+    return key.startswith(_TUNING_PREFIXES) or key in _TUNING_KEYS
 
-    A checkpoint holding only a fingerprint (the query never started a batch)
+
+def checkpoint_keys(props: Mapping[str, Any], source: Any, sink: Any) -> frozenset[str]:
+    """The keys whose change makes a checkpoint's stored offsets meaningless (see the module's doc)."""
+    keys = {"source", "sink"}
+    for kind, connector in (("source", source), ("sink", sink)):
+        declared = getattr(connector, "checkpoint_keys", None)
+        if declared is None:
+            keys.update(key for key in props if key.startswith(f"{kind}."))
+        else:
+            keys.update(f"{kind}.{key}" for key in declared)
+    return frozenset(key for key in keys if not _is_tuning(key))
+
+
+def claim_checkpoint(spark: Any, checkpoint: str, props: Mapping[str, Any], identity: frozenset[str]) -> None:
+    """Store this pipeline's fingerprint in a new checkpoint, or check the stored one and bring it up to date.
+
+    Raises :class:`CheckpointMismatch` when a key of ``identity`` changed.  A
+    checkpoint holding only a fingerprint (the query never started a batch)
     is claimed anew.
     """
     from smt.driver_files import driver_files
 
     files = driver_files(spark)
     fingerprint = pipeline_fingerprint(props)
-    marker = f"{checkpoint.rstrip('/')}/{FINGERPRINT_FILE}"
-    spark_state = [n for n in files.list_names(checkpoint) if FINGERPRINT_FILE not in n]
-    if files.exists(marker) and spark_state:
-        stored = _load(files, marker)
-        if stored != fingerprint:
-            raise CheckpointMismatch(
-                f"checkpoint.location '{checkpoint}' belongs to a different pipeline "
-                f"({describe_changes(stored, fingerprint)}); use a new checkpoint.location, "
-                "or delete this one to start over"
-            )
+    stored = _checked_fingerprint(files, checkpoint, fingerprint, identity)
+    if stored == fingerprint:
         return
-    if spark_state:
-        raise CheckpointMismatch(
-            f"checkpoint.location '{checkpoint}' is not empty and has no {FINGERPRINT_FILE}: it was not "
-            "written by an smt pipeline; use a new checkpoint.location"
+    if stored is not None:
+        log.warning(
+            "checkpoint.location '%s': the pipeline changed since the checkpoint was written (%s); "
+            "it carries on from the stored offsets",
+            checkpoint,
+            describe_changes(stored, fingerprint, limit=20),
         )
-    files.write_text(marker, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
+    files.write_text(_marker(checkpoint), json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
 
 
-def _load(files: Any, marker: str) -> dict[str, str]:
+def check_local_checkpoint(checkpoint: str, props: Mapping[str, Any], identity: frozenset[str]) -> None:
+    """:func:`claim_checkpoint`'s refusals, without Spark and without writing: for ``smt validate``.
+
+    A checkpoint on a remote file system is left to the run.
+    """
+    from smt.driver_files import local_files
+
+    if "://" in checkpoint and not checkpoint.startswith("file:"):
+        return
+    _checked_fingerprint(local_files(), checkpoint, pipeline_fingerprint(props), identity)
+
+
+def _checked_fingerprint(
+    files: Any, checkpoint: str, fingerprint: dict[str, str], identity: frozenset[str]
+) -> dict[str, str] | None:
+    """The stored fingerprint, or None for a checkpoint to claim; raises :class:`CheckpointMismatch`."""
+    marker = _marker(checkpoint)
+    spark_state = [n for n in files.list_names(checkpoint) if FINGERPRINT_FILE not in n]
+    if not spark_state:
+        return None
+    if not files.exists(marker):
+        raise CheckpointMismatch(
+            checkpoint,
+            f"is not empty and has no {FINGERPRINT_FILE}: it was not written by an smt pipeline; "
+            "use a new checkpoint.location",
+        )
+    stored = _load(files, checkpoint)
+    if any(stored.get(key) != fingerprint.get(key) for key in identity):
+        moved = {key: value for key, value in stored.items() if key in identity}
+        now = {key: value for key, value in fingerprint.items() if key in identity}
+        raise CheckpointMismatch(
+            checkpoint,
+            f"holds the offsets of another source or sink ({describe_changes(moved, now)}); "
+            "use a new checkpoint.location, or delete this one to start over",
+        )
+    return stored
+
+
+def _marker(checkpoint: str) -> str:
+    return f"{checkpoint.rstrip('/')}/{FINGERPRINT_FILE}"
+
+
+def _load(files: Any, checkpoint: str) -> dict[str, str]:
     try:
-        stored = json.loads(files.read_text(marker))
+        stored = json.loads(files.read_text(_marker(checkpoint)))
     except ValueError as exc:
-        raise CheckpointMismatch(f"cannot read the pipeline fingerprint '{marker}': {exc}") from exc
+        raise CheckpointMismatch(checkpoint, f"has a {FINGERPRINT_FILE} that cannot be read: {exc}") from exc
     if not isinstance(stored, dict):
-        raise CheckpointMismatch(f"cannot read the pipeline fingerprint '{marker}': not a JSON object")
+        raise CheckpointMismatch(checkpoint, f"has a {FINGERPRINT_FILE} that cannot be read: not a JSON object")
     return stored
 
 

@@ -74,31 +74,35 @@ def _apply(df: Any, config: ChainConfig) -> TransformResult:
 
     from smt.pipeline.counts import CountsLayout
     from smt.pipeline.runner import transform_dataframe
-    from smt.spark._input import kafka_rows
+    from smt.spark._input import cast_fields, kafka_rows
 
     rows = kafka_rows(df)
-    _ship_code(df.sparkSession)
+    input_types = cast_fields(df)
+    _prepare_session(df.sparkSession)
     layout = CountsLayout(config.aliases)
     out = transform_dataframe(rows, config.processor(), layout)
     name = f"smt-{uuid.uuid4().hex[:12]}"
     if df.isStreaming:  # an Observation takes batch DataFrames only; progress reports carry streaming ones
-        return TransformResult(out.observe(name, *layout.sums()), layout, None, name)
+        return TransformResult(out.observe(name, *layout.sums()), layout, None, name, input_types)
     observation = Observation(name)
-    return TransformResult(out.observe(observation, *layout.sums()), layout, observation, name)
+    return TransformResult(out.observe(observation, *layout.sums()), layout, observation, name, input_types)
 
 
-def _ship_code(session: Any) -> None:
+def _prepare_session(session: Any) -> None:
     """Make the project's code importable where the session runs Python (once per session).
 
-    A local classic session's workers share this interpreter's packages.
+    A local classic session's workers run this interpreter (unless the user
+    chose one), so they share its packages.
     """
-    from smt.pipeline.cluster import is_local_master, ship_project_code
+    from smt.pipeline.cluster import is_local_master, ship_project_code, use_local_worker_python
     from smt.sessions import is_connect
 
     if getattr(session, "_smt_code_shipped", False):
         return
     if is_connect(session) or not is_local_master(session.sparkContext.master):
         ship_project_code(session)
+    else:
+        use_local_worker_python(session)
     try:
         session._smt_code_shipped = True
     except AttributeError:  # a session that takes no attributes ships again next time

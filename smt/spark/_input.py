@@ -15,7 +15,7 @@ from smt.errors import ConfigError, ConfigProblem
 from smt.pipeline.extra_columns import ERROR_COLUMNS, INTERNAL_PREFIX
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
 
-__all__ = ["kafka_rows"]
+__all__ = ["cast_fields", "kafka_rows"]
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _HEADER_TYPES = ("array<struct<key:string,value:binary>>", "array<struct<key:string,value:string>>")
@@ -60,6 +60,12 @@ def kafka_rows(df: Any) -> Any:
             columns.append(F.array().cast(KAFKA_ROW_TYPES[name]).alias(name))
     columns += [F.col(f"`{name}`") for name in df.columns if name not in KAFKA_ROW_FIELDS]
     return df.select(*columns)
+
+
+def cast_fields(df: Any) -> dict[str, str]:
+    """The Kafka row fields of ``df`` that :func:`kafka_rows` casts: name → their type in ``df``."""
+    types = {field.name: field.dataType.simpleString() for field in df.schema.fields}
+    return {name: types[name] for name in KAFKA_ROW_FIELDS if name in types and types[name] != KAFKA_ROW_TYPES[name]}
 
 
 def _problems(types: dict[str, str]) -> list[ConfigProblem]:

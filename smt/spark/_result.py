@@ -26,8 +26,17 @@ class TransformResult:
     first action that ran (batch), or of a streaming query's micro-batches.
     """
 
-    def __init__(self, output: Any, layout: CountsLayout, observation: Any, observation_name: str) -> None:
+    def __init__(
+        self,
+        output: Any,
+        layout: CountsLayout,
+        observation: Any,
+        observation_name: str,
+        input_types: dict[str, str] | None = None,
+    ) -> None:
         self._output = output
+        #: Kafka row fields the input had in other types (a string ``value``): dead letters get them back.
+        self._input_types = dict(input_types or {})
         self._layout = layout
         self._observation = observation
         self._observation_name = observation_name
@@ -47,6 +56,9 @@ class TransformResult:
     def dead_letters(self):
         """The input records that failed (``errors.tolerance=all``), as they were read, with their own columns.
 
+        A Kafka row field keeps the input's type (a string ``value`` stays a
+        string).
+
         Each also has ``error_stage`` (TRANSFORMATION, VALUE_CONVERTER, ...),
         ``error_class`` (the transform or converter class), ``error_exception``
         (the exception class) and ``error_message``; with
@@ -56,7 +68,10 @@ class TransformResult:
         """
         from pyspark.sql import functions as F
 
-        return self._output.where(F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN, COUNTS_COLUMN)
+        dead = self._output.where(F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN, COUNTS_COLUMN)
+        if not self._input_types:
+            return dead
+        return dead.withColumns({name: F.col(name).cast(ddl) for name, ddl in self._input_types.items()})
 
     def persist(self, *storage_level: Any) -> "TransformResult":
         """Keep the computed output (records and dead letters) for later actions; returns ``self``.

@@ -39,6 +39,10 @@ BAD_CONFIGS = [
     ("sink.write.mode=replace\n", "error: sink.write.mode: must be one of errorifexists, overwrite, append, ignore"),
     ("value.converter=nope\n", "error: value.converter: unknown converter 'nope'"),
     (
+        "errors.tolerence=all\n",
+        "error: errors.tolerence: unknown key: no plugin reads it, so it has no effect; did you mean 'errors.tolerance'?",
+    ),
+    (
         "transforms=w\ntransforms.w.type=wasm\ntransforms.w.module.path=none.wasm\n",
         "error: transforms.w.module.path: cannot read WebAssembly module",
     ),

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from smt.commands.output import EXIT_FAILED, EXIT_INVALID
+from smt.commands.output import EXIT_INVALID
 
 LINES = "alpha\nbeta\n"
 
@@ -101,7 +101,7 @@ def test_an_existing_output_names_the_write_mode_key(probe, spark):
     (probe.root / "out").mkdir()
     (probe.root / "out" / "kept.txt").write_text("earlier output\n")
     outcome = probe.run(probe.pipeline(pipeline_text("out", write_mode="errorifexists")))
-    assert outcome.code == EXIT_FAILED
+    assert outcome.code == EXIT_INVALID  # refused before Spark starts, as `smt validate` refuses it
     assert outcome.error_lines == [
         f"error: sink.path: '{probe.root / 'out'}' already exists and sink.write.mode is errorifexists; "
         "set sink.write.mode=overwrite to replace it, or append"

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from smt.commands.output import EXIT_INVALID
 from tests.reliability.conftest import RUN_BOUND_SECONDS, smt_process
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -65,10 +66,10 @@ def listed(folder, keep=lambda name: not name.startswith(".")):
     return [name for name in os.listdir(folder) if keep(name)] if folder.exists() else []
 
 
-def file_pipeline(tmp_path, header="via"):
-    path = tmp_path / f"pipeline-{header}.properties"
+def file_pipeline(tmp_path, header="via", sink="out"):
+    path = tmp_path / f"pipeline-{header}-{sink}.properties"
     path.write_text(
-        STREAMING + "name=recovery\nsink=file\nsink.path=out\nsink.format=jsonl\n"
+        STREAMING + f"name=recovery\nsink=file\nsink.path={sink}\nsink.format=jsonl\n"
         "value.converter=string\nheader.converter=string\n"
         "transforms=tag\ntransforms.tag.type=InsertHeader\n"
         f"transforms.tag.header={header}\ntransforms.tag.value.literal=smt\n",
@@ -104,10 +105,17 @@ def test_a_file_sink_killed_mid_stream_ends_with_every_record_exactly_once(tmp_p
     assert code == 0, stderr[-3000:]
     assert output_values(tmp_path / "out") == sorted(expected)
 
-    # The same checkpoint with another transform setting is refused, and nothing is written.
+    # Another sink with the same checkpoint is refused before anything runs, naming the key.
+    code, stderr = run_to_the_end(file_pipeline(tmp_path, sink="elsewhere"), root)
+    assert code == EXIT_INVALID
+    assert "holds the offsets of another source or sink (sink.path changed" in stderr
+    # Another transform setting carries on from the stored offsets (nothing new to read), saying what changed.
     code, stderr = run_to_the_end(file_pipeline(tmp_path, header="other"), root)
-    assert code != 0
-    assert "belongs to a different pipeline (transforms.tag.header changed 'via' → 'other')" in stderr
+    assert code == 0, stderr[-3000:]
+    assert (
+        "the pipeline changed since the checkpoint was written (transforms.tag.header changed 'via' → 'other')"
+        in stderr
+    )
     assert output_values(tmp_path / "out") == sorted(expected)
 
 

@@ -73,7 +73,7 @@ def test_plugins_docs_come_from_the_config_declarations(capsys):
 
 
 @pytest.mark.spark
-def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_path):
+def test_run_writes_output_summary_and_metrics_json(tmp_path):
     write(tmp_path / "in.txt", "hello\nworld\n")
     pipeline = write(
         tmp_path / "p.properties",
@@ -82,7 +82,6 @@ def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_pa
                 "source.path=in.txt",
                 "sink.path=out",
                 "value.converter=string",
-                "value.converter.encodng=UTF-8",
                 "spark.master=local[1]",
                 "spark.ui.enabled=false",
                 "",
@@ -90,18 +89,27 @@ def test_run_writes_output_summary_and_metrics_json_and_logs_unknown_keys(tmp_pa
         ),
     )
     done = subprocess.run(
-        [sys.executable, "-m", "smt", "run", str(pipeline), "--metrics-json", str(tmp_path / "m.json")],
+        [sys.executable, "-m", "smt", "run", "-v", str(pipeline), "--metrics-json", str(tmp_path / "m.json")],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "read" in done.stdout and "written" in done.stdout
-    # an unknown key is logged once, at start
-    assert done.stderr.count("value.converter.encodng: unknown key") == 1
+    # -v: our step-by-step log, in order.
+    steps = [line.split(": ", 1)[1] for line in done.stderr.splitlines() if line.startswith("INFO smt.")]
+    expected = ["read ", "source file, sink file", "converters: ", "transforms: none", "errors.tolerance=none",
+                "checked: ", "Spark's own output goes to ", "starting Spark: master local[1]", "Spark ",
+                "reading the source in 1 Python task(s)", "running the Spark job", "written in "]  # fmt: skip
+    found = [next((index for index, step in enumerate(steps) if step.startswith(e)), None) for e in expected]
+    assert None not in found and found == sorted(found), "\n".join(steps)
     lines = sorted(line for f in (tmp_path / "out").glob("part-*") for line in f.read_text().splitlines())
     assert lines == ["hello", "world"]
-    assert json.loads((tmp_path / "m.json").read_text())["records"]["read"] == 2
+    figures = json.loads((tmp_path / "m.json").read_text())
+    assert figures["records"]["read"] == 2
+    # The summary's time is the whole command's: Python's and Spark's start included.
+    assert figures["total_seconds"] > figures["seconds"]
+    assert f"{figures['total_seconds']:.2f} s in all" in done.stdout
 
 
 @pytest.mark.spark
@@ -115,7 +123,26 @@ def test_run_failure_is_one_clear_line_and_exit_code(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_validate_warns_about_unknown_keys_with_a_suggestion(tmp_path, capsys):
+def test_validate_verbose_logs_each_step(tmp_path):
+    write(tmp_path / "in.txt", "a\n")
+    pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\ntransforms=up\n"
+                     "transforms.up.type=MaskField$Value\ntransforms.up.fields=a\n")  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "smt", "validate", str(pipeline), "-v"], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"INFO smt.pipeline.spec: read {pipeline}: 5 keys",
+        "INFO smt.pipeline.spec: source file, sink file, mode batch",
+        "INFO smt.pipeline.spec: converters: key ByteArrayConverter, value ByteArrayConverter, header "
+        "SimpleHeaderConverter",
+        "INFO smt.pipeline.spec: transforms: up",
+        "INFO smt.pipeline.spec: errors.tolerance=none, dead letters: none",
+        "INFO smt.pipeline.spec: checked: every plugin configured, input present, outputs not overlapping inputs, "
+        "output folders writable",
+    ]
+
+
+def test_an_unknown_key_of_ours_fails_validate_with_a_suggestion(tmp_path, capsys):
     write(tmp_path / "in.txt", "a\n")
     pipeline = write(
         tmp_path / "p.properties",
@@ -127,17 +154,30 @@ def test_validate_warns_about_unknown_keys_with_a_suggestion(tmp_path, capsys):
                 "transforms.mask.type=MaskField$Value",
                 "transforms.mask.fields=card",
                 "transforms.mask.feilds=card",
+                "spark.sql.whatever.spark.decides=1",
                 "",
             ]
         ),
     )
-    assert main(["validate", str(pipeline)]) == 0
-    captured = capsys.readouterr()
-    assert captured.out.strip() == f"{pipeline}: valid (1 warning)"
-    assert captured.err.splitlines() == [
-        "warning: transforms.mask.feilds: unknown key: no plugin reads it, so it has no effect; "
+    assert main(["validate", str(pipeline)]) == EXIT_INVALID
+    assert capsys.readouterr().err.splitlines() == [
+        "error: transforms.mask.feilds: unknown key: no plugin reads it, so it has no effect; "
         "did you mean 'transforms.mask.fields'?"
     ]
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_typo_in_errors_tolerance_fails_validate_and_run_before_spark(tmp_path, command):
+    write(tmp_path / "in.txt", "a\n")
+    pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nsink.path=out\nerrors.tolerence=all\n")
+    done = subprocess.run([sys.executable, "-m", "smt", command, str(pipeline)], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == EXIT_INVALID
+    assert done.stderr.splitlines() == [
+        "error: errors.tolerence: unknown key: no plugin reads it, so it has no effect; "
+        "did you mean 'errors.tolerance'?"
+    ]
+    assert not (tmp_path / "out").exists()
 
 
 def test_validate_strict_makes_unknown_and_deprecated_keys_errors(tmp_path, capsys):
@@ -165,10 +205,13 @@ def test_validate_strict_makes_unknown_and_deprecated_keys_errors(tmp_path, caps
 
 def test_validate_errors_come_with_the_warnings_found_beside_them(tmp_path, capsys):
     write(tmp_path / "in.txt", "a\n")
-    pipeline = write(tmp_path / "p.properties", "source.path=in.txt\nerrors.tolerence=all\n")
+    pipeline = write(
+        tmp_path / "p.properties",
+        "source.path=in.txt\ntransforms=r\ntransforms.r.type=ReplaceField$Value\ntransforms.r.blacklist=card\n",
+    )
     assert main(["validate", str(pipeline)]) == EXIT_INVALID
     assert capsys.readouterr().err.splitlines() == [
-        "warning: errors.tolerence: unknown key: no plugin reads it, so it has no effect; "
-        "did you mean 'errors.tolerance'?",
+        "warning: transforms.r.blacklist: is deprecated (removed in Kafka 4.0, which ignores it; honoured here "
+        "with its Kafka 3.x meaning); use 'transforms.r.exclude' instead",
         "error: sink.path: is required and has no default",
     ]

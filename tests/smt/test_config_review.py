@@ -213,16 +213,37 @@ def test_chain_review_alone():
     assert [str(n) for n in notices] == ["transforms.a.x: unknown key: no plugin reads it, so it has no effect"]
 
 
-def test_spec_carries_notices_and_strict_makes_them_errors(tmp_path):
+def test_spec_refuses_unknown_keys_carries_deprecated_ones_and_strict_refuses_those_too(tmp_path):
     (tmp_path / "in.txt").write_text("a\n")
-    props = {**BASE, "transforms": "", "transforms.x.type": "Filter"}
+    with pytest.raises(
+        ConfigError, match=r"^transforms\.r\.feilds: unknown key: .*did you mean 'transforms\.r\.fields'"
+    ):
+        PipelineSpec.from_properties(
+            {
+                **BASE,
+                "transforms": "r",
+                "transforms.r.type": "MaskField$Value",
+                "transforms.r.fields": "a",
+                "transforms.r.feilds": "a",
+            },  # fmt: skip
+            base_dir=str(tmp_path),
+        )
+    # A stage taken out of the list is a warning.
+    unlisted = PipelineSpec.from_properties(
+        {**BASE, "transforms": "", "transforms.x.type": "Filter"}, base_dir=str(tmp_path)
+    )
+    assert [(n.key, n.kind) for n in unlisted.notices] == [("transforms.x.type", "unlisted")]
+    props = {**BASE, "transforms": "r", "transforms.r.type": "ReplaceField$Value", "transforms.r.blacklist": "a"}
     spec = PipelineSpec.from_properties(props, base_dir=str(tmp_path))
-    assert [n.key for n in spec.notices] == ["transforms.x.type"]
-    with pytest.raises(ConfigError, match=r"^transforms\.x\.type: unknown key: 'x' is not listed"):
+    assert [n.key for n in spec.notices] == ["transforms.r.blacklist"]
+    with pytest.raises(ConfigError, match=r"^transforms\.r\.blacklist: is deprecated"):
         PipelineSpec.from_properties(props, base_dir=str(tmp_path), strict=True)
 
 
 def test_a_failing_build_still_carries_its_notices():
     with pytest.raises(ConfigError) as caught:
-        PipelineSpec.from_properties({**BASE, "errors.tolerance": "maybe", "errors.tolerence": "all"})
-    assert [n.key for n in caught.value.notices] == ["errors.tolerence"]
+        PipelineSpec.from_properties(
+            {**BASE, "errors.tolerance": "maybe", "transforms": "r", "transforms.r.type": "ReplaceField$Value",
+             "transforms.r.blacklist": "a"}
+        )  # fmt: skip
+    assert [n.key for n in caught.value.notices] == ["transforms.r.blacklist"]

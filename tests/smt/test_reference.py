@@ -255,7 +255,7 @@ def test_plugin_keys_are_shown_as_a_pipeline_file_spells_them(kind):
 
 
 def test_published_reference_is_up_to_date():
-    generated = reference_markdown(load_plugins(entry_points=False))
+    generated = reference_markdown(load_plugins(entry_points=False), published=True)
     assert PUBLISHED.read_text(encoding="utf-8") == generated, (
         "docs/reference.md is stale: regenerate it with `smt plugins --docs --builtin-only > docs/reference.md`"
     )
@@ -264,3 +264,20 @@ def test_published_reference_is_up_to_date():
 def test_builtin_only_docs_print_the_published_reference(capsys):
     assert main(["plugins", "--docs", "--builtin-only"]) == 0
     assert capsys.readouterr().out == PUBLISHED.read_text(encoding="utf-8")
+
+
+def test_docs_for_users_have_no_contributor_note_and_may_show_one_plugin(capsys):
+    assert main(["plugins", "--docs"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Configuration reference") and "Do not edit" not in out
+
+    assert main(["plugins", "--docs", "MaskField"]) == 0
+    one = capsys.readouterr().out
+    assert one.startswith("## Transforms\n") and "### `MaskField$Key`, `MaskField$Value`" in one
+    assert "transforms.<alias>.fields" in one and "### `InsertField" not in one and "## Pipeline" not in one
+
+    assert main(["plugins", "--docs", "MaskFeild"]) == 1
+    assert (
+        capsys.readouterr().err.splitlines()[0]
+        == "error: no plugin is called 'MaskFeild'; did you mean 'MaskField$Key', 'MaskField$Value'?"
+    )

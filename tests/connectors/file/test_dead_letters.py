@@ -31,3 +31,20 @@ def test_a_replayed_micro_batch_is_written_once(spark, tmp_path):
 
 def test_every_record_fits():
     assert FileDeadLetters("/unused").record_errors(object()) == []
+
+
+def test_batch_runs_follow_the_sinks_write_mode_when_given(spark, tmp_path):
+    from smt.errors import SmtError
+
+    dead_letters = FileDeadLetters(str(tmp_path / "dlq"), "overwrite", "sink.write.mode")
+    dead_letters.write(records_df(spark))
+    dead_letters.write(records_df(spark).limit(1))
+    assert jsonl_lines(tmp_path / "dlq") == [GOLDEN_JSONL[0]]
+
+    refusing = FileDeadLetters(str(tmp_path / "dlq"), "errorifexists", "sink.write.mode")
+    assert refusing.output_conflicts() == {
+        "errors.deadletterqueue.path": f"'{tmp_path / 'dlq'}' already exists and sink.write.mode is errorifexists; "
+        "set sink.write.mode=overwrite to replace it, or append"
+    }
+    with pytest.raises(SmtError, match=r"^errors\.deadletterqueue\.path: '.*dlq' already exists and sink\.write\.mode"):
+        refusing.write(records_df(spark))

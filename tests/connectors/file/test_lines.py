@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.file._lines import read_lines
+from connectors.file._lines import line_number, read_lines
 
 
 def lines_by_python(content: bytes) -> list[bytes]:
@@ -61,3 +61,22 @@ def test_a_piece_that_starts_inside_a_line_leaves_it_to_the_piece_before(tmp_pat
     path.write_bytes(b"first line\nsecond\nthird\n")
     assert [a.to_pylist() for a in read_lines(str(path), 3, 12)] == [[b"second"]]
     assert [a.to_pylist() for a in read_lines(str(path), 0, 3)] == [[b"first line"]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    content=st.binary(max_size=60).map(lambda b: bytes(b"ab\n"[x % 3] for x in b)),
+    cut_fraction=st.floats(0, 1),
+    chunk_bytes=st.sampled_from([1, 2, 5, 64]),
+)
+def test_line_number_names_each_owned_line_of_a_piece_as_an_editor_counts(
+    tmp_path_factory, content, cut_fraction, chunk_bytes
+):
+    path = tmp_path_factory.mktemp("lines") / "f.txt"
+    path.write_bytes(content)
+    start = int(cut_fraction * len(content))
+    owned = [line for array in read_lines(str(path), start, len(content), chunk_bytes) for line in array.to_pylist()]
+    every = lines_by_python(content)
+    numbers = [line_number(str(path), start, index, chunk_bytes) for index in range(len(owned))]
+    assert [every[number - 1] for number in numbers] == owned
+    assert numbers == list(range(len(every) - len(owned) + 1, len(every) + 1))

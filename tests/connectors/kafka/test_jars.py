@@ -35,3 +35,30 @@ def test_spark_jars_hold_the_connector_maven_central_has_for_this_pyspark():
         f"{maven.cache_dir()}/maven-repo/org/apache/spark/spark-sql-kafka-0-10_2.13/{expected}/"
         f"spark-sql-kafka-0-10_2.13-{expected}.jar"
     ]
+
+
+def test_an_older_connector_is_said_once_by_smt_local_fetch_not_on_every_run(caplog):
+    import subprocess
+    import sys
+
+    from connectors.kafka import older_connector_note, spark_kafka_bundle
+
+    older = maven.Bundle("x", (maven.Artifact("org.apache.spark", "spark-sql-kafka-0-10_2.13", "4.2.0"),))
+    assert (
+        older_connector_note(older)
+        == (
+            f"Maven Central has no spark-sql-kafka-0-10_2.13 {SPARK_VERSION} (PySpark's version); "
+            "using 4.2.0, the newest release before it"
+        )
+        or SPARK_VERSION == "4.2.0"
+    )
+    with caplog.at_level("INFO", logger="connectors.kafka"):
+        spark_jars()
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+    done = subprocess.run([sys.executable, "-m", "smt", "local", "fetch"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    note = older_connector_note(spark_kafka_bundle())
+    assert [line for line in done.stderr.splitlines() if line.startswith("note:")] == (
+        [f"note: {note}"] if note else []
+    )

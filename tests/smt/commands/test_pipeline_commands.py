@@ -102,7 +102,7 @@ def test_run_summary_says_where_records_went_and_keeps_variables_hidden(spark, t
     assert main(["run", str(pipeline), "--metrics-json", str(tmp_path / "m.json")]) == EXIT_OK
     out = " ".join(capsys.readouterr().out.split())
     assert "read │ 3 │ from file " in out and "written │ 3 │ to file ${env:SMT_TEST_OUT} (text, errorifexists)" in out
-    assert "dead-lettered │ 0 │ to files " in out and "(jsonl, appended)" in out
+    assert "dead-lettered │ 0 │ to files " in out and "(jsonl, errorifexists as sink.write.mode)" in out
     assert str(tmp_path / "out") not in out
     figures = json.loads((tmp_path / "m.json").read_text())
     assert figures["status"] == "succeeded" and figures["records"]["written"] == 3

@@ -50,3 +50,18 @@ def test_the_projects_own_tests_pass_run_from_its_folder(tmp_path):
                           capture_output=True, text=True, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "3 passed" in done.stdout
+
+
+def test_build_verbose_logs_each_step(tmp_path):
+    assert smt("wasm", "init", "shout", "--lang", "c", cwd=tmp_path).returncode == EXIT_OK
+    project = tmp_path / "shout"
+    built = smt("wasm", "build", "-v", cwd=project)
+    assert built.returncode == EXIT_OK, built.stderr
+    steps = [line for line in built.stderr.splitlines() if line.startswith("INFO host_functions.sdk.build:")]
+    assert steps[0].startswith("INFO host_functions.sdk.build: shout.c: compiling: ") and "clang" in steps[0]
+    assert steps[-1] == f"INFO host_functions.sdk.build: shout.c: wrote {project / 'build' / 'shout.c.wasm'} (" + (
+        f"{(project / 'build' / 'shout.c.wasm').stat().st_size:,} bytes)"
+    )
+    again = smt("wasm", "build", "--verbose", cwd=project)
+    assert f"shout.c: {project / 'build' / 'shout.c.wasm'} is up to date" in again.stderr
+    assert smt("wasm", "build", cwd=project).stderr == ""  # quiet without -v

@@ -104,3 +104,26 @@ def test_the_client_port_prefers_kafkas_default_then_the_last_one(monkeypatch):
             choose_ports(("PLAINTEXT",), {}, False, held.getsockname()[1])
     finally:
         held.close()
+
+
+@pytest.mark.kafka
+def test_topics_create_takes_settings_and_if_not_exists_and_consume_shows_where_records_are(broker, capfd):
+    state, client = broker
+    assert smt_kafka(state, "topics", "create", "kept", "--partitions", "2", "--config", "retention.ms=-1") == EXIT_OK
+    assert capfd.readouterr().out == "Created topic kept.\n"
+    assert smt_kafka(state, "topics", "create", "kept", "--if-not-exists") == EXIT_OK
+    assert capfd.readouterr().out == "Topic kept already exists.\n"
+    client.produce("kept", [{"value": "v", "partition": 1, "timestamp": 1700000000000}])
+
+    assert smt_kafka(state, "consume", "kept", "--timestamps", "--partitions", "--idle", "2") == EXIT_OK
+    [line] = capfd.readouterr().out.splitlines()
+    assert line == "CreateTime:1700000000000\tPartition:1\tOffset:0\tv"
+
+
+def test_the_connectors_readme_gives_the_status_exit_code_the_command_returns():
+    from pathlib import Path
+
+    from smt.commands.output import EXIT_NOT_RUNNING
+
+    readme = (Path(__file__).resolve().parents[3] / "connectors" / "kafka" / "README.md").read_text()
+    assert f"`smt local kafka status` prints the same (exit {EXIT_NOT_RUNNING} when it is not running)" in readme

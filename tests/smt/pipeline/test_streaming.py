@@ -49,6 +49,8 @@ def streaming_spec(tmp_path, **extra):
         "transforms.tag.header": "via",
         "transforms.tag.value.literal": "smt",
     }
+    if "source" in extra:  # another source: the file source's keys would be unknown to it
+        props = {k: v for k, v in props.items() if not k.startswith("source.")}
     props.update({k.replace("__", "."): v for k, v in extra.items()})
     return PipelineSpec.from_properties(props)
 
@@ -94,17 +96,43 @@ def test_available_now_generator_ends_after_the_last_record(spark, tmp_path):
     assert result.counts.read == 25
 
 
-def test_a_checkpoint_of_another_pipeline_is_refused_naming_the_change(spark, tmp_path):
+def test_a_checkpoint_of_another_source_is_refused_naming_the_change(spark, tmp_path):
+    write_input(tmp_path / "in", "a.txt", ["a1"])
+    write_input(tmp_path / "elsewhere", "e.txt", ["e1"])
+    moved = streaming_spec(tmp_path, source__path=str(tmp_path / "elsewhere"))  # built before the checkpoint
+    run_pipeline(streaming_spec(tmp_path), spark=spark)
+    # Before Spark: `smt validate` and `smt run` build the spec first.
+    with pytest.raises(
+        ConfigError,
+        match=r"checkpoint\.location: '.*checkpoint' holds the offsets of another source or sink "
+        r"\(source\.path changed '.*in' → '.*elsewhere'\)",
+    ):
+        streaming_spec(tmp_path, source__path=str(tmp_path / "elsewhere"))
+    # And when the query starts.
+    with pytest.raises(CheckpointMismatch, match=r"holds the offsets of another source or sink \(source\.path"):
+        run_pipeline(moved, spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1"]
+
+
+def test_transforms_may_change_and_the_query_carries_on_from_its_offsets(spark, tmp_path, caplog):
     write_input(tmp_path / "in", "a.txt", ["a1"])
     run_pipeline(streaming_spec(tmp_path), spark=spark)
-    changed = streaming_spec(tmp_path, transforms__tag__header="other")
-    with pytest.raises(
-        CheckpointMismatch,
-        match=r"checkpoint\.location '.*checkpoint' belongs to a different "
-        r"pipeline \(transforms\.tag\.header changed 'via' → 'other'\)",
-    ):
+    write_input(tmp_path / "in", "b.txt", ["b1"])
+
+    changed = streaming_spec(tmp_path, transforms__tag__header="other", errors__tolerance="all")
+    with caplog.at_level("WARNING", logger="smt.pipeline.streaming"):
         run_pipeline(changed, spark=spark)
-    assert jsonl_values(tmp_path / "out") == ["a1"]
+
+    out = tmp_path / "out"
+    files = [f for f in out.iterdir() if f.is_file() and not f.name.startswith(("_", "."))]
+    records = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    assert sorted((r["value"], [h["key"] for h in r["headers"]]) for r in records) == [
+        ("a1", ["via"]),
+        ("b1", ["other"]),  # only the new file: the stored offsets still held
+    ]
+    assert "errors.tolerance added; transforms.tag.header changed 'via' → 'other'" in caplog.text
+    stored = json.loads((tmp_path / "checkpoint" / FINGERPRINT_FILE).read_text())
+    assert stored["transforms.tag.header"] == "other"
 
 
 def test_tuning_keys_may_change_between_runs(spark, tmp_path):
@@ -117,11 +145,11 @@ def test_tuning_keys_may_change_between_runs(spark, tmp_path):
     assert jsonl_values(tmp_path / "out") == ["a1", "b1"]
 
 
-def test_a_foreign_checkpoint_is_refused(spark, tmp_path):
+def test_a_foreign_checkpoint_is_refused(tmp_path):
     write_input(tmp_path / "in", "a.txt", ["a1"])
     (tmp_path / "checkpoint" / "offsets").mkdir(parents=True)
-    with pytest.raises(CheckpointMismatch, match=rf"is not empty and has no {FINGERPRINT_FILE}"):
-        run_pipeline(streaming_spec(tmp_path), spark=spark)
+    with pytest.raises(ConfigError, match=rf"checkpoint\.location: '.*' is not empty and has no {FINGERPRINT_FILE}"):
+        streaming_spec(tmp_path)
 
 
 def test_a_checkpoint_that_never_ran_a_batch_is_claimed_anew(spark, tmp_path):
