@@ -34,7 +34,6 @@ import pytest
 from smt.testing.kafka import kafka_broker  # noqa: F401  (a fixture, offered to users too)
 from smt.testing.records import make_record as _make_record
 
-
 #: fixture name -> the marker every test using it gets (registered in pytest_configure)
 FIXTURE_MARKERS = {
     "spark": ("spark", "needs a local Spark session (a JVM)"),
