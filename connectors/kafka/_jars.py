@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import re
 from importlib.metadata import version
-from pathlib import Path
 
 from smt import maven
 
@@ -71,21 +69,17 @@ def _bundle(spark_version: str, connector: str) -> maven.Bundle:
     return maven.Bundle(f"{_CONNECTOR}-{spark_version}", (maven.Artifact(_GROUP, _CONNECTOR, connector),))
 
 
-_VERSIONED_JAR = re.compile(r"^(?P<name>.+?)-\d[^-]*(?:-[^-]+)*\.jar$")
-
-
 def spark_jars() -> list[str]:
     """Paths of the connector's jars that Spark does not already ship.
 
     Fetches them on first use (see :func:`smt.maven.resolve`, which
     raises :class:`smt.maven.MavenError` if that fails).
     """
-    shipped = _shipped_artifact_names()
     jars = maven.resolve(spark_kafka_bundle())
     for jar in jars:
-        if _artifact_name(jar) == _CONNECTOR and jar.parent.name != SPARK_VERSION:
+        if maven.artifact_name(jar) == _CONNECTOR and jar.parent.name != SPARK_VERSION:
             _warn_older_connector(jar.parent.name)
-    return [str(jar) for jar in jars if _artifact_name(jar) not in shipped]
+    return maven.jars_spark_lacks(jars)
 
 
 @functools.cache
@@ -96,21 +90,3 @@ def _warn_older_connector(connector: str) -> None:
         SPARK_VERSION,
         connector,
     )
-
-
-def _artifact_name(jar: Path) -> str:
-    # Maven's local repository lays jars out as .../<artifactId>/<version>/<file>.
-    return jar.parent.parent.name
-
-
-def _shipped_artifact_names() -> set[str]:
-    import pyspark
-
-    spark_home = os.environ.get("SPARK_HOME")
-    jars_dir = Path(spark_home) / "jars" if spark_home else Path(pyspark.__file__).parent / "jars"
-    names = set()
-    for jar in jars_dir.glob("*.jar"):
-        match = _VERSIONED_JAR.match(jar.name)
-        if match:
-            names.add(match.group("name"))
-    return names

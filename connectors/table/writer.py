@@ -1,0 +1,167 @@
+"""Typed rows into a table with Spark's own writers: by path, into a catalog table, or over JDBC.
+
+A :class:`TableTarget` is where one sink writes; it knows the table's current
+columns (``None`` when there is no table yet) and writes a DataFrame of table
+rows in batch mode (:meth:`TableTarget.write`) or one streaming micro-batch
+exactly once (:meth:`TableTarget.write_micro_batch`):
+
+- Delta (path or catalog table): an idempotent write, ``txnAppId`` and
+  ``txnVersion`` = the micro-batch id, so Delta skips a batch it committed
+  before a crash;
+- other path formats (parquet, orc): the file sink's commit marker per batch
+  (:mod:`connectors.file`), so a replayed batch replaces what a crashed
+  attempt left;
+- other catalog tables and JDBC: refused in streaming (no way to tell a
+  committed batch), see :meth:`TableTarget.streaming_problem`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import Any
+
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from connectors.file import write_micro_batch
+from smt.driver_files import driver_files
+from smt.errors import SmtError
+
+__all__ = ["TableTarget", "TableWriteError"]
+
+#: Formats whose tables live in folders that Spark reads back with ``format(...).load(path)``.
+_FILE_FORMATS = ("parquet", "orc", "json", "csv", "avro", "text")
+
+
+class TableWriteError(SmtError):
+    """The table cannot be written as configured; the message names the key."""
+
+
+@dataclasses.dataclass
+class TableTarget:
+    """Where a table sink writes: the format and a path or table name, with the writer's settings."""
+
+    fmt: str
+    path: str
+    table: str
+    options: dict[str, str]
+    partition_by: list[str]
+    auto_create: bool
+    prefix: str = "sink."
+
+    @property
+    def where(self) -> str:
+        """The key and value that name the table, for messages."""
+        return f"{self.prefix}path={self.path}" if self.path else f"{self.prefix}table={self.table}"
+
+    @property
+    def is_jdbc(self) -> bool:
+        return self.fmt == "jdbc"
+
+    def streaming_problem(self) -> str | None:
+        """Why this target cannot take micro-batches exactly once, or ``None``."""
+        if self.fmt == "delta" or (self.path and self.fmt in _FILE_FORMATS and not self.partition_by):
+            return None
+        if self.path and self.fmt in _FILE_FORMATS:
+            return f"{self.prefix}partition.by is not supported in streaming mode for format {self.fmt}"
+        return (
+            f"streaming into {self.where} (format {self.fmt}) cannot be made exactly-once: "
+            f"use format=delta, or a parquet/orc path"
+        )
+
+    def app_id(self, explicit: str) -> str:
+        """Delta's ``txnAppId``: ``explicit``, else one derived from where the table is."""
+        if explicit:
+            return explicit
+        return "smt-" + hashlib.sha256(self.where.encode()).hexdigest()[:16]
+
+    # --- the table as it is ------------------------------------------------------------
+
+    def columns(self, spark: Any) -> T.StructType | None:
+        """The table's columns, or ``None`` when it does not exist yet (a JDBC table: always ``None``)."""
+        if self.is_jdbc:
+            return None
+        if self.table:
+            return spark.table(self.table).schema if spark.catalog.tableExists(self.table) else None
+        if not _exists(spark, self.path, self.fmt):
+            return None
+        return spark.read.format(self.fmt).load(self.path).schema
+
+    # --- writes ------------------------------------------------------------------------
+
+    def write(self, df: Any, mode: str, exists: bool, merge_schema: bool) -> None:
+        """Write ``df`` (table rows) in batch mode with ``write.mode`` ``mode``."""
+        options = dict(self.options)
+        if merge_schema:
+            options.setdefault("mergeSchema", "true")
+        if self.table and not self.is_jdbc:
+            self._write_catalog(df, mode, exists, options)
+            return
+        if mode == "error" and exists:
+            raise TableWriteError(
+                f"{self.where} already exists and {self.prefix}write.mode is error; "
+                f"set {self.prefix}write.mode=append or overwrite"
+            )
+        writer = df.write.format(self.fmt).options(**options).mode("errorifexists" if mode == "error" else mode)
+        if self.partition_by and not self.is_jdbc:
+            writer = writer.partitionBy(*self.partition_by)
+        if self.is_jdbc:
+            writer.option("dbtable", self.table).save()
+        else:
+            writer.save(self.path)
+
+    def _write_catalog(self, df: Any, mode: str, exists: bool, options: dict[str, str]) -> None:
+        writer = df.writeTo(self.table).options(**options)
+        if not exists:
+            if not self.auto_create:
+                raise TableWriteError(
+                    f"{self.where} does not exist; create it, or set {self.prefix}table.auto.create=true"
+                )
+            writer = writer.using(self.fmt)
+            if self.partition_by:
+                writer = writer.partitionedBy(*(F.col(c) for c in self.partition_by))
+            writer.create()
+        elif mode == "error":
+            raise TableWriteError(
+                f"{self.where} already exists and {self.prefix}write.mode is error; "
+                f"set {self.prefix}write.mode=append or overwrite"
+            )
+        elif mode == "overwrite":
+            writer.overwrite(F.lit(True))
+        else:
+            writer.append()
+
+    def write_micro_batch(self, df: Any, batch_id: int, app_id: str, exists: bool, merge_schema: bool) -> None:
+        """Write micro-batch ``batch_id`` so that the table holds it once, whatever crashed before."""
+        if self.fmt == "delta":
+            options = {**self.options, "txnAppId": app_id, "txnVersion": str(batch_id)}
+            if merge_schema:
+                options["mergeSchema"] = "true"
+            if self.table:
+                self._write_catalog(df, "append", exists, options)
+                return
+            writer = df.write.format("delta").options(**options).mode("append")
+            if self.partition_by:
+                writer = writer.partitionBy(*self.partition_by)
+            writer.save(self.path)
+            return
+        write_micro_batch(_PathFormat(self.fmt, self.options), df, self.path, batch_id)
+
+
+class _PathFormat:
+    """A Spark data source shaped as the file sink's format (``write(df, path, mode)``)."""
+
+    def __init__(self, fmt: str, options: dict[str, str]) -> None:
+        self.fmt = fmt
+        self.options = options
+
+    def write(self, df: Any, path: str, mode: str) -> None:
+        df.write.format(self.fmt).options(**self.options).mode(mode).save(path)
+
+
+def _exists(spark: Any, path: str, fmt: str) -> bool:
+    files = driver_files(spark)
+    if fmt == "delta":
+        return files.exists(f"{path.rstrip('/')}/_delta_log")
+    return files.exists(path) and bool(files.data_files(path))
