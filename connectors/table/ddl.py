@@ -77,8 +77,10 @@ class _Parser:
         return token
 
     def expect(self, wanted: str) -> None:
-        at = self.tokens[self.position][0] + 1 if self.position < len(self.tokens) else len(self.text)
-        token = self.take() if self.peek() is not None else "the end"
+        if self.peek() is None:
+            raise DdlError(f"expected '{wanted}' at the end of '{self.text}'")
+        at = self.tokens[self.position][0] + 1
+        token = self.take()
         if token.lower() != wanted:
             raise DdlError(f"expected '{wanted}' at character {at}, found '{token}'")
 
