@@ -10,8 +10,9 @@ Checked on PySpark 4.3.0 (November 2026): Maven Central has neither a Delta
 release for Spark 4.3 (the newest, ``delta-spark_2.13`` 4.4.0, is built for
 Spark 4.2: it creates and appends to a table on 4.3 but fails to read one,
 ``NoSuchMethodError: LogicalRDD.<init>``) nor an Iceberg runtime for 4.2 or
-4.3 (``iceberg-spark-runtime-4.1_2.13`` 1.12.0 fails at once on 4.3,
-``IncompatibleClassChangeError``).  On such a Spark the sink refuses the
+4.3 (``iceberg-spark-runtime-4.1_2.13`` 1.12.0 fails at once on 4.2 and
+4.3, ``IncompatibleClassChangeError``).  Delta 4.4.0 passes the table sink's
+tests on PySpark 4.2.0.  On such a Spark the sink refuses the
 format with a message naming this, unless ``sink.format.jars=none`` says the
 user gives the jars and settings in ``spark.*`` keys.
 """
@@ -25,7 +26,7 @@ from importlib.metadata import version
 from smt import maven
 from smt.errors import SmtError
 
-__all__ = ["FormatJars", "FORMAT_JARS", "UnsupportedSparkError", "format_bundle", "spark_line"]
+__all__ = ["FormatJars", "FORMAT_JARS", "UnsupportedSparkError", "format_bundle", "spark_line", "table_bundles"]
 
 SCALA_BINARY_VERSION = "2.13"
 
@@ -71,8 +72,8 @@ FORMAT_JARS: dict[str, FormatJars] = {
             "4.1": ("org.apache.iceberg", f"iceberg-spark-runtime-4.1_{SCALA_BINARY_VERSION}", "1.12.0"),
         },
         {"spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"},
-        "the newest, org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0, fails on Spark 4.3 "
-        "(IncompatibleClassChangeError)",
+        "the newest, org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0, is built for Spark 4.1 and "
+        "fails on Spark 4.2 and 4.3 (IncompatibleClassChangeError)",
     ),
     "jdbc": FormatJars("jdbc", {}, {}),
 }
@@ -111,3 +112,14 @@ def session_settings(fmt: str) -> dict[str, str]:
     """The ``spark.*`` settings ``fmt`` needs in the session (extensions, catalog)."""
     jars = FORMAT_JARS.get(fmt)
     return dict(jars.session) if jars is not None else {}
+
+
+def table_bundles(spark_version: str | None = None) -> tuple[list[maven.Bundle], list[str]]:
+    """Every format's bundle for this Spark (what ``smt local fetch`` fetches), and a note per format without one."""
+    bundles, notes = [], []
+    for fmt in FORMAT_JARS:
+        try:
+            bundles.append(format_bundle(fmt, spark_version))
+        except UnsupportedSparkError as exc:
+            notes.append(f"table sink, format {fmt}: {exc}")
+    return bundles, notes
