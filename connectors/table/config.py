@@ -117,8 +117,9 @@ TABLE_SINK_CONFIG = (
         "none",
         one_of("none", "add_columns"),
         Importance.MEDIUM,
-        "add_columns: a field the table lacks becomes a new nullable column (Delta mergeSchema, "
-        "Iceberg ALTER TABLE ADD COLUMN). none: such a record is refused, naming the field.",
+        "add_columns: a field the table lacks becomes a new nullable column (the writer's mergeSchema "
+        "option: Delta, Parquet; an Iceberg table also needs its write.spark.accept-any-schema "
+        "property). none: a write with such a field fails, naming it.",
     )
     .define(
         "format.jars",
