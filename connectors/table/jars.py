@@ -11,8 +11,9 @@ release for Spark 4.3 (the newest, ``delta-spark_2.13`` 4.4.0, is built for
 Spark 4.2: it creates and appends to a table on 4.3 but fails to read one,
 ``NoSuchMethodError: LogicalRDD.<init>``) nor an Iceberg runtime for 4.2 or
 4.3 (``iceberg-spark-runtime-4.1_2.13`` 1.12.0 fails at once on 4.2 and
-4.3, ``IncompatibleClassChangeError``).  Delta 4.4.0 passes the table sink's
-tests on PySpark 4.2.0.  On such a Spark the sink refuses the
+4.3, ``IncompatibleClassChangeError``).  The table sink's Delta and Iceberg
+tests passed with Delta 4.4.0 on PySpark 4.2.0, and with Delta 4.3.1 and
+Iceberg 1.12.0 on PySpark 4.1.0.  On such a Spark the sink refuses the
 format with a message naming this, unless ``sink.format.jars=none`` says the
 user gives the jars and settings in ``spark.*`` keys.
 """
