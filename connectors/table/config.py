@@ -54,7 +54,8 @@ TABLE_SINK_CONFIG = (
         None,
         Importance.HIGH,
         "Folder of a path-based table (parquet, orc, delta). Relative paths resolve against the "
-        "pipeline file's folder. Give this or table.",
+        "pipeline file's folder. ${topic} in it writes each topic's records to a table of their own "
+        "(after RegexRouter, TimestampRouter or a guest's set_topic). Give this or table.",
     )
     .define(
         "table",
@@ -63,7 +64,8 @@ TABLE_SINK_CONFIG = (
         None,
         Importance.HIGH,
         "Catalog table (catalog.db.name, written with DataFrameWriterV2), or the database table "
-        "with format=jdbc. Give this or path.",
+        "with format=jdbc. ${topic} in it routes each record to the table its topic names (characters "
+        "other than letters, digits and _ become _). Give this or path.",
     )
     .define(
         "table.auto.create",

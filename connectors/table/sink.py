@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 
 from pyspark import StorageLevel
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
@@ -125,57 +126,68 @@ class TableSink(Sink):
     def write(self, df, batch_id=None) -> None:
         if self.value_converter is None:
             raise TableWriteError("the table sink was not bound to the pipeline's value converter")
-        if batch_id is not None:
-            problem = self.target.streaming_problem()
-            if problem is not None:
-                raise TableWriteError(problem)
-        spark = df.sparkSession
-        cached = self.declared is None
+        cached = self.declared is None or self.target.routes
         if cached:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            existing = self.target.columns(spark)
-            layout, grows = self._layout(df, existing)
-            rows_fn = TypedRows(self.value_converter, layout, self.metadata, self.target.where)
-            rows = df.mapInArrow(rows_fn, rows_fn.output_type())
-            merge = grows and self.config["schema.evolution"] == "add_columns"
-            if batch_id is None:
-                self.target.write(rows, self.config["write.mode"], existing is not None, merge)
-            else:
-                app_id = self.target.app_id(self.config["txn.app.id"])
-                self.target.write_micro_batch(rows, batch_id, app_id, existing is not None, merge)
+            if not self.target.routes:
+                self._write_table(df, self.target, batch_id)
+                return
+            topics = sorted(row["topic"] for row in df.select("topic").distinct().collect())
+            for topic in topics:
+                if topic is None:
+                    raise TableWriteError(f"{self.target.where}: a record has no topic to name its table")
+                self._write_table(df.where(F.col("topic") == topic), self.target.for_topic(topic), batch_id)
         finally:
             if cached:
                 df.unpersist()
 
-    def _layout(self, df, existing: T.StructType | None) -> tuple[ColumnLayout, bool]:
+    def _write_table(self, df, target: TableTarget, batch_id: int | None) -> None:
+        """The records of ``df`` into the one table ``target``."""
+        if batch_id is not None:
+            problem = target.streaming_problem()
+            if problem is not None:
+                raise TableWriteError(problem)
+        existing = target.columns(df.sparkSession)
+        layout, grows = self._layout(df, existing, target)
+        rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
+        rows = df.mapInArrow(rows_fn, rows_fn.output_type())
+        merge = grows and self.config["schema.evolution"] == "add_columns"
+        if batch_id is None:
+            target.write(rows, self.config["write.mode"], existing is not None, merge)
+        else:
+            target.write_micro_batch(
+                rows, batch_id, target.app_id(self.config["txn.app.id"]), existing is not None, merge
+            )
+
+    def _layout(self, df, existing: T.StructType | None, target: TableTarget) -> tuple[ColumnLayout, bool]:
         """The columns this write fills, and whether they add to the table's."""
         prefix = self.context.prefix
         if self.declared is not None:
             columns = self.declared.columns
         else:
-            columns = self._observed_columns(df)
+            columns = self._observed_columns(df, target)
         if existing is None:
             return ColumnLayout(columns, strict=self.declared is not None), False
         value_columns = T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
         try:
             merged = merged_type(value_columns, columns)
         except TypeConflict as exc:
-            raise TableWriteError(f"{self.target.where}: {exc}; the table's type stays") from None
+            raise TableWriteError(f"{target.where}: {exc}; the table's type stays") from None
         added = [f.name for f in merged.fields if f.name not in value_columns.names]
         if added and self.config["schema.evolution"] != "add_columns":
             raise TableWriteError(
-                f"{self.target.where}: field '{added[0]}' is not a column of the table; set "
+                f"{target.where}: field '{added[0]}' is not a column of the table; set "
                 f"{prefix}schema.evolution=add_columns to add it"
             )
         return ColumnLayout(merged, strict=self.declared is not None), bool(added)
 
-    def _observed_columns(self, df) -> T.StructType:
+    def _observed_columns(self, df, target: TableTarget) -> T.StructType:
         types = df.mapInArrow(ObservedTypes(self.value_converter), ObservedTypes.DDL).distinct()
         observed = [row["type"] for row in types.collect()]
         if SCHEMALESS in observed:
             raise TableWriteError(
-                f"{self.target.where}: records have values without a schema; declare the columns with "
+                f"{target.where}: records have values without a schema; declare the columns with "
                 f"{self.context.prefix}value.schema, or use a converter that writes schemas"
             )
         columns = T.StructType([])
@@ -183,14 +195,14 @@ class TableSink(Sink):
             parsed = json.loads(text)
             if not isinstance(parsed, dict) or parsed.get("type") != "struct":
                 raise TableWriteError(
-                    f"{self.target.where}: a record value's schema is {text}, not a struct: only a struct's "
+                    f"{target.where}: a record value's schema is {text}, not a struct: only a struct's "
                     "fields can be columns"
                 )
             data_type = T.StructType.fromJson(parsed)
             try:
                 columns = merged_type(columns, data_type)
             except TypeConflict as exc:
-                raise TableWriteError(f"{self.target.where}: {exc}") from None
+                raise TableWriteError(f"{target.where}: {exc}") from None
         return columns
 
 

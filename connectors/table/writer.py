@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from typing import Any
 
 from pyspark.sql import functions as F
@@ -28,7 +29,10 @@ from connectors.file import write_micro_batch
 from smt.driver_files import driver_files
 from smt.errors import SmtError
 
-__all__ = ["TableTarget", "TableWriteError"]
+__all__ = ["TOPIC_VARIABLE", "TableTarget", "TableWriteError"]
+
+#: Stands for the record's topic in ``path`` or ``table``: one table per topic.
+TOPIC_VARIABLE = "${topic}"
 
 #: Formats whose tables live in folders that Spark reads back with ``format(...).load(path)``.
 _FILE_FORMATS = ("parquet", "orc", "json", "csv", "avro", "text")
@@ -54,6 +58,19 @@ class TableTarget:
     def where(self) -> str:
         """The key and value that name the table, for messages."""
         return f"{self.prefix}path={self.path}" if self.path else f"{self.prefix}table={self.table}"
+
+    @property
+    def routes(self) -> bool:
+        """Whether the path or table name holds ``${topic}``: each topic's records go to a table of their own."""
+        return TOPIC_VARIABLE in self.path or TOPIC_VARIABLE in self.table
+
+    def for_topic(self, topic: str) -> "TableTarget":
+        """This target with ``${topic}`` replaced: the topic as it is in a path, and in a table name
+        with every character but letters, digits and ``_`` made ``_`` (``orders.v1`` → ``orders_v1``)."""
+        table_part = re.sub(r"[^A-Za-z0-9_]", "_", topic)
+        return dataclasses.replace(
+            self, path=self.path.replace(TOPIC_VARIABLE, topic), table=self.table.replace(TOPIC_VARIABLE, table_part)
+        )
 
     @property
     def is_jdbc(self) -> bool:

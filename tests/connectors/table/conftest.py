@@ -53,9 +53,11 @@ def envelope_order(order_id: int, cents: int, country: str = "NL", schema: dict 
     return json.dumps({"schema": schema, "payload": payload}).encode()
 
 
-def kafka_rows(values: list[bytes | None], topic: str = "orders", keys: list[bytes | None] | None = None) -> list:
+def kafka_rows(values: list[bytes | None], topic: str | list[str] = "orders", keys=None) -> list:
+    """Kafka-layout rows of ``values``; ``topic`` is every record's, or one per record."""
     keys = keys or [f"k{i}".encode() for i in range(len(values))]
-    return [(keys[i], v, topic, 0, i, None, 0, []) for i, v in enumerate(values)]
+    topics = [topic] * len(values) if isinstance(topic, str) else topic
+    return [(keys[i], v, topics[i], 0, i, None, 0, []) for i, v in enumerate(values)]
 
 
 @pytest.fixture
@@ -63,7 +65,7 @@ def kafka_input(spark, tmp_path):
     """Writes Kafka-layout records into a Parquet folder a file source reads; returns its path."""
     counter = iter(range(1000))
 
-    def write(values: list[bytes | None], topic: str = "orders", keys=None) -> str:
+    def write(values: list[bytes | None], topic: str | list[str] = "orders", keys=None) -> str:
         path = str(tmp_path / f"in-{next(counter)}")
         df = spark.createDataFrame(kafka_rows(values, topic, keys), KAFKA_ROW_SCHEMA_DDL)
         FORMATS["parquet"].write(df.coalesce(1), path, "errorifexists")

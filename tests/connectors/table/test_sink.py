@@ -181,6 +181,26 @@ def test_a_changed_field_type_is_refused_naming_the_field(spark, tmp_path, kafka
         run_pipeline(table_pipeline(changed, table, sink__schema__evolution="add_columns"), spark=spark)
 
 
+REFUND_SCHEMA = {
+    "type": "struct",
+    "optional": False,
+    "fields": [{"field": "refund_id", "type": "string", "optional": False}],
+}
+
+
+def test_topic_in_the_path_routes_each_record_to_its_topics_table(spark, tmp_path, kafka_input):
+    refund = json.dumps({"schema": REFUND_SCHEMA, "payload": {"refund_id": "r-1"}}).encode()
+    source = kafka_input(
+        [envelope_order(1, 100), refund, envelope_order(2, 200)], topic=["orders", "refunds", "orders"]
+    )
+    spec = table_pipeline(source, str(tmp_path / "tables" / "${topic}"), sink__columns__metadata="topic")
+    run_pipeline(spec, spark=spark)
+    orders = spark.read.parquet(str(tmp_path / "tables" / "orders"))
+    refunds = spark.read.parquet(str(tmp_path / "tables" / "refunds"))
+    assert sorted((r.order_id, r._topic) for r in orders.collect()) == [(1, "orders"), (2, "orders")]
+    assert refunds.columns == ["refund_id", "_topic"] and [r.refund_id for r in refunds.collect()] == ["r-1"]
+
+
 def test_a_replayed_micro_batch_is_written_once(spark, tmp_path, kafka_input):
     source = kafka_input([envelope_order(i, i) for i in range(4)])
     spec = table_pipeline(source, str(tmp_path / "t"))
@@ -230,3 +250,14 @@ def test_configuration_errors_name_the_key(keys, message):
         return
     with pytest.raises(ConfigError, match=message):
         sink.configure(keys, PluginContext("sink", "sink."))
+
+
+def test_a_topic_names_a_table_with_only_letters_digits_and_underscores():
+    from smt.plugin import PluginContext
+
+    sink = TableSink()
+    sink.configure({"table": "cat.db.${topic}", "format": "iceberg"}, PluginContext("sink", "sink."))
+    assert sink.target.routes
+    assert sink.target.for_topic("orders.v1-eu").table == "cat.db.orders_v1_eu"
+    sink.configure({"path": "/tables/${topic}"}, PluginContext("sink", "sink."))
+    assert sink.target.for_topic("orders.v1").path == "/tables/orders.v1"
