@@ -126,39 +126,56 @@ class TableSink(Sink):
     def write(self, df, batch_id=None) -> None:
         if self.value_converter is None:
             raise TableWriteError("the table sink was not bound to the pipeline's value converter")
-        cached = self.declared is None or self.target.routes
-        if cached:
-            df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        if not self.target.routes:
+            self._write_table(df, self.target, batch_id, may_persist=True)
+            return
+        # Each topic's table is one more pass over the records: compute them once.
+        df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            if not self.target.routes:
-                self._write_table(df, self.target, batch_id)
-                return
             topics = sorted(row["topic"] for row in df.select("topic").distinct().collect())
             for topic in topics:
                 if topic is None:
                     raise TableWriteError(f"{self.target.where}: a record has no topic to name its table")
                 self._write_table(df.where(F.col("topic") == topic), self.target.for_topic(topic), batch_id)
         finally:
-            if cached:
-                df.unpersist()
+            df.unpersist()
 
-    def _write_table(self, df, target: TableTarget, batch_id: int | None) -> None:
+    def _write_table(self, df, target: TableTarget, batch_id: int | None, may_persist: bool = False) -> None:
         """The records of ``df`` into the one table ``target``."""
         if batch_id is not None:
             problem = target.streaming_problem()
             if problem is not None:
                 raise TableWriteError(problem)
         existing = target.columns(df.sparkSession)
-        layout, grows = self._layout(df, existing, target)
-        rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
-        rows = df.mapInArrow(rows_fn, rows_fn.output_type())
-        merge = grows and self.config["schema.evolution"] == "add_columns"
-        if batch_id is None:
-            target.write(rows, self.config["write.mode"], existing is not None, merge)
-        else:
-            target.write_micro_batch(
-                rows, batch_id, target.app_id(self.config["txn.app.id"]), existing is not None, merge
-            )
+        # The records' own types are learnt in a pass of their own (then the records are
+        # cached for the write) unless the columns are declared, or are the table's and may not grow.
+        fixed = self._fixed_columns(existing)
+        observe = may_persist and fixed is None and self.declared is None
+        if observe:
+            df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            if fixed is not None:
+                layout, grows = ColumnLayout(fixed, strict=True), False
+            else:
+                layout, grows = self._layout(df, existing, target)
+            evolution_key = f"{self.context.prefix}schema.evolution"
+            rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where, fixed, evolution_key)
+            rows = df.mapInArrow(rows_fn, rows_fn.output_type())
+            merge = grows and self.config["schema.evolution"] == "add_columns"
+            if batch_id is None:
+                target.write(rows, self.config["write.mode"], existing is not None, merge)
+            else:
+                app_id = target.app_id(self.config["txn.app.id"])
+                target.write_micro_batch(rows, batch_id, app_id, existing is not None, merge)
+        finally:
+            if observe:
+                df.unpersist()
+
+    def _fixed_columns(self, existing: T.StructType | None) -> T.StructType | None:
+        """The table's value columns when they are all a write may fill (no declared schema, no evolution)."""
+        if existing is None or self.declared is not None or self.config["schema.evolution"] != "none":
+            return None
+        return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
 
     def _layout(self, df, existing: T.StructType | None, target: TableTarget) -> tuple[ColumnLayout, bool]:
         """The columns this write fills, and whether they add to the table's."""

@@ -23,7 +23,7 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import metadata_column
-from connectors.table.types import spark_type
+from connectors.table.types import TypeConflict, merged_type, spark_type
 from smt.connector import SinkRecordError
 from smt.row_layout import KAFKA_ARROW_SCHEMA
 
@@ -100,11 +100,24 @@ class TypedRows:
     at TASK_PUT: see :meth:`connectors.table.sink.TableSink.record_errors`).
     """
 
-    def __init__(self, converter: Any, layout: ColumnLayout, metadata: tuple[str, ...], where: str) -> None:
+    def __init__(
+        self,
+        converter: Any,
+        layout: ColumnLayout,
+        metadata: tuple[str, ...],
+        where: str,
+        table_type: T.StructType | None = None,
+        evolution_key: str = "sink.schema.evolution",
+    ) -> None:
         self.converter = converter
         self.layout = layout
         self.metadata = metadata
         self.where = where
+        #: The table's columns when the records' schemas were not looked at before: each
+        #: distinct schema is then checked against them here (a new or changed field fails).
+        self.table_type = table_type
+        self.evolution_key = evolution_key
+        self._fitting: set = set()
 
     def output_type(self) -> T.StructType:
         return T.StructType(list(self.layout.columns.fields) + metadata_fields(self.metadata))
@@ -113,8 +126,30 @@ class TypedRows:
         for batch in batches:
             yield self.rows(batch)
 
+    def _check_schemas(self, schemas: list, batch: pa.RecordBatch) -> None:
+        fitting = self._fitting
+        for row, schema in enumerate(schemas):
+            if schema is None or schema in fitting:
+                continue
+            try:
+                merged = merged_type(self.table_type, spark_type(schema))
+            except TypeConflict as exc:
+                raise SinkRecordError(
+                    f"{self.where}: record {record_name(batch, row)}: {exc}; the table's type stays"
+                ) from None
+            if merged != self.table_type:
+                added = [f.name for f in merged.fields if f.name not in self.table_type.names]
+                what = f"field '{added[0]}'" if added else "a nested field"
+                raise SinkRecordError(
+                    f"{self.where}: record {record_name(batch, row)}: {what} is not a column of the table; "
+                    f"set {self.evolution_key}=add_columns to add it"
+                )
+            fitting.add(schema)
+
     def rows(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        _, values, errors = decode_values(self.converter, batch)
+        schemas, values, errors = decode_values(self.converter, batch)
+        if self.table_type is not None and schemas is not None:
+            self._check_schemas(schemas, batch)
         rows, misfits = self.layout.rows(values)
         problems = errors or misfits
         if problems:
