@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from smt.benchmarks._common import Comparison
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "tables")
 
 
 def console():
