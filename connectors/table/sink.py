@@ -4,10 +4,12 @@ The columns come from the record value's Connect schema (see
 :mod:`connectors.table.types` for the mapping), or from ``value.schema`` for
 values without one.  Each write:
 
-1. learns the columns: the declared ones, else the distinct types of the
-   values (one pass over the batch, :class:`~connectors.table.typed.ObservedTypes`),
-   united with the table's existing columns; a field the table lacks is
-   added with ``schema.evolution=add_columns`` and refused otherwise;
+1. learns the columns: the declared ones; the table's own when it exists and
+   may not grow (each distinct schema is then checked against them as the
+   rows are built); else the distinct types of the values (one pass over the
+   cached batch, :class:`~connectors.table.typed.ObservedTypes`) united with
+   the table's columns, a field the table lacks being added with
+   ``schema.evolution=add_columns`` and refused otherwise;
 2. turns the records into table rows batch by batch on the executors
    (:class:`~connectors.table.typed.TypedRows`);
 3. writes them with Spark's writer for the format (:mod:`connectors.table.writer`),

@@ -116,10 +116,7 @@ class TableTarget:
             self._write_catalog(df, mode, exists, options)
             return
         if mode == "error" and exists:
-            raise TableWriteError(
-                f"{self.where} already exists and {self.prefix}write.mode is error; "
-                f"set {self.prefix}write.mode=append or overwrite"
-            )
+            raise self._exists_error()
         writer = df.write.format(self.fmt).options(**options).mode("errorifexists" if mode == "error" else mode)
         if self.partition_by and not self.is_jdbc:
             writer = writer.partitionBy(*self.partition_by)
@@ -140,14 +137,17 @@ class TableTarget:
                 writer = writer.partitionedBy(*(F.col(c) for c in self.partition_by))
             writer.create()
         elif mode == "error":
-            raise TableWriteError(
-                f"{self.where} already exists and {self.prefix}write.mode is error; "
-                f"set {self.prefix}write.mode=append or overwrite"
-            )
+            raise self._exists_error()
         elif mode == "overwrite":
             writer.overwrite(F.lit(True))
         else:
             writer.append()
+
+    def _exists_error(self) -> TableWriteError:
+        return TableWriteError(
+            f"{self.where} already exists and {self.prefix}write.mode is error; "
+            f"set {self.prefix}write.mode=append or overwrite"
+        )
 
     def write_micro_batch(self, df: Any, batch_id: int, app_id: str, exists: bool, merge_schema: bool) -> None:
         """Write micro-batch ``batch_id`` so that the table holds it once, whatever crashed before."""
