@@ -53,7 +53,7 @@ TABLE_SINK_CONFIG = (
         "",
         None,
         Importance.HIGH,
-        "Folder of a path-based table (parquet, orc, delta). Relative paths resolve against the "
+        "Folder of a path-based table (parquet, orc, delta; not iceberg, written by catalog name). Relative paths resolve against the "
         "pipeline file's folder. ${topic} in it writes each topic's records to a table of their own "
         "(after RegexRouter, TimestampRouter or a guest's set_topic). Give this or table.",
     )

@@ -63,6 +63,17 @@ class TableSink(Sink):
             raise ConfigError([ConfigProblem(f"{prefix}path", f"give one of {prefix}path and {prefix}table")])
         if config["format"] == "jdbc" and not config["table"]:
             raise ConfigError([ConfigProblem(f"{prefix}table", "names the database table when format=jdbc")])
+        if config["format"] == "iceberg" and not config["table"]:
+            # Iceberg's path tables (HadoopTables) are not what its catalogs list; the sink writes catalog tables.
+            raise ConfigError(
+                [
+                    ConfigProblem(
+                        f"{prefix}path",
+                        f"an Iceberg table is written by name: give {prefix}table=catalog.db.name and the catalog "
+                        "in spark.sql.catalog.* keys (a Hadoop catalog: type=hadoop, warehouse=a folder)",
+                    )
+                ]
+            )
         options = {k[len(OPTION_PREFIX) :]: str(v) for k, v in self.raw_config.items() if k.startswith(OPTION_PREFIX)}
         self.target = TableTarget(
             config["format"],

@@ -231,6 +231,7 @@ def test_streaming_writes_the_records_into_the_table(spark, tmp_path, kafka_inpu
         ({}, "sink.path: give one of sink.path and sink.table"),
         ({"table": "t", "format": "jdbc", "path": ""}, None),
         ({"path": "/a", "format": "jdbc"}, "sink.table: names the database table when format=jdbc"),
+        ({"path": "/a", "format": "iceberg"}, "sink.path: an Iceberg table is written by name: give sink.table="),
         (
             {"path": "/a", "value.schema": "id bigint,"},
             "sink.value.schema.*not a Spark DDL column list: 'id bigint,' ends too early",
