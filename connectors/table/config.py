@@ -138,9 +138,9 @@ TABLE_SINK_CONFIG = (
         "",
         None,
         Importance.LOW,
-        "Streaming into Delta: the application id of its idempotent writes (txnAppId); the "
-        "micro-batch id is the version. Empty: derived from the table's path or name. Two "
-        "pipelines writing one table need different ids.",
+        "Streaming into Delta or Iceberg: the writer's id (Delta's txnAppId; an Iceberg snapshot "
+        "property) that, with the micro-batch id, tells a committed batch. Empty: derived from the "
+        "table's path or name. Two pipelines writing one table need different ids.",
     )
     .define_prefix(OPTION_PREFIX, "Options given to Spark's writer, prefix removed (sink.option.compression=zstd).")
 )

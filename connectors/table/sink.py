@@ -48,7 +48,7 @@ class TableSink(Sink):
 
     Formats: parquet, orc, delta, iceberg, jdbc or any Spark data source, by
     path or catalog table; batch (append, overwrite, error) and streaming
-    (exactly once for delta and parquet/orc paths).  Delta's and Iceberg's
+    (exactly once for delta, iceberg tables and parquet/orc paths).  Delta's and Iceberg's
     jars are fetched from Maven Central and their session settings set.
     """
 

@@ -8,6 +8,9 @@ exactly once (:meth:`TableTarget.write_micro_batch`):
 - Delta (path or catalog table): an idempotent write, ``txnAppId`` and
   ``txnVersion`` = the micro-batch id, so Delta skips a batch it committed
   before a crash;
+- Iceberg (catalog tables): each snapshot records the writer and the
+  micro-batch id in its summary (``snapshot-property.*`` write options), and a
+  batch the table's snapshots already hold is skipped;
 - other path formats (parquet, orc): the file sink's commit marker per batch
   (:mod:`connectors.file`), so a replayed batch replaces what a crashed
   attempt left;
@@ -33,6 +36,11 @@ __all__ = ["TOPIC_VARIABLE", "TableTarget", "TableWriteError"]
 
 #: Stands for the record's topic in ``path`` or ``table``: one table per topic.
 TOPIC_VARIABLE = "${topic}"
+
+#: Iceberg write options that become properties of the snapshot a write commits.
+_SNAPSHOT_PROPERTY = "snapshot-property."
+#: The snapshot properties that say which micro-batch of which writer a snapshot holds.
+_APP_ID, _BATCH_ID = "smt.app-id", "smt.batch-id"
 
 #: Formats whose tables live in folders that Spark reads back with ``format(...).load(path)``.
 _FILE_FORMATS = ("parquet", "orc", "json", "csv", "avro", "text")
@@ -78,7 +86,9 @@ class TableTarget:
 
     def streaming_problem(self) -> str | None:
         """Why this target cannot take micro-batches exactly once, or ``None``."""
-        if self.fmt == "delta" or (self.path and self.fmt in _FILE_FORMATS and not self.partition_by):
+        if self.fmt == "delta" or (self.fmt == "iceberg" and self.table):
+            return None
+        if self.path and self.fmt in _FILE_FORMATS and not self.partition_by:
             return None
         if self.path and self.fmt in _FILE_FORMATS:
             return f"{self.prefix}partition.by is not supported in streaming mode for format {self.fmt}"
@@ -163,7 +173,28 @@ class TableTarget:
                 writer = writer.partitionBy(*self.partition_by)
             writer.save(self.path)
             return
+        if self.fmt == "iceberg":
+            if exists and self._iceberg_committed(df.sparkSession, app_id, batch_id):
+                return
+            options = {
+                **self.options,
+                f"{_SNAPSHOT_PROPERTY}{_APP_ID}": app_id,
+                f"{_SNAPSHOT_PROPERTY}{_BATCH_ID}": str(batch_id),
+            }
+            if merge_schema:
+                options["mergeSchema"] = "true"
+            self._write_catalog(df, "append", exists, options)
+            return
         write_micro_batch(_PathFormat(self.fmt, self.options), df, self.path, batch_id)
+
+    def _iceberg_committed(self, spark: Any, app_id: str, batch_id: int) -> bool:
+        """Whether a snapshot of the table already holds micro-batch ``batch_id`` of ``app_id``."""
+        quoted = app_id.replace("'", "''")
+        last = spark.sql(
+            f"SELECT max(CAST(summary['{_BATCH_ID}'] AS BIGINT)) AS last FROM {self.table}.snapshots "
+            f"WHERE summary['{_APP_ID}'] = '{quoted}'"
+        ).collect()[0]["last"]
+        return last is not None and last >= batch_id
 
 
 class _PathFormat:

@@ -1,7 +1,8 @@
 """Kill -9 a streaming `smt run` into a table mid-stream, restart it: every record is in the table once.
 
 A Parquet folder commits each micro-batch with the file sink's markers; Delta
-through its idempotent writes (``txnAppId``/``txnVersion``).  Records are
+through its idempotent writes (``txnAppId``/``txnVersion``); Iceberg by the
+micro-batch id each snapshot records.  Records are
 told apart by unique ids, as the reliability suite does for files.
 """
 
@@ -31,14 +32,21 @@ def write_orders(folder) -> list[int]:
     return ids
 
 
+ICEBERG_SINK = (
+    "spark.sql.catalog.local=org.apache.iceberg.spark.SparkCatalog\nspark.sql.catalog.local.type=hadoop\n"
+    "spark.sql.catalog.local.warehouse=warehouse\nsink.table=local.shop.orders\nsink.table.auto.create=true\n"
+)
+
+
 def pipeline(folder, fmt: str):
     path = folder / "pipeline.properties"
+    where = ICEBERG_SINK if fmt == "iceberg" else "sink.path=orders\n"
     path.write_text(
         "name=table-recovery\nmode=streaming\ncheckpoint.location=checkpoint\nstreaming.trigger=availableNow\n"
         "spark.master=local[2]\nspark.ui.enabled=false\nspark.sql.shuffle.partitions=2\n"
         "source=file\nsource.path=in\nsource.format=text\nsource.max.files.per.trigger=1\n"
         "value.converter=json\n"
-        f"sink=table\nsink.format={fmt}\nsink.path=orders\n",
+        f"sink=table\nsink.format={fmt}\n{where}",
         encoding="utf-8",
     )
     return path
@@ -62,13 +70,35 @@ def delta_ids(table) -> list[int]:
     return sorted(i for path in live for i in pq.read_table(table / path).column("order_id").to_pylist())
 
 
-@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def iceberg_ids(table, base) -> list[int]:
+    """The ids in the data files of the table's current snapshot (its manifests, read with fastavro);
+    relative locations are relative to ``base``, where the pipeline ran."""
+    import fastavro
+
+    def local(uri: str):
+        return base / uri.removeprefix("file:")
+
+    metadata_files = sorted((table / "metadata").glob("v*.metadata.json"), key=lambda p: int(p.name[1:].split(".")[0]))
+    metadata = json.loads(metadata_files[-1].read_text())
+    snapshot = next(s for s in metadata["snapshots"] if s["snapshot-id"] == metadata["current-snapshot-id"])
+    ids = []
+    with open(local(snapshot["manifest-list"]), "rb") as handle:
+        manifests = [m["manifest_path"] for m in fastavro.reader(handle)]
+    for manifest in manifests:
+        with open(local(manifest), "rb") as handle:
+            for entry in fastavro.reader(handle):
+                if entry["status"] != 2:  # 2: deleted
+                    ids += pq.read_table(local(entry["data_file"]["file_path"])).column("order_id").to_pylist()
+    return sorted(ids)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta", "iceberg"])
 def test_a_table_sink_killed_mid_stream_holds_every_record_once(tmp_path, pytestconfig, fmt):
-    if fmt == "delta":
+    if fmt != "parquet":
         try:
-            format_bundle("delta")
+            format_bundle(fmt)
         except UnsupportedSparkError as exc:
-            pytest.skip(f"Delta cannot run on this Spark: {exc}")
+            pytest.skip(f"{fmt} cannot run on this Spark: {exc}")
     root = str(pytestconfig.rootpath)
     expected = write_orders(tmp_path)
     file = pipeline(tmp_path, fmt)
@@ -76,5 +106,8 @@ def test_a_table_sink_killed_mid_stream_holds_every_record_once(tmp_path, pytest
 
     code, stderr = run_to_the_end(file, root)
     assert code == 0, stderr[-3000:]
-    ids = parquet_ids(tmp_path / "orders") if fmt == "parquet" else delta_ids(tmp_path / "orders")
+    if fmt == "iceberg":
+        ids = iceberg_ids(tmp_path / "warehouse" / "shop" / "orders", tmp_path)
+    else:
+        ids = parquet_ids(tmp_path / "orders") if fmt == "parquet" else delta_ids(tmp_path / "orders")
     assert ids == sorted(expected)
