@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 scripts/setup-venv.sh test
 # C (clang + lld from apt), Zig (PyPI) and Go toolchains for the Wasm guests the tests build.
 bash scripts/install-guest-toolchains.sh .venv/bin/python
-# The Kafka broker and Spark's Kafka connector, from Maven Central into ~/.cache/spark-smt.
+# The Kafka broker, Spark's Kafka connector and the table formats' jars, from Maven Central into ~/.cache/spark-smt.
 bash scripts/fetch-jars.sh
+# PostgreSQL's server binaries for the table sink's JDBC tests (apt).
+bash scripts/install-postgresql.sh
 exec .venv/bin/python -m pytest "$@"

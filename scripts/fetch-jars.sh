@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the Java artifacts the project uses from Maven Central into the
 # user's cache (${SMT_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/spark-smt}):
-# the Kafka broker behind `smt local kafka`, Spark's Kafka connector, and Kafka
+# the Kafka broker behind `smt local kafka`, Spark's Kafka connector, the table sink's
+# Delta, Iceberg and PostgreSQL JDBC jars, and Kafka
 # Connect's classes (the test suite's oracle).
 # A second run finds everything cached and does not touch the network.
 set -euo pipefail

@@ -19,7 +19,8 @@ Before that, a sink learns which records the chain routed
 the input record they came from.  The Kafka sink sends the others to
 ``sink.topic``.  And when the pipeline is built, a sink sees its source
 (:meth:`Sink.bind_source`), so that it can refuse to write where the
-pipeline reads.
+pipeline reads, and its converters (:meth:`Sink.bind_converters`), so that it
+can read the data of the records it writes.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
+
+    from smt.converter import Converter
 
 __all__ = ["Source", "Sink", "SinkRecordError", "ReadTask", "SOURCE_ERROR_COLUMN"]
 
@@ -153,6 +156,16 @@ class Sink(Plugin):
         travels to the executors with the sink) and raises
         :class:`smt.errors.ConfigError`, naming its key, when it can tell that
         it would refuse every record.  The default does nothing.
+        """
+
+    def bind_converters(self, key_converter: "Converter", value_converter: "Converter") -> None:
+        """Called once on the driver when the pipeline is built, with its configured key and value converters.
+
+        A sink that writes the records' data rather than their bytes (the
+        table sink turns a value into typed columns) keeps them here; they
+        travel to the executors with the sink and decode what
+        :meth:`record_errors` and :meth:`write` receive.  The default does
+        nothing.
         """
 
     def prepare_records(self, records: "pa.RecordBatch", routed: "np.ndarray") -> "pa.RecordBatch":

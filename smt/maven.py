@@ -27,7 +27,17 @@ from xml.sax.saxutils import escape
 
 from smt.errors import SmtError
 
-__all__ = ["Artifact", "Bundle", "MavenError", "MissingArtifactError", "cache_dir", "published_versions", "resolve"]
+__all__ = [
+    "Artifact",
+    "Bundle",
+    "MavenError",
+    "MissingArtifactError",
+    "artifact_name",
+    "cache_dir",
+    "jars_spark_lacks",
+    "published_versions",
+    "resolve",
+]
 
 #: Pinned so resolution does not depend on the (old) plugin version Maven defaults to.
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
@@ -187,3 +197,34 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+_VERSIONED_JAR = re.compile(r"^(?P<name>.+?)-\d[^-]*(?:-[^-]+)*\.jar$")
+
+
+def jars_spark_lacks(jars: list[Path]) -> list[str]:
+    """Paths of the resolved ``jars`` whose artifact Spark does not already ship.
+
+    Jars Spark ships (Scala, the Hadoop client, compression codecs) are left
+    out, so the classpath holds one copy of each library.
+    """
+    shipped = _shipped_artifact_names()
+    return [str(jar) for jar in jars if artifact_name(jar) not in shipped]
+
+
+def artifact_name(jar: Path) -> str:
+    """The artifact id of a jar in Maven's local repository (``.../<artifactId>/<version>/<file>``)."""
+    return jar.parent.parent.name
+
+
+def _shipped_artifact_names() -> set[str]:
+    import pyspark
+
+    spark_home = os.environ.get("SPARK_HOME")
+    jars_dir = Path(spark_home) / "jars" if spark_home else Path(pyspark.__file__).parent / "jars"
+    names = set()
+    for jar in jars_dir.glob("*.jar"):
+        match = _VERSIONED_JAR.match(jar.name)
+        if match:
+            names.add(match.group("name"))
+    return names

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import re
 from importlib.metadata import version
-from pathlib import Path
 
 from smt import maven
 
@@ -72,20 +70,16 @@ def _bundle(spark_version: str, connector: str) -> maven.Bundle:
     return maven.Bundle(f"{_CONNECTOR}-{spark_version}", (maven.Artifact(_GROUP, _CONNECTOR, connector),))
 
 
-_VERSIONED_JAR = re.compile(r"^(?P<name>.+?)-\d[^-]*(?:-[^-]+)*\.jar$")
-
-
 def spark_jars() -> list[str]:
     """Paths of the connector's jars that Spark does not already ship.
 
     Fetches them on first use (see :func:`smt.maven.resolve`, which
     raises :class:`smt.maven.MavenError` if that fails).
     """
-    shipped = _shipped_artifact_names()
     bundle = spark_kafka_bundle()
     jars = maven.resolve(bundle)
     _log_older_connector(bundle)
-    return [str(jar) for jar in jars if _artifact_name(jar) not in shipped]
+    return maven.jars_spark_lacks(jars)
 
 
 def older_connector_note(bundle: maven.Bundle | None = None) -> str | None:
@@ -105,21 +99,3 @@ def _log_older_connector(bundle: maven.Bundle) -> None:
     note = older_connector_note(bundle)
     if note is not None:
         log.info("%s", note)  # said once, by `smt local fetch`
-
-
-def _artifact_name(jar: Path) -> str:
-    # Maven's local repository lays jars out as .../<artifactId>/<version>/<file>.
-    return jar.parent.parent.name
-
-
-def _shipped_artifact_names() -> set[str]:
-    import pyspark
-
-    spark_home = os.environ.get("SPARK_HOME")
-    jars_dir = Path(spark_home) / "jars" if spark_home else Path(pyspark.__file__).parent / "jars"
-    names = set()
-    for jar in jars_dir.glob("*.jar"):
-        match = _VERSIONED_JAR.match(jar.name)
-        if match:
-            names.add(match.group("name"))
-    return names

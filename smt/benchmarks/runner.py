@@ -9,7 +9,7 @@ from smt.benchmarks._common import Comparison
 from smt.pipeline.report import format_rate
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "startup")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "tables", "startup")
 
 
 def console():

@@ -9,8 +9,9 @@ servers are printed last; the others, and the TLS CA, are printed before).
 ``smt local kafka topics create|list|delete`` and ``produce|consume`` use
 Kafka's own tools on it (:mod:`smt.local.kafka_tools`).  ``smt local fetch``
 downloads every Java artifact the project uses (the broker, its tools,
-Spark's Kafka connector, and Kafka Connect's classes the tests compare with)
-into the cache, for CI or offline work.
+Spark's Kafka connector, Kafka Connect's classes the tests compare with, and
+the table sink's Delta, Iceberg and PostgreSQL JDBC jars for the installed
+Spark) into the cache, for CI or offline work.
 
 Exit codes are the ``smt`` command's (:mod:`smt.commands.output`); ``status``
 of a broker that is not running exits 4.
@@ -48,12 +49,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _fetch(args: argparse.Namespace) -> int:
     from connectors.kafka import older_connector_note, spark_kafka_bundle
+    from connectors.table import table_bundles
     from smt import maven
     from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
     from smt.local.kafka_tools import TOOLS_BUNDLE
 
     kafka_connector = spark_kafka_bundle()
-    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, kafka_connector, CONNECT_BUNDLE):
+    tables, notes = table_bundles()
+    for note in notes:
+        print(note)
+    for bundle in (BROKER_BUNDLE, TOOLS_BUNDLE, kafka_connector, CONNECT_BUNDLE, *tables):
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")

@@ -1,0 +1,146 @@
+"""The table sink's keys, declared once (``docs/reference.md`` is generated from them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectors.table.ddl import DdlError, parse_columns
+from smt.config import ConfigDef, ConfigType, Importance, one_of
+
+__all__ = ["METADATA_COLUMNS", "OPTION_PREFIX", "TABLE_SINK_CONFIG", "metadata_column"]
+
+#: Writer options: ``sink.option.mergeSchema=true`` is ``.option("mergeSchema", "true")``.
+OPTION_PREFIX = "option."
+
+#: The record fields ``columns.metadata`` may add, each as column ``_<name>``.
+METADATA_COLUMNS = ("topic", "partition", "offset", "timestamp", "key", "headers")
+
+
+def metadata_column(field: str) -> str:
+    """The table column of a record field named in ``columns.metadata``."""
+    return f"_{field}"
+
+
+def _ddl(value: Any) -> None:
+    if value:
+        try:
+            parse_columns(value)
+        except DdlError as exc:
+            raise ValueError(f"not a Spark DDL column list: {exc}") from None
+
+
+def _metadata(value: Any) -> None:
+    unknown = [name for name in value if name not in METADATA_COLUMNS]
+    if unknown:
+        raise ValueError(f"unknown record field(s) {', '.join(unknown)}; known: {', '.join(METADATA_COLUMNS)}")
+
+
+TABLE_SINK_CONFIG = (
+    ConfigDef()
+    .define(
+        "format",
+        ConfigType.STRING,
+        "parquet",
+        None,
+        Importance.HIGH,
+        "Spark data source that writes the table: parquet, orc, delta, iceberg, jdbc or any other "
+        "registered with Spark. delta and iceberg jars and session settings are fetched and set "
+        "by the sink (see format.jars).",
+    )
+    .define(
+        "path",
+        ConfigType.PATH,
+        "",
+        None,
+        Importance.HIGH,
+        "Folder of a path-based table (parquet, orc, delta; not iceberg, written by catalog name). Relative paths resolve against the "
+        "pipeline file's folder. ${topic} in it writes each topic's records to a table of their own "
+        "(after RegexRouter, TimestampRouter or a guest's set_topic). Give this or table.",
+    )
+    .define(
+        "table",
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.HIGH,
+        "Catalog table (catalog.db.name, written with DataFrameWriterV2), or the database table "
+        "with format=jdbc. ${topic} in it routes each record to the table its topic names (characters "
+        "other than letters, digits and _ become _). Give this or path.",
+    )
+    .define(
+        "table.auto.create",
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        Importance.MEDIUM,
+        "Create a missing catalog table (with the records' columns and partition.by); otherwise a "
+        "missing table is an error. Path-based tables are always created.",
+    )
+    .define(
+        "write.mode",
+        ConfigType.STRING,
+        "append",
+        one_of("append", "overwrite", "error"),
+        Importance.HIGH,
+        "Batch mode: append to the table, overwrite it, or fail when it exists (error). "
+        "Streaming always appends, each micro-batch exactly once.",
+    )
+    .define(
+        "value.schema",
+        ConfigType.STRING,
+        "",
+        _ddl,
+        Importance.HIGH,
+        "The columns of the records' values as a Spark DDL column list ('id BIGINT NOT NULL, "
+        "amount DECIMAL(10,2)'), for values without a schema (JsonConverter with "
+        "schemas.enable=false). A value that does not fit fails at TASK_PUT, naming the field. "
+        "Empty: the columns come from each value's Connect schema.",
+    )
+    .define(
+        "columns.metadata",
+        ConfigType.LIST,
+        [],
+        _metadata,
+        Importance.MEDIUM,
+        "Record fields added as columns, each named with a leading underscore (_topic, "
+        "_partition, _offset, _timestamp, _key as bytes, _headers): any of " + ", ".join(METADATA_COLUMNS) + ".",
+    )
+    .define(
+        "partition.by",
+        ConfigType.LIST,
+        [],
+        None,
+        Importance.MEDIUM,
+        "Columns the table is partitioned by.",
+    )
+    .define(
+        "schema.evolution",
+        ConfigType.STRING,
+        "none",
+        one_of("none", "add_columns"),
+        Importance.MEDIUM,
+        "add_columns: a field the table lacks becomes a new nullable column (the writer's mergeSchema "
+        "option: Delta, Parquet; an Iceberg table also needs its write.spark.accept-any-schema "
+        "property). none: a write with such a field fails, naming it.",
+    )
+    .define(
+        "format.jars",
+        ConfigType.STRING,
+        "auto",
+        one_of("auto", "none"),
+        Importance.LOW,
+        "auto: fetch the format's jars from Maven Central (delta, iceberg, the PostgreSQL JDBC "
+        "driver) and set the session settings it needs. none: the pipeline's spark.* keys give them.",
+    )
+    .define(
+        "txn.app.id",
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.LOW,
+        "Streaming into Delta or Iceberg: the writer's id (Delta's txnAppId; an Iceberg snapshot "
+        "property) that, with the micro-batch id, tells a committed batch. Empty: derived from the "
+        "table's path or name. Two pipelines writing one table need different ids.",
+    )
+    .define_prefix(OPTION_PREFIX, "Options given to Spark's writer, prefix removed (sink.option.compression=zstd).")
+)

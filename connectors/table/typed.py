@@ -1,0 +1,165 @@
+"""Kafka-layout batches to typed table rows, on the executors (``mapInArrow`` functions).
+
+Both functions here travel to the executors pickled with the value
+converter, and work a whole Arrow batch at a time: the converter decodes the
+batch's values in one call (:meth:`smt.converter.Converter.to_connect_batch`)
+and a :class:`~connectors.table.columns.ColumnLayout` builds the typed
+columns in one call.
+
+- :class:`ObservedTypes` gives the distinct Spark types of a batch's values
+  (from their Connect schemas), so the driver learns the table's columns
+  from the records themselves;
+- :class:`TypedRows` gives the table rows: the value's fields as columns,
+  then the record fields named in ``columns.metadata``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import types as T
+
+from connectors.table.columns import ColumnLayout
+from connectors.table.config import metadata_column
+from connectors.table.types import TypeConflict, merged_type, spark_type
+from smt.connector import SinkRecordError
+from smt.row_layout import KAFKA_ARROW_SCHEMA
+
+__all__ = ["SCHEMALESS", "ObservedTypes", "TypedRows", "metadata_fields", "record_name"]
+
+#: What :class:`ObservedTypes` reports for a value that has no schema.
+SCHEMALESS = "schemaless"
+
+
+def record_name(batch: pa.RecordBatch, row: int) -> str:
+    """``topic-partition@offset`` of one record of a Kafka-layout batch (as far as the batch has them)."""
+    names = batch.schema.names
+
+    def field(name: str) -> Any:
+        return batch.column(name)[row].as_py() if name in names else None
+
+    return f"{field('topic')}-{field('partition')}@{field('offset')}"
+
+
+def metadata_fields(metadata: tuple[str, ...]) -> list[T.StructField]:
+    """The Spark columns of the record fields named in ``columns.metadata``."""
+    types = {
+        "topic": T.StringType(),
+        "partition": T.IntegerType(),
+        "offset": T.LongType(),
+        "timestamp": T.TimestampType(),
+        "key": T.BinaryType(),
+        "headers": T.ArrayType(
+            T.StructType([T.StructField("key", T.StringType()), T.StructField("value", T.BinaryType())])
+        ),
+    }
+    return [T.StructField(metadata_column(name), types[name], True) for name in metadata]
+
+
+class _Errors(list):
+    def append_pair(self, row: int, exc: BaseException) -> None:
+        self.append((row, exc))
+
+
+def decode_values(converter: Any, batch: pa.RecordBatch) -> tuple[list | None, list, list[tuple[int, BaseException]]]:
+    """The batch's values decoded: ``(schemas or None, values, [(row, error)])``."""
+    topics = batch.column("topic").to_pylist() if "topic" in batch.schema.names else [None] * batch.num_rows
+    errors = _Errors()
+    schemas, values = converter.to_connect_batch(topics, batch.column("value").to_pylist(), errors.append_pair)
+    return schemas, values, errors
+
+
+class ObservedTypes:
+    """``mapInArrow`` function: one string row per distinct value type of each batch (a ``StructType`` as JSON)."""
+
+    DDL = "type string"
+
+    def __init__(self, converter: Any) -> None:
+        self.converter = converter
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        seen: dict[Any, str] = {}
+        for batch in batches:
+            schemas, values, _ = decode_values(self.converter, batch)
+            for row, value in enumerate(values):
+                if value is None:
+                    continue  # tombstones and undecodable values fail later, with the record named
+                schema = schemas[row] if schemas is not None else None
+                if schema not in seen:
+                    seen[schema] = SCHEMALESS if schema is None else spark_type(schema).json()
+        yield pa.RecordBatch.from_arrays([pa.array(sorted(set(seen.values())), pa.string())], ["type"])
+
+
+class TypedRows:
+    """``mapInArrow`` function: Kafka-layout batches as table rows of ``layout`` plus metadata columns.
+
+    A record whose value does not fit fails the write, naming the record and
+    the field (a declared schema refuses such records earlier, one by one,
+    at TASK_PUT: see :meth:`connectors.table.sink.TableSink.record_errors`).
+    """
+
+    def __init__(
+        self,
+        converter: Any,
+        layout: ColumnLayout,
+        metadata: tuple[str, ...],
+        where: str,
+        table_type: T.StructType | None = None,
+        evolution_key: str = "sink.schema.evolution",
+    ) -> None:
+        self.converter = converter
+        self.layout = layout
+        self.metadata = metadata
+        self.where = where
+        #: The table's columns when the records' schemas were not looked at before: each
+        #: distinct schema is then checked against them here (a new or changed field fails).
+        self.table_type = table_type
+        self.evolution_key = evolution_key
+        self._fitting: set = set()
+
+    def output_type(self) -> T.StructType:
+        return T.StructType(list(self.layout.columns.fields) + metadata_fields(self.metadata))
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            yield self.rows(batch)
+
+    def _check_schemas(self, schemas: list, batch: pa.RecordBatch) -> None:
+        fitting = self._fitting
+        for row, schema in enumerate(schemas):
+            if schema is None or schema in fitting:
+                continue
+            try:
+                merged = merged_type(self.table_type, spark_type(schema))
+            except TypeConflict as exc:
+                raise SinkRecordError(
+                    f"{self.where}: record {record_name(batch, row)}: {exc}; the table's type stays"
+                ) from None
+            if merged != self.table_type:
+                added = [f.name for f in merged.fields if f.name not in self.table_type.names]
+                what = f"field '{added[0]}'" if added else "a nested field"
+                raise SinkRecordError(
+                    f"{self.where}: record {record_name(batch, row)}: {what} is not a column of the table; "
+                    f"set {self.evolution_key}=add_columns to add it"
+                )
+            fitting.add(schema)
+
+    def rows(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        schemas, values, errors = decode_values(self.converter, batch)
+        if self.table_type is not None and schemas is not None:
+            self._check_schemas(schemas, batch)
+        rows, misfits = self.layout.rows(values)
+        problems = errors or misfits
+        if problems:
+            row, exc = problems[0]
+            raise SinkRecordError(f"{self.where}: record {record_name(batch, row)} cannot be written: {exc}")
+        out = pa.RecordBatch.from_struct_array(self.layout.arrow(rows))
+        for name in self.metadata:
+            arrow_type = KAFKA_ARROW_SCHEMA.field(name).type
+            column = batch.column(name) if name in batch.schema.names else pa.nulls(batch.num_rows, arrow_type)
+            if name == "timestamp" and column.type.tz is None:
+                column = pc.assume_timezone(column, "UTC")
+            out = out.append_column(metadata_column(name), column)
+        return out

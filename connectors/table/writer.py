@@ -1,0 +1,215 @@
+"""Typed rows into a table with Spark's own writers: by path, into a catalog table, or over JDBC.
+
+A :class:`TableTarget` is where one sink writes; it knows the table's current
+columns (``None`` when there is no table yet) and writes a DataFrame of table
+rows in batch mode (:meth:`TableTarget.write`) or one streaming micro-batch
+exactly once (:meth:`TableTarget.write_micro_batch`):
+
+- Delta (path or catalog table): an idempotent write, ``txnAppId`` and
+  ``txnVersion`` = the micro-batch id, so Delta skips a batch it committed
+  before a crash;
+- Iceberg (catalog tables): each snapshot records the writer and the
+  micro-batch id in its summary (``snapshot-property.*`` write options), and a
+  batch the table's snapshots already hold is skipped;
+- other path formats (parquet, orc): the file sink's commit marker per batch
+  (:mod:`connectors.file`), so a replayed batch replaces what a crashed
+  attempt left;
+- other catalog tables and JDBC: refused in streaming (no way to tell a
+  committed batch), see :meth:`TableTarget.streaming_problem`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from typing import Any
+
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from connectors.file import write_micro_batch
+from smt.driver_files import driver_files
+from smt.errors import SmtError
+
+__all__ = ["TOPIC_VARIABLE", "TableTarget", "TableWriteError"]
+
+#: Stands for the record's topic in ``path`` or ``table``: one table per topic.
+TOPIC_VARIABLE = "${topic}"
+
+#: Iceberg write options that become properties of the snapshot a write commits.
+_SNAPSHOT_PROPERTY = "snapshot-property."
+#: The snapshot properties that say which micro-batch of which writer a snapshot holds.
+_APP_ID, _BATCH_ID = "smt.app-id", "smt.batch-id"
+
+#: Formats whose tables live in folders that Spark reads back with ``format(...).load(path)``.
+_FILE_FORMATS = ("parquet", "orc", "json", "csv", "avro", "text")
+
+
+class TableWriteError(SmtError):
+    """The table cannot be written as configured; the message names the key."""
+
+
+@dataclasses.dataclass
+class TableTarget:
+    """Where a table sink writes: the format and a path or table name, with the writer's settings."""
+
+    fmt: str
+    path: str
+    table: str
+    options: dict[str, str]
+    partition_by: list[str]
+    auto_create: bool
+    prefix: str = "sink."
+
+    @property
+    def where(self) -> str:
+        """The key and value that name the table, for messages."""
+        return f"{self.prefix}path={self.path}" if self.path else f"{self.prefix}table={self.table}"
+
+    @property
+    def routes(self) -> bool:
+        """Whether the path or table name holds ``${topic}``: each topic's records go to a table of their own."""
+        return TOPIC_VARIABLE in self.path or TOPIC_VARIABLE in self.table
+
+    def for_topic(self, topic: str) -> "TableTarget":
+        """This target with ``${topic}`` replaced: the topic as it is in a path, and in a table name
+        with every character but letters, digits and ``_`` made ``_`` (``orders.v1`` → ``orders_v1``)."""
+        table_part = re.sub(r"[^A-Za-z0-9_]", "_", topic)
+        return dataclasses.replace(
+            self, path=self.path.replace(TOPIC_VARIABLE, topic), table=self.table.replace(TOPIC_VARIABLE, table_part)
+        )
+
+    @property
+    def is_jdbc(self) -> bool:
+        return self.fmt == "jdbc"
+
+    def streaming_problem(self) -> str | None:
+        """Why this target cannot take micro-batches exactly once, or ``None``."""
+        if self.fmt == "delta" or (self.fmt == "iceberg" and self.table):
+            return None
+        if self.path and self.fmt in _FILE_FORMATS and not self.partition_by:
+            return None
+        if self.path and self.fmt in _FILE_FORMATS:
+            return f"{self.prefix}partition.by is not supported in streaming mode for format {self.fmt}"
+        return (
+            f"streaming into {self.where} (format {self.fmt}) cannot be made exactly-once: "
+            f"use format=delta, or a parquet/orc path"
+        )
+
+    def app_id(self, explicit: str) -> str:
+        """Delta's ``txnAppId``: ``explicit``, else one derived from where the table is."""
+        if explicit:
+            return explicit
+        return "smt-" + hashlib.sha256(self.where.encode()).hexdigest()[:16]
+
+    # --- the table as it is ------------------------------------------------------------
+
+    def columns(self, spark: Any) -> T.StructType | None:
+        """The table's columns, or ``None`` when it does not exist yet (a JDBC table: always ``None``)."""
+        if self.is_jdbc:
+            return None
+        if self.table:
+            return spark.table(self.table).schema if spark.catalog.tableExists(self.table) else None
+        if not _exists(spark, self.path, self.fmt):
+            return None
+        return spark.read.format(self.fmt).load(self.path).schema
+
+    # --- writes ------------------------------------------------------------------------
+
+    def write(self, df: Any, mode: str, exists: bool, merge_schema: bool) -> None:
+        """Write ``df`` (table rows) in batch mode with ``write.mode`` ``mode``."""
+        options = dict(self.options)
+        if merge_schema:
+            options.setdefault("mergeSchema", "true")
+        if self.table and not self.is_jdbc:
+            self._write_catalog(df, mode, exists, options)
+            return
+        if mode == "error" and exists:
+            raise self._exists_error()
+        writer = df.write.format(self.fmt).options(**options).mode("errorifexists" if mode == "error" else mode)
+        if self.partition_by and not self.is_jdbc:
+            writer = writer.partitionBy(*self.partition_by)
+        if self.is_jdbc:
+            writer.option("dbtable", self.table).save()
+        else:
+            writer.save(self.path)
+
+    def _write_catalog(self, df: Any, mode: str, exists: bool, options: dict[str, str]) -> None:
+        writer = df.writeTo(self.table).options(**options)
+        if not exists:
+            if not self.auto_create:
+                raise TableWriteError(
+                    f"{self.where} does not exist; create it, or set {self.prefix}table.auto.create=true"
+                )
+            writer = writer.using(self.fmt)
+            if self.partition_by:
+                writer = writer.partitionedBy(*(F.col(c) for c in self.partition_by))
+            writer.create()
+        elif mode == "error":
+            raise self._exists_error()
+        elif mode == "overwrite":
+            writer.overwrite(F.lit(True))
+        else:
+            writer.append()
+
+    def _exists_error(self) -> TableWriteError:
+        return TableWriteError(
+            f"{self.where} already exists and {self.prefix}write.mode is error; "
+            f"set {self.prefix}write.mode=append or overwrite"
+        )
+
+    def write_micro_batch(self, df: Any, batch_id: int, app_id: str, exists: bool, merge_schema: bool) -> None:
+        """Write micro-batch ``batch_id`` so that the table holds it once, whatever crashed before."""
+        if self.fmt == "delta":
+            options = {**self.options, "txnAppId": app_id, "txnVersion": str(batch_id)}
+            if merge_schema:
+                options["mergeSchema"] = "true"
+            if self.table:
+                self._write_catalog(df, "append", exists, options)
+                return
+            writer = df.write.format("delta").options(**options).mode("append")
+            if self.partition_by:
+                writer = writer.partitionBy(*self.partition_by)
+            writer.save(self.path)
+            return
+        if self.fmt == "iceberg":
+            if exists and self._iceberg_committed(df.sparkSession, app_id, batch_id):
+                return
+            options = {
+                **self.options,
+                f"{_SNAPSHOT_PROPERTY}{_APP_ID}": app_id,
+                f"{_SNAPSHOT_PROPERTY}{_BATCH_ID}": str(batch_id),
+            }
+            if merge_schema:
+                options["mergeSchema"] = "true"
+            self._write_catalog(df, "append", exists, options)
+            return
+        write_micro_batch(_PathFormat(self.fmt, self.options), df, self.path, batch_id)
+
+    def _iceberg_committed(self, spark: Any, app_id: str, batch_id: int) -> bool:
+        """Whether a snapshot of the table already holds micro-batch ``batch_id`` of ``app_id``."""
+        quoted = app_id.replace("'", "''")
+        last = spark.sql(
+            f"SELECT max(CAST(summary['{_BATCH_ID}'] AS BIGINT)) AS last FROM {self.table}.snapshots "
+            f"WHERE summary['{_APP_ID}'] = '{quoted}'"
+        ).collect()[0]["last"]
+        return last is not None and last >= batch_id
+
+
+class _PathFormat:
+    """A Spark data source shaped as the file sink's format (``write(df, path, mode)``)."""
+
+    def __init__(self, fmt: str, options: dict[str, str]) -> None:
+        self.fmt = fmt
+        self.options = options
+
+    def write(self, df: Any, path: str, mode: str) -> None:
+        df.write.format(self.fmt).options(**self.options).mode(mode).save(path)
+
+
+def _exists(spark: Any, path: str, fmt: str) -> bool:
+    files = driver_files(spark)
+    if fmt == "delta":
+        return files.exists(f"{path.rstrip('/')}/_delta_log")
+    return files.exists(path) and bool(files.data_files(path))

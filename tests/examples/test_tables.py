@@ -1,0 +1,92 @@
+"""The README's "Into tables" examples: one pipeline file per format, run as a user runs them.
+
+Parquet runs on every Spark.  Delta and Iceberg run where Maven Central has a
+release for the installed Spark (see :mod:`connectors.table.jars`); on a
+Spark without one, the test checks that the pipeline is refused before Spark
+starts with the message that names the newest release and why it cannot be
+used, the behaviour the README documents.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from connectors.table.jars import UnsupportedSparkError, format_bundle, spark_line
+from smt.errors import ConfigError
+from smt.pipeline import PipelineSpec, run_pipeline
+
+pytestmark = pytest.mark.spark
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tables"
+
+EXPECTED = [
+    (1, "****", decimal.Decimal("12.50"), "NL", dt.datetime(2024, 5, 1, 12, 0), ["book"]),
+    (2, "****", decimal.Decimal("0.99"), "DE", dt.datetime(2024, 5, 1, 12, 1), ["pen", "ink"]),
+    (3, "****", decimal.Decimal("1000.00"), "NL", dt.datetime(2024, 5, 1, 12, 2), []),
+    (4, "****", decimal.Decimal("45.99"), "FR", dt.datetime(2024, 5, 1, 12, 3), ["lamp"]),
+]
+
+
+@pytest.fixture
+def example(tmp_path) -> Path:
+    folder = tmp_path / "tables"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("tables"))
+    return folder
+
+
+def test_orders_to_parquet(spark, example):
+    run_pipeline(PipelineSpec.from_properties(example / "orders-to-parquet.properties"), spark=spark)
+    table = spark.read.parquet(str(example / "tables" / "orders-parquet"))
+    assert table.schema.simpleString() == (
+        "struct<order_id:bigint,card:string,amount:decimal(38,2),placed:timestamp,items:array<string>,"
+        "_topic:string,_offset:bigint,country:string>"
+    )
+    rows = table.orderBy("order_id").select("order_id", "card", "amount", "country", "placed", "items").collect()
+    assert [tuple(r) for r in rows] == EXPECTED
+
+
+def _data_rows(folder: Path) -> list[tuple]:
+    """The rows of a Delta or Iceberg table written once, read from its Parquet data files."""
+    files = [f for f in folder.rglob("*.parquet") if "metadata" not in f.parts]
+    rows = []
+    for f in files:
+        table = pq.read_table(f)
+        country = next((p.split("=", 1)[1] for p in f.parts if p.startswith("country=")), None)
+        for row in table.to_pylist():
+            placed = row["placed"].replace(tzinfo=None)
+            rows.append(
+                (row["order_id"], row["card"], row["amount"], row.get("country", country), placed, row["items"])
+            )
+    return sorted(rows)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "pipeline", "table_folder"),
+    [
+        ("delta", "orders-to-delta.properties", "tables/orders-delta"),
+        ("iceberg", "orders-to-iceberg.properties", "tables/iceberg-warehouse/shop/orders"),
+    ],
+)
+def test_orders_to_delta_and_iceberg(example, fmt, pipeline, table_folder):
+    spec = PipelineSpec.from_properties(example / pipeline)
+    try:
+        format_bundle(fmt)
+    except UnsupportedSparkError:
+        with pytest.raises(
+            ConfigError, match=f"sink.format: Maven Central has no {fmt} release for Spark {spark_line()} .*newest"
+        ):
+            spec.spark_conf()
+        return
+    done = subprocess.run(
+        [sys.executable, "-m", "smt", "run", "-q", pipeline], cwd=example, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _data_rows(example / table_folder) == EXPECTED
