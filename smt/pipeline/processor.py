@@ -29,6 +29,7 @@ import pyarrow as pa
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch, distinct_origins
 from smt.chain import ChainErrors, TransformChain
 from smt.connector import SOURCE_ERROR_COLUMN
+from smt.data.nesting import NestingTooDeep, allow_deep_recursion
 from smt.error_handling import (
     ErrorPolicy,
     FailedRecord,
@@ -88,6 +89,11 @@ class _Failures(ChainErrors):
         self.undeliverable = 0
 
     def failed(self, origin: int, error: StageError) -> None:
+        if isinstance(error.cause, RecursionError):
+            # A walk that found no bottom: the record is too deep, whichever stage noticed.
+            cause = NestingTooDeep()
+            cause.__cause__ = error.cause
+            error = StageError(error.stage, error.plugin_class, cause, record=error.record, alias=error.alias)
         if not self.policy.tolerates_all:
             raise error
         log_failure(self.policy, error, error.record)
@@ -165,6 +171,7 @@ class BatchProcessor:
         Per-transform figures are added to ``metrics`` when given.
         """
         failures = _Failures(self.policy)
+        allow_deep_recursion()
         with gc_paused():
             batch = RecordBatch.from_arrow(arrow_batch)
             batch = self._source_failures(arrow_batch, batch, failures)
