@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from smt.errors import SmtError
 from smt.metrics import ChainMetrics
+from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.fields import FieldPlan
@@ -201,7 +202,11 @@ def run_pipeline(
     spark = spark or build_spark_session(spec)
     run = _Run(spec, spark, on_progress)
     snapshot = run.live.snapshot if run.live else None
-    with _ProgressThread(snapshot, run.started, on_progress, progress_interval), quiet_py4j_while_failing():
+    with (
+        checkpoint_lock(spec),
+        _ProgressThread(snapshot, run.started, on_progress, progress_interval),
+        quiet_py4j_while_failing(),
+    ):
         run.execute(progress_interval)
     return PipelineResult(run.counts, time.perf_counter() - run.started, run.stages)
 
