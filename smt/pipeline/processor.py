@@ -36,6 +36,7 @@ from smt.error_handling import (
     context_headers,
     log_failure,
     log_undeliverable,
+    masked_error,
     with_retries,
 )
 from smt.errors import DataError, RetriableError, Stage, StageError
@@ -95,7 +96,7 @@ class _Failures(ChainErrors):
             cause.__cause__ = error.cause
             error = StageError(error.stage, error.plugin_class, cause, record=error.record, alias=error.alias)
         if not self.policy.tolerates_all:
-            raise error
+            raise masked_error(self.policy, error)
         log_failure(self.policy, error, error.record)
         self.records.setdefault(origin, FailedRecord(origin, error))
 
@@ -371,7 +372,7 @@ class BatchProcessor:
         if not refused:
             return dead, origins
         for row, exc in sorted(refused.items()):
-            log_undeliverable(failures.records[origins[row]].error, exc)
+            log_undeliverable(self.policy, failures.records[origins[row]].error, exc)
         failures.undeliverable = len(refused)
         kept = [row for row in range(dead.num_rows) if row not in refused]
         return dead.take(pa.array(kept, pa.int64())), [origins[row] for row in kept]

@@ -194,6 +194,7 @@ class PipelineSpec:
         except ConfigError as exc:
             raise variables.mask_error(exc) from None
         spec.variables = variables
+        spec.policy = dataclasses.replace(spec.policy, mask=variables.secret_mask())
         return spec
 
     def shown_props(self) -> dict[str, Any]:
