@@ -18,7 +18,7 @@ from typing import Any, Iterator, Mapping
 
 from smt.errors import SmtError
 
-__all__ = ["JvmFailure", "jvm_failure", "quiet_py4j_while_failing"]
+__all__ = ["JvmFailure", "chain_text", "jvm_failure", "quiet_py4j_while_failing"]
 
 #: Spark's exit code for an OutOfMemoryError (org.apache.spark.util.SparkExitCode.OOM).
 _OOM_EXIT_CODE = 52
@@ -41,7 +41,7 @@ def jvm_failure(exc: BaseException, spark: Any, conf: Mapping[str, str]) -> JvmF
     ``conf`` is the Spark configuration the session was built with, for the
     advice (current memory and batch size).
     """
-    out_of_memory = "OutOfMemoryError" in _chain_text(exc)
+    out_of_memory = "OutOfMemoryError" in chain_text(exc)
     stopped = _stopped(spark)
     # A JVM that stopped answering may still be on its way out: its exit code says why.
     exit_code = _exit_code(spark, wait=_EXIT_WAIT_SECONDS if stopped else 0)
@@ -70,8 +70,11 @@ def _advice(conf: Mapping[str, str]) -> str:
     )
 
 
-def _chain_text(exc: BaseException) -> str:
-    """The messages of ``exc`` and its causes (a Py4J error's ``str`` fails when the JVM is gone)."""
+def chain_text(exc: BaseException) -> str:
+    """The messages of ``exc`` and its causes, with the Java stack trace (and its causes) PySpark captured.
+
+    A Py4J error's ``str`` fails when the JVM is gone: its class name stands in.
+    """
     texts = []
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -81,6 +84,9 @@ def _chain_text(exc: BaseException) -> str:
             texts.append(str(current))
         except Exception:  # noqa: BLE001 - Py4JJavaError.__str__ calls into the dead JVM
             texts.append(type(current).__name__)
+        stack = getattr(current, "_stackTrace", None)  # pyspark's CapturedException: the JVM's, causes included
+        if isinstance(stack, str):
+            texts.append(stack)
         current = current.__cause__ or current.__context__
     return "\n".join(texts)
 
@@ -109,7 +115,7 @@ def _stopped(spark: Any) -> bool:
 
 
 class _Py4JConnectionNoise(logging.Filter):
-    """Drops Py4J's tracebacks of a lost connection (logged on the root logger) unless debugging."""
+    """Drops Py4J's tracebacks (a lost connection, a failed Python callback) unless debugging."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from_py4j = "py4j" in record.pathname.replace("\\", "/").split("/")
@@ -120,9 +126,17 @@ class _Py4JConnectionNoise(logging.Filter):
 def quiet_py4j_while_failing() -> Iterator[None]:
     """While a job runs: a dying JVM makes Py4J log a traceback per call; :func:`jvm_failure` says it once."""
     noise = _Py4JConnectionNoise()
-    root = logging.getLogger()
-    root.addFilter(noise)
+    # A filter sees only what is logged on its own logger, not what children propagate:
+    # the root logger (connection noise), and py4j's callback server, which logs the
+    # traceback of a failed foreachBatch (a streaming run's error, reported once by us).
+    loggers = [logging.getLogger(name) for name in _PY4J_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(noise)
     try:
         yield
     finally:
-        root.removeFilter(noise)
+        for logger in loggers:
+            logger.removeFilter(noise)
+
+
+_PY4J_LOGGERS = ("", "py4j.clientserver", "py4j.java_gateway")

@@ -31,7 +31,8 @@ from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.fields import FieldPlan
-from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.jvm import chain_text, jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.os_causes import os_cause
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
@@ -245,7 +246,7 @@ class _Run:
             failure = jvm_failure(exc, self.spark, self.spec.spark_conf())
             if failure is not None:
                 raise failure from exc
-            raise PipelineFailed(_first_cause_line(exc)) from exc
+            raise PipelineFailed(os_cause(chain_text(exc)) or _first_cause_line(exc)) from exc
 
     def _transformed_source(self):
         """The source's records through the processor: read in Python where the source can, else by Spark."""
