@@ -14,6 +14,9 @@ class FileDeadLetters:
     """Dead letters as whole records in the ``jsonl`` file format (readable back with
     ``source.format=jsonl``); each streaming micro-batch is written exactly once."""
 
+    #: As the file sink: a write that fails leaves nothing (see smt.connector.Sink).
+    commits_atomically = True
+
     def __init__(self, path: str) -> None:
         self.path = path
 
