@@ -21,6 +21,7 @@ and a class that is not a known provider, are configuration problems.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import re
 import urllib.parse
@@ -102,9 +103,10 @@ class ResolvedProperties:
     #: Variable text -> its value, for every variable that was replaced.
     replaced: dict[str, str] = dataclasses.field(default_factory=dict)
 
-    @property
-    def resolved_keys(self) -> set[str]:
-        return {k for k, v in self.values.items() if self.written.get(k) != v}
+    @functools.cached_property
+    def resolved_keys(self) -> frozenset[str]:
+        """The keys whose value a provider changed (worked out once: callers ask once per key)."""
+        return frozenset(k for k, v in self.values.items() if self.written.get(k) != v)
 
     def mask(self, text: str) -> str:
         """``text`` with every resolved value replaced by the variable(s) it came from."""

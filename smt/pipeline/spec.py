@@ -201,8 +201,8 @@ class PipelineSpec:
         """The properties as they may be shown or stored: variables in place of their values."""
         if self.variables is None:
             return dict(self.props)
-        written = self.variables.written
-        return {k: written[k] if k in self.variables.resolved_keys else v for k, v in self.props.items()}
+        written, resolved = self.variables.written, self.variables.resolved_keys
+        return {k: written[k] if k in resolved else v for k, v in self.props.items()}
 
     @functools.cached_property
     def field_plan(self) -> FieldPlan:
