@@ -25,6 +25,7 @@ from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.config_providers import ResolvedProperties, resolve_variables
 from smt.config_review import ConfigNotice, review_pipeline_keys
+from smt.duplicate_keys import duplicate_notices, with_notices
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.pipeline import paths
@@ -187,12 +188,16 @@ class PipelineSpec:
 
             plugins = default_plugins()
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
+        duplicated = duplicate_notices(props, overrides)
         try:
             spec = _Builder(resolve_paths(variables.values, base_dir, plugins), plugins, pipeline_file, strict).build(
                 cls
             )
         except ConfigError as exc:
-            raise variables.mask_error(exc) from None
+            raise variables.mask_error(with_notices(exc, duplicated, strict)) from None
+        if strict and duplicated:
+            raise variables.mask_error(with_notices(ConfigError([]), duplicated, strict))
+        spec.notices = duplicated + spec.notices
         spec.variables = variables
         spec.policy = dataclasses.replace(spec.policy, mask=variables.secret_mask())
         return spec
