@@ -16,7 +16,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from smt.errors import SmtError
+from smt.errors import SmtError, chain_text
 from smt.sessions import is_connect
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -132,7 +132,7 @@ def kafka_error_summary(exc: BaseException) -> str:
     The outermost Kafka exception usually says what failed (it names the
     topic), the innermost why; both are kept when they differ.
     """
-    text = _full_text(exc)
+    text = chain_text(exc)
     python = _PYTHON_WORKER.search(text)
     if python is not None:
         # The job failed in our own Python code (a record that failed with errors.tolerance=none), not in Kafka.
@@ -154,15 +154,6 @@ def _java_summary(text: str) -> str:
             return outer if outer == inner else f"{outer} (caused by {inner})"
     first_line = text.strip().splitlines()[0] if text.strip() else "unknown error"
     return first_line[:500]
-
-
-def _full_text(exc: BaseException) -> str:
-    """``exc``'s message with the Java stack trace PySpark captured (where the causes are), and its causes'."""
-    texts, current = [], exc
-    while current is not None and len(texts) < 10:
-        texts += [str(current), str(getattr(current, "_stackTrace", "") or "")]
-        current = current.__cause__
-    return "\n".join(texts)
 
 
 def _exception_line(name: str, message: str) -> str:

@@ -16,9 +16,9 @@ import logging
 import subprocess
 from typing import Any, Iterator, Mapping
 
-from smt.errors import SmtError
+from smt.errors import SmtError, chain_text
 
-__all__ = ["JvmFailure", "chain_text", "jvm_failure", "quiet_py4j_while_failing"]
+__all__ = ["JvmFailure", "jvm_failure", "quiet_py4j_while_failing"]
 
 #: Spark's exit code for an OutOfMemoryError (org.apache.spark.util.SparkExitCode.OOM).
 _OOM_EXIT_CODE = 52
@@ -68,27 +68,6 @@ def _advice(conf: Mapping[str, str]) -> str:
         f"batch with {_BATCH_ROWS_KEY} (now {rows}); a single record larger than a few hundred MB "
         "needs the memory either way"
     )
-
-
-def chain_text(exc: BaseException) -> str:
-    """The messages of ``exc`` and its causes, with the Java stack trace (and its causes) PySpark captured.
-
-    A Py4J error's ``str`` fails when the JVM is gone: its class name stands in.
-    """
-    texts = []
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        try:
-            texts.append(str(current))
-        except Exception:  # noqa: BLE001 - Py4JJavaError.__str__ calls into the dead JVM
-            texts.append(type(current).__name__)
-        stack = getattr(current, "_stackTrace", None)  # pyspark's CapturedException: the JVM's, causes included
-        if isinstance(stack, str):
-            texts.append(stack)
-        current = current.__cause__ or current.__context__
-    return "\n".join(texts)
 
 
 def _exit_code(spark: Any, wait: float) -> int | None:

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pyarrow as pa
 
-from smt.errors import SmtError
+from smt.errors import SmtError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import DEAD_LETTERS, SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
-from smt.pipeline.jvm import chain_text, jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.pipeline.os_causes import os_cause
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
