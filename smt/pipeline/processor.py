@@ -96,7 +96,10 @@ class _Failures(ChainErrors):
             cause.__cause__ = error.cause
             error = StageError(error.stage, error.plugin_class, cause, record=error.record, alias=error.alias)
         if not self.policy.tolerates_all:
-            raise masked_error(self.policy, error)
+            masked = masked_error(self.policy, error)
+            if masked is not error:
+                raise masked from None  # the unmasked error must not ride along as its context
+            raise error
         log_failure(self.policy, error, error.record)
         self.records.setdefault(origin, FailedRecord(origin, error))
 
