@@ -22,7 +22,7 @@ from converters.json._writer import compile_writer, has_non_finite_float
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.converter import Converter, ConverterError, HeaderConverter, OnError, raise_error
 from smt.data import Schema
-from smt.data.nesting import MAX_NESTING_DEPTH, NestingTooDeep, nesting_depth
+from smt.data.nesting import MAX_NESTING_DEPTH, NestingTooDeep, allow_deep_recursion, nesting_depth
 from smt.errors import DataError
 from smt.plugin import PluginContext
 
@@ -101,6 +101,7 @@ class JsonConverter(Converter, HeaderConverter):
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
         super().configure(configs, is_key, context)
+        allow_deep_recursion()  # values up to the nesting limit, wherever the converter is used
         self.schemas_enabled: bool = self.config["schemas.enable"]
         # Schemaless reads are one orjson.loads per row: every value is new.
         # (With schemas, a reader may hand out a schema's default object.)
