@@ -63,9 +63,15 @@ class SchemaRegistryClient:
     """Talks to one registry at ``url`` (several comma-separated URLs: the first that answers)."""
 
     def __init__(self, url: str, *, timeout: float = 10.0, basic_auth: str | None = None) -> None:
-        self.urls = [u.strip().rstrip("/") for u in url.split(",") if u.strip()]
-        if not self.urls:
+        """``basic_auth`` is ``user:password``; without it, credentials in a URL
+        (``http://user:password@host``) log in, as Confluent's client does by default
+        (``basic.auth.credentials.source=URL``).  URLs are kept, and named in
+        messages, without their credentials."""
+        urls = [split_credentials(u.strip().rstrip("/")) for u in url.split(",") if u.strip()]
+        if not urls:
             raise ValueError("schema registry url is empty")
+        self.urls = [bare for bare, _ in urls]
+        basic_auth = basic_auth or next((credentials for _, credentials in urls if credentials), None)
         self.timeout = timeout
         self._auth = "Basic " + base64.b64encode(basic_auth.encode()).decode() if basic_auth else None
         self._by_id: dict[int, str] = {}
@@ -139,6 +145,17 @@ class SchemaRegistryClient:
         raise SchemaRegistryError(
             f"schema registry unreachable at {', '.join(self.urls)}: {last_error}"
         ) from last_error
+
+
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without its ``user:password@`` part, and that part (percent-decoded), or None."""
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    bare = urllib.parse.urlunsplit(parts._replace(netloc=host))
+    return bare, f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
 
 
 def _quote(subject: str) -> str:

@@ -37,7 +37,10 @@ def read_module(path: str, max_bytes: int, key_prefix: str) -> bytes:
     with os.fdopen(descriptor, "rb") as source:
         if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
             raise refuse("it is not a regular file")
-        data = source.read(max_bytes + 1)
+        try:
+            data = source.read(max_bytes + 1)
+        except OSError as exc:  # a file that says regular but cannot be read (/proc/self/mem: EIO)
+            raise refuse(exc.strerror or str(exc)) from exc
     if len(data) > max_bytes:
         raise ConfigError.for_key(
             f"{key_prefix}module.max.bytes",

@@ -81,6 +81,25 @@ class RecordState:
         return dataclasses.replace(self, headers=self.headers if self.headers is UNREAD else list(self.headers))
 
 
+class _NoRecordWhileStarting:
+    """The record state while the guest is instantiated: a host function reading or writing it is a guest error."""
+
+    def __init__(self, function_name: str) -> None:
+        object.__setattr__(self, "_function_name", function_name)
+
+    def _refuse(self) -> Failure:
+        return Failure(
+            "a host function that reads or writes the record (get_value, set_value, get_record, ...) was called "
+            f"from the guest's start function, and there is no record until '{self._function_name}' is called"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        raise self._refuse()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise self._refuse()
+
+
 def signed_i32(value: int) -> int:
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >= 1 << 31 else value
@@ -99,7 +118,8 @@ class ReferenceInstance:
         self.settings = settings
         self.guest = guest
         self.store = new_store(engine, settings)
-        self.state: RecordState | None = None
+        # No record until the first call of function.name: the start function may not touch one.
+        self.state: RecordState | Any = _NoRecordWhileStarting(settings.function_name)
         self.outputs: list[RecordState] = []
         self._config = {k.encode(): v.encode() for k, v in settings.guest_config.items()}
         linker = wasmtime.Linker(engine)

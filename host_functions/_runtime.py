@@ -26,7 +26,7 @@ import wasmtime
 from host_functions._adapter import AdapterShape
 from host_functions._adapter_shim import shim_wat
 from host_functions._adapter_wat import adapter_wat
-from host_functions._sandbox import SPURIOUS_RETRIES, Settings, StartFailure, describe_trap
+from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure, describe_trap
 
 __all__ = ["WasmRuntime", "runtime", "Watch"]
 
@@ -147,6 +147,12 @@ class WasmRuntime:
             with self.watchdog.watch(lambda: 0, timeout) as watch:
                 try:
                     return instantiate()
+                except StartFailure:
+                    raise
+                except Failure as exc:  # a host function refused what the start function asked
+                    raise StartFailure(
+                        f"the guest could not start (instantiation and start function): {exc.cause}"
+                    ) from exc
                 except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
                     interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                     if interrupted and watch.fired_at is None:

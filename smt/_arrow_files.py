@@ -13,6 +13,8 @@ import os
 
 import pyarrow.fs as pafs
 
+from smt.driver_files import create_local_file
+
 
 class ArrowFiles:
     """The same operations as :class:`smt.driver_files.HadoopFiles`, through pyarrow."""
@@ -64,6 +66,18 @@ class ArrowFiles:
         _make_parent(fs, inner)
         with fs.open_output_stream(inner):
             pass
+
+    def create_new(self, path: str, text: str) -> bool:
+        """Create ``path`` holding ``text`` unless it exists: False when it did (atomic on a local disk only)."""
+        fs, inner = self._resolve(path)
+        if isinstance(fs, pafs.LocalFileSystem):
+            return create_local_file(inner, text)
+        if fs.get_file_info(inner).type != pafs.FileType.NotFound:
+            return False
+        _make_parent(fs, inner)
+        with fs.open_output_stream(inner) as stream:
+            stream.write(text.encode("utf-8"))
+        return True
 
     def read_text(self, path: str) -> str:
         fs, inner = self._resolve(path)

@@ -256,12 +256,17 @@ class ConfigDef:
         ``props`` holds full keys; this definition's keys sit under ``prefix``.
         URIs (``scheme://...``) and empty values are left as they are.
         """
-        resolved = dict(props)
+        return {**props, **self.path_updates(props, base_dir, prefix)}
+
+    def path_updates(self, props: Mapping[str, Any], base_dir: str, prefix: str = "") -> dict[str, Any]:
+        """Only the keys :meth:`resolve_paths` changes, with their new values (no copy of ``props``)."""
+        updates = {}
         for key in self._keys.values():
-            value = props.get(prefix + key.name)
-            if key.type is ConfigType.PATH and isinstance(value, str):
-                resolved[prefix + key.name] = _absolute(value, base_dir)
-        return resolved
+            if key.type is ConfigType.PATH:
+                value = props.get(prefix + key.name)
+                if isinstance(value, str):
+                    updates[prefix + key.name] = _absolute(value, base_dir)
+        return updates
 
     def _translate_deprecated(self, props: Mapping[str, Any]) -> Mapping[str, Any]:
         """``props`` with each deprecated name read as its replacement (unless that is given too)."""

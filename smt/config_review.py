@@ -26,7 +26,7 @@ import dataclasses
 import difflib
 from typing import Any, Iterable, Mapping
 
-from smt._chain_builder import PREDICATE_STAGE_CONFIG, STAGE_CONFIG
+from smt._chain_builder import PREDICATE_STAGE_CONFIG, STAGE_CONFIG, configs_by_alias
 from smt.config import ConfigDef, ConfigType, parse_value
 
 __all__ = ["ConfigNotice", "review_plugin_keys", "review_chain_keys", "review_pipeline_keys"]
@@ -89,18 +89,9 @@ def review_chain_keys(props: Mapping[str, Any], plugins: Any) -> list[ConfigNoti
     for list_key, stage_keys in _CHAIN_KEYS.items():
         kind = list_key[:-1]
         aliases = _listed_aliases(props.get(list_key))
-        # Longest first: an alias may be a prefix of another (``a`` and ``a.b``).
-        by_length = sorted(aliases, key=len, reverse=True)
-        own: dict[str, dict[str, Any]] = {alias: {} for alias in aliases}
-        for key, value in props.items():
-            if not key.startswith(list_key + "."):
-                continue
-            rest = key[len(list_key) + 1 :]
-            alias = next((a for a in by_length if rest.startswith(a + ".")), None)
-            if alias is None:
-                notices.append(_stray_alias_notice(key, list_key, rest, aliases))
-            else:
-                own[alias][rest[len(alias) + 1 :]] = value
+        own, strays = configs_by_alias(props, list_key, aliases)
+        for key in strays:
+            notices.append(_stray_alias_notice(key, list_key, key[len(list_key) + 1 :], aliases))
         for alias, configs in own.items():
             cls = _lookup(plugins, kind, configs.get("type"))
             if cls is None:

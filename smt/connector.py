@@ -124,6 +124,11 @@ class Sink(Plugin):
     #: with other values is refused (see :attr:`Source.checkpoint_keys`).  ``None``: every key.
     checkpoint_keys: "tuple[str, ...] | None" = None
 
+    #: True when a write that fails leaves none of its records in the sink (a Spark file job's
+    #: commit protocol, one micro-batch's commit); then a failed run's count of records written
+    #: is known.  False (Kafka: records sent before the failure stay) makes that count uncertain.
+    commits_atomically: bool = False
+
     def output_fields(self) -> frozenset[str] | None:
         """The Kafka row fields the sink writes, or ``None`` for all of them.
 

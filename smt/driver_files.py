@@ -13,11 +13,12 @@ Both the pipeline (its checkpoint's fingerprint) and the file connector
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from smt.sessions import is_connect
 
-__all__ = ["HadoopFiles", "driver_files", "local_files"]
+__all__ = ["HadoopFiles", "create_local_file", "driver_files", "local_files"]
 
 
 def driver_files(spark: Any) -> Any:
@@ -78,6 +79,28 @@ class HadoopFiles:
     def touch(self, path: str) -> None:
         self._fs(path).create(self._path(path), True).close()
 
+    def create_new(self, path: str, text: str) -> bool:
+        """Create ``path`` holding ``text`` unless it exists: False when it did.
+
+        Atomic where the file system makes it so: a local disk (``O_EXCL``) and
+        HDFS; on object stores two writers may both see True.
+        """
+        fs = self._fs(path)
+        uri = fs.makeQualified(self._path(path)).toUri()
+        if uri.getScheme() == "file":
+            return create_local_file(str(uri.getPath()), text)
+        try:
+            out = fs.create(self._path(path), False)
+        except Exception as exc:  # py4j's error wrapping Hadoop's FileAlreadyExistsException
+            if "FileAlreadyExistsException" in str(exc):
+                return False
+            raise
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+        return True
+
     def read_text(self, path: str) -> str:
         stream = self._fs(path).open(self._path(path))
         try:
@@ -95,3 +118,17 @@ class HadoopFiles:
             out.close()
         self.delete(path)
         self.rename(temporary, path)
+
+
+def create_local_file(path: str, text: str) -> bool:
+    """Create local file ``path`` (and its folder) holding ``text``, atomically unless it exists: False when it did."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    return True

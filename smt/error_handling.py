@@ -25,9 +25,18 @@ import traceback
 from typing import Any, Callable, Mapping, TypeVar
 
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
-from smt.errors import RetriableError, StageError
+from smt.config_providers import SecretMask
+from smt.errors import DataError, RetriableError, SmtError, StageError
 
-__all__ = ["ErrorPolicy", "ERRORS_CONFIG", "FailedRecord", "context_headers", "log_undeliverable", "with_retries"]
+__all__ = [
+    "ErrorPolicy",
+    "ERRORS_CONFIG",
+    "FailedRecord",
+    "context_headers",
+    "log_undeliverable",
+    "masked_error",
+    "with_retries",
+]
 
 log = logging.getLogger("smt.errors")
 
@@ -127,6 +136,8 @@ class ErrorPolicy:
     dlq_path: str = ""
     context_headers: bool = False
     connector_name: str = "smt-pipeline"
+    #: Hides the values config providers gave in every message about a failed record.
+    mask: SecretMask = SecretMask()
 
     @classmethod
     def from_properties(cls, props: Mapping[str, Any], connector_name: str = "smt-pipeline") -> "ErrorPolicy":
@@ -208,7 +219,8 @@ def context_headers(error: StageError, record: Any, policy: ErrorPolicy, task_id
         ("__connect.errors.exception.message", str(cause)),
         ("__connect.errors.exception.stacktrace", stack),
     ]
-    return [(name, str(value).encode("utf-8")) for name, value in values if value is not None]
+    mask = policy.mask
+    return [(name, mask(str(value)).encode("utf-8")) for name, value in values if value is not None]
 
 
 def log_failure(policy: ErrorPolicy, error: StageError, record: Any) -> None:
@@ -222,9 +234,21 @@ def log_failure(policy: ErrorPolicy, error: StageError, record: Any) -> None:
             f" offset={getattr(record, 'offset', None)} key={getattr(record, 'key', None)!r}"
             f" value={getattr(record, 'value', None)!r})"
         )
-    log.error(message)
+    log.error(policy.mask(message))
 
 
-def log_undeliverable(error: StageError, reason: BaseException) -> None:
+def log_undeliverable(policy: ErrorPolicy, error: StageError, reason: BaseException) -> None:
     """Log a failed record the dead-letter queue could not take (always: it leaves no other trace)."""
-    log.error(f"Could not write a failed record to the dead-letter queue, so it is dropped ({reason}). {error}")
+    log.error(
+        policy.mask(f"Could not write a failed record to the dead-letter queue, so it is dropped ({reason}). {error}")
+    )
+
+
+def masked_error(policy: ErrorPolicy, error: StageError) -> StageError:
+    """``error`` as it may leave the executor (Spark logs it): a message holding a secret is masked."""
+    text = str(error.cause)
+    shown = policy.mask(text)
+    if shown == text:
+        return error
+    cause = DataError(shown) if isinstance(error.cause, DataError) else SmtError(shown)
+    return StageError(error.stage, error.plugin_class, cause, record=error.record, alias=error.alias)

@@ -20,6 +20,7 @@ __all__ = [
     "PluginError",
     "Stage",
     "StageError",
+    "chain_text",
 ]
 
 
@@ -141,3 +142,24 @@ class StageError(SmtError):
         if self.location:
             coords = f" on the record read from {self.location}"
         return f"Error in {where} with {who}{coords}: {type(self.cause).__name__}: {self.cause}"
+
+
+def chain_text(exc: BaseException) -> str:
+    """The messages of ``exc`` and its causes, with the Java stack trace (and its causes) PySpark captured.
+
+    A Py4J error's ``str`` fails when the JVM is gone: its class name stands in.
+    """
+    texts = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        try:
+            texts.append(str(current))
+        except Exception:  # noqa: BLE001 - Py4JJavaError.__str__ calls into the dead JVM
+            texts.append(type(current).__name__)
+        stack = getattr(current, "_stackTrace", None)  # pyspark's CapturedException: the JVM's, causes included
+        if isinstance(stack, str):
+            texts.append(stack)
+        current = current.__cause__ or current.__context__
+    return "\n".join(texts)

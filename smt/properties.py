@@ -33,7 +33,7 @@ from typing import Iterator
 
 from smt.errors import ConfigError, ConfigProblem
 
-__all__ = ["PropertiesError", "load_properties", "parse_properties"]
+__all__ = ["Properties", "PropertiesError", "load_properties", "parse_properties"]
 
 _WHITE_SPACE = " \t\f"
 _LINE_BREAKS = "\r\n"
@@ -52,7 +52,16 @@ class PropertiesError(ConfigError):
         super().__init__(ConfigProblem(where, reason))
 
 
-def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
+class Properties(dict):
+    """The properties of a file (a ``dict``), and the keys it sets more than once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: Key -> the lines setting it, for each key set more than once (the last line wins, as in Java).
+        self.duplicates: dict[str, list[int]] = {}
+
+
+def load_properties(path: str | os.PathLike[str]) -> Properties:
     """The properties in the UTF-8 file at ``path``.
 
     Raises :class:`PropertiesError` naming the path when it cannot be read or
@@ -74,10 +83,11 @@ def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
     return parse_properties(text, source=source)
 
 
-def parse_properties(text: str, source: str = "<string>") -> dict[str, str]:
+def parse_properties(text: str, source: str = "<string>") -> Properties:
     """The properties in ``text``; ``source`` names it in error messages."""
     lines = _LineIndex(text)
-    properties: dict[str, str] = {}
+    properties = Properties()
+    first_lines: dict[str, int] = {}
     for chars, offsets in _logical_lines(text):
         key_end, value_start = _split_key_value(chars)
         try:
@@ -86,6 +96,11 @@ def parse_properties(text: str, source: str = "<string>") -> dict[str, str]:
         except _MalformedEscape as exc:
             line = lines.line_of(offsets[exc.index])
             raise PropertiesError(source, str(exc), line) from None
+        if key in properties:
+            where = lines.line_of(offsets[0]) if offsets else 0
+            properties.duplicates.setdefault(key, [first_lines[key]]).append(where)
+        else:
+            first_lines[key] = lines.line_of(offsets[0]) if offsets else 0
         properties[key] = value
     return properties
 

@@ -24,6 +24,9 @@ class FileDeadLetters:
     its output replaces its dead letters too); without a file sink, it appends.
     """
 
+    #: As the file sink: a write that fails leaves nothing (see smt.connector.Sink).
+    commits_atomically = True
+
     def __init__(self, path: str, write_mode: str = "append", mode_key: str | None = None) -> None:
         self.path = path
         self.write_mode = write_mode

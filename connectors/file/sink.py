@@ -25,6 +25,8 @@ class FileSink(Sink):
     a name (the schema requires header names).
     """
 
+    commits_atomically = True
+
     name = "file"
     aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
     checkpoint_keys = ("path", "format")

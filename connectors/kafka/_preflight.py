@@ -16,7 +16,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from smt.errors import SmtError
+from smt.errors import SmtError, chain_text
 from smt.sessions import is_connect
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,6 +111,17 @@ def require_topics(wanted: Iterable[str], existing: set[str], servers: str, key:
     )
 
 
+#: PySpark's wrapping of an exception our Python code raised on an executor; its traceback follows.
+_PYTHON_WORKER = re.compile(r"An exception was thrown from the Python worker")
+_PYTHON_EXCEPTION = re.compile(r"^([\w.]+(?:Error|Exception)): (.*)$", re.MULTILINE)
+#: Stack frames and messages of Spark's Kafka *source* (a consumer): a job that read and wrote failed reading.
+_READ_SIDE = (
+    "KafkaDataConsumer",
+    "KafkaOffsetReader",
+    "KafkaConsumer.poll",
+    "Cannot fetch record for offset",
+    "before the position for partition",
+)
 _KAFKA_EXCEPTION = re.compile(r"(org\.apache\.kafka\.[\w.]+(?:Exception|Error))\b: ([^\n]*)")
 _JAVA_EXCEPTION = re.compile(r"((?:java|org)\.[\w.]+(?:Exception|Error))\b(?:: ([^\n]*))?")
 
@@ -121,13 +132,27 @@ def kafka_error_summary(exc: BaseException) -> str:
     The outermost Kafka exception usually says what failed (it names the
     topic), the innermost why; both are kept when they differ.
     """
-    text = str(exc)
+    text = chain_text(exc)
+    python = _PYTHON_WORKER.search(text)
+    if python is not None:
+        # The job failed in our own Python code (a record that failed with errors.tolerance=none), not in Kafka.
+        raised = _PYTHON_EXCEPTION.findall(text[python.end() :])
+        if raised:
+            name, message = raised[-1]
+            return f"a record failed before it was written (not a Kafka problem): {_exception_line(name, message)}"
+    summary = _java_summary(text)
+    if any(marker in text for marker in _READ_SIDE):
+        return f"reading the source topics failed, not writing: {summary}"
+    return summary
+
+
+def _java_summary(text: str) -> str:
     for pattern in (_KAFKA_EXCEPTION, _JAVA_EXCEPTION):
         found = [_exception_line(name, message) for name, message in pattern.findall(text)]
         if found:
             outer, inner = found[0], found[-1]
             return outer if outer == inner else f"{outer} (caused by {inner})"
-    first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    first_line = text.strip().splitlines()[0] if text.strip() else "unknown error"
     return first_line[:500]
 
 

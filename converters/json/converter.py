@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 
 from converters._binary import binary_column, with_nulls
 from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
+from converters.json._deep import dumps_deep
 from converters.json._reader import compile_reader
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
@@ -21,6 +22,7 @@ from converters.json._writer import compile_writer, has_non_finite_float
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.converter import Converter, ConverterError, HeaderConverter, OnError, raise_error
 from smt.data import Schema
+from smt.data.nesting import MAX_NESTING_DEPTH, NestingTooDeep, allow_deep_recursion, nesting_depth
 from smt.errors import DataError
 from smt.plugin import PluginContext
 
@@ -99,6 +101,7 @@ class JsonConverter(Converter, HeaderConverter):
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
         super().configure(configs, is_key, context)
+        allow_deep_recursion()  # values up to the nesting limit, wherever the converter is used
         self.schemas_enabled: bool = self.config["schemas.enable"]
         # Schemaless reads are one orjson.loads per row: every value is new.
         # (With schemas, a reader may hand out a schema's default object.)
@@ -174,7 +177,7 @@ class JsonConverter(Converter, HeaderConverter):
                 if has_non_finite_float(value):
                     raise TypeError("NaN or infinity")
                 out.append(dumps(value, None, _DUMPS_OPTIONS))
-            except TypeError:
+            except (TypeError, RecursionError):
                 # bytes, non-string map keys, structs...: the general writer knows Kafka's rules.
                 try:
                     out.append(self._write(None, value))
@@ -185,15 +188,23 @@ class JsonConverter(Converter, HeaderConverter):
 
     def _write(self, schema: Schema | None, value: Any) -> bytes:
         schema_bytes, writer = self._writer_for(schema)
-        payload = writer(value)
+        try:
+            payload = writer(value)
+        except RecursionError as exc:  # deeper than any walk goes (see smt.data.nesting)
+            raise NestingTooDeep() from exc
         if self._validator is not None:
             self._validator.validate(_plain_json(payload))
         try:
             payload_bytes = orjson.dumps(payload)
         except TypeError as exc:
+            if str(exc) == _ORJSON_TOO_DEEP:
+                return self._enveloped(schema_bytes, dumps_deep(payload))
             raise DataError(
                 f"Converting Kafka Connect data to byte[] failed due to serialization error: {exc}"
             ) from exc
+        return self._enveloped(schema_bytes, payload_bytes)
+
+    def _enveloped(self, schema_bytes: bytes, payload_bytes: bytes) -> bytes:
         if not self.schemas_enabled:
             return payload_bytes
         return b'{"schema":' + schema_bytes + b',"payload":' + payload_bytes + b"}"
@@ -253,19 +264,25 @@ class JsonConverter(Converter, HeaderConverter):
         validator = self._validator
         if validator is None:
             try:
-                return [None if d is None else loads(d) for d in data]
+                values = [None if d is None else loads(d) for d in data]
             except orjson.JSONDecodeError:
                 pass  # find and report the bad rows one by one
+            else:
+                if not any(map(_may_nest_too_deep, data)):
+                    return values
         values: list[Any] = []
         for row, item in enumerate(data):
             if item is None or _is_blank(item):
                 values.append(None)
                 continue
             try:
-                value = loads(item)
+                value = _loads(item)
             except orjson.JSONDecodeError as exc:
                 value = None
                 on_error(row, self._malformed(topics[row], item, exc))
+            except NestingTooDeep as exc:
+                value = None
+                on_error(row, self.error(topics[row], f"cannot read JSON: {exc}"))
             else:
                 if validator is not None:
                     try:
@@ -287,9 +304,11 @@ class JsonConverter(Converter, HeaderConverter):
                 return None, None
             raise self.error(topic, f"{_ENVELOPE_ERROR} Found: no JSON document")
         try:
-            document = orjson.loads(data)
+            document = _loads(data)
         except orjson.JSONDecodeError as exc:
             raise self._malformed(topic, data, exc) from exc
+        except NestingTooDeep as exc:
+            raise self.error(topic, f"cannot read JSON: {exc}") from exc
         if not self.schemas_enabled:
             self._validate_payload(topic, document)
             return None, document
@@ -367,6 +386,8 @@ class JsonConverter(Converter, HeaderConverter):
                 raise self.error(topic, str(exc)) from exc
 
     def _malformed(self, topic: str, data: bytes, exc: Exception) -> DataError:
+        if str(exc).startswith("depth limit exceeded"):  # orjson stops reading at 1024 levels
+            return self.error(topic, f"cannot read JSON: {NestingTooDeep()}")
         return self.error(
             topic,
             f"Converting byte[] to Kafka Connect data failed due to serialization error: "
@@ -379,6 +400,27 @@ class JsonConverter(Converter, HeaderConverter):
 
     def to_connect_header(self, topic, header_key, data):
         return self.to_connect_data(topic, data)
+
+
+#: orjson's refusal to write past its 254 levels (JSONEncodeError, a TypeError).
+_ORJSON_TOO_DEEP = "Recursion limit reached"
+
+
+def _may_nest_too_deep(data: bytes | None) -> bool:
+    # A document nested N levels deep opens N brackets: documents with fewer need no walk.
+    return (
+        data is not None
+        and len(data) > 2 * MAX_NESTING_DEPTH
+        and data.count(b"[") + data.count(b"{") > MAX_NESTING_DEPTH
+    )
+
+
+def _loads(data: bytes) -> Any:
+    """``orjson.loads``, refusing (like Jackson) what nests deeper than the limit; orjson reads up to 1024."""
+    value = orjson.loads(data)
+    if _may_nest_too_deep(data) and nesting_depth(value) > MAX_NESTING_DEPTH:
+        raise NestingTooDeep()
+    return value
 
 
 def _is_blank(data: bytes) -> bool:

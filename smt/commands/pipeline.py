@@ -103,7 +103,8 @@ def run_command(args: argparse.Namespace) -> int:
             result = run_pipeline(spec, spark=spark, on_progress=progress.update)
     except (SmtError, OSError, KeyboardInterrupt) as exc:
         if args.metrics_json:
-            write_metrics_json(progress.last_result(), spec, args.metrics_json, error=mask(str(exc)))
+            failed = getattr(exc, "failed_counts", None)  # what was committed, and what is uncertain
+            write_metrics_json(progress.last_result(), spec, args.metrics_json, error=mask(str(exc)), failed=failed)
         hint = f"Spark's log: {log_file} (--debug shows it here, with the traceback)" if log_file else ""
         return report_failure(exc, verbosity, mask=mask, hint=hint)
     total = process_seconds()

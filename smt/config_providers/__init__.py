@@ -18,7 +18,7 @@ the values (:meth:`ResolvedProperties.mask`).  Providers are plugins (hook
 
 from smt.config_providers._builtin import DirectoryConfigProvider, EnvVarConfigProvider, FileConfigProvider
 from smt.config_providers._provider import ConfigProvider
-from smt.config_providers._transformer import ResolvedProperties, resolve_variables
+from smt.config_providers._transformer import ResolvedProperties, SecretMask, resolve_variables
 
 __all__ = [
     "ConfigProvider",
@@ -26,5 +26,6 @@ __all__ = [
     "EnvVarConfigProvider",
     "FileConfigProvider",
     "ResolvedProperties",
+    "SecretMask",
     "resolve_variables",
 ]

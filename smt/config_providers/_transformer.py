@@ -21,14 +21,16 @@ and a class that is not a known provider, are configuration problems.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import re
+import urllib.parse
 from typing import Any, Mapping
 
 from smt.errors import ConfigError, ConfigProblem
 from smt.plugin import PluginContext
 
-__all__ = ["ResolvedProperties", "VARIABLE_PATTERN", "resolve_variables"]
+__all__ = ["ResolvedProperties", "SecretMask", "VARIABLE_PATTERN", "resolve_variables"]
 
 log = logging.getLogger("smt.config_providers")
 
@@ -54,6 +56,42 @@ class _Variable:
         return cls(match.group(0), match.group(1), match.group(3) or "", match.group(4))
 
 
+@dataclasses.dataclass(frozen=True)
+class SecretMask:
+    """Resolved values and what to show in their place: picklable, so executors mask what they write.
+
+    Applied to every message that leaves a record's processing: dead-letter
+    headers, ``errors.log.*`` lines, the error that stops a run.
+    """
+
+    #: (value, shown) pairs, longest value first.
+    pairs: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self, text: str) -> str:
+        for value, shown in self.pairs:
+            if value in text:
+                text = text.replace(value, shown)
+        return text
+
+
+def _url_secrets(value: str, shown: str) -> list[tuple[str, str]]:
+    """A URL's ``user:password`` and password (raw and percent-decoded), shown as the variable's."""
+    if "@" not in value or "://" not in value:
+        return []
+    pairs = []
+    for url in value.split(","):
+        try:
+            userinfo, at, _ = urllib.parse.urlsplit(url.strip()).netloc.rpartition("@")
+        except ValueError:
+            continue
+        if not at:
+            continue
+        password = userinfo.partition(":")[2]
+        for secret in (userinfo, password, urllib.parse.unquote(password)):
+            pairs.append((secret, f"<credentials of {shown}>"))
+    return pairs
+
+
 @dataclasses.dataclass
 class ResolvedProperties:
     """A pipeline's properties with their variables replaced, and what was replaced."""
@@ -65,18 +103,26 @@ class ResolvedProperties:
     #: Variable text -> its value, for every variable that was replaced.
     replaced: dict[str, str] = dataclasses.field(default_factory=dict)
 
-    @property
-    def resolved_keys(self) -> set[str]:
-        return {k for k, v in self.values.items() if self.written.get(k) != v}
+    @functools.cached_property
+    def resolved_keys(self) -> frozenset[str]:
+        """The keys whose value a provider changed (worked out once: callers ask once per key)."""
+        return frozenset(k for k, v in self.values.items() if self.written.get(k) != v)
 
     def mask(self, text: str) -> str:
         """``text`` with every resolved value replaced by the variable(s) it came from."""
-        pairs = [(self.values[k], self.written[k]) for k in self.resolved_keys if k in self.written]
+        return self.secret_mask()(text)
+
+    def secret_mask(self) -> SecretMask:
+        """What :meth:`mask` does, as an object to send to executors.
+
+        Besides each resolved value: a URL's credentials in it (a schema
+        registry's ``http://user:password@host``), alone.
+        """
+        pairs = [(str(self.values[k]), str(self.written[k])) for k in self.resolved_keys if k in self.written]
         pairs += [(value, variable) for variable, value in self.replaced.items()]
-        for value, shown in sorted(pairs, key=lambda pair: -len(pair[0])):
-            if len(value) >= _MIN_MASKED_LENGTH:
-                text = text.replace(value, shown)
-        return text
+        pairs += [secret for value, shown in list(pairs) for secret in _url_secrets(value, shown)]
+        kept = {value: shown for value, shown in pairs if len(value) >= _MIN_MASKED_LENGTH}
+        return SecretMask(tuple(sorted(kept.items(), key=lambda pair: -len(pair[0]))))
 
     def mask_error(self, error: ConfigError) -> ConfigError:
         """``error`` with each problem's resolved value shown as written."""

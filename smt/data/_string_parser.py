@@ -22,6 +22,7 @@ import struct as _struct
 from typing import Any
 
 from smt.data.logical import Date, Decimal, Time, Timestamp
+from smt.data.nesting import MAX_NESTING_DEPTH, NestingTooDeep
 from smt.data.schema import Schema, SchemaBuilder, Type
 from smt.errors import DataError
 
@@ -67,6 +68,14 @@ class _Tokens:
         self.text = text
         self.spans = tokenize(text)
         self.pos = 0
+        #: Arrays and maps open around the token being parsed.
+        self.depth = 0
+
+    def enter(self) -> None:
+        """One more array or map open; past the nesting limit the text is refused, not read as a string."""
+        self.depth += 1
+        if self.depth > MAX_NESTING_DEPTH:
+            raise NestingTooDeep("text")
 
     def has_next(self) -> bool:
         return self.pos < len(self.spans)
@@ -134,15 +143,19 @@ def _parse(tokens: _Tokens, embedded: bool):
         return Schema.BOOLEAN_SCHEMA, True
     if _single_literal(tokens, embedded, "false"):
         return Schema.BOOLEAN_SCHEMA, False
-    start = tokens.pos
+    start, depth = tokens.pos, tokens.depth
     try:
         if tokens.can_consume("["):
+            tokens.enter()
             return _parse_array(tokens)
         if tokens.can_consume("{"):
+            tokens.enter()
             return _parse_map(tokens)
+    except NestingTooDeep:
+        raise
     except DataError:
         # Not a well-formed array or map: the text is a string after all.
-        tokens.pos = start
+        tokens.pos, tokens.depth = start, depth
     tokens.skip_blank()
     token = tokens.next()
     if not token.strip():
@@ -185,6 +198,7 @@ def _parse_array(tokens: _Tokens):
     merger = _SchemaMerger()
     while tokens.has_next():
         if tokens.can_consume("]"):
+            tokens.depth -= 1
             if merger.common is None:
                 return Schema(Type.ARRAY), values
             schema = SchemaBuilder.array(merger.common).build()
@@ -207,6 +221,7 @@ def _parse_map(tokens: _Tokens):
     keys, items = _SchemaMerger(), _SchemaMerger()
     while tokens.has_next():
         if tokens.can_consume("}"):
+            tokens.depth -= 1
             return _map_result(keys.common, items.common, entries)
         if tokens.can_consume(","):
             raise DataError(f"Unable to parse a map entry with no key or value: {tokens.text}")

@@ -72,7 +72,14 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """True when a server may listen on ``port``.
+
+    With ``SO_REUSEADDR``, as the broker's JVM binds on Linux: connections of a
+    killed broker left in TIME_WAIT (for a minute or more) do not hold the port;
+    a process still listening on it does.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((HOST, port))
         except OSError:

@@ -16,7 +16,7 @@ import logging
 import subprocess
 from typing import Any, Iterator, Mapping
 
-from smt.errors import SmtError
+from smt.errors import SmtError, chain_text
 
 __all__ = ["JvmFailure", "jvm_failure", "quiet_py4j_while_failing"]
 
@@ -41,7 +41,7 @@ def jvm_failure(exc: BaseException, spark: Any, conf: Mapping[str, str]) -> JvmF
     ``conf`` is the Spark configuration the session was built with, for the
     advice (current memory and batch size).
     """
-    out_of_memory = "OutOfMemoryError" in _chain_text(exc)
+    out_of_memory = "OutOfMemoryError" in chain_text(exc)
     stopped = _stopped(spark)
     # A JVM that stopped answering may still be on its way out: its exit code says why.
     exit_code = _exit_code(spark, wait=_EXIT_WAIT_SECONDS if stopped else 0)
@@ -70,21 +70,6 @@ def _advice(conf: Mapping[str, str]) -> str:
     )
 
 
-def _chain_text(exc: BaseException) -> str:
-    """The messages of ``exc`` and its causes (a Py4J error's ``str`` fails when the JVM is gone)."""
-    texts = []
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        try:
-            texts.append(str(current))
-        except Exception:  # noqa: BLE001 - Py4JJavaError.__str__ calls into the dead JVM
-            texts.append(type(current).__name__)
-        current = current.__cause__ or current.__context__
-    return "\n".join(texts)
-
-
 def _exit_code(spark: Any, wait: float) -> int | None:
     """The JVM's exit code when this process started it and it has exited (waiting up to ``wait`` s)."""
     # `_sc`, not `sparkContext`: a Spark Connect session has neither a context nor a JVM here.
@@ -109,7 +94,7 @@ def _stopped(spark: Any) -> bool:
 
 
 class _Py4JConnectionNoise(logging.Filter):
-    """Drops Py4J's tracebacks of a lost connection (logged on the root logger) unless debugging."""
+    """Drops Py4J's tracebacks (a lost connection, a failed Python callback) unless debugging."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from_py4j = "py4j" in record.pathname.replace("\\", "/").split("/")
@@ -120,9 +105,17 @@ class _Py4JConnectionNoise(logging.Filter):
 def quiet_py4j_while_failing() -> Iterator[None]:
     """While a job runs: a dying JVM makes Py4J log a traceback per call; :func:`jvm_failure` says it once."""
     noise = _Py4JConnectionNoise()
-    root = logging.getLogger()
-    root.addFilter(noise)
+    # A filter sees only what is logged on its own logger, not what children propagate:
+    # the root logger (connection noise), and py4j's callback server, which logs the
+    # traceback of a failed foreachBatch (a streaming run's error, reported once by us).
+    loggers = [logging.getLogger(name) for name in _PY4J_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(noise)
     try:
         yield
     finally:
-        root.removeFilter(noise)
+        for logger in loggers:
+            logger.removeFilter(noise)
+
+
+_PY4J_LOGGERS = ("", "py4j.clientserver", "py4j.java_gateway")

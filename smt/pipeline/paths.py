@@ -34,7 +34,7 @@ def resolve_paths(props: Mapping[str, Any], base_dir: str, top_level: ConfigDef,
     """
     resolved = top_level.resolve_paths(props, base_dir)
     for prefix, config_def in _plugin_config_defs(props, top_level, plugins):
-        resolved = config_def.resolve_paths(resolved, base_dir, prefix)
+        resolved.update(config_def.path_updates(resolved, base_dir, prefix))  # one copy, not one per plugin
     return resolved
 
 

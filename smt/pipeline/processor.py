@@ -29,12 +29,14 @@ import pyarrow as pa
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch, distinct_origins
 from smt.chain import ChainErrors, TransformChain
 from smt.connector import SOURCE_ERROR_COLUMN
+from smt.data.nesting import NestingTooDeep, allow_deep_recursion
 from smt.error_handling import (
     ErrorPolicy,
     FailedRecord,
     context_headers,
     log_failure,
     log_undeliverable,
+    masked_error,
     with_retries,
 )
 from smt.errors import DataError, RetriableError, Stage, StageError
@@ -88,7 +90,15 @@ class _Failures(ChainErrors):
         self.undeliverable = 0
 
     def failed(self, origin: int, error: StageError) -> None:
+        if isinstance(error.cause, RecursionError):
+            # A walk that found no bottom: the record is too deep, whichever stage noticed.
+            cause = NestingTooDeep()
+            cause.__cause__ = error.cause
+            error = StageError(error.stage, error.plugin_class, cause, record=error.record, alias=error.alias)
         if not self.policy.tolerates_all:
+            masked = masked_error(self.policy, error)
+            if masked is not error:
+                raise masked from None  # the unmasked error must not ride along as its context
             raise error
         log_failure(self.policy, error, error.record)
         self.records.setdefault(origin, FailedRecord(origin, error))
@@ -165,6 +175,7 @@ class BatchProcessor:
         Per-transform figures are added to ``metrics`` when given.
         """
         failures = _Failures(self.policy)
+        allow_deep_recursion()
         with gc_paused():
             batch = RecordBatch.from_arrow(arrow_batch)
             batch = self._source_failures(arrow_batch, batch, failures)
@@ -364,7 +375,7 @@ class BatchProcessor:
         if not refused:
             return dead, origins
         for row, exc in sorted(refused.items()):
-            log_undeliverable(failures.records[origins[row]].error, exc)
+            log_undeliverable(self.policy, failures.records[origins[row]].error, exc)
         failures.undeliverable = len(refused)
         kept = [row for row in range(dead.num_rows) if row not in refused]
         return dead.take(pa.array(kept, pa.int64())), [origins[row] for row in kept]

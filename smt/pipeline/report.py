@@ -19,11 +19,15 @@ from typing import Any
 __all__ = ["ProgressLine", "format_rate", "locations", "metrics", "print_summary", "write_metrics_json"]
 
 
-def metrics(result: Any, spec: Any, error: str | None = None, total_seconds: float | None = None) -> dict[str, Any]:
+def metrics(
+    result: Any, spec: Any, error: str | None = None, total_seconds: float | None = None, failed: Any = None
+) -> dict[str, Any]:
     """The run's figures: input accounting, where records went, per-transform counters, time and throughput.
 
     ``seconds`` is the pipeline's run on Spark; ``total_seconds``, when
     known, the whole command (Python's start, imports, checks, Spark's start).
+    For a failed run, ``failed`` (:class:`smt.pipeline.failed_counts.FailedRunCounts`) gives the
+    records committed and the counts that are uncertain (listed as ``records_uncertain``).
     """
     figures = {
         "pipeline": spec.shown_props().get("name", spec.config.get("name")),
@@ -38,6 +42,9 @@ def metrics(result: Any, spec: Any, error: str | None = None, total_seconds: flo
             for alias, figures in result.stages.as_dict().items()
         },
     }
+    if failed is not None:
+        figures["records"] = dataclasses.asdict(failed.counts)
+        figures["records_uncertain"] = list(failed.uncertain)
     if error is not None:
         figures["error"] = error
     return figures
@@ -179,9 +186,14 @@ class ProgressLine:
 
 
 def write_metrics_json(
-    result: Any, spec: Any, path: str | os.PathLike, error: str | None = None, total_seconds: float | None = None
+    result: Any,
+    spec: Any,
+    path: str | os.PathLike,
+    error: str | None = None,
+    total_seconds: float | None = None,
+    failed: Any = None,
 ) -> None:
     """The figures of :func:`metrics` as JSON; ``error`` (the failure's message) marks a failed run."""
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(metrics(result, spec, error, total_seconds), handle, indent=2)
+        json.dump(metrics(result, spec, error, total_seconds, failed), handle, indent=2)
         handle.write("\n")

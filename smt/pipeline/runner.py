@@ -25,13 +25,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pyarrow as pa
 
-from smt.errors import SmtError, StageError
+from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
+from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
+from smt.pipeline.failed_counts import DEAD_LETTERS, SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.pipeline.new_outputs import NewOutputs
+from smt.pipeline.os_causes import os_cause
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
@@ -213,7 +216,11 @@ def run_pipeline(
     spark = spark or build_spark_session(spec)
     run = _Run(spec, spark, on_progress)
     snapshot = run.live.snapshot if run.live else None
-    with _ProgressThread(snapshot, run.started, on_progress, progress_interval), quiet_py4j_while_failing():
+    with (
+        checkpoint_lock(spec),
+        _ProgressThread(snapshot, run.started, on_progress, progress_interval),
+        quiet_py4j_while_failing(),
+    ):
         run.execute(progress_interval)
     return PipelineResult(run.counts, time.perf_counter() - run.started, run.stages)
 
@@ -232,27 +239,46 @@ class _Run:
         self.counts = BatchCounts()
         self.stages = ChainMetrics()
         self.started = time.perf_counter()
+        #: The writes of a batch run that completed (see smt.pipeline.failed_counts).
+        self.writes_done: set[str] = set()
 
     def execute(self, progress_interval: float) -> None:
+        """Run; an error raised carries ``failed_counts``, what the run committed before it failed."""
         try:
             dead_letters = self.spec.dead_letters
             if dead_letters is not None and hasattr(dead_letters, "check"):
                 # A dead-letter queue that cannot be written must fail the run
                 # before any output is written, not after.
                 dead_letters.check(self.spark)
-            write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters)
+            write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters, done=self.writes_done)
             out = self._transformed_source()
             if self.spec.streaming:
                 self._stream(out, write_outputs, progress_interval)
             else:
                 self._batch(out, write_outputs)
-        except SmtError:
+        except SmtError as exc:
+            exc.failed_counts = self._failed_counts()
             raise
         except Exception as exc:
-            failure = jvm_failure(exc, self.spark, self.spec.spark_conf())
-            if failure is not None:
-                raise failure from exc
-            raise PipelineFailed(_first_cause_line(exc)) from exc
+            failure = jvm_failure(exc, self.spark, self.spec.spark_conf()) or PipelineFailed(
+                os_cause(chain_text(exc)) or _first_cause_line(exc)
+            )
+            failure.failed_counts = self._failed_counts()
+            raise failure from exc
+
+    def _failed_counts(self) -> FailedRunCounts:
+        dead_letters = self.spec.dead_letters
+        if self.spec.streaming:
+            processed = self.counts
+        else:
+            processed = self.live.snapshot() if self.live is not None else None
+        return failed_run_counts(
+            processed,
+            streaming=self.spec.streaming,
+            writes_done=frozenset(self.writes_done),
+            sink_atomic=getattr(self.spec.sink, "commits_atomically", False),
+            dead_letters_atomic=dead_letters is None or getattr(dead_letters, "commits_atomically", False),
+        )
 
     def _transformed_source(self):
         """The source's records through the processor: read in Python where the source can, else by Spark."""
@@ -340,19 +366,28 @@ class _ProgressThread:
             self._on_progress(self._snapshot(), time.perf_counter() - self._started)
 
 
-def _write_outputs(spec: PipelineSpec, out, batch_id: int | None, dead_letters: Any = None) -> None:
-    """Write one run's (or micro-batch's) records to the sink and dead letters to their queue."""
+def _write_outputs(
+    spec: PipelineSpec, out, batch_id: int | None, dead_letters: Any = None, done: set[str] | None = None
+) -> None:
+    """Write one run's (or micro-batch's) records to the sink and dead letters to their queue.
+
+    A batch run's completed writes are added to ``done`` (:data:`SINK`, :data:`DEAD_LETTERS`).
+    """
     from pyspark.sql import functions as F
 
+    done = done if done is not None and batch_id is None else set()
     # Counts rows have a null flag: neither the records nor the dead letters.
     internal = (DEAD_LETTER_COLUMN, COUNTS_COLUMN)
     if dead_letters is None:
         spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
+        done.add(SINK)
         return
     out = out.persist()
     try:
         spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
+        done.add(SINK)
         dead_letters.write(out.where(F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
+        done.add(DEAD_LETTERS)
     finally:
         out.unpersist()
 

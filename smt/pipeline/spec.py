@@ -26,6 +26,7 @@ from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.config_providers import ResolvedProperties, resolve_variables
 from smt.config_review import ConfigNotice, review_pipeline_keys
+from smt.duplicate_keys import duplicate_notices, with_notices
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.pipeline import paths
@@ -201,12 +202,17 @@ class PipelineSpec:
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
         if variables.resolved_keys:
             log.info("resolved the variables of %s", ", ".join(sorted(variables.resolved_keys)))
+        duplicated = duplicate_notices(props, overrides)
         try:
             props = resolve_paths(variables.values, base_dir, plugins)
             spec = _Builder(props, plugins, pipeline_file, strict, variables).build(cls)
         except ConfigError as exc:
-            raise variables.mask_error(exc) from None
+            raise variables.mask_error(with_notices(exc, duplicated, strict)) from None
+        if strict and duplicated:
+            raise variables.mask_error(with_notices(ConfigError([]), duplicated, strict))
+        spec.notices = duplicated + spec.notices
         spec.variables = variables
+        spec.policy = dataclasses.replace(spec.policy, mask=variables.secret_mask())
         spec._log_parts()
         return spec
 
@@ -268,8 +274,8 @@ class PipelineSpec:
 def _shown_props(props: dict[str, Any], variables: ResolvedProperties | None) -> dict[str, Any]:
     if variables is None:
         return dict(props)
-    written = variables.written
-    return {k: written[k] if k in variables.resolved_keys else v for k, v in props.items()}
+    written, resolved = variables.written, variables.resolved_keys  # resolved_keys is computed on each call
+    return {k: written[k] if k in resolved else v for k, v in props.items()}
 
 
 class _JarsOf:

@@ -11,6 +11,7 @@ to show that bytes written by one side are read by the other.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -28,6 +29,7 @@ class RegistryStandIn:
         self.requests: Counter = Counter()
         self.fail_with: int | None = None  # answer every request with this status (5xx tests)
         self.failures_left: int | None = None  # with fail_with: fail this many requests, then recover
+        self.credentials: str | None = None  # "user:password": answer 401 to requests without them
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
@@ -86,6 +88,10 @@ class RegistryStandIn:
             def _dispatch(self, method):
                 path = urlsplit(self.path).path
                 registry.requests[(method, path)] += 1
+                if registry.credentials is not None:
+                    expected = "Basic " + base64.b64encode(registry.credentials.encode()).decode()
+                    if self.headers.get("Authorization") != expected:
+                        return self._send(401, {"error_code": 401, "message": "Unauthorized"})
                 if registry.fail_with and registry._fails_now():
                     return self._send(registry.fail_with, {"error_code": 50001, "message": "Error in the backend"})
                 length = int(self.headers.get("Content-Length") or 0)

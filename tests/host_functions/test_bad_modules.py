@@ -106,3 +106,18 @@ def test_start_function_that_never_returns_is_cut_off(make_transform):
     spinning = g.guest('(func (export "f")) (func $spin (loop $l (br $l))) (start $spin)')
     with pytest.raises(ConfigError, match=r"module '[0-9a-f]+\.wasm' cannot be instantiated"):
         make_transform(spinning, "f", timeout_ms=100)
+
+
+@pytest.mark.parametrize("host_function", ["get_value", "get_key", "get_record", "get_topic", "get_timestamp"])
+def test_start_function_reading_the_record_is_a_guest_error(make_transform, host_function):
+    early = g.guest(
+        f'(func (export "f")) (func $early (drop (call ${host_function}))) (start $early)', imports=(host_function,)
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"module\.path: WebAssembly module '[0-9a-f]+\.wasm' cannot be instantiated: the guest could not start "
+        r"\(instantiation and start function\): a host function that reads or writes the record \(get_value, "
+        r"set_value, get_record, \.\.\.\) was called from the guest's start function, and there is no record until "
+        r"'f' is called",
+    ):
+        make_transform(early, "f")

@@ -94,3 +94,14 @@ def test_keys_that_only_look_like_paths_reach_the_plugins_as_written(probe, spar
     # module.path (declared a path) resolved against the file; path=reference and config.location untouched.
     assert probe.lines("out") == [b"EU"]
     probe.assert_input_unchanged()
+
+
+def test_a_key_set_twice_is_a_warning_naming_its_lines_and_an_error_with_strict(probe):
+    pipeline = probe.pipeline(BASE + "sink.format=jsonl\n")  # BASE sets it on line 4
+    message = "sink.format: is set 2 times (lines 4, 5); line 5 is used"
+    outcome = probe.smt("validate", str(pipeline))
+    assert outcome.code == 0
+    assert f"warning: {message}" in outcome.err.splitlines()
+    outcome = probe.smt("validate", "--strict", str(pipeline))
+    assert outcome.code == EXIT_INVALID
+    assert outcome.error_lines == [f"error: {message}"]

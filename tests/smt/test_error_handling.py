@@ -5,8 +5,9 @@ import logging
 import pytest
 
 from smt import ConfigError, Record, Stage, StageError
-from smt.error_handling import ErrorPolicy, context_headers, log_failure, with_retries
-from smt.errors import RetriableError
+from smt.config_providers import SecretMask, resolve_variables
+from smt.error_handling import ErrorPolicy, context_headers, log_failure, masked_error, with_retries
+from smt.errors import DataError, RetriableError
 
 
 def test_defaults_match_kafka_connect():
@@ -113,3 +114,31 @@ def test_log_includes_the_record_only_when_asked(caplog):
     assert len(caplog.records) == 2
     assert "secret" not in caplog.records[0].getMessage()
     assert "value=b'secret'" in caplog.records[1].getMessage()
+
+
+def test_values_from_config_providers_are_masked_in_headers_logs_and_the_error_that_stops_a_run(caplog):
+    policy = ErrorPolicy(log_enable=True, mask=SecretMask((("http://u:s3cr3t@h", "${env:URL}"), ("u:s3cr3t", "<c>"))))
+    record = Record(topic="t", partition=0, offset=1, key=None, value=b"v")
+    error = StageError(
+        Stage.VALUE_CONVERTER, "AvroConverter", DataError("cannot reach http://u:s3cr3t@h"), record=record
+    )
+    headers = dict(context_headers(error, record, policy))
+    assert headers["__connect.errors.exception.message"] == b"cannot reach ${env:URL}"
+    assert b"s3cr3t" not in headers["__connect.errors.exception.stacktrace"]
+    with caplog.at_level(logging.ERROR):
+        log_failure(policy, error, record)
+    assert "s3cr3t" not in caplog.text and "${env:URL}" in caplog.text
+    stopped = masked_error(policy, error)
+    assert str(stopped).endswith("DataError: cannot reach ${env:URL}") and stopped.record is record
+
+
+def test_a_urls_credentials_are_masked_alone_too(monkeypatch):
+    monkeypatch.setenv("S_SR", "http://admin:pa%40ss@registry:8081")
+    variables = resolve_variables(
+        {"config.providers": "env", "config.providers.env.class": "EnvVarConfigProvider", "url": "${env:S_SR}"}
+    )
+    mask = variables.secret_mask()
+    assert mask("http://admin:pa%40ss@registry:8081/x") == "${env:S_SR}/x"
+    assert mask("login admin:pa%40ss failed; password pa@ss") == (
+        "login <credentials of ${env:S_SR}> failed; password <credentials of ${env:S_SR}>"
+    )

@@ -201,3 +201,9 @@ def test_matches_java_on_golden_file_and_random_inputs(tmp_path):
             mismatches.append((path.read_bytes(), java, _ours(path)))
     assert not mismatches, mismatches[:5]
     assert sum("error" in r for r in java_results) > 0, "the sample should include malformed escapes"
+
+
+def test_keys_set_more_than_once_are_remembered_with_their_lines():
+    props = parse_properties("a=1\nb=2\n# a=comment\na = 3\\\n  more\nb=4\na=5\n")
+    assert dict(props) == {"a": "5", "b": "4"}  # the last wins, as in Java
+    assert props.duplicates == {"a": [1, 4, 7], "b": [2, 6]}

@@ -20,6 +20,19 @@ BAD_OPTION = """An error occurred while calling o50.load.
 \tat org.apache.spark.sql.kafka010.KafkaSourceProvider.validateGeneralOptions(KafkaSourceProvider.scala:160)
 """
 
+READ_TIMEOUT = """An error occurred while calling o88.save.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 1 in stage 0.0 failed 1 times, most recent failure: Lost task 1.0 in stage 0.0 (TID 1) (127.0.0.1 executor driver): org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired before the position for partition in-1 could be determined
+\tat org.apache.spark.sql.kafka010.consumer.InternalKafkaConsumer.fetch(KafkaDataConsumer.scala:107)
+\tat org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer.get(KafkaDataConsumer.scala:291)
+"""
+
+PYTHON_WORKER = """An exception was thrown from the Python worker:
+Traceback (most recent call last):
+  File "/smt/pipeline/processor.py", line 99, in failed
+    raise masked_error(self.policy, error)
+smt.errors.StageError: Error in VALUE_CONVERTER stage with JsonConverter on record topic='in' partition=0 offset=1: ConverterError: cannot read JSON
+"""
+
 
 @pytest.mark.parametrize(
     ("text", "summary"),
@@ -30,6 +43,11 @@ BAD_OPTION = """An error occurred while calling o50.load.
         (BAD_OPTION, "IllegalArgumentException: Kafka option 'key.deserializer' is not supported as keys are "
                      "deserialized as byte arrays"),
         ("something else entirely\nsecond line", "something else entirely"),
+        (READ_TIMEOUT, "reading the source topics failed, not writing: TimeoutException: Timeout of 60000ms expired "
+                       "before the position for partition in-1 could be determined"),
+        (PYTHON_WORKER, "a record failed before it was written (not a Kafka problem): StageError: Error in "
+                        "VALUE_CONVERTER stage with JsonConverter on record topic='in' partition=0 offset=1: "
+                        "ConverterError: cannot read JSON"),
     ],
 )  # fmt: skip
 def test_summary_names_the_kafka_exception(text, summary):

@@ -230,3 +230,36 @@ class TestInteropWithConfluentClient:
         avro, client, context = confluent
         data = registry_converter(registry).from_connect_data("orders", ORDER, an_order())
         assert avro.AvroDeserializer(client)(data, context) == {"id": 7, "item": "pen"}
+
+
+class TestCredentialsInTheUrl:
+    """As Confluent's client (``basic.auth.credentials.source=URL``): the URL's user:password logs in."""
+
+    def url_with(self, registry, userinfo):
+        return registry.url.replace("http://", f"http://{userinfo}@")
+
+    def test_they_log_in_and_are_never_named(self, registry):
+        registry.credentials = "admin:pa ss@word"
+        registry.register("orders-value", ORDER_TEXT)
+        url = self.url_with(registry, "admin:pa%20ss%40word")
+        converter = converters.load("avro", {"schema.registry.url": url})
+        assert converter.to_connect_data("orders", b"\x00\x00\x00\x00\x01\x0e\x06pen")[1] == an_order()
+        assert converter.registry.urls == [registry.url]
+        with pytest.raises(ConverterError, match=r"schema id 99 is unknown") as failure:
+            converter.to_connect_data("orders", b"\x00\x00\x00\x00\x63\x0e\x06pen")
+        assert "admin" not in str(failure.value) and "ss%40word" not in str(failure.value)
+        assert registry.url + "/schemas/ids/99" in str(failure.value)
+
+    def test_basic_auth_user_info_comes_first(self, registry):
+        registry.credentials = "right:one"
+        registry.register("orders-value", ORDER_TEXT)
+        url = self.url_with(registry, "wrong:one")
+        converter = converters.load("avro", {"schema.registry.url": url, "basic.auth.user.info": "right:one"})
+        assert converter.to_connect_data("orders", b"\x00\x00\x00\x00\x01\x0e\x06pen")[1] == an_order()
+
+    def test_without_them_the_registry_refuses(self, registry):
+        registry.credentials = "admin:secret"
+        with pytest.raises(ConverterError, match=r"schema registry answered 401 to GET http://127\.0\.0\.1:\d+/"):
+            converters.load("avro", {"schema.registry.url": registry.url}).to_connect_data(
+                "orders", b"\x00\x00\x00\x00\x01\x0e\x06pen"
+            )

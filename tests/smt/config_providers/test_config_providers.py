@@ -149,3 +149,13 @@ def test_variables_are_not_resolved_without_config_providers(monkeypatch):
     monkeypatch.setenv("SMT_X", "x")
     assert resolve_variables({"a": "${env:SMT_X}"}).values == {"a": "${env:SMT_X}"}
     assert os.environ["SMT_X"] == "x"
+
+
+def test_resolved_keys_are_worked_out_once(monkeypatch):
+    # shown_props asks once per key: recomputing the set each time made a 10,000-stage chain quadratic
+    monkeypatch.setenv("SMT_TEST_X", "x-value")
+    variables = resolve_variables(
+        {"config.providers": "env", "config.providers.env.class": "EnvVarConfigProvider", "a": "${env:SMT_TEST_X}"}
+    )
+    assert variables.resolved_keys == {"a"}
+    assert variables.resolved_keys is variables.resolved_keys

@@ -5,10 +5,12 @@ import pytest
 
 from converters.bytearray import ByteArrayConverter
 from converters.string import StringConverter
-from smt import Record, RecordBatch, StageError
+from smt import Record, RecordBatch, Stage, StageError
 from smt.chain import TransformChain
+from smt.config_providers import SecretMask
 from smt.error_handling import ErrorPolicy
-from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchProcessor
+from smt.errors import DataError
+from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchProcessor, _Failures
 from tests.smt.sample_plugins import sample_plugins
 
 
@@ -176,3 +178,13 @@ def converters():
     raw = ByteArrayConverter()
     raw.configure({})
     return raw, string_converter(), raw
+
+
+def test_a_record_error_that_stops_the_run_leaves_no_secret_in_its_message_or_context():
+    failures = _Failures(ErrorPolicy(mask=SecretMask((("s3cr3t-value", "${env:S}"),))))
+    with pytest.raises(StageError, match=r"DataError: cannot log in with \$\{env:S\}$") as stopped:
+        try:
+            raise DataError("cannot log in with s3cr3t-value")
+        except DataError as exc:
+            failures.failed(0, StageError(Stage.VALUE_CONVERTER, "AvroConverter", exc))
+    assert stopped.value.__suppress_context__, "the unmasked error must not be printed as its context"
