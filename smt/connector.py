@@ -24,7 +24,7 @@ pipeline reads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from smt.errors import DataError
 from smt.plugin import Plugin
@@ -161,6 +161,36 @@ class Sink(Plugin):
         keep driver-only resources (connections, sessions) out of its state.
         """
         return ()
+
+    def bind_dead_letters(self, dead_letters: Any) -> None:
+        """Called once on the driver when the pipeline is built, with its dead-letter queue.
+
+        A sink whose guarantee depends on where dead letters go (the Kafka
+        sink's exactly-once writes them in its own transactions) raises
+        :class:`smt.errors.ConfigError`, naming the key, when it cannot keep
+        it.  The default does nothing.
+        """
+
+    def write_with_dead_letters(
+        self, df: "DataFrame", dead_letters: Any, flag: str, batch_id: int | None = None
+    ) -> None:
+        """Write one run's (or micro-batch's) records, and its dead letters to ``dead_letters``.
+
+        ``df`` holds both, told apart by the boolean column ``flag``: True
+        for a dead letter, False for a record, null for neither (a row the
+        pipeline uses internally).  The default writes the records with
+        :meth:`write`, then the dead letters with ``dead_letters.write``, each
+        without ``flag``; a sink that must write both in the same tasks (one
+        transaction) overrides it.
+        """
+        from pyspark.sql import functions as F
+
+        df = df.persist()
+        try:
+            self.write(df.where(~F.col(flag)).drop(flag), batch_id)
+            dead_letters.write(df.where(F.col(flag)).drop(flag), batch_id)
+        finally:
+            df.unpersist()
 
     def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
         """Write ``df`` (Kafka row layout).

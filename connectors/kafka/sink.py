@@ -9,9 +9,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.kafka._batch_write import write_kafka_batch
+from connectors.kafka._delivery import ExactlyOnce
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
 from connectors.kafka._preflight import (
+    KafkaWriteError,
     MissingTopicError,
     kafka_error_summary,
     list_topics,
@@ -22,7 +24,7 @@ from connectors.kafka._subscription import Subscription, same_cluster, server_ad
 from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from smt.connector import Sink
-from smt.errors import ConfigError, SmtError
+from smt.errors import ConfigError
 from smt.plugin import PluginContext
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,10 +39,6 @@ __all__ = ["KafkaSink", "KafkaWriteError"]
 def _topic_or_empty(name: str) -> None:
     if name:
         legal_topic_name(name)
-
-
-class KafkaWriteError(SmtError):
-    """Spark's Kafka sink failed; the message names the cluster and the Kafka error."""
 
 
 class KafkaSink(Sink):
@@ -98,6 +96,7 @@ class KafkaSink(Sink):
                 "producer choose by key.")
         .define("check.timeout.ms", ConfigType.INT, 10000, at_least(1), Importance.LOW,
                 "How long the up-front check of the cluster and topics waits for an answer.")
+        .merge(ExactlyOnce.CONFIG)
         .define_prefix(KAFKA_PREFIX, "Kafka client settings, given to the Kafka producer with the prefix removed.")
     ).merge(KAFKA_FILE_CONFIG)  # fmt: skip
 
@@ -111,6 +110,8 @@ class KafkaSink(Sink):
         #: The one destination of every record, when the chain cannot route (see bind_source).
         self._only_topic: str | None = None
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
+        #: The transactional write, with delivery.guarantee=exactly_once.
+        self._exactly_once = ExactlyOnce.from_settings(self.config, self.kafka_params, self.context.prefix)
 
     def output_fields(self) -> frozenset[str]:
         """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept).
@@ -122,6 +123,8 @@ class KafkaSink(Sink):
             fields.add("topic")
         if self.config["keep.partition"]:
             fields.add("partition")
+        if self._exactly_once is not None:
+            fields.add("timestamp")
         return frozenset(fields)
 
     def bind_source(self, source: "Source", may_route: bool) -> None:
@@ -160,6 +163,16 @@ class KafkaSink(Sink):
                 f"written back into the topic it was read from ({read.describe()}, same Kafka cluster); set "
                 f"{key}, route records with a transform such as RegexRouter, or set {allow}",
             )
+
+    def bind_dead_letters(self, dead_letters: Any) -> None:
+        """With exactly-once, refuse dead letters that cannot share the records' transactions.
+
+        Raises :class:`ConfigError` naming ``errors.deadletterqueue.path`` (a
+        file queue) or ``errors.deadletterqueue.kafka.bootstrap.servers``
+        (another cluster).
+        """
+        if self._exactly_once is not None:
+            self._exactly_once.check_dead_letters(dead_letters)
 
     def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
         """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
@@ -201,29 +214,51 @@ class KafkaSink(Sink):
         """Write ``df`` (Kafka row layout). Raises :class:`MissingTopicError`,
         :class:`connectors.kafka.KafkaUnavailableError` before writing, and
         :class:`KafkaWriteError` when Spark's write fails."""
-        out = self._output_columns(df)
+        self._write_checked(self._output_columns(df), batch_id)
+
+    def write_with_dead_letters(
+        self, df: "DataFrame", dead_letters: Any, flag: str, batch_id: int | None = None
+    ) -> None:
+        """With exactly-once, each task writes its records and dead letters in one transaction
+        (:meth:`bind_dead_letters` made sure they go to a topic of this cluster); else as every sink does."""
+        if self._exactly_once is None:
+            super().write_with_dead_letters(df, dead_letters, flag, batch_id)
+            return
+        from pyspark.sql import functions as F
+
+        out = self._output_columns(df.where(F.col(flag).isNotNull()), dead_letter=(flag, dead_letters.topic))
+        self._write_checked(out, batch_id, flag)
+
+    def _write_checked(self, out: "DataFrame", batch_id: int | None, flag: str | None = None) -> None:
         if not self.config["check.topics"] or self._only_topic is not None:
-            self._check_before_running(df.sparkSession)
-            self._save(out)
+            self._check_before_running(out.sparkSession)
+            self._save(out, batch_id, flag)
             return
         out = out.persist()
         try:
             self._check_destinations(out)
-            self._save(out)
+            self._save(out, batch_id, flag)
         finally:
             out.unpersist()
 
-    def _output_columns(self, df: "DataFrame") -> "DataFrame":
+    def _output_columns(self, df: "DataFrame", dead_letter: tuple[str, str] | None = None) -> "DataFrame":
+        """The columns written; with ``dead_letter`` (flag column, topic) the flagged rows go to that topic."""
         from pyspark.sql import functions as F
 
         topic = F.col("topic") if "topic" in df.columns else F.lit(None).cast("string")
         topic = F.when(topic == "", F.lit(None)).otherwise(topic)
         if self.config["topic"]:
             topic = F.coalesce(topic, F.lit(self.config["topic"]))
-        columns = [F.col("key"), F.col("value"), F.col("headers"), topic.alias("topic")]
+        columns = [F.col("key"), F.col("value"), F.col("headers")]
         if self.config["keep.partition"]:
             columns.append(F.col("partition"))
-        return df.select(*columns)
+        if self._exactly_once is not None:
+            columns.append(F.col("timestamp"))
+        if dead_letter is not None:
+            flag, dead_letter_topic = dead_letter
+            topic = F.when(F.col(flag), F.lit(dead_letter_topic)).otherwise(topic)
+            columns.append(F.col(flag))
+        return df.select(*columns, topic.alias("topic"))
 
     def _list_topics(self, spark: "SparkSession") -> set[str] | None:
         existing = list_topics(
@@ -260,7 +295,10 @@ class KafkaSink(Sink):
             require_topics(destinations, existing, self._servers, where)
             self._known_topics |= destinations
 
-    def _save(self, out: "DataFrame") -> None:
+    def _save(self, out: "DataFrame", batch_id: int | None, flag: str | None) -> None:
+        if self._exactly_once is not None:
+            self._exactly_once.write(out, batch_id, flag)
+            return
         try:
             write_kafka_batch(out, spark_kafka_options(self.raw_config))
         except Exception as exc:

@@ -320,16 +320,10 @@ def _write_outputs(spec: PipelineSpec, out, batch_id: int | None, dead_letters: 
     from pyspark.sql import functions as F
 
     # Counts rows have a null flag: neither the records nor the dead letters.
-    internal = (DEAD_LETTER_COLUMN, COUNTS_COLUMN)
     if dead_letters is None:
-        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
+        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN, COUNTS_COLUMN), batch_id)
         return
-    out = out.persist()
-    try:
-        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
-        dead_letters.write(out.where(F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
-    finally:
-        out.unpersist()
+    spec.sink.write_with_dead_letters(out.drop(COUNTS_COLUMN), dead_letters, DEAD_LETTER_COLUMN, batch_id)
 
 
 def _first_cause_line(exc: BaseException) -> str:
