@@ -107,6 +107,14 @@ class ExactlyOnce:
         if config["delivery.guarantee"] != EXACTLY_ONCE:
             return None
         guarantee = f"{key_prefix}delivery.guarantee={EXACTLY_ONCE}"
+        try:
+            import confluent_kafka  # noqa: F401  (on the executors too: they write)
+        except ImportError:
+            raise ConfigError.for_key(
+                f"{key_prefix}delivery.guarantee",
+                "exactly_once writes with confluent-kafka, which is not installed: run `pip install 'spark-smt[kafka]'`",
+                EXACTLY_ONCE,
+            ) from None
         problems = []
         if not config["transactional.id.prefix"]:
             problems.append(ConfigProblem(f"{key_prefix}transactional.id.prefix", f"is required with {guarantee}"))
