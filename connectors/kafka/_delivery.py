@@ -81,7 +81,7 @@ class ExactlyOnce:
                 "timestamp. 'exactly_once': each Spark task writes its records, and the dead letters of the "
                 "same records, in one Kafka transaction (confluent-kafka), with the record's own timestamp; a "
                 "consumer with isolation.level=read_committed sees each record once through task retries, "
-                "zombie attempts, a killed driver restarted from its checkpoint and broker restarts. Needs "
+                "zombie attempts and a killed driver restarted from its checkpoint. Needs "
                 "transactional.id.prefix, and a dead-letter queue (if any) that is a topic of the same cluster.")
         .define("transactional.id.prefix", ConfigType.STRING, None, _transactional_id_prefix, Importance.HIGH,
                 "With delivery.guarantee=exactly_once (required there): task N of the write uses the "

@@ -52,14 +52,17 @@ class KafkaSink(Sink):
     The sink never writes into a topic that its pipeline reads from the same
     cluster (unless ``allow.source.topics``): such a record fails on its own
     at TASK_PUT.  The partition is left to the producer (by key) unless
-    ``keep.partition`` is set; the timestamp is the time of writing (Spark's
-    Kafka sink does not write timestamps).  Every ``kafka.*`` key goes to the
-    Kafka producer with the prefix removed.
+    ``keep.partition`` is set.  Every ``kafka.*`` key goes to the Kafka
+    producer with the prefix removed.
 
-    Delivery is at-least-once, as Spark's Kafka sink is: it has no
-    transactions, so a task or micro-batch that fails and is retried writes
-    its records again, and a write that fails half-way leaves the records
-    already sent in Kafka.  What can be checked up front is checked before
+    With ``delivery.guarantee=at_least_once`` (the default) records go
+    through Spark's Kafka sink: it has no transactions, so a task or
+    micro-batch that fails and is retried writes its records again, a write
+    that fails half-way leaves the records already sent in Kafka, and the
+    timestamp is the time of writing (it does not write timestamps).  With
+    ``exactly_once`` each Spark task writes its records, with their own
+    timestamps, and their dead letters in one Kafka transaction (see
+    :mod:`connectors.kafka._delivery`).  What can be checked up front is checked before
     anything is written: that the cluster answers and, with ``check.topics``,
     that every destination topic exists and every record has a topic.
 
@@ -213,7 +216,7 @@ class KafkaSink(Sink):
     def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
         """Write ``df`` (Kafka row layout). Raises :class:`MissingTopicError`,
         :class:`connectors.kafka.KafkaUnavailableError` before writing, and
-        :class:`KafkaWriteError` when Spark's write fails."""
+        :class:`KafkaWriteError` when the write fails."""
         self._write_checked(self._output_columns(df), batch_id)
 
     def write_with_dead_letters(
