@@ -90,8 +90,14 @@ def test_a_dead_letter_topic_on_another_cluster_is_refused():
     with pytest.raises(ConfigError, match=r"errors\.deadletterqueue\.kafka\.bootstrap\.servers: with sink\."
                                           r"delivery\.guarantee=exactly_once, the dead-letter topic must be on the "
                                           r"sink's Kafka cluster"):  # fmt: skip
-        PipelineSpec.from_properties(base_props(**{"errors.deadletterqueue.topic.name": "dlq",
-                                                   "errors.deadletterqueue.kafka.bootstrap.servers": "other:9092"}))
+        PipelineSpec.from_properties(
+            base_props(
+                **{
+                    "errors.deadletterqueue.topic.name": "dlq",
+                    "errors.deadletterqueue.kafka.bootstrap.servers": "other:9092",
+                }
+            )
+        )
 
 
 def test_a_dead_letter_topic_on_the_same_cluster_is_accepted():
