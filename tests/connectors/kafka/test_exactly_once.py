@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import time
 
 import pyarrow as pa
 import pytest
@@ -12,7 +13,7 @@ from connectors.kafka._transactional import TaskTransaction
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.record import TimestampType
-from tests.connectors.kafka._helpers import configured
+from tests.connectors.kafka._helpers import closed_port, configured
 
 NOV_14_2023 = 1_700_000_000_000
 CREATE_TIME = TimestampType.CREATE_TIME
@@ -205,3 +206,56 @@ def test_a_batch_run_writes_records_and_dead_letters_once_with_their_timestamps(
     assert len(written["dlq"]) == 6 and {r.value for r in written["dlq"]} == {b"not json"}
     assert {r.timestamp - NOV_14_2023 for r in written["audit"]} == {n for n in range(60) if n % 3 == 0 and n % 10}
     assert {r.timestamp_type for records in written.values() for r in records} == {CREATE_TIME}
+
+
+@pytest.mark.kafka
+@pytest.mark.slow
+def test_a_broker_restarted_mid_transaction_leaves_every_record_once(tmp_path):
+    """The broker restarts while a task's transaction is open; the task commits, or fails and its retry
+    writes: either way a read_committed consumer sees each record once."""
+    from smt.local.kafka import LocalKafka
+    from smt.testing.kafka import KafkaTestBroker
+
+    broker = LocalKafka(state_dir=tmp_path / "broker", port=closed_port())  # the same port after the restart
+    client = KafkaTestBroker(broker.start(fresh=True).bootstrap_servers)
+    try:
+        out, markers = client.create_topic("restart-out"), client.create_topic("restart-markers")
+        settings = {"bootstrap.servers": client.bootstrap_servers, "message.timeout.ms": "120000"}
+        values = [f"v{n}" for n in range(200)]
+
+        def attempt(restart: bool) -> None:
+            task = TaskTransaction(settings, "restart-0", markers, "run/0")
+            try:
+                if not task.begin():
+                    return
+                task.produce(rows(out, values[:100]), keep_partition=False)
+                task.producer.flush(30)
+                if restart:
+                    broker.stop()
+                    assert client.bootstrap_servers == restart_on_its_port(broker), "same port after the restart"
+                task.produce(rows(out, values[100:]), keep_partition=False)
+                task.commit(0)
+            finally:
+                task.close()
+
+        try:
+            attempt(restart=True)
+        except KafkaWriteError:
+            attempt(restart=False)  # what Spark's retry of the task does
+        assert sorted(r.value.decode() for r in client.consume(out)) == sorted(values)
+    finally:
+        broker.stop()
+
+
+def restart_on_its_port(broker) -> str:
+    """Start ``broker`` again once its port is free (the stopped broker's sockets may linger a while)."""
+    from smt.local._kafka_setup import BrokerError
+
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            return broker.start().bootstrap_servers
+        except BrokerError as exc:
+            if "is in use" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
