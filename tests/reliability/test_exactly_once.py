@@ -156,18 +156,20 @@ def kill_at(flow: Flow, root: str, event: str, batch: int) -> None:
 
 
 def python_workers(group: int) -> list[int]:
-    """The Python workers Spark forked in process group ``group`` (children of a ``pyspark.daemon``)."""
-    daemons, children = set(), []
+    """The Python workers of the Spark JVM in process group ``group``: the children of its
+    ``pyspark.daemon`` (which puts itself in a process group of its own)."""
+    processes = {}
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
             command = Path(f"/proc/{name}/cmdline").read_bytes()
             stat = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if b"pyspark.daemon" in command and int(stat[2]) == group:
-            daemons.add(int(name))
-            children.append((int(name), int(stat[1])))
-    return [pid for pid, parent in children if parent in daemons]
+        processes[int(name)] = (int(stat[1]), int(stat[2]), command)  # parent, group, command line
+    in_group = {pid for pid, (_, pgrp, _) in processes.items() if pgrp == group}
+    daemons = {pid for pid, (parent, _, command) in processes.items()
+               if parent in in_group and b"pyspark.daemon" in command}  # fmt: skip
+    return [pid for pid, (parent, _, _) in processes.items() if parent in daemons]
 
 
 def kill_workers_mid_batch(flow: Flow, root: str, batch: int) -> None:
