@@ -214,6 +214,8 @@ def expected_ids(records: int) -> set[str]:
     return {record_id(n % PARTITIONS, n // PARTITIONS) for n in range(records)}
 
 
+# Eleven Spark start-ups: a few minutes on a quiet 2-core machine, more than the default 600 s on a busy one.
+@pytest.mark.timeout(1800)
 def test_exactly_once_through_driver_kills_a_worker_kill_and_a_zombie(kafka_broker, tmp_path, pytestconfig):
     root = str(pytestconfig.rootpath)
     flow = Flow(kafka_broker, tmp_path, "exactly_once", RECORDS, PER_TRIGGER)
