@@ -4,8 +4,8 @@ A streaming `smt run` (Kafka source, a ReplaceField that fails on non-JSON-
 object values, the Wasm ``to_upper`` guest, a RegexRouter that routes records
 with a ``route`` header to a second topic, a dead-letter topic) is killed
 with SIGKILL at ten points drawn at random across its micro-batches (a batch
-just planned, a batch half-written inside its transactions, a batch just
-committed), and restarted from its checkpoint each time; once, every Python
+just planned, a batch half-written inside its transactions, a batch with one
+task's transaction committed and the others not, a batch just committed), and restarted from its checkpoint each time; once, every Python
 worker is killed mid-batch instead (Spark retries the tasks); before the last
 run a zombie attempt of task 0 opens a transaction and writes records that
 must never show.  Each kill waits for its event (files of the checkpoint,
@@ -102,6 +102,7 @@ class Flow:
         )
         from confluent_kafka import Consumer
 
+        self._markers: list = []
         self._ends = Consumer({"bootstrap.servers": servers, "group.id": f"{stem}-ends",
                                "isolation.level": "read_uncommitted"})  # fmt: skip
 
@@ -122,11 +123,25 @@ class Flow:
             for p in range(PARTITIONS)
         )
 
+    def task_committed(self, batch: int) -> bool:
+        """Whether a task's transaction of micro-batch ``batch`` committed (its marker names the batch)."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        if not self._markers:
+            self._markers = [Consumer({"bootstrap.servers": self.broker.bootstrap_servers,
+                                       "group.id": f"{self.prefix}-{task}"}) for task in range(PARTITIONS)]  # fmt: skip
+        for consumer in self._markers:
+            marker = consumer.committed([TopicPartition("smt-transaction-markers", 0)], timeout=10)[0]
+            if marker.offset >= 0 and (marker.metadata or "").endswith(f"/{batch}"):
+                return True
+        return False
+
     def read_committed(self) -> dict[str, list]:
         return {topic: self.broker.consume(topic) for topic in self.outputs}
 
     def close(self) -> None:
-        self._ends.close()
+        for consumer in [self._ends, *self._markers]:
+            consumer.close()
 
 
 def wait_for(process, condition, what: str) -> None:
@@ -148,6 +163,9 @@ def kill_at(flow: Flow, root: str, event: str, batch: int) -> None:
             planned = flow.log_ends()
             wait_for(process, lambda: flow.log_ends() > planned or batch in flow.checkpoint_files("commits"),
                      f"micro-batch {batch} wrote")  # fmt: skip
+        elif event == "task committed":  # a replay must skip that task
+            wait_for(process, lambda: flow.task_committed(batch) or batch in flow.checkpoint_files("commits"),
+                     f"a task of micro-batch {batch} committed")  # fmt: skip
         elif event == "committed":
             wait_for(process, lambda: batch in flow.checkpoint_files("commits"), f"micro-batch {batch} committed")
     finally:
@@ -223,7 +241,7 @@ def test_exactly_once_through_driver_kills_a_worker_kill_and_a_zombie(kafka_brok
     chooser = random.Random(seed)
     batches = RECORDS // PER_TRIGGER
     kills = sorted(chooser.sample(range(batches - 2), KILLS))
-    events = [chooser.choice(("planned", "writing", "committed")) for _ in kills]
+    events = [chooser.choice(("planned", "writing", "task committed", "committed")) for _ in kills]
     print(f"seed {seed}: kills at {list(zip(kills, events))}")
     try:
         for number, (batch, event) in enumerate(zip(kills, events)):
