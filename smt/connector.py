@@ -25,7 +25,7 @@ can read the data of the records it writes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from smt.errors import DataError
 from smt.plugin import Plugin
@@ -37,10 +37,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from smt.converter import Converter
 
-__all__ = ["Source", "Sink", "SinkRecordError", "ReadTask", "SOURCE_ERROR_COLUMN"]
+__all__ = ["Source", "Sink", "SinkRecordError", "ReadTask", "SOURCE_ERROR_COLUMN", "SINK_PART", "DEAD_LETTERS_PART"]
 
 #: Optional string column of a source's rows: a non-null message marks a row the source could not read.
 SOURCE_ERROR_COLUMN = "_smt_source_error"
+
+
+#: The parts of a write that :meth:`Sink.write_with_dead_letters` reports committed, in order.
+SINK_PART, DEAD_LETTERS_PART = "sink", "dead_letters"
 
 
 class SinkRecordError(DataError):
@@ -202,6 +206,45 @@ class Sink(Plugin):
         keep driver-only resources (connections, sessions) out of its state.
         """
         return ()
+
+    def bind_dead_letters(self, dead_letters: Any) -> None:
+        """Called once on the driver when the pipeline is built, with its dead-letter queue.
+
+        A sink whose guarantee depends on where dead letters go (the Kafka
+        sink's exactly-once writes them in its own transactions) raises
+        :class:`smt.errors.ConfigError`, naming the key, when it cannot keep
+        it.  The default does nothing.
+        """
+
+    def write_with_dead_letters(
+        self,
+        df: "DataFrame",
+        dead_letters: Any,
+        flag: str,
+        batch_id: int | None = None,
+        written: "Callable[[str], None]" = lambda part: None,
+    ) -> None:
+        """Write one run's (or micro-batch's) records, and its dead letters to ``dead_letters``.
+
+        ``df`` holds both, told apart by the boolean column ``flag``: True
+        for a dead letter, False for a record, null for neither (a row the
+        pipeline uses internally).  ``written(part)`` is called as each part
+        is committed: :data:`SINK_PART` for the records, then
+        :data:`DEAD_LETTERS_PART` (a failed run counts what was committed from
+        them).  The default writes the records with :meth:`write`, then the
+        dead letters with ``dead_letters.write``, each without ``flag``; a sink
+        that must write both in the same tasks (one transaction) overrides it.
+        """
+        from pyspark.sql import functions as F
+
+        df = df.persist()
+        try:
+            self.write(df.where(~F.col(flag)).drop(flag), batch_id)
+            written(SINK_PART)
+            dead_letters.write(df.where(F.col(flag)).drop(flag), batch_id)
+            written(DEAD_LETTERS_PART)
+        finally:
+            df.unpersist()
 
     def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
         """Write ``df`` (Kafka row layout).

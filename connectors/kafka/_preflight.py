@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
 
 __all__ = [
-    "KafkaAuthenticationError", "KafkaUnavailableError", "MissingTopicError",
+    "KafkaAuthenticationError", "KafkaUnavailableError", "KafkaWriteError", "MissingTopicError",
     "list_topics", "require_topics", "kafka_error_summary",
 ]  # fmt: skip
 
@@ -46,6 +46,10 @@ _AUTHENTICATION_FAILURE = re.compile(r"org\.apache\.kafka\.common\.errors\.\w*Au
 
 class MissingTopicError(SmtError):
     """A topic the pipeline needs does not exist; the message names it and the cluster."""
+
+
+class KafkaWriteError(SmtError):
+    """A write to Kafka failed; the message names the cluster (or the transactional id) and the Kafka error."""
 
 
 def list_topics(spark: "SparkSession", kafka_params: Mapping[str, str], timeout_ms: int, where: str) -> set[str] | None:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.kafka._batch_write import write_kafka_batch
+from connectors.kafka._delivery import ExactlyOnce
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
 from connectors.kafka._preflight import (
+    KafkaWriteError,
     MissingTopicError,
     kafka_error_summary,
     list_topics,
@@ -21,9 +23,10 @@ from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
 from connectors.kafka._subscription import Subscription, same_cluster, server_addresses
 from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
-from smt.connector import Sink
-from smt.errors import ConfigError, SmtError
+from smt.connector import DEAD_LETTERS_PART, SINK_PART, Sink
+from smt.errors import ConfigError
 from smt.plugin import PluginContext
+from smt.record import KAFKA_ROW_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -39,10 +42,6 @@ def _topic_or_empty(name: str) -> None:
         legal_topic_name(name)
 
 
-class KafkaWriteError(SmtError):
-    """Spark's Kafka sink failed; the message names the cluster and the Kafka error."""
-
-
 class KafkaSink(Sink):
     """Writes each record's key, value and headers to its topic with Spark's Kafka connector.
 
@@ -54,14 +53,17 @@ class KafkaSink(Sink):
     The sink never writes into a topic that its pipeline reads from the same
     cluster (unless ``allow.source.topics``): such a record fails on its own
     at TASK_PUT.  The partition is left to the producer (by key) unless
-    ``keep.partition`` is set; the timestamp is the time of writing (Spark's
-    Kafka sink does not write timestamps).  Every ``kafka.*`` key goes to the
-    Kafka producer with the prefix removed.
+    ``keep.partition`` is set.  Every ``kafka.*`` key goes to the Kafka
+    producer with the prefix removed.
 
-    Delivery is at-least-once, as Spark's Kafka sink is: it has no
-    transactions, so a task or micro-batch that fails and is retried writes
-    its records again, and a write that fails half-way leaves the records
-    already sent in Kafka.  What can be checked up front is checked before
+    With ``delivery.guarantee=at_least_once`` (the default) records go
+    through Spark's Kafka sink: it has no transactions, so a task or
+    micro-batch that fails and is retried writes its records again, a write
+    that fails half-way leaves the records already sent in Kafka, and the
+    timestamp is the time of writing (it does not write timestamps).  With
+    ``exactly_once`` each Spark task writes its records, with their own
+    timestamps, and their dead letters in one Kafka transaction (see
+    :mod:`connectors.kafka._delivery`).  What can be checked up front is checked before
     anything is written: that the cluster answers and, with ``check.topics``,
     that every destination topic exists and every record has a topic.
 
@@ -98,6 +100,7 @@ class KafkaSink(Sink):
                 "producer choose by key.")
         .define("check.timeout.ms", ConfigType.INT, 10000, at_least(1), Importance.LOW,
                 "How long the up-front check of the cluster and topics waits for an answer.")
+        .merge(ExactlyOnce.CONFIG)
         .define_prefix(KAFKA_PREFIX, "Kafka client settings, given to the Kafka producer with the prefix removed.")
     ).merge(KAFKA_FILE_CONFIG)  # fmt: skip
 
@@ -111,6 +114,8 @@ class KafkaSink(Sink):
         #: The one destination of every record, when the chain cannot route (see bind_source).
         self._only_topic: str | None = None
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
+        #: The transactional write, with delivery.guarantee=exactly_once.
+        self._exactly_once = ExactlyOnce.from_settings(self.config, self.kafka_params, self.context.prefix)
 
     def output_fields(self) -> frozenset[str]:
         """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept).
@@ -122,6 +127,8 @@ class KafkaSink(Sink):
             fields.add("topic")
         if self.config["keep.partition"]:
             fields.add("partition")
+        if self._exactly_once is not None:
+            fields.add("timestamp")
         return frozenset(fields)
 
     def bind_source(self, source: "Source", may_route: bool) -> None:
@@ -160,6 +167,16 @@ class KafkaSink(Sink):
                 f"written back into the topic it was read from ({read.describe()}, same Kafka cluster); set "
                 f"{key}, route records with a transform such as RegexRouter, or set {allow}",
             )
+
+    def bind_dead_letters(self, dead_letters: Any) -> None:
+        """With exactly-once, refuse dead letters that cannot share the records' transactions.
+
+        Raises :class:`ConfigError` naming ``errors.deadletterqueue.path`` (a
+        file queue) or ``errors.deadletterqueue.kafka.bootstrap.servers``
+        (another cluster).
+        """
+        if self._exactly_once is not None:
+            self._exactly_once.check_dead_letters(dead_letters)
 
     def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
         """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
@@ -200,30 +217,64 @@ class KafkaSink(Sink):
     def write(self, df: "DataFrame", batch_id: int | None = None) -> None:
         """Write ``df`` (Kafka row layout). Raises :class:`MissingTopicError`,
         :class:`connectors.kafka.KafkaUnavailableError` before writing, and
-        :class:`KafkaWriteError` when Spark's write fails."""
-        out = self._output_columns(df)
+        :class:`KafkaWriteError` when the write fails."""
+        self._write_checked(self._output_columns(df), batch_id)
+
+    def write_with_dead_letters(
+        self,
+        df: "DataFrame",
+        dead_letters: Any,
+        flag: str,
+        batch_id: int | None = None,
+        written: Callable[[str], None] = lambda part: None,
+    ) -> None:
+        """With exactly-once, each task writes its records and dead letters in one transaction
+        (:meth:`bind_dead_letters` made sure they go to a topic of this cluster); else as every sink does."""
+        if self._exactly_once is None:
+            super().write_with_dead_letters(df, dead_letters, flag, batch_id, written)
+            return
+        from pyspark.sql import functions as F
+
+        out = self._output_columns(df.where(F.col(flag).isNotNull()), dead_letter=(flag, dead_letters.topic))
+        self._write_checked(out, batch_id, flag)
+        written(SINK_PART)  # both, in the same transactions
+        written(DEAD_LETTERS_PART)
+
+    def _write_checked(self, out: "DataFrame", batch_id: int | None, flag: str | None = None) -> None:
         if not self.config["check.topics"] or self._only_topic is not None:
-            self._check_before_running(df.sparkSession)
-            self._save(out)
+            self._check_before_running(out.sparkSession)
+            self._save(out, batch_id, flag)
             return
         out = out.persist()
         try:
             self._check_destinations(out)
-            self._save(out)
+            self._save(out, batch_id, flag)
         finally:
             out.unpersist()
 
-    def _output_columns(self, df: "DataFrame") -> "DataFrame":
+    def _output_columns(self, df: "DataFrame", dead_letter: tuple[str, str] | None = None) -> "DataFrame":
+        """The columns written; with ``dead_letter`` (flag column, topic) the flagged rows go to that topic."""
         from pyspark.sql import functions as F
 
         topic = F.col("topic") if "topic" in df.columns else F.lit(None).cast("string")
         topic = F.when(topic == "", F.lit(None)).otherwise(topic)
         if self.config["topic"]:
             topic = F.coalesce(topic, F.lit(self.config["topic"]))
-        columns = [F.col("key"), F.col("value"), F.col("headers"), topic.alias("topic")]
+        headers = F.col("headers")
+        if self._exactly_once is not None:
+            # Into Python as empty lists: Spark's Arrow writer takes time per row for null lists
+            # (see smt.pipeline.runner), ten times the whole write here.
+            headers = F.coalesce(headers, F.array().cast(KAFKA_ROW_TYPES["headers"])).alias("headers")
+        columns = [F.col("key"), F.col("value"), headers]
         if self.config["keep.partition"]:
             columns.append(F.col("partition"))
-        return df.select(*columns)
+        if self._exactly_once is not None:
+            columns.append(F.col("timestamp"))
+        if dead_letter is not None:
+            flag, dead_letter_topic = dead_letter
+            topic = F.when(F.col(flag), F.lit(dead_letter_topic)).otherwise(topic)
+            columns.append(F.col(flag))
+        return df.select(*columns, topic.alias("topic"))
 
     def _list_topics(self, spark: "SparkSession") -> set[str] | None:
         existing = list_topics(
@@ -260,7 +311,10 @@ class KafkaSink(Sink):
             require_topics(destinations, existing, self._servers, where)
             self._known_topics |= destinations
 
-    def _save(self, out: "DataFrame") -> None:
+    def _save(self, out: "DataFrame", batch_id: int | None, flag: str | None) -> None:
+        if self._exactly_once is not None:
+            self._exactly_once.write(out, batch_id, flag)
+            return
         try:
             write_kafka_batch(out, spark_kafka_options(self.raw_config))
         except Exception as exc:

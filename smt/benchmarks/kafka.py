@@ -20,6 +20,9 @@ of ``rounds``:
   dated topics TimestampRouter names.  Target: ≥ 1.0×.  A second row runs
   ours with ``sink.check.topics=false``: what checking the destinations of
   routed records before writing (caching the output) costs.
+- Both rows also run ours with ``sink.delivery.guarantee=exactly_once``
+  (a Kafka transaction per Spark task, timestamps kept): a row against our
+  at-least-once path (target ≥ 0.8×) and one against the hand-written job.
 
 Before timing, both jobs of each row run once on a small topic and must give
 the same records, or the race is void.  ``python -m smt.benchmarks.kafka
@@ -36,7 +39,7 @@ import sys
 import tempfile
 from typing import Iterator
 
-from smt.benchmarks._common import Comparison, alternating, best_alternating
+from smt.benchmarks._common import Comparison, best_alternating
 from smt.local.spark_session import local_spark
 
 RECORDS = 1_000_000
@@ -45,6 +48,8 @@ PARTITIONS = 2
 CHECK_RECORDS = 300
 TO_UPPER_TARGET = 0.8
 JSON_CHAIN_TARGET = 1.0
+#: Exactly-once against our own at-least-once path, on the same rows.
+EXACTLY_ONCE_TARGET = 0.8
 
 
 def run(scale: float = 1.0, rounds: int = 2) -> list[Comparison]:
@@ -53,7 +58,7 @@ def run(scale: float = 1.0, rounds: int = 2) -> list[Comparison]:
         spark = _session()
         topics = _Topics(spark, servers)
         return [
-            to_upper_comparison(spark, topics, records, rounds),
+            *to_upper_comparisons(spark, topics, records, rounds),
             *json_chain_comparisons(spark, topics, records, rounds),
         ]
 
@@ -61,8 +66,8 @@ def run(scale: float = 1.0, rounds: int = 2) -> list[Comparison]:
 # --- the rows ---------------------------------------------------------------------------
 
 
-def to_upper_comparison(spark, topics: "_Topics", records: int, rounds: int) -> Comparison:
-    """Kafka → Wasm to_upper → Kafka, ours against ``upper(value)`` in PySpark."""
+def to_upper_comparisons(spark, topics: "_Topics", records: int, rounds: int) -> list[Comparison]:
+    """Kafka → Wasm to_upper → Kafka, ours (at least once, exactly once) against ``upper(value)`` in PySpark."""
     with tempfile.TemporaryDirectory(prefix="smt-bench-kafka-") as work:
         guest = os.path.join(work, "to_upper.wat")
         with open(guest, "w", encoding="utf-8") as handle:
@@ -70,12 +75,13 @@ def to_upper_comparison(spark, topics: "_Topics", records: int, rounds: int) -> 
 
             handle.write(TO_UPPER_WAT)
 
-        def ours(source: str, out: str):
+        def ours(source: str, out: str, **extra: str):
             return _pipeline(
                 spark,
                 topics.servers,
                 source,
                 {
+                    **extra,
                     "sink.topic": out,
                     "transforms": "upper",
                     "transforms.upper.type": "wasm",
@@ -89,22 +95,40 @@ def to_upper_comparison(spark, topics: "_Topics", records: int, rounds: int) -> 
                 **{"kafka.bootstrap.servers": topics.servers, "topic": out}
             ).save()
 
-        check_in, check_ours, check_theirs = topics.create("upper-check-in", "upper-check-ours", "upper-check-spark")
+        check_in, check_ours, check_eos, check_theirs = topics.create(
+            "upper-check-in", "upper-check-ours", "upper-check-eos", "upper-check-spark"
+        )
         topics.fill(check_in, _text_values(spark, CHECK_RECORDS))
         ours(check_in, check_ours)
+        ours(check_in, check_eos, **_exactly_once("upper-check"))
         handwritten(check_in, check_theirs)
         _require_same(topics.values(check_ours), topics.values(check_theirs))
+        _require_same(topics.values(check_eos), topics.values(check_theirs))
 
-        source, ours_out, spark_out = topics.create("upper-in", "upper-ours", "upper-spark")
+        source, ours_out, eos_out, spark_out = topics.create("upper-in", "upper-ours", "upper-eos", "upper-spark")
         topics.fill(source, _text_values(spark, records))
-        return alternating(
-            "kafka → Wasm to_upper → kafka",
-            records,
+        best = best_alternating(
+            records, rounds,
             ("smt, Wasm to_upper", lambda: _expect(records, ours(source, ours_out))),
-            ("PySpark upper()", lambda: handwritten(source, spark_out)),
-            TO_UPPER_TARGET,
-            rounds,
-        )
+            ("smt, Wasm to_upper, exactly once", lambda: _expect(records, ours(source, eos_out, **_exactly_once("upper")))),
+            ("PySpark upper()", lambda: handwritten(source, spark_out)))  # fmt: skip
+        return _with_exactly_once("kafka → Wasm to_upper → kafka", best, "smt, Wasm to_upper", "PySpark upper()",
+                                  TO_UPPER_TARGET)  # fmt: skip
+
+
+def _exactly_once(name: str) -> dict[str, str]:
+    return {"sink.delivery.guarantee": "exactly_once", "sink.transactional.id.prefix": f"smt-bench-{name}"}
+
+
+def _with_exactly_once(name: str, best: dict, ours: str, baseline: str, target: float) -> list[Comparison]:
+    """The at-least-once row, and the exactly-once one against it and against the hand-written job."""
+    exactly_once = f"{ours}, exactly once"
+    return [
+        Comparison(name, best[ours], best[baseline], target),
+        Comparison(f"{name}, exactly once vs our at-least-once", best[exactly_once], best[ours],
+                   EXACTLY_ONCE_TARGET),
+        Comparison(f"{name}, exactly once vs hand-written", best[exactly_once], best[baseline]),
+    ]  # fmt: skip
 
 
 def json_chain_comparisons(spark, topics: "_Topics", records: int, rounds: int) -> list[Comparison]:
@@ -148,13 +172,18 @@ def json_chain_comparisons(spark, topics: "_Topics", records: int, rounds: int) 
     best = best_alternating(
         records, rounds,
         ("smt, JSON converters + 4 SMTs", lambda: _expect(records, ours(source))),
+        ("smt, JSON converters + 4 SMTs, exactly once", lambda: _expect(records, ours(source, _exactly_once("json")))),
         ("the same, sink.check.topics=false", lambda: _expect(records, ours(source, unchecked))),
         ("hand-written Spark SQL", lambda: write(handwritten(source))))  # fmt: skip
     baseline = best["hand-written Spark SQL"]
     return [
-        Comparison(
-            "kafka → 4-SMT JSON chain → kafka", best["smt, JSON converters + 4 SMTs"], baseline, JSON_CHAIN_TARGET
-        ),
+        *_with_exactly_once(
+            "kafka → 4-SMT JSON chain → kafka",
+            best,
+            "smt, JSON converters + 4 SMTs",
+            "hand-written Spark SQL",
+            JSON_CHAIN_TARGET,
+        ),  # fmt: skip
         Comparison(
             "the same without caching the output to check its topics",
             best["the same, sink.check.topics=false"],

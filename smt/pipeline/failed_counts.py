@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from smt.connector import DEAD_LETTERS_PART as DEAD_LETTERS
+from smt.connector import SINK_PART as SINK
 from smt.pipeline.processor import BatchCounts
 
 __all__ = ["FailedRunCounts", "failed_run_counts"]
-
-#: The writes of one batch run, in order.
-SINK, DEAD_LETTERS = "sink", "dead_letters"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,7 +30,7 @@ from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
-from smt.pipeline.failed_counts import DEAD_LETTERS, SINK, FailedRunCounts, failed_run_counts
+from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
 from smt.pipeline.new_outputs import NewOutputs
@@ -377,19 +377,11 @@ def _write_outputs(
 
     done = done if done is not None and batch_id is None else set()
     # Counts rows have a null flag: neither the records nor the dead letters.
-    internal = (DEAD_LETTER_COLUMN, COUNTS_COLUMN)
     if dead_letters is None:
-        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
+        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN, COUNTS_COLUMN), batch_id)
         done.add(SINK)
         return
-    out = out.persist()
-    try:
-        spec.sink.write(out.where(~F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
-        done.add(SINK)
-        dead_letters.write(out.where(F.col(DEAD_LETTER_COLUMN)).drop(*internal), batch_id)
-        done.add(DEAD_LETTERS)
-    finally:
-        out.unpersist()
+    spec.sink.write_with_dead_letters(out.drop(COUNTS_COLUMN), dead_letters, DEAD_LETTER_COLUMN, batch_id, done.add)
 
 
 def _first_cause_line(exc: BaseException) -> str:

@@ -360,8 +360,13 @@ class _Builder:
             return None
 
     def _bind_dead_letters(self, parts: dict[str, Any]) -> None:
-        """Let the dead-letter queue see the source (a topic the pipeline reads is refused)."""
-        dead_letters, source = parts["dead_letters"], parts["source"]
+        """Let the sink see the dead-letter queue, and the queue the source (a topic the pipeline reads is refused)."""
+        dead_letters, source, sink = parts["dead_letters"], parts["source"], parts.get("sink")
+        if dead_letters is not None and sink is not None:
+            try:
+                sink.bind_dead_letters(dead_letters)
+            except ConfigError as exc:
+                self.problems.extend(exc.problems)
         if dead_letters is None or source is None or not hasattr(dead_letters, "bind_source"):
             return
         try:

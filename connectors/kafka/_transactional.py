@@ -1,0 +1,284 @@
+"""Exactly-once writes: one Kafka transaction per Spark task, and a marker that makes a replay skip it.
+
+Each Spark task that writes (one per partition of the written DataFrame)
+owns the transactional id ``<prefix>-<partition index>``.  It
+
+1. opens a transactional producer with that id and calls
+   ``init_transactions()`` first: the broker fences every older producer with
+   the id (a zombie attempt of the same task, a task of a driver that was
+   killed) and finishes their open transaction, so nothing of theirs can
+   commit from now on;
+2. then reads its marker (below): if the marker names this run and batch, an
+   earlier attempt committed this task's records already, and the task
+   writes nothing;
+3. else writes its records, each with its own timestamp, and the marker in
+   one transaction, and commits it.
+
+The marker is the committed offset of the consumer group named like the
+transactional id, on partition 0 of the markers topic (nothing is ever
+written to that topic: it only anchors the offsets).  It is committed with
+``send_offsets_to_transaction``, so it becomes visible exactly when the
+records do; its metadata is ``<run>/<batch>``.  The run is the streaming
+query's id, which Spark keeps in the checkpoint (a restart keeps it), or a
+fresh id per batch run.  Reading it with ``isolation.level=read_committed``
+after ``init_transactions()`` sees every transaction of the id that can
+still commit.
+
+A replay must give each task the same records: Spark replays a micro-batch
+from the offset ranges in its offset log, and the Kafka source plans one
+partition per topic partition with data, in a fixed order, so the same
+ranges give the same tasks.  Settings that change the planning between a
+crash and the restart (``source.min.partitions``, a Spark upgrade) break
+that; see the connector's README.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import uuid
+from typing import TYPE_CHECKING, Iterator, Mapping
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from connectors.kafka._preflight import KafkaWriteError
+from smt.errors import SmtError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from confluent_kafka import Producer
+
+__all__ = ["TASK_RESULT_DDL", "TaskTransaction", "TransactionalWrite", "new_run_id"]
+
+#: What each writing task reports back to the driver.
+TASK_RESULT_DDL = "task int, records long, dead_letters long, skipped boolean"
+
+#: Spark's local property holding the streaming query's id (kept in the checkpoint's metadata).
+_QUERY_ID_PROPERTY = "sql.streaming.queryId"
+
+#: How long the librdkafka calls of one task may wait for the brokers.
+_TIMEOUT_S = 60.0
+
+#: Transactions may stay open this long (the broker's transaction.max.timeout.ms caps it, default 15 min).
+_TRANSACTION_TIMEOUT_MS = "600000"
+
+
+def new_run_id() -> str:
+    """The run of a batch-mode write (a streaming run uses its query's id)."""
+    return f"batch-{uuid.uuid4()}"
+
+
+class TaskTransaction:
+    """One task's transactional producer and marker, for one batch.
+
+    ``begin()`` fences older attempts and says whether this task still has
+    to write; then ``produce`` any number of Arrow batches, then ``commit``.
+    """
+
+    def __init__(self, settings: Mapping[str, str], transactional_id: str, markers_topic: str, marker: str) -> None:
+        from confluent_kafka import Consumer, Producer
+
+        self.transactional_id = transactional_id
+        self.markers_topic = markers_topic
+        self.marker = marker
+        self.producer: Producer = Producer({
+            "transaction.timeout.ms": _TRANSACTION_TIMEOUT_MS, **settings,
+            "transactional.id": transactional_id, "enable.idempotence": "true", "acks": "all",
+        })  # fmt: skip
+        consumer_settings = {k: v for k, v in settings.items() if not _producer_only(k)}
+        self._consumer = Consumer({
+            **consumer_settings, "group.id": transactional_id,
+            "isolation.level": "read_committed", "enable.auto.commit": "false",
+        })  # fmt: skip
+
+    def begin(self) -> bool:
+        """Fence older producers of this task; False when this batch's records are committed already."""
+        self._call("initialising transactions", self.producer.init_transactions, _TIMEOUT_S)
+        if self.committed_marker() == self.marker:
+            return False
+        self._call("beginning a transaction", self.producer.begin_transaction)
+        return True
+
+    def committed_marker(self) -> str | None:
+        """The ``<run>/<batch>`` last committed by this task's id, or None."""
+        from confluent_kafka import TopicPartition
+
+        found = self._call(
+            "reading the task's marker",
+            self._consumer.committed,
+            [TopicPartition(self.markers_topic, 0)],
+            _TIMEOUT_S,
+        )
+        return found[0].metadata if found and found[0].offset >= 0 else None
+
+    def produce(self, batch: pa.RecordBatch, keep_partition: bool) -> None:
+        """Send ``batch``'s records (``topic``, ``key``, ``value``, ``headers``, ``timestamp``, ``partition``)."""
+        produce_batch(self.producer, batch, keep_partition)
+
+    def commit(self, batch_id: int) -> None:
+        """Commit the records sent and this batch's marker, atomically."""
+        from confluent_kafka import TopicPartition
+
+        marker = TopicPartition(self.markers_topic, 0, batch_id + 1, metadata=self.marker)
+        group = self._consumer.consumer_group_metadata()
+        self._call("committing the marker", self.producer.send_offsets_to_transaction, [marker], group, _TIMEOUT_S)
+        self._call("committing the transaction", self.producer.commit_transaction, _TIMEOUT_S)
+
+    def abort(self) -> None:
+        """Abort the open transaction, when the producer still may (a fenced one may not)."""
+        try:
+            self.producer.abort_transaction(_TIMEOUT_S)
+        except Exception:  # the task fails with the error that led here
+            pass
+
+    def close(self) -> None:
+        """Release the clients (an open transaction is left to the broker's timeout, or the next attempt)."""
+        self._consumer.close()
+        del self.producer
+
+    def _call(self, doing: str, method, *args):
+        from confluent_kafka import KafkaError, KafkaException
+
+        try:
+            return method(*args)
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+            if error is not None and error.code() in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED):
+                raise KafkaWriteError(
+                    f"transactional.id '{self.transactional_id}': fenced while {doing} by a newer attempt of "
+                    "the same task, which writes its records instead"
+                ) from exc
+            raise KafkaWriteError(f"transactional.id '{self.transactional_id}': {doing} failed: {exc}") from exc
+
+
+def _producer_only(name: str) -> bool:
+    return name in {"acks", "enable.idempotence", "linger.ms", "partitioner", "message.max.bytes",
+                    "transaction.timeout.ms", "compression.type", "batch.size", "retries"}  # fmt: skip
+
+
+def produce_batch(producer: "Producer", batch: pa.RecordBatch, keep_partition: bool) -> None:
+    """Send every row of ``batch``, each with its own timestamp (null: the time of writing).
+
+    One ``produce`` call per record (librdkafka batches them); the columns are
+    converted to Python lists once per batch.  A full local queue is waited
+    out, never dropped.
+    """
+    rows = batch.num_rows
+    if not rows:
+        return
+    topics = batch.column("topic").to_pylist()
+    keys = _column(batch, "key", rows)
+    values = _column(batch, "value", rows)
+    stamps = _millis(batch.column("timestamp")) if "timestamp" in batch.schema.names else [0] * rows
+    partitions = _partitions(batch, rows, keep_partition)
+    headers = _headers(batch, rows)
+    produce = producer.produce
+    for i in range(rows):
+        while True:
+            try:
+                produce(topics[i], values[i], keys[i], partitions[i], timestamp=stamps[i], headers=headers[i])
+                break
+            except BufferError:
+                producer.poll(0.05)
+    producer.poll(0)
+
+
+def _column(batch: pa.RecordBatch, name: str, rows: int) -> list:
+    return batch.column(name).to_pylist() if name in batch.schema.names else [None] * rows
+
+
+def _millis(stamps: pa.Array) -> list[int]:
+    """Epoch milliseconds, 0 (librdkafka's "now") where null."""
+    if pa.types.is_timestamp(stamps.type):
+        stamps = pc.cast(pc.cast(stamps, pa.timestamp("ms", stamps.type.tz), safe=False), pa.int64())
+    return pc.fill_null(stamps, 0).to_pylist()
+
+
+def _partitions(batch: pa.RecordBatch, rows: int, keep_partition: bool) -> list[int]:
+    """The partition of each record, -1 (the partitioner chooses) unless kept."""
+    if not keep_partition or "partition" not in batch.schema.names:
+        return [-1] * rows
+    return pc.fill_null(batch.column("partition"), -1).to_pylist()
+
+
+def _headers(batch: pa.RecordBatch, rows: int) -> list:
+    if "headers" not in batch.schema.names:
+        return [None] * rows
+    column = batch.column("headers")
+    if len(column.values) == 0:
+        return [None] * rows
+    return [[(h["key"], h["value"]) for h in record] if record else None for record in column.to_pylist()]
+
+
+@dataclasses.dataclass(frozen=True)
+class TransactionalWrite:
+    """The ``mapInArrow`` function that writes one task's rows in one transaction (see the module docs).
+
+    Built on the driver per batch and pickled to the executors; yields one
+    :data:`TASK_RESULT_DDL` row per task that had rows.
+    """
+
+    settings: Mapping[str, str]
+    prefix: str
+    markers_topic: str
+    batch_id: int
+    run: str | None = None
+    keep_partition: bool = False
+    #: The boolean column that flags dead letters (counted apart), if any.
+    dead_letter_column: str | None = None
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        task = context.partitionId()
+        batches = iter(batches)
+        first = next((b for b in batches if b.num_rows), None)
+        if first is None:
+            return
+        run = self.run or context.getLocalProperty(_QUERY_ID_PROPERTY)
+        if not run:
+            raise SmtError("exactly-once write: no streaming query id and no run id; cannot name the batch")
+        transaction = TaskTransaction(self.settings, f"{self.prefix}-{task}", self.markers_topic,
+                                      f"{run}/{self.batch_id}")  # fmt: skip
+        try:
+            yield self._write(transaction, task, first, batches)
+        finally:
+            transaction.close()
+
+    def _write(self, transaction: TaskTransaction, task: int, first: pa.RecordBatch, batches) -> pa.RecordBatch:
+        records = dead = 0
+        writing = transaction.begin()
+        try:
+            # An already committed task still drains its rows: the pipeline's counts include them.
+            for batch in itertools.chain([first], batches):
+                if writing:
+                    transaction.produce(self._records(batch), self.keep_partition)
+                dead += self._dead_letters(batch)
+                records += batch.num_rows
+            if writing:
+                transaction.commit(self.batch_id)
+        except BaseException:
+            if writing:
+                transaction.abort()
+            raise
+        return _result(task, records - dead, dead, skipped=not writing)
+
+    def _records(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        if self.dead_letter_column is None:
+            return batch
+        return batch.drop_columns([self.dead_letter_column])
+
+    def _dead_letters(self, batch: pa.RecordBatch) -> int:
+        if self.dead_letter_column is None:
+            return 0
+        return int(pc.sum(pc.fill_null(batch.column(self.dead_letter_column), False)).as_py() or 0)
+
+
+def _result(task: int, records: int, dead_letters: int, skipped: bool) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict(
+        {"task": [task], "records": [records], "dead_letters": [dead_letters], "skipped": [skipped]},
+        schema=pa.schema(
+            [("task", pa.int32()), ("records", pa.int64()), ("dead_letters", pa.int64()), ("skipped", pa.bool_())]
+        ),  # fmt: skip
+    )
