@@ -76,6 +76,16 @@ class KafkaSink(Sink):
 
     name = "kafka"
     aliases = ("KafkaSink",)
+    #: What a streaming checkpoint is bound to: the cluster, the destination and, for exactly-once,
+    #: the transactional ids and markers that say which micro-batches were committed.  Client
+    #: tuning (kafka.linger.ms, ...) may change between restarts.
+    checkpoint_keys = (
+        "kafka.bootstrap.servers",
+        "topic",
+        "delivery.guarantee",
+        "transactional.id.prefix",
+        "transactional.markers.topic",
+    )
     config_def = (
         ConfigDef()
         .define("kafka.bootstrap.servers", ConfigType.STRING, REQUIRED, non_empty_string, Importance.HIGH,

@@ -185,3 +185,23 @@ def test_bad_streaming_keys_are_named(spark, tmp_path):
 def test_changes_are_described_key_by_key():
     assert describe_changes({"a": "1", "b": "2"}, {"a": "1", "b": "3", "c": "4"}) == "b changed '2' → '3'; c added"
     assert describe_changes({"x": "1"}, {}) == "x removed"
+
+
+def test_a_kafka_sinks_checkpoint_is_bound_to_its_cluster_topic_and_transactions_not_its_tuning():
+    from connectors.file import FileSource
+    from connectors.kafka import KafkaSink
+    from smt.pipeline.streaming import checkpoint_keys
+
+    props = {
+        "source": "file",
+        "source.path": "in",
+        "sink": "kafka",
+        "sink.topic": "out",
+        "sink.kafka.bootstrap.servers": "127.0.0.1:9092",
+        "sink.kafka.linger.ms": "5",
+        "sink.delivery.guarantee": "exactly_once",
+        "sink.transactional.id.prefix": "orders",
+    }
+    keys = checkpoint_keys(props, FileSource, KafkaSink)
+    assert {"sink.topic", "sink.kafka.bootstrap.servers", "sink.transactional.id.prefix"} <= keys
+    assert "sink.kafka.linger.ms" not in keys
