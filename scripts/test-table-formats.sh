@@ -6,5 +6,5 @@
 # Extra arguments go to pytest.  SMT_TABLE_PYSPARK_VERSION picks another PySpark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export SMT_PYSPARK_VERSION=${SMT_TABLE_PYSPARK_VERSION:-4.1.0}
+export SMT_PYSPARK_VERSION=${SMT_TABLE_PYSPARK_VERSION:-4.1.1}
 exec bash scripts/test-oldest-pyspark.sh tests/connectors/table tests/examples/test_tables.py -k "delta or iceberg" "$@"
