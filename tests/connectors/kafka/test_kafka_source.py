@@ -196,7 +196,7 @@ def test_kafka_settings_spark_refuses_are_reported(kafka_spark, kafka_broker, ev
     with pytest.raises(
         SmtError,
         match=r"^source: Spark's Kafka source rejected the configuration: "
-        r"Kafka option 'key\.deserializer' is not supported",
+        r"IllegalArgumentException: Kafka option 'key\.deserializer' is not supported",
     ):
         read(kafka_spark, kafka_broker, topics=events_topic,
              kafka_key_deserializer="org.apache.kafka.common.serialization.StringDeserializer")  # fmt: skip
