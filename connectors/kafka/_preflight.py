@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "KafkaAuthenticationError", "KafkaUnavailableError", "KafkaWriteError", "MissingTopicError",
-    "list_topics", "require_topics", "kafka_error_summary",
+    "list_topics", "require_topics", "kafka_error_summary", "kafka_job_failure",
 ]  # fmt: skip
 
 
@@ -134,8 +134,35 @@ def kafka_error_summary(exc: BaseException) -> str:
     """One line naming the Kafka (or Java) exception behind a py4j or Spark error.
 
     The outermost Kafka exception usually says what failed (it names the
-    topic), the innermost why; both are kept when they differ.
+    topic), the innermost why; both are kept when they differ.  A job that
+    failed on a record, or reading, says so first.
     """
+    failed, summary = _what_failed(exc)
+    return summary if failed == _WRITING else f"{failed}: {summary}"
+
+
+def kafka_job_failure(exc: BaseException, servers: str) -> str:
+    """The message for a Spark job that wrote to the Kafka cluster at ``servers`` and failed.
+
+    Only a failed write is called one (its records sent before the failure
+    stay in Kafka); a job stopped by a record, or by its Kafka source, says that.
+    """
+    failed, summary = _what_failed(exc)
+    if failed == _WRITING:
+        return (
+            f"writing to the Kafka cluster at {servers} failed; records written before the failure stay in "
+            f"Kafka: {summary}"
+        )
+    return f"{failed}: {summary}"
+
+
+_WRITING = "writing failed"
+_RECORD = "a record failed before it was written (not a Kafka problem)"
+_READING = "reading the source topics failed, not writing"
+
+
+def _what_failed(exc: BaseException) -> tuple[str, str]:
+    """(what failed: _WRITING, _RECORD or _READING; the exception that says why)."""
     text = chain_text(exc)
     python = _PYTHON_WORKER.search(text)
     if python is not None:
@@ -143,11 +170,9 @@ def kafka_error_summary(exc: BaseException) -> str:
         raised = _PYTHON_EXCEPTION.findall(text[python.end() :])
         if raised:
             name, message = raised[-1]
-            return f"a record failed before it was written (not a Kafka problem): {_exception_line(name, message)}"
+            return _RECORD, _exception_line(name, message)
     summary = _java_summary(text)
-    if any(marker in text for marker in _READ_SIDE):
-        return f"reading the source topics failed, not writing: {summary}"
-    return summary
+    return (_READING if any(marker in text for marker in _READ_SIDE) else _WRITING), summary
 
 
 def _java_summary(text: str) -> str:

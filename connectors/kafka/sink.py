@@ -15,7 +15,7 @@ from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_par
 from connectors.kafka._preflight import (
     KafkaWriteError,
     MissingTopicError,
-    kafka_error_summary,
+    kafka_job_failure,
     list_topics,
     require_topics,
 )
@@ -328,10 +328,7 @@ class KafkaSink(Sink):
         try:
             write_kafka_batch(out, spark_kafka_options(self.raw_config))
         except Exception as exc:
-            raise KafkaWriteError(
-                f"writing to the Kafka cluster at {self._servers} failed; records written before "
-                f"the failure stay in Kafka: {kafka_error_summary(exc)}"
-            ) from exc
+            raise KafkaWriteError(kafka_job_failure(exc, self._servers)) from exc
 
 
 def _null_when_empty(headers: pa.Array) -> pa.Array:

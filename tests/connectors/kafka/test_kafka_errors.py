@@ -2,7 +2,7 @@
 
 import pytest
 
-from connectors.kafka._preflight import MissingTopicError, kafka_error_summary, require_topics
+from connectors.kafka._preflight import MissingTopicError, kafka_error_summary, kafka_job_failure, require_topics
 
 SPARK_WRITE_FAILURE = """An error occurred while calling o123.save.
 : org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 times, most recent failure: Lost task 0.0 in stage 3.0 (TID 4) (127.0.0.1 executor driver): org.apache.kafka.common.errors.TimeoutException: Topic out not present in metadata after 1500 ms.
@@ -58,3 +58,17 @@ def test_missing_topics_are_all_named():
     with pytest.raises(MissingTopicError, match=r"^sink: topics 'a', 'c' do not exist on the Kafka cluster at h:1 "):
         require_topics({"a", "b", "c"}, {"b"}, "h:1", "sink")
     require_topics({"b"}, {"b"}, "h:1", "sink")  # nothing missing: no error
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (SPARK_WRITE_FAILURE, "writing to the Kafka cluster at h:1 failed; records written before the failure stay in "
+                              "Kafka: TimeoutException: Topic out not present in metadata after 1500 ms."),
+        (READ_TIMEOUT, "reading the source topics failed, not writing: TimeoutException: Timeout of 60000ms expired"),
+        (PYTHON_WORKER, "a record failed before it was written (not a Kafka problem): StageError: Error in "
+                        "VALUE_CONVERTER stage"),
+    ],
+)  # fmt: skip
+def test_a_failed_kafka_job_is_called_a_write_failure_only_when_writing_failed(text, message):
+    assert kafka_job_failure(RuntimeError(text), "h:1").startswith(message)
