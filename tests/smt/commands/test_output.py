@@ -108,7 +108,7 @@ def test_a_failed_record_is_one_line_and_a_hint_with_spark_hidden(tmp_path):
     assert done.returncode == EXIT_FAILED
     error, hint = done.stderr.splitlines()  # nothing else: no banner, no warnings, no tracebacks
     assert error.startswith("error: Error in VALUE_CONVERTER stage with converters.json.converter.JsonConverter "
-                            "on record topic='in' partition=0 offset=1: ")  # fmt: skip
+                            f"on the record read from line 2 of {tmp_path / 'in.txt'}: ")  # fmt: skip
     assert error.endswith("in 'not json'")
     assert hint.startswith("hint: errors.tolerance=none stops the run at the first failed record; ")
     log_file = hint.split("Spark's log: ")[1].split(" ")[0]

@@ -77,8 +77,8 @@ def test_tolerance_none_fails_the_job_and_writes_nothing(spark, tmp_path):
     spec = pipeline(tmp_path, ["ok", "boom"])
     with pytest.raises(
         PipelineFailed,
-        match=r"TRANSFORMATION stage .*AppendSuffix \(alias 'suffix'\) on record "
-        r"topic='orders'.*cannot append to boom",
+        match=r"TRANSFORMATION stage .*AppendSuffix \(alias 'suffix'\) on the record read from "
+        r"line 2 of .*orders\.txt: DataError: cannot append to boom",
     ):
         run_pipeline(spec, spark=spark)
     out = tmp_path / "out"
