@@ -191,7 +191,6 @@ def test_validate_strict_makes_unknown_and_deprecated_keys_errors(tmp_path, caps
                 "transforms=r",
                 "transforms.r.type=ReplaceField$Value",
                 "transforms.r.blacklist=card",
-                "transforms=r",
                 "",
             ]
         ),
