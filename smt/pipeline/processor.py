@@ -94,7 +94,9 @@ class _Failures(ChainErrors):
             # A walk that found no bottom: the record is too deep, whichever stage noticed.
             cause = NestingTooDeep()
             cause.__cause__ = error.cause
-            error = StageError(error.stage, error.plugin_class, cause, record=error.record, alias=error.alias)
+            error = StageError(
+                error.stage, error.plugin_class, cause, record=error.record, alias=error.alias, location=error.location
+            )
         if not self.policy.tolerates_all:
             masked = masked_error(self.policy, error)
             if masked is not error:
