@@ -16,8 +16,8 @@ import decimal as _decimal
 from typing import Any
 
 from smt.data import Date, Decimal, Float32, Schema, Struct, Time, Timestamp, Type, format_float
+from smt.data.float32 import format_double
 from smt.data.logical import millis_to_datetime, temporal_millis
-from smt.data.values import format_double
 
 __all__ = ["java_class_of", "java_to_string"]
 

@@ -17,7 +17,7 @@ import decimal as _decimal
 from typing import Any
 
 from smt.data._string_parser import parse_text
-from smt.data.float32 import Float32, format_float
+from smt.data.float32 import Float32, format_double, format_float
 from smt.data.logical import EPOCH, MILLIS_PER_DAY, Date, Decimal, Time, Timestamp, temporal_millis
 from smt.data.schema import Schema, SchemaBuilder, Type
 from smt.data.struct import Struct
@@ -173,30 +173,6 @@ def _part_schema(schema: Schema | None, type_: Type, part: str) -> Schema | None
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def format_double(value: float) -> str:
-    """``value`` as Java's ``Double.toString`` writes it (``1.5``, ``1.0E7``, ``1.0E-5``, ``NaN``).
-
-    Both pick the shortest digits that read back to the same double; Java
-    switches to ``d.dddE±n`` outside [10⁻³, 10⁷) where Python switches elsewhere.
-    """
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    magnitude = abs(value)
-    if value == 0 or 1e-3 <= magnitude < 1e7:
-        return repr(value)  # Python writes this range in plain notation too, with ".0" when integral
-    shortest = repr(value)
-    if magnitude < 1e-307 and len(_decimal.Decimal(shortest).as_tuple().digits) == 1:
-        # Java prints two significant digits at least, the two closest to the value: 4.9E-324.
-        two = f"{value:.2g}"
-        shortest = two if float(two) == value else shortest
-    sign, digits, exponent = _decimal.Decimal(shortest).as_tuple()
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    scientific = len(digits) - 1 + exponent
-    return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{scientific}"
 
 
 def format_java_date(value: _dt.date | _dt.time) -> str:

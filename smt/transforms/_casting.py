@@ -14,9 +14,9 @@ import math
 import re
 from typing import Any
 
-from smt.data.float32 import Float32, format_float
+from smt.data.float32 import Float32, format_double, format_float
 from smt.data.logical import MILLIS_PER_DAY, temporal_millis
-from smt.data.values import format_double, format_java_date
+from smt.data.values import format_java_date
 from smt.errors import DataError
 
 __all__ = ["cast_value", "TARGET_TYPES"]
