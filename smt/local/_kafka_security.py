@@ -19,6 +19,8 @@ import subprocess
 from pathlib import Path
 from typing import Mapping
 
+from smt.local._kafka_setup import BrokerError
+
 __all__ = ["PROTOCOLS", "BrokerSecurity", "ClientSecurity", "TlsFiles", "ensure_tls_files"]
 
 PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SSL", "SASL_SSL")
@@ -211,8 +213,6 @@ def _make_stores(tls: TlsFiles, keytool: str, host: str) -> None:
     for step in steps:
         done = subprocess.run([keytool, *map(str, step)], capture_output=True, text=True, timeout=120, check=False)
         if done.returncode != 0:
-            from smt.local.kafka import BrokerError
-
             raise BrokerError(
                 f"making the local broker's TLS certificates in {tls.directory} failed at "
                 f"'keytool {step[0]}' (exit {done.returncode}):\n{(done.stdout + done.stderr).strip()[-1000:]}"
@@ -225,7 +225,5 @@ def _keytool(java: str) -> str:
         return str(beside_java)
     found = shutil.which("keytool")
     if found is None:
-        from smt.local.kafka import BrokerError
-
         raise BrokerError("cannot make TLS certificates for Kafka: no 'keytool' beside java or on PATH")
     return found
