@@ -26,7 +26,7 @@ import time
 from smt.commands.output import EXIT_OK
 from smt.local import _kafka_commands
 
-__all__ = ["add_commands", "main"]
+__all__ = ["add_commands"]
 
 
 def add_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -38,13 +38,6 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
         "fetch", parents=[common], help="download the Java artifacts the project uses into the cache"
     )
     fetch.set_defaults(handler=_fetch)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m smt.local.cli ARGS`` is ``smt local ARGS``."""
-    from smt.cli import main as smt_main
-
-    return smt_main(["local", *(sys.argv[1:] if argv is None else argv)])
 
 
 def _fetch(args: argparse.Namespace) -> int:
@@ -67,7 +60,3 @@ def _fetch(args: argparse.Namespace) -> int:
     if note is not None:
         print(f"note: {note}", file=sys.stderr)
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from smt import cli
 from smt.commands.output import EXIT_NOT_RUNNING
-from smt.local import cli
 from smt.local._probe import fetch_metadata
 from smt.local.kafka import BrokerError, LocalKafka
 
@@ -17,7 +17,7 @@ HOST_PORT = re.compile(r"^127\.0\.0\.1:(\d+)$")
 
 
 def run(capsys, *argv: str) -> tuple[int, list[str]]:
-    code = cli.main(list(argv))
+    code = cli.main(["local", *argv])
     captured = capsys.readouterr()
     assert code != 1, captured.err
     return code, captured.out.strip().splitlines()
@@ -76,7 +76,7 @@ def test_a_restarted_broker_keeps_its_topics(tmp_path):
 def test_start_without_java_names_the_problem(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    code = cli.main(["kafka", "--state-dir", str(tmp_path / "broker"), "start"])
+    code = cli.main(["local", "kafka", "--state-dir", str(tmp_path / "broker"), "start"])
     assert code == 1
     assert re.search(r"^error: cannot start Kafka: no 'java' on PATH", capsys.readouterr().err)
 
@@ -95,7 +95,7 @@ def test_a_broker_that_exits_during_start_up_is_reported_with_its_log(tmp_path):
 
 
 def test_usage_errors_exit_2(capsys):
-    assert cli.main(["kafka", "restart"]) == 2
+    assert cli.main(["local", "kafka", "restart"]) == 2
     assert "invalid choice: 'restart'" in capsys.readouterr().err
 
 

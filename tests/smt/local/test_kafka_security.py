@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from smt.local import cli
+from smt import cli
 from smt.local._kafka_security import BrokerSecurity, ClientSecurity, TlsFiles, listener_properties
 from smt.local._probe import SaslAuthenticationFailed, fetch_metadata
 from smt.local.kafka import LocalKafka
@@ -89,7 +89,7 @@ def test_bad_security_is_refused(listeners, users, message):
 def test_a_sasl_ssl_broker_from_the_cli_authenticates_its_users(capsys, tmp_path):
     state = tmp_path / "broker"
     try:
-        assert cli.main(["kafka", "--state-dir", str(state), "start", "--port", "0", "--listener", "SASL_SSL",
+        assert cli.main(["local", "kafka", "--state-dir", str(state), "start", "--port", "0", "--listener", "SASL_SSL",
                          "--user", "alice:a-secret"]) == 0  # fmt: skip
         lines = capsys.readouterr().out.strip().splitlines()
         servers = lines[-1]
