@@ -13,7 +13,7 @@ import os
 
 import pyarrow.fs as pafs
 
-from smt.driver_files import create_local_file
+from smt._local_file import create_local_file
 
 
 class ArrowFiles:

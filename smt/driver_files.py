@@ -13,9 +13,9 @@ Both the pipeline (its checkpoint's fingerprint) and the file connector
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from smt._local_file import create_local_file
 from smt.sessions import is_connect
 
 __all__ = ["HadoopFiles", "create_local_file", "driver_files", "local_files"]
@@ -118,17 +118,3 @@ class HadoopFiles:
             out.close()
         self.delete(path)
         self.rename(temporary, path)
-
-
-def create_local_file(path: str, text: str) -> bool:
-    """Create local file ``path`` (and its folder) holding ``text``, atomically unless it exists: False when it did."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    try:
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
-    return True
