@@ -99,6 +99,11 @@ def wasm_transform(name: str, config: Mapping[str, str]):
     return transform
 
 
+def kafka_connect_transform(module_path: str, path: str, function: str = "to_upper"):
+    """A Kafka Connect ABI guest's ``function`` as a ``wasm`` transform on ``path`` (``fast`` or ``reference``)."""
+    return wasm_transform(function, {"module.path": module_path, "function.name": function, "path": path})
+
+
 def value_batches(values: pa.Array, batch_rows: int) -> list[pa.RecordBatch]:
     """``values`` as records of topic ``bench``, in Arrow batches of at most ``batch_rows``."""
     return pa.table({"value": values, "topic": pa.array(["bench"] * len(values))}).to_batches(max_chunksize=batch_rows)

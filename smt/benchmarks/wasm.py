@@ -42,68 +42,15 @@ from smt.benchmarks import wasm_extism, wasm_kafka_connect, wasm_proxy_wasm, was
 from smt.benchmarks._common import (
     Comparison,
     Measurement,
+    kafka_connect_transform,
     measure,
     measure_batches,
     value_batches,
-    wasm_transform,
 )
+from smt.benchmarks.wasm_guests import TO_UPPER_WAT
 from smt.local.spark_session import local_spark
 
-__all__ = ["run", "TO_UPPER_WAT", "BUMP_ALLOCATOR_WAT"]
-
-#: A guest's memory with a bump allocator (``$bump`` is reset per record by the entry functions).
-BUMP_ALLOCATOR_WAT = """(memory (export "memory") 1)
-  (global $bump (mut i32) (i32.const 1024))
-  (func (export "alloc") (param $n i32) (result i32)
-    (local $p i32) (local $end i32) (local $have i32)
-    (local.set $p (global.get $bump))
-    (local.set $end (i32.add (local.get $p) (local.get $n)))
-    (local.set $have (i32.shl (memory.size) (i32.const 16)))
-    (if (i32.gt_u (local.get $end) (local.get $have))
-      (then (drop (memory.grow (i32.shr_u (i32.add (i32.sub (local.get $end) (local.get $have)) (i32.const 65535)) (i32.const 16))))))
-    (global.set $bump (local.get $end))
-    (local.get $p))
-  (func (export "dealloc") (param i32 i32))"""
-
-#: to_upper over the value, with a bump allocator reset per record.
-TO_UPPER_WAT = (
-    """(module
-  (import "env" "get_value" (func $get_value (result i64)))
-  (import "env" "set_value" (func $set_value (param i32 i32)))
-  """
-    + BUMP_ALLOCATOR_WAT
-    + """
-  ;; upper-cases 8 bytes at a time (SWAR), as an optimizing compiler would vectorize it
-  (func $upper8 (param $x i64) (result i64)
-    (local $low7 i64) (local $lower i64)
-    (local.set $low7 (i64.and (local.get $x) (i64.const 0x7f7f7f7f7f7f7f7f)))
-    (local.set $lower
-      (i64.and
-        (i64.and (i64.add (local.get $low7) (i64.const 0x1f1f1f1f1f1f1f1f))
-                 (i64.xor (i64.add (local.get $low7) (i64.const 0x0505050505050505)) (i64.const -1)))
-        (i64.and (i64.xor (local.get $x) (i64.const -1)) (i64.const 0x8080808080808080))))
-    (i64.xor (local.get $x) (i64.shr_u (local.get $lower) (i64.const 2))))
-  (func (export "to_upper") (local $v i64) (local $p i32) (local $n i32) (local $i i32) (local $c i32)
-    (global.set $bump (i32.const 1024))
-    (local.set $v (call $get_value))
-    (local.set $p (i32.wrap_i64 (i64.shr_u (local.get $v) (i64.const 32))))
-    (local.set $n (i32.wrap_i64 (local.get $v)))
-    (block $words (loop $next_word
-      (br_if $words (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $n)))
-      (i64.store (i32.add (local.get $p) (local.get $i))
-        (call $upper8 (i64.load (i32.add (local.get $p) (local.get $i)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 8)))
-      (br $next_word)))
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-      (local.set $c (i32.load8_u (i32.add (local.get $p) (local.get $i))))
-      (if (i32.lt_u (i32.sub (local.get $c) (i32.const 97)) (i32.const 26))
-        (then (i32.store8 (i32.add (local.get $p) (local.get $i)) (i32.sub (local.get $c) (i32.const 32)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (call $set_value (local.get $p) (local.get $n))))
-"""
-)
+__all__ = ["run", "TO_UPPER_WAT"]
 
 _WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
 _BATCH_ROWS = 10_000
@@ -121,14 +68,10 @@ def _values(count: int) -> pa.Array:
     return pa.array(values, type=pa.binary())
 
 
-def _transform(module_path: str, path: str, function: str = "to_upper"):
-    return wasm_transform(function, {"module.path": module_path, "function.name": function, "path": path})
-
-
 def standalone(module_path: str, scale: float) -> Comparison:
     count = max(1000, int(20_000 * scale))
     batches = value_batches(_values(count), _BATCH_ROWS)
-    fast, reference = _transform(module_path, "fast"), _transform(module_path, "reference")
+    fast, reference = (kafka_connect_transform(module_path, path) for path in ("fast", "reference"))
     ours = measure_batches("fast path", fast, batches, count, repeat=3)
     baseline = measure_batches("reference path", reference, batches, count)
     return Comparison("wasm to_upper, standalone", ours, baseline, target_ratio=50)
@@ -210,8 +153,8 @@ def run(scale: float = 1.0) -> list[Comparison]:
         values = _values(max(1000, int(20_000 * scale)))
         return [
             standalone(module_path, scale),
-            *wasm_kafka_connect.rust_guest(values, workdir),
-            *wasm_kafka_connect.record_json(values, workdir),
+            *wasm_kafka_connect.rust_guest(values, workdir, _BATCH_ROWS),
+            *wasm_kafka_connect.record_json(values, workdir, _BATCH_ROWS),
             wasm_redpanda.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS),
             wasm_proxy_wasm.standalone(_values(max(1000, int(200_000 * scale))), _BATCH_ROWS),
             *wasm_extism.run(_values(max(1000, int(100_000 * scale))), _BATCH_ROWS),

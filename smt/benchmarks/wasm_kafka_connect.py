@@ -19,7 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 import wasmtime
 
-from smt.benchmarks._common import Comparison, measure_batches
+from smt.benchmarks._common import Comparison, kafka_connect_transform, measure_batches
+from smt.benchmarks.wasm_guests import BUMP_ALLOCATOR_WAT
 
 __all__ = ["rust_guest", "record_json"]
 
@@ -31,8 +32,6 @@ RUST_TARGET_RATE = 5_000_000
 
 def _guest_wat() -> str:
     """get_record's JSON becomes the value (``to_json``), or is set back (``round_trip``)."""
-    from smt.benchmarks.wasm import BUMP_ALLOCATOR_WAT
-
     return (
         """(module
   (import "env" "get_record" (func $get_record (result i64)))
@@ -68,19 +67,23 @@ def _records(values: pa.Array) -> pa.Table:
 
 
 def _compare(
-    name: str, module_path: str, function: str, table: pa.Table, target_rate: float | None = None, repeat: int = 3
+    name: str,
+    module_path: str,
+    function: str,
+    table: pa.Table,
+    batch_rows: int,
+    target_rate: float | None = None,
+    repeat: int = 3,
 ) -> Comparison:
-    from smt.benchmarks.wasm import _BATCH_ROWS, _transform
-
-    batches = table.to_batches(max_chunksize=_BATCH_ROWS)
-    fast = _transform(module_path, "fast", function)
-    reference = _transform(module_path, "reference", function)
+    batches = table.to_batches(max_chunksize=batch_rows)
+    fast = kafka_connect_transform(module_path, "fast", function)
+    reference = kafka_connect_transform(module_path, "reference", function)
     ours = measure_batches("fast path", fast, batches, table.num_rows, repeat=repeat)
     baseline = measure_batches("reference path", reference, batches, table.num_rows)
     return Comparison(name, ours, baseline, target_rate=target_rate)
 
 
-def rust_guest(values: pa.Array, workdir: str) -> list[Comparison]:
+def rust_guest(values: pa.Array, workdir: str, batch_rows: int) -> list[Comparison]:
     """The Rust guest's to_upper; no row (a note on stderr) when it cannot be built here."""
     from host_functions.sdk import GuestBuildError, build_cargo_guest
 
@@ -96,19 +99,20 @@ def rust_guest(values: pa.Array, workdir: str) -> list[Comparison]:
             str(module),
             "to_upper",
             table,
+            batch_rows,
             target_rate=RUST_TARGET_RATE,
             repeat=5,
         )
     ]
 
 
-def record_json(values: pa.Array, workdir: str) -> list[Comparison]:
+def record_json(values: pa.Array, workdir: str, batch_rows: int) -> list[Comparison]:
     """get_record, and get_record + set_record, on records with a key and a header."""
     module = os.path.join(workdir, "record_json.wasm")
     with open(module, "wb") as out:
         out.write(wasmtime.wat2wasm(_guest_wat()))
     table = _records(values)
     return [
-        _compare("wasm get_record (JSON to the value)", module, "to_json", table),
-        _compare("wasm get_record + set_record round trip", module, "round_trip", table),
+        _compare("wasm get_record (JSON to the value)", module, "to_json", table, batch_rows),
+        _compare("wasm get_record + set_record round trip", module, "round_trip", table, batch_rows),
     ]
