@@ -30,7 +30,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from connectors.file.formats import FileFormat, OutputExistsError, ReadOptions
+from connectors.file._file_format import FileFormat, OutputExistsError, ReadOptions
 from smt.data.logical import datetime_to_millis
 from smt.errors import SmtError
 from smt.row_layout import KAFKA_ARROW_SCHEMA, KAFKA_ROW_FIELDS, KAFKA_ROW_SCHEMA_DDL

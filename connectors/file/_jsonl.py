@@ -34,10 +34,10 @@ from typing import Iterator
 
 import pyarrow as pa
 
+from connectors.file._file_format import FileFormat, ReadOptions, spark_save_mode
 from connectors.file._jsonl_lines import parse_jsonl_lines
 from connectors.file._lines import read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
-from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from smt.connector import SOURCE_ERROR_COLUMN, ReadTask
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 

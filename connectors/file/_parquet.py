@@ -21,8 +21,8 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from connectors.file._file_format import FileFormat, ReadOptions, spark_save_mode
 from connectors.file._splits import max_split_bytes, pack_splits
-from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from connectors.read_tasks import constant_strings, empty_headers, kafka_batch
 from smt.batch import KAFKA_ARROW_SCHEMA
 from smt.connector import ReadTask

@@ -27,9 +27,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from connectors.file._file_format import FileFormat, ReadOptions, spark_save_mode
 from connectors.file._lines import line_number, read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
-from connectors.file.formats import FileFormat, ReadOptions, spark_save_mode
 from connectors.read_tasks import constant_strings, kafka_batch
 from smt.connector import ReadTask, SinkRecordError
 
