@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from smt.chain import ChainStage
+from smt.chain_stage import ChainStage
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, parse_value
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.plugin import PluginContext

@@ -14,42 +14,20 @@ the stage that failed; the run's time is shared equally by its stages.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from typing import Any, Mapping
 
+from smt._chain_builder import build_stages
 from smt.batch import RecordBatch, distinct_origins
+from smt.chain_stage import ChainStage
 from smt.codegen import compile_fused_loop, finish_column
 from smt.errors import Stage, StageError
 from smt.metrics import ChainMetrics, StageMetrics
 from smt.record import Record
-from smt.transform import ErrorSink, Predicate, Transform
+from smt.transform import ErrorSink
 
 __all__ = ["TransformChain", "ChainStage"]
-
-
-@dataclasses.dataclass
-class ChainStage:
-    """One configured transform, with its optional predicate."""
-
-    alias: str
-    transform: Transform
-    predicate: Predicate | None = None
-    negate: bool = False
-
-    def mask(self, batch: RecordBatch) -> list[bool] | None:
-        """Which rows the stage applies to; ``None`` means every row."""
-        if self.predicate is None:
-            return None
-        tested = self.predicate.test_batch(batch)
-        if self.negate:
-            return [not t for t in tested]
-        return [bool(t) for t in tested]
-
-    @property
-    def class_name(self) -> str:
-        return type(self.transform).class_name()
 
 
 class TransformChain:
@@ -79,8 +57,6 @@ class TransformChain:
         Raises :class:`smt.errors.ConfigError` listing every problem, each
         naming its full key (``transforms.mask.type: unknown transform 'Foo'``).
         """
-        from smt._chain_builder import build_stages
-
         if isinstance(source, Mapping):
             props = source
         else:

@@ -143,7 +143,7 @@ MUTANTS = [
     ),
     Mutant(
         "negate-is-ignored",
-        "smt.chain:ChainStage.mask",
+        "smt.chain_stage:ChainStage.mask",
         "return [not t for t in tested]",
         "return [bool(t) for t in tested]",
         ("RecordIsTombstone", "HasHeaderKey"),
