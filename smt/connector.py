@@ -1,8 +1,8 @@
 """The connector interfaces: Spark sources and sinks in Kafka's row layout.
 
-They live in the core, with the other plugin interfaces, so that the plugin
-manager can tell sources from sinks without importing :mod:`connectors`; the
-built-in connectors implement them there.
+They live in the core, with the other plugin interfaces; the built-in
+connectors implement them in :mod:`connectors`.  Each declares its
+``connector_kind``, which the plugin registry files it under.
 
 A source returns a Spark DataFrame whose schema is Spark's Kafka source schema
 (:data:`smt.record.KAFKA_ROW_SCHEMA_DDL`); a sink writes such a DataFrame.
@@ -25,7 +25,7 @@ can read the data of the records it writes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator
 
 from smt.errors import DataError
 from smt.plugin import Plugin
@@ -78,6 +78,10 @@ class ReadTask:
 class Source(Plugin):
     """Reads records into Spark."""
 
+    #: The lookup kind the registry files the class under (:mod:`smt.plugins` reads it, so that
+    #: it tells sources from sinks without importing this module).
+    connector_kind: ClassVar[str] = "source"
+
     #: Whether the source can run as a Structured Streaming query.
     supports_streaming: bool = False
 
@@ -123,6 +127,9 @@ class Source(Plugin):
 
 class Sink(Plugin):
     """Writes records from Spark."""
+
+    #: The lookup kind the registry files the class under (see :attr:`Source.connector_kind`).
+    connector_kind: ClassVar[str] = "sink"
 
     #: The keys (prefix stripped) that say *where* the sink writes; a streaming checkpoint written
     #: with other values is refused (see :attr:`Source.checkpoint_keys`).  ``None``: every key.

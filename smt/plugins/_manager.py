@@ -122,12 +122,10 @@ class Plugins:
 
 
 def _connector_kind(cls: Any) -> str:
-    from smt.connector import Sink, Source
-
-    if isinstance(cls, type) and issubclass(cls, Source):
-        return "source"
-    if isinstance(cls, type) and issubclass(cls, Sink):
-        return "sink"
+    # Source and Sink declare the kind (smt.connector): the registry sits below the interfaces.
+    kind = getattr(cls, "connector_kind", None) if isinstance(cls, type) else None
+    if kind in ("source", "sink"):
+        return kind
     raise PluginError(f"connector {cls!r} is neither a Source nor a Sink (see smt.connector)")
 
 
