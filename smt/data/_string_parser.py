@@ -21,9 +21,10 @@ import re
 import struct as _struct
 from typing import Any
 
+from smt.data.builder import SchemaBuilder
 from smt.data.logical import Date, Decimal, Time, Timestamp
 from smt.data.nesting import MAX_NESTING_DEPTH, NestingTooDeep
-from smt.data.schema import Schema, SchemaBuilder, Type
+from smt.data.schema import Schema, Type
 from smt.errors import DataError
 
 _DELIMITERS = frozenset(':,{}[]"')

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from smt.data.schema import Field, Schema, Type
+from smt.data.struct import validate_value
 from smt.errors import DataError
 
 __all__ = ["SchemaBuilder", "SchemaBuilderError", "copy_schema_basics"]
@@ -145,8 +146,6 @@ class SchemaBuilder:
 
     def default_value(self, value: Any) -> "SchemaBuilder":
         self._check_can_set("default", self._default, value)
-        from smt.data._validate import validate_value
-
         try:
             validate_value(self._preview(), value, None)
         except DataError as exc:

@@ -13,7 +13,10 @@ import datetime as _dt
 import decimal as _decimal
 from typing import Any
 
-from smt.data.schema import Schema, SchemaBuilder
+from smt.data import logical_names
+from smt.data.builder import SchemaBuilder
+from smt.data.logical_names import LOGICAL_NAMES
+from smt.data.schema import Schema
 from smt.errors import DataError
 
 __all__ = [
@@ -48,7 +51,7 @@ def _check_schema(schema: Schema, logical_name: str, what: str) -> None:
 class Decimal:
     """Arbitrary-precision decimals: BYTES holding the unscaled value, parameter ``scale``."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Decimal"
+    LOGICAL_NAME = logical_names.DECIMAL
     SCALE_FIELD = "scale"
 
     @staticmethod
@@ -103,7 +106,7 @@ def _signed_length(number: int) -> int:
 class Date:
     """A calendar date: INT32 days since the Unix epoch."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Date"
+    LOGICAL_NAME = logical_names.DATE
 
     @staticmethod
     def builder() -> SchemaBuilder:
@@ -129,7 +132,7 @@ class Date:
 class Time:
     """A time of day: INT32 milliseconds since midnight."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Time"
+    LOGICAL_NAME = logical_names.TIME
 
     @staticmethod
     def builder() -> SchemaBuilder:
@@ -156,7 +159,7 @@ class Time:
 class Timestamp:
     """An instant: INT64 milliseconds since the Unix epoch (UTC)."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Timestamp"
+    LOGICAL_NAME = logical_names.TIMESTAMP
 
     @staticmethod
     def builder() -> SchemaBuilder:
@@ -216,14 +219,6 @@ def days_to_date(days: int) -> _dt.date:
 Date.SCHEMA = Date.builder().build()
 Time.SCHEMA = Time.builder().build()
 Timestamp.SCHEMA = Timestamp.builder().build()
-
-#: The Python classes a logical type's values must be.
-LOGICAL_NAMES = {
-    Decimal.LOGICAL_NAME: (_decimal.Decimal,),
-    Date.LOGICAL_NAME: (_dt.date,),
-    Time.LOGICAL_NAME: (_dt.time,),
-    Timestamp.LOGICAL_NAME: (_dt.datetime,),
-}
 
 
 def to_logical(schema: Schema | None, value: Any) -> Any:

@@ -15,15 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from smt.errors import DataError
 
-__all__ = [
-    "Field",
-    "Schema",
-    "SchemaBuilder",
-    "SchemaBuilderError",
-    "SchemaMatch",
-    "Type",
-    "copy_schema_basics",
-]
+__all__ = ["Field", "Schema", "SchemaMatch", "Type"]
 
 
 class Type(str, enum.Enum):
@@ -194,10 +186,6 @@ class Schema:
     def schema(self) -> "Schema":
         return self
 
-    def validate_value(self, value: Any, field_name: str | None = None) -> None:
-        """Raise :class:`DataError` when ``value`` does not fit this schema."""
-        _validator()(self, value, field_name)
-
     def _identity(self) -> tuple:
         key = self._identity_key
         if key is None:
@@ -256,19 +244,6 @@ class Schema:
         )
 
 
-def _validator():
-    # _validate needs the logical types, which need this module: bind it on first use.
-    global _validate_value
-    if _validate_value is None:
-        from smt.data._validate import validate_value
-
-        _validate_value = validate_value
-    return _validate_value
-
-
-_validate_value = None
-
-
 class SchemaMatch:
     """``match(other)``: is ``other`` equal to this schema?
 
@@ -318,7 +293,3 @@ def _predefine() -> None:
 
 
 _predefine()
-
-
-# The builder lives in its own module; these names stay importable from here.
-from smt.data.builder import SchemaBuilder, SchemaBuilderError, copy_schema_basics  # noqa: E402

@@ -17,9 +17,10 @@ import decimal as _decimal
 from typing import Any
 
 from smt.data._string_parser import parse_text
+from smt.data.builder import SchemaBuilder
 from smt.data.float32 import Float32, format_double, format_float
 from smt.data.logical import EPOCH, MILLIS_PER_DAY, Date, Decimal, Time, Timestamp, temporal_millis
-from smt.data.schema import Schema, SchemaBuilder, Type
+from smt.data.schema import Schema, Type
 from smt.data.struct import Struct
 from smt.errors import DataError
 

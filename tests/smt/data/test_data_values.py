@@ -19,6 +19,7 @@ from smt.data import (
     convert_to_string,
     infer_schema,
     parse_string,
+    validate_value,
 )
 
 UTC = dt.timezone.utc
@@ -209,4 +210,4 @@ def test_parse_string_never_raises_and_its_value_fits_its_schema(text):
     ):
         assert isinstance(value, (list, dict))  # no common element type: nothing to validate against
     else:
-        schema.validate_value(value)
+        validate_value(schema, value)
