@@ -1,19 +1,10 @@
-"""The import rule: layers point down, and private modules stay private.
+"""The import rule of :mod:`smt.layers`, checked: layers point down, private modules stay
+private, and no import cycle anywhere in smt/, converters/, connectors/ and host_functions/.
 
-- The core (``smt/``: record, config, chain, batch, errors, the plugin
-  interfaces, sources and sinks included) imports nothing from
-  ``converters/``, ``connectors/`` or ``host_functions/``, nor from the layer
-  on top.
-- ``converters/``, ``connectors/`` and ``host_functions/`` import the core and
-  their own modules only: not each other, not the top.
-- The top (the pipeline runner, the Spark-session API, the CLI and its
-  commands, the generated reference, benchmarks, local dev tools, the pytest
-  plugin) may import all.
-- A private module (``pkg/_name.py``) is imported only from inside ``pkg``.
-
-Every import counts, at module level or inside a function: a lazy import is
-still a dependency.  The rule is read from the source with :mod:`ast`, so a
-test fails on the line that breaks it.
+The rule and the top layer are declared once, in ``smt/layers.py``; this reads
+every import of the four packages from the source with :mod:`ast` (module
+level, inside a function, under ``TYPE_CHECKING``: a lazy import is still a
+dependency), so a test fails on the line that breaks the rule.
 """
 
 from __future__ import annotations
@@ -24,22 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from smt.layers import TOP_LAYER
+
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_PACKAGES = ("converters", "connectors", "host_functions")
 PACKAGES = ("smt", *PLUGIN_PACKAGES)
-
-#: The modules of ``smt/`` that sit on top of everything and may import all.
-TOP = (
-    "smt.__main__",
-    "smt.benchmarks",
-    "smt.cli",
-    "smt.commands",
-    "smt.local",
-    "smt.pipeline",
-    "smt.reference",  # documents every key, the pipeline's included
-    "smt.spark",
-    "smt.testing",
-)
 
 #: Imports that still break the rule, each with why it stays (or the work that removes it).
 #: ``test_known_exceptions_are_still_needed`` fails once one is gone: then delete it here.
@@ -107,7 +87,7 @@ def layer(module: str) -> str:
     top = module.split(".")[0]
     if top != "smt":
         return top
-    return "top" if any(module == t or module.startswith(t + ".") for t in TOP) else "core"
+    return "top" if any(module == t or module.startswith(t + ".") for t in TOP_LAYER) else "core"
 
 
 def layer_violation(imp: Import) -> str | None:
@@ -138,6 +118,95 @@ def violations(imports: list[Import], rule) -> list[str]:
     ]
 
 
+def import_graph(imports: list[Import], root: Path) -> dict[str, dict[str, Import]]:
+    """Module -> module it imports -> the first line that imports it (modules of the packages only)."""
+    graph: dict[str, dict[str, Import]] = {}
+    for imp in imports:
+        if imp.target != imp.importer and is_module(imp.target, root):
+            edges = graph.setdefault(imp.importer, {})
+            graph.setdefault(imp.target, {})
+            if imp.target not in edges or _line(imp) < _line(edges[imp.target]):
+                edges[imp.target] = imp
+    return graph
+
+
+def _line(imp: Import) -> tuple[str, int]:
+    path, _, line = imp.where.rpartition(":")
+    return path, int(line)
+
+
+def strongly_connected(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """The sets of modules that import each other, around a cycle (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, iter(sorted(graph[start])))]
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
+                if low[module] == index[module]:
+                    members = []
+                    while not members or members[-1] != module:
+                        members.append(stack.pop())
+                        on_stack.discard(members[-1])
+                    if len(members) > 1:
+                        found.append(sorted(members))
+            elif target not in index:
+                index[target] = low[target] = len(index)
+                stack.append(target)
+                on_stack.add(target)
+                work.append((target, iter(sorted(graph[target]))))
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+    return sorted(found)
+
+
+def shortest_cycle(graph: dict[str, dict[str, Import]], members: list[str]) -> list[Import]:
+    """The imports of a shortest cycle through the first of ``members`` (a strongly connected set)."""
+    first, inside = members[0], set(members)
+    came_from: dict[str, Import] = {}
+    frontier = [first]
+    while frontier:
+        following = []
+        for module in frontier:
+            for target, imp in sorted(graph[module].items()):
+                if target == first:
+                    path = [imp]
+                    while path[0].importer != first:
+                        path.insert(0, came_from[path[0].importer])
+                    return path
+                if target in inside and target not in came_from:
+                    came_from[target] = imp
+                    following.append(target)
+        frontier = following
+    raise AssertionError(f"{members} is not strongly connected")
+
+
+def cycle_reports(imports: list[Import], root: Path) -> list[str]:
+    """One report per set of modules that import each other: a cycle as a path, then each import's line."""
+    graph = import_graph(imports, root)
+    reports = []
+    for members in strongly_connected(graph):
+        cycle = shortest_cycle(graph, members)
+        path = " -> ".join([cycle[0].importer, *(imp.target for imp in cycle)])
+        lines = "".join(f"\n    {imp}" for imp in cycle)
+        also = f"\n  (modules in this knot: {', '.join(members)})" if len(members) > len(cycle) else ""
+        reports.append(f"import cycle {path}{lines}{also}")
+    return reports
+
+
 @pytest.fixture(scope="module")
 def project_imports() -> list[Import]:
     return all_imports(ROOT)
@@ -153,13 +222,18 @@ def test_private_modules_stay_in_their_package(project_imports):
     assert not found, "imports of another package's private module:\n" + "\n".join(found)
 
 
+def test_no_module_imports_one_that_imports_it_back(project_imports):
+    found = cycle_reports(project_imports, ROOT)
+    assert not found, "\n".join(found)
+
+
 def test_known_exceptions_are_still_needed(project_imports):
     seen = {(imp.importer, imp.target) for imp in project_imports if layer_violation(imp) or private_violation(imp)}
     assert sorted(set(KNOWN_EXCEPTIONS) - seen) == []
 
 
 def test_the_top_layer_is_what_its_names_say():
-    assert all(is_module(name, ROOT) for name in TOP)
+    assert [name for name in TOP_LAYER if not is_module(name, ROOT)] == []
 
 
 # The checker itself, on a tree of its own: it must see what breaks the rule.
@@ -202,4 +276,31 @@ def test_the_checker_finds_every_kind_of_breach(tmp_path):
     ]
     assert private == [
         ("smt.pipeline.runner", "smt.transforms._codegen", "smt.transforms._codegen is private to smt.transforms"),
+    ]
+
+
+def test_the_checker_names_each_import_of_a_planted_cycle(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "smt/__init__.py": "",
+            "smt/chain.py": "from smt import builder\n\n\ndef build():\n    from smt import stage\n",
+            "smt/builder.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from smt.chain import Chain\n",
+            "smt/stage.py": "import smt.chain\n",
+            "smt/record.py": "import smt.chain\n",
+            "connectors/__init__.py": "",
+            "converters/__init__.py": "",
+            "host_functions/__init__.py": "",
+            "host_functions/a.py": "from . import b\n",
+            "host_functions/b.py": "from .a import A\n",
+        },
+    )
+    assert cycle_reports(all_imports(tmp_path), tmp_path) == [
+        "import cycle host_functions.a -> host_functions.b -> host_functions.a"
+        "\n    host_functions/a.py:1: host_functions.a imports host_functions.b"
+        "\n    host_functions/b.py:1: host_functions.b imports host_functions.a",
+        "import cycle smt.builder -> smt.chain -> smt.builder"
+        "\n    smt/builder.py:4: smt.builder imports smt.chain"
+        "\n    smt/chain.py:1: smt.chain imports smt.builder"
+        "\n  (modules in this knot: smt.builder, smt.chain, smt.stage)",
     ]
