@@ -223,6 +223,15 @@ class Sink(Plugin):
         it.  The default does nothing.
         """
 
+    def bind_checkpoint(self, location: str) -> None:
+        """Called on the driver before a streaming query starts, with its ``checkpoint.location``.
+
+        A sink that commits micro-batches itself keeps its commits per query
+        (Spark numbers every query's batches from 0, and keeps the query's id
+        in the checkpoint), so that two queries writing to one place do not
+        take each other's batches for their own.  The default does nothing.
+        """
+
     def write_with_dead_letters(
         self,
         df: "DataFrame",

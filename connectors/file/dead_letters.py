@@ -7,7 +7,7 @@ a Kafka topic; it answers ``record_errors`` like a sink (see
 
 from __future__ import annotations
 
-from connectors.file._micro_batch import write_micro_batch
+from connectors.file._micro_batch import QueryCommits
 from connectors.file._output_folder import already_exists, existing_output
 from connectors.file.formats import FORMATS
 from smt.errors import SmtError
@@ -31,6 +31,7 @@ class FileDeadLetters:
         self.path = path
         self.write_mode = write_mode
         self.mode_key = mode_key
+        self._commits: QueryCommits | None = None
 
     def spark_conf(self) -> dict[str, str]:
         return {}
@@ -45,6 +46,10 @@ class FileDeadLetters:
         refused = existing_output(self.path, self.write_mode, self.mode_key or "")
         return {"errors.deadletterqueue.path": refused} if refused else {}
 
+    def bind_checkpoint(self, location: str) -> None:
+        """The streaming query's checkpoint, whose id the micro-batch commits are kept under."""
+        self._commits = QueryCommits(self.path, location)
+
     def write(self, df, batch_id=None) -> None:
         jsonl = FORMATS["jsonl"]
         if batch_id is None:
@@ -55,5 +60,7 @@ class FileDeadLetters:
                     raise
                 message = already_exists(self.path, self.write_mode, self.mode_key or "")
                 raise SmtError(f"errors.deadletterqueue.path: {message}") from None
+        elif self._commits is None:
+            raise SmtError("errors.deadletterqueue.path: a micro-batch came before the streaming query's checkpoint")
         else:
-            write_micro_batch(jsonl, df, self.path, batch_id)
+            self._commits.write(jsonl, df, batch_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from connectors.file._avro_checks import avro_record_errors
-from connectors.file._micro_batch import write_micro_batch
+from connectors.file._micro_batch import QueryCommits
 from connectors.file._output_folder import already_exists, existing_output
 from connectors.file._text import line_break_errors
 from connectors.file.formats import FORMAT_CONFIG, FORMATS, OutputExistsError
@@ -69,12 +69,21 @@ class FileSink(Sink):
         check = _RECORD_CHECKS.get(self.config["format"])
         return check(records) if check is not None else ()
 
+    def bind_checkpoint(self, location):
+        self._commits = QueryCommits(self.config["path"], location)
+
     def write(self, df, batch_id=None):
         fmt = FORMATS[self.config["format"]]
         if batch_id is None:
             self._write_batch(fmt, df)
         else:
-            write_micro_batch(fmt, df, self.config["path"], batch_id)
+            self._query_commits().write(fmt, df, batch_id)
+
+    def _query_commits(self) -> QueryCommits:
+        commits = getattr(self, "_commits", None)
+        if commits is None:
+            raise SmtError(f"{self.context.prefix}path: a micro-batch came before the streaming query's checkpoint")
+        return commits
 
     def _write_batch(self, fmt, df) -> None:
         path, mode = self.config["path"], self.config["write.mode"]

@@ -29,8 +29,7 @@ def output_lines(out):
 
 
 def commits(out):
-    folder = out / "_smt_commits"
-    return [n for n in os.listdir(folder) if n.isdigit()] if folder.exists() else []
+    return [marker.name for marker in (out / "_smt_commits").glob("*/*") if marker.name.isdigit()]
 
 
 def test_a_second_run_on_a_checkpoint_in_use_is_refused_and_a_killed_run_leaves_no_lock(probe, spark, pytestconfig):

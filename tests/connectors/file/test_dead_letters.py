@@ -6,7 +6,7 @@ import pytest
 
 from connectors.file.dead_letters import FileDeadLetters
 from tests.connectors.file.test_formats import GOLDEN_JSONL, records_df
-from tests.connectors.file.test_micro_batch import lines_in
+from tests.connectors.file.test_micro_batch import FIRST_QUERY, lines_in, query_checkpoint
 
 pytestmark = pytest.mark.spark
 
@@ -24,6 +24,7 @@ def test_batch_runs_append_whole_records(spark, tmp_path):
 
 def test_a_replayed_micro_batch_is_written_once(spark, tmp_path):
     dead_letters = FileDeadLetters(str(tmp_path / "dlq"))
+    dead_letters.bind_checkpoint(query_checkpoint(tmp_path / "checkpoint", FIRST_QUERY))
     dead_letters.write(records_df(spark), batch_id=3)
     dead_letters.write(records_df(spark), batch_id=3)
     assert jsonl_lines(tmp_path / "dlq") == GOLDEN_JSONL

@@ -25,6 +25,12 @@ def jsonl_values(directory):
     return sorted(values)
 
 
+def committed_batches(out):
+    """The micro-batches committed in ``out``, by the one query that wrote there."""
+    [query] = [p for p in (out / "_smt_commits").iterdir() if not p.name.startswith(".")]
+    return sorted(p.name for p in query.iterdir() if not p.name.startswith("."))
+
+
 def write_input(directory, name, lines):
     directory.mkdir(exist_ok=True)
     (directory / name).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
@@ -55,18 +61,26 @@ def streaming_spec(tmp_path, **extra):
     return PipelineSpec.from_properties(props)
 
 
-def test_available_now_processes_every_file_once_across_restarts(spark, tmp_path):
+def test_available_now_processes_every_file_once_across_restarts_and_beside_another_query(spark, tmp_path):
     write_input(tmp_path / "in", "a.txt", ["a1", "a2"])
     write_input(tmp_path / "in", "b.txt", ["b1"])
     result = run_pipeline(streaming_spec(tmp_path), spark=spark)
     assert jsonl_values(tmp_path / "out") == ["a1", "a2", "b1"]
     assert result.counts.read == 3
     # One micro-batch per file, each committed once.
-    assert sorted(n for n in os.listdir(tmp_path / "out" / "_smt_commits") if not n.startswith(".")) == ["0", "1"]
+    assert committed_batches(tmp_path / "out") == ["0", "1"]
 
     write_input(tmp_path / "in", "c.txt", ["c1", "c2"])
     run_pipeline(streaming_spec(tmp_path), spark=spark)
     assert jsonl_values(tmp_path / "out") == ["a1", "a2", "b1", "c1", "c2"]
+
+    # Another query, with its own checkpoint, into the same folder: its batch 0 is its own.
+    write_input(tmp_path / "other", "d.txt", ["d1"])
+    other = streaming_spec(
+        tmp_path, checkpoint__location=str(tmp_path / "other-checkpoint"), source__path=str(tmp_path / "other")
+    )
+    run_pipeline(other, spark=spark)
+    assert jsonl_values(tmp_path / "out") == ["a1", "a2", "b1", "c1", "c2", "d1"]
 
 
 def test_timeout_stops_a_processing_time_query(spark, tmp_path):
