@@ -27,6 +27,9 @@ class FileSink(Sink):
 
     commits_atomically = True
 
+    #: The streaming query's commits (see :meth:`bind_checkpoint`); none in batch mode.
+    _commits: QueryCommits | None = None
+
     name = "file"
     aliases = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector")
     checkpoint_keys = ("path", "format")
@@ -76,14 +79,10 @@ class FileSink(Sink):
         fmt = FORMATS[self.config["format"]]
         if batch_id is None:
             self._write_batch(fmt, df)
-        else:
-            self._query_commits().write(fmt, df, batch_id)
-
-    def _query_commits(self) -> QueryCommits:
-        commits = getattr(self, "_commits", None)
-        if commits is None:
+        elif self._commits is None:
             raise SmtError(f"{self.context.prefix}path: a micro-batch came before the streaming query's checkpoint")
-        return commits
+        else:
+            self._commits.write(fmt, df, batch_id)
 
     def _write_batch(self, fmt, df) -> None:
         path, mode = self.config["path"], self.config["write.mode"]

@@ -124,9 +124,9 @@ def run_streaming(
     checkpoint = spec.config["checkpoint.location"]
     identity = checkpoint_keys(spec.props, spec.source, spec.sink)
     claim_checkpoint(spark, checkpoint, spec.shown_props(), identity)  # never secrets on disk
-    for writer in (spec.sink, spec.dead_letters):
-        if hasattr(writer, "bind_checkpoint"):
-            writer.bind_checkpoint(checkpoint)
+    for output in (spec.sink, spec.dead_letters):
+        if hasattr(output, "bind_checkpoint"):
+            output.bind_checkpoint(checkpoint)
     writer = (
         out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
         .option("checkpointLocation", checkpoint)

@@ -5,10 +5,13 @@ import os
 
 import pytest
 
+from connectors.file import FileSink
 from connectors.file._micro_batch import COMMITS_DIR, STAGING_DIR, QueryCommits, batch_file_prefix, write_micro_batch
+from connectors.file.dead_letters import FileDeadLetters
 from connectors.file.formats import FORMATS
 from smt.driver_files import HadoopFiles
 from smt.errors import SmtError
+from smt.plugin import PluginContext
 
 pytestmark = pytest.mark.spark
 
@@ -143,3 +146,12 @@ def test_a_checkpoint_without_a_query_id_is_named(spark, tmp_path):
     ):
         commits.write(FORMATS["text"], values_df(spark, ["x"]), 0)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_micro_batch_before_the_query_is_known_is_refused_naming_the_key():
+    sink = FileSink()
+    sink.configure({"path": "/unused", "format": "text"}, PluginContext("sink", "sink."))
+    with pytest.raises(SmtError, match=r"^sink\.path: a micro-batch came before the streaming query's checkpoint$"):
+        sink.write(object(), batch_id=0)
+    with pytest.raises(SmtError, match=r"^errors\.deadletterqueue\.path: a micro-batch came before the streaming "):
+        FileDeadLetters("/unused").write(object(), batch_id=0)
