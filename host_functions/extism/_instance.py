@@ -19,10 +19,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import wasmtime
 
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, guest_memory_at_limit, new_store
 from host_functions.extism._host_env import func_type, host_env_functions, log_level_for
 from host_functions.extism._plugin import ENV_MODULE, HOST_ENV_FUNCTIONS, USER_FUNCTIONS, USER_MODULE, PluginModule
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.sandbox import Failure, Settings, guest_memory_at_limit, new_store
 
 __all__ = ["PluginInstance", "kernel_wat", "OUTPUT", "ERROR", "BAD_OUTPUT", "OUTPUT_FULL", "INPUT_TOO_BIG"]
 

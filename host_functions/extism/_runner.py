@@ -16,14 +16,13 @@ from typing import Callable
 import numpy as np
 import wasmtime
 
-from host_functions._record_bytes import failing_rows
-from host_functions._reference import SPURIOUS_RETRIES, Converters
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap
 from host_functions.extism._connect_host import ConnectRecords
 from host_functions.extism._documents import RecordDocuments
 from host_functions.extism._instance import BAD_OUTPUT, INPUT_TOO_BIG, OUTPUT, OUTPUT_FULL, PluginInstance
 from host_functions.extism._plugin import RECORD_SHAPE, PluginModule
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import Converters, failing_rows
+from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Failure, Settings, describe_trap
 from smt.batch import RecordBatch
 from smt.gc_pause import gc_paused
 from smt.transform import ErrorSink

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from host_functions._reference import SPURIOUS_RETRIES
-from host_functions._sandbox import Settings
 from host_functions.proxy_wasm._instance import Fed, FilterFailed, FilterInstance, StartFailed
+from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Settings
 
 __all__ = ["RequestFeeder", "HELD_BACK", "CLOSED"]
 

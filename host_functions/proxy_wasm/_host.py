@@ -30,8 +30,7 @@ from typing import Any, Callable
 import numpy as np
 import wasmtime
 
-from host_functions._fast import _weak
-from host_functions._sandbox import Failure, Settings
+from host_functions.runtime.sandbox import Failure, Settings, weak_callback
 
 __all__ = ["FilterHost", "SIGNATURES", "DOWNSTREAM_DATA", "PLUGIN_CONFIGURATION", "LISTENER_INBOUND"]
 
@@ -80,9 +79,9 @@ class FilterHost:
         for name, func_type in imports:
             served = SIGNATURES.get(name)
             if served is not None and [str(p) for p in func_type.params] == list(served):
-                # weakly: wasmtime-py keeps callbacks in a process-wide table (see _weak)
+                # weakly: wasmtime-py keeps callbacks in a process-wide table (see weak_callback)
                 linker.define_func(
-                    "env", name, func_type, _weak(getattr(self, name[len("proxy_") :])), access_caller=True
+                    "env", name, func_type, weak_callback(getattr(self, name[len("proxy_") :])), access_caller=True
                 )
             else:
                 linker.define_func("env", name, func_type, _unimplemented, access_caller=False)

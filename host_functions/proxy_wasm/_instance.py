@@ -24,10 +24,17 @@ import weakref
 
 import wasmtime
 
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap, forget_frames, guest_memory_at_limit, new_store
 from host_functions.proxy_wasm._guest import FilterGuest
 from host_functions.proxy_wasm._host import DOWNSTREAM_DATA, PLUGIN_CONFIGURATION, FilterHost
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.sandbox import (
+    Failure,
+    Settings,
+    describe_trap,
+    forget_frames,
+    guest_memory_at_limit,
+    new_store,
+)
 
 __all__ = ["FilterFailed", "FilterInstance", "Fed", "StartFailed"]
 

@@ -28,9 +28,9 @@ import numpy as np
 import pyarrow as pa
 import wasmtime
 
-from host_functions._runtime import WasmRuntime
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda.batches import harvest_outputs, output_bytes_column, output_headers_column
+from host_functions.runtime.engine import WasmRuntime
 
 __all__ = ["DecodedRecords", "RecordCodec"]
 

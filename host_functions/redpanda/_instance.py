@@ -29,12 +29,21 @@ import weakref
 import numpy as np
 import wasmtime
 
-from host_functions._fast import Layout, _weak, grow_to
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap, forget_frames, guest_memory_at_limit, new_store
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 from host_functions.redpanda.batches import Outputs, harvest_outputs
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.memory import grow_to
+from host_functions.runtime.sandbox import (
+    Failure,
+    Settings,
+    describe_trap,
+    forget_frames,
+    guest_memory_at_limit,
+    new_store,
+    weak_callback,
+)
+from host_functions.runtime.staging import Layout
 
 __all__ = ["Batch", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause"]
 
@@ -224,7 +233,9 @@ class _GuestSide:
         self.start_func = guest_exports["_start"]
         i32 = wasmtime.ValType.i32()
         # weakly: wasmtime-py keeps callbacks until the store is freed, and this object holds the store
-        read_batch_header = wasmtime.Func(store, wasmtime.FuncType([i32] * 10, [i32]), _weak(self.read_batch_header))
+        read_batch_header = wasmtime.Func(
+            store, wasmtime.FuncType([i32] * 10, [i32]), weak_callback(self.read_batch_header)
+        )
         adapter = wasmtime.Instance(
             store, self.adapter, [self.guest_memory, shim.exports(store)["table"], read_batch_header]
         )
@@ -305,7 +316,7 @@ class _GuestSide:
         return self._word(A.C_CURRENT) if self._control else 0
 
     def _stage_topics(self) -> None:
-        self.topic_layout = Layout()
+        self.topic_layout = Layout(A.CONTROL_SIZE)
         names = [topic.encode() for topic in self.topics]
         entries = [(self.topic_layout.place_array(np.frombuffer(name or b"\0", np.uint8)), len(name)) for name in names]
         self.topic_table = np.array(entries, dtype=np.int32).reshape(-1)

@@ -20,16 +20,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import wasmtime
 
-from host_functions._fast import Layout
-from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
-from host_functions._reference import SPURIOUS_RETRIES, Converters
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Settings
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 from host_functions.redpanda._instance import Batch, RedpandaInstance, StartFailed, failure_cause
 from host_functions.redpanda.batches import Outputs, budget_chunks, output_bytes_column, output_headers_column
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import (
+    Converters,
+    assemble_outputs,
+    bytes_column,
+    failing_rows,
+    headers_column,
+    single,
+)
+from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Settings
+from host_functions.runtime.staging import Layout
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
@@ -156,7 +162,7 @@ class _Staged:
     def batch(self, rows: np.ndarray) -> Batch:
         bodies = self.bodies.take(pa.array(rows))
         millis, offsets = self.millis[rows], self.offsets[rows]
-        layout = Layout()
+        layout = Layout(A.CONTROL_SIZE)
         layout.place_binary(bodies, A.D_BODIES, validity=False)
         layout.set(A.D_TIMESTAMPS, layout.place_array(millis))
         layout.set(A.D_OFFSETS, layout.place_array(offsets))

@@ -7,7 +7,7 @@ import os
 
 import wasmtime
 
-from host_functions._runtime import CACHE_DIR_ENV, WasmRuntime
+from host_functions.runtime.engine import CACHE_DIR_ENV, WasmRuntime
 from tests.host_functions import wat_guests as g
 
 

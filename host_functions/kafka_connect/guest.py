@@ -13,14 +13,13 @@ from typing import Mapping
 
 import wasmtime
 
-from host_functions._abi import ABI_MODULE, BY_NAME
-from host_functions._adapter import AdapterShape
-from host_functions._host_function import HostFunction
+from host_functions.kafka_connect.abi import ABI_MODULE, BY_NAME
+from host_functions.kafka_connect.host_function import HostFunction
+from host_functions.kafka_connect.layout import AdapterShape
+from host_functions.runtime.sandbox import WASI_MODULES
 from smt.errors import ConfigError
 
 __all__ = ["GuestModule", "inspect_guest"]
-
-WASI_MODULES = ("wasi_snapshot_preview1", "wasi_unstable")
 
 _TYPE_NAMES = {"i32": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64()}
 

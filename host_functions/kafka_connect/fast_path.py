@@ -2,7 +2,7 @@
 
 Each output column the guest can change is rebuilt from the adapter's output
 memories; columns it cannot change are taken from the input by parent row.
-Failures stay per record (see :mod:`host_functions._fast`).
+Failures stay per record (see :mod:`host_functions.kafka_connect._fast_instance`).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import wasmtime
 
-from host_functions import _adapter as A
-from host_functions._columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
-from host_functions._fast import FastInstance, Harvest, Layout
-from host_functions._guest import GuestModule
-from host_functions._record_bytes import failing_rows
-from host_functions._reference import Converters
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
+from host_functions.kafka_connect import layout as A
+from host_functions.kafka_connect._fast_instance import FastInstance, Harvest
+from host_functions.kafka_connect.guest import GuestModule
+from host_functions.runtime.columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import Converters, failing_rows
+from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
+from host_functions.runtime.staging import Layout
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
@@ -167,13 +167,16 @@ class FastPath:
         return pa.array(rows, type=header_type)
 
     def _layout(self, inputs: dict[str, Any], start: int, end: int) -> Layout:
-        layout, count = Layout(), end - start
+        layout, count = Layout(A.CONTROL_SIZE), end - start
         layout.set(A.D_ROW_BASE, start)
         layout.set(A.D_MAX_OUTPUTS, self.settings.max_outputs_per_record)
         for name, descriptor in (("key", A.D_KEY), ("value", A.D_VALUE), ("topic", A.D_TOPIC)):
             if name in inputs:
                 layout.place_binary(
-                    inputs[name].slice(start, count), descriptor, unreadable=self._unreadable_rows(name, start, end)
+                    inputs[name].slice(start, count),
+                    descriptor,
+                    unreadable=self._unreadable_rows(name, start, end),
+                    unreadable_mark=A.VALIDITY_UNREADABLE,
                 )
         for name, descriptor in (("timestamp", A.D_TS), ("partition", A.D_PART), ("offset", A.D_OFFSET)):
             if name not in inputs:

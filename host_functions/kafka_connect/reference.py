@@ -12,13 +12,14 @@ from typing import Any, Callable, Mapping
 
 import wasmtime
 
-from host_functions._abi import BY_NAME, ERROR_BIT, pack, unpack
-from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE
-from host_functions._guest import GuestModule
-from host_functions._host_function import HostCall, HostFunction
-from host_functions._record_json import parse_record_json, record_json, utf8
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import (
+from host_functions.kafka_connect.abi import BY_NAME, ERROR_BIT, pack, unpack
+from host_functions.kafka_connect.guest import GuestModule
+from host_functions.kafka_connect.host_function import HostCall, HostFunction
+from host_functions.kafka_connect.layout import SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE
+from host_functions.kafka_connect.record_json import parse_record_json, record_json, utf8
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import Converters
+from host_functions.runtime.sandbox import (
     SPURIOUS_RETRIES,
     Failure,
     GuestReported,
@@ -33,17 +34,7 @@ from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink
 
-
-@dataclasses.dataclass(frozen=True)
-class Converters:
-    """The transform's own converters between record parts and guest bytes."""
-
-    key: Any
-    value: Any
-    header: Any
-
-
-__all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "Converters", "signed_i32"]
+__all__ = ["RecordState", "ReferenceInstance", "ReferencePath", "signed_i32"]
 
 
 #: A record part not converted yet: as in the Kafka Connect transformer, the converters run only

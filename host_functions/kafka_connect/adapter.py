@@ -3,14 +3,26 @@
 Everything per record is written out inline for the columns the shape uses
 (Cranelift does not inline calls): loading a row is a few loads into
 globals, a setter is one bounds check and one copy straight to the output
-memory, committing a row is a few stores.  See :mod:`host_functions._adapter`
+memory, committing a row is a few stores.  See :mod:`host_functions.kafka_connect.layout`
 and ``ADAPTER.md`` for the layout; :func:`adapter_wat` is the entry point.
 """
 
 from __future__ import annotations
 
-from host_functions._adapter import (
-    ADAPTER_MODULE_NAME,
+from host_functions.kafka_connect._adapter_json import json_functions, json_memory
+from host_functions.kafka_connect._adapter_set_record import set_record_functions
+from host_functions.kafka_connect.adapter_calls import (
+    BINARY,
+    CURSOR,
+    Binary,
+    check_guest,
+    copy,
+    ensure,
+    extra_imports,
+    helpers,
+    host_functions,
+)
+from host_functions.kafka_connect.layout import (
     C_CURSORS,
     C_ERR_LEN,
     C_ERR_PTR,
@@ -35,19 +47,7 @@ from host_functions._adapter import (
     AdapterShape,
     Status,
 )
-from host_functions._adapter_calls import (
-    BINARY,
-    CURSOR,
-    Binary,
-    check_guest,
-    copy,
-    ensure,
-    extra_imports,
-    helpers,
-    host_functions,
-)
-from host_functions._adapter_json import json_functions, json_memory
-from host_functions._adapter_set_record import set_record_functions
+from host_functions.runtime.host_modules import ADAPTER_MODULE_NAME
 
 __all__ = ["adapter_wat"]
 

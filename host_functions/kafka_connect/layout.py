@@ -9,9 +9,9 @@ implementations when it is instantiated.  That breaks the import cycle (guest
 needs host functions, host functions need the guest's memory) without a
 Python call per record.
 
-This module declares, once, what the generator (:mod:`host_functions._adapter_wat`
+This module declares, once, what the generator (:mod:`host_functions.kafka_connect.adapter`
 and the ``_adapter_*`` modules it uses) writes and the host
-(:mod:`host_functions._fast`, :mod:`host_functions._fast_path`) reads: the
+(:mod:`host_functions.kafka_connect._fast_instance`, :mod:`host_functions.kafka_connect.fast_path`) reads: the
 control block's byte offsets in ``$in``, the status codes, the output flags,
 the memories and the shape.  It imports nothing of the Wasm stack, so the
 generator's modules all point down to it.  ``ADAPTER.md`` (next to this file)
@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from host_functions._abi import ABI_FUNCTIONS, PYTHON_SERVED
+from host_functions.kafka_connect.abi import ABI_FUNCTIONS, PYTHON_SERVED
 
 # --- control block (in $in) -------------------------------------------------
 C_ROW = 0  # the row being run (chunk-relative); the watchdog watches it move
@@ -107,10 +107,6 @@ TABLE_MEMORIES = {
 
 #: Host functions the adapter implements, in table order.
 FAST_FUNCTIONS = tuple(f for f in ABI_FUNCTIONS if f.name not in PYTHON_SERVED)
-
-#: Names of the host's own generated modules: wasmtime's backtraces name them, so a trap's
-#: report can leave their frames out.
-ADAPTER_MODULE_NAME, SHIM_MODULE_NAME = "smt_adapter", "smt_shim"
 
 
 @dataclasses.dataclass(frozen=True)

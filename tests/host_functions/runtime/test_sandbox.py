@@ -184,7 +184,7 @@ class _InterruptEveryStore(logging.Handler):
     interrupts = 0
 
     def emit(self, record):
-        from host_functions._runtime import runtime
+        from host_functions.runtime.engine import runtime
 
         self.interrupts += 1
         runtime().engine.increment_epoch()

@@ -9,22 +9,39 @@ same converters, with their parent's other fields.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from host_functions._reference import Converters
-from host_functions._sandbox import Settings
 from host_functions.kafka_wire import HEADERS_TYPE, not_utf8
+from host_functions.runtime.sandbox import Settings
 from smt.batch import RecordBatch
 from smt.converter import load_converter
 from smt.errors import ConfigError
 from smt.plugin import PluginContext
 from smt.transform import ErrorSink
 
-__all__ = ["assemble_outputs", "bytes_column", "failing_rows", "headers_column", "load_converters", "single"]
+__all__ = [
+    "Converters",
+    "assemble_outputs",
+    "bytes_column",
+    "failing_rows",
+    "headers_column",
+    "load_converters",
+    "single",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Converters:
+    """The transform's own converters between record parts and guest bytes."""
+
+    key: Any
+    value: Any
+    header: Any
 
 
 def failing_rows(

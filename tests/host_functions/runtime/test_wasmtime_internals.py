@@ -3,7 +3,7 @@
 import pytest
 import wasmtime
 
-from host_functions import _wasmtime_internals as internals
+from host_functions.runtime import wasmtime_internals as internals
 
 
 def test_the_installed_wasmtime_has_every_internal_the_fast_path_calls():
@@ -28,5 +28,5 @@ def test_a_wasmtime_without_them_fails_with_its_version_and_the_one_to_install(m
 def test_the_version_it_was_written_against_is_the_one_pyproject_pins():
     from pathlib import Path
 
-    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).parents[3] / "pyproject.toml").read_text()
     assert f'"wasmtime=={internals.TESTED_WITH}"' in pyproject

@@ -8,15 +8,15 @@ any other key a string or null (ignored).  Base64 must be canonical (length
 a multiple of 4, at most two trailing ``=``), the strings ``b64decode(...,
 validate=True)`` accepts at that length.  Everything else (escapes,
 numbers, duplicate keys, bad base64, non-ASCII...) goes to Python
-(:class:`host_functions._record_json.RecordJson`), which parses it and fails
+(:class:`host_functions.kafka_connect.record_json.RecordJson`), which parses it and fails
 the record exactly as the reference path does; nothing is changed before
 that decision.
 """
 
 from __future__ import annotations
 
-from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TOPIC, SET_VALUE
-from host_functions._adapter_calls import bytes_equal, check_guest, ensure
+from host_functions.kafka_connect.adapter_calls import bytes_equal, check_guest, ensure
+from host_functions.kafka_connect.layout import SET_HEADERS, SET_KEY, SET_TOPIC, SET_VALUE
 
 __all__ = ["set_record_functions"]
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import weakref
 from typing import Any, Callable, Mapping
 
 import wasmtime
 
-from host_functions._adapter import ADAPTER_MODULE_NAME, SHIM_MODULE_NAME
+from host_functions.runtime.host_modules import HOST_MODULES
 from smt.errors import DataError
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "SPURIOUS_RETRIES",
     "error_cause",
     "forget_frames",
+    "weak_callback",
+    "WASI_MODULES",
 ]
 
 #: ABI log levels to Python logging levels.
@@ -37,6 +40,8 @@ LOG_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.
 
 #: Retries of a call interrupted because another store's call timed out (the epoch is shared).
 SPURIOUS_RETRIES = 3
+#: The import modules a guest's WASI calls come from (served when the transform enables ``wasi``).
+WASI_MODULES = ("wasi_snapshot_preview1", "wasi_unstable")
 #: Guest frames shown in a trap's backtrace (innermost first).
 _BACKTRACE_FRAMES = 6
 
@@ -249,7 +254,7 @@ def backtrace(exc: BaseException) -> str:
     """
     names: list[list] = []  # [name, repeats], innermost first
     for module, name in _frames(str(getattr(exc, "message", None) or exc)):
-        if module in _HOST_MODULES:
+        if module in HOST_MODULES:
             continue
         if name.startswith("<wasm function ") and name.endswith(">"):
             name = f"function[{name[len('<wasm function ') : -1]}]"
@@ -281,9 +286,6 @@ def _frames(message: str) -> list[tuple[str, str]]:
 #: "    3:     0x48 - module!function" (the offset is absent for a frame without one)
 _FRAME = re.compile(r"^\s*\d+:\s+(?:0x[0-9a-f]+ - )?(?P<module>[^!]*)!(?P<function>.*)$")
 
-#: The host's own generated modules (the fast path's adapter and shim): not the guest's frames.
-_HOST_MODULES = frozenset({ADAPTER_MODULE_NAME, SHIM_MODULE_NAME})
-
 
 def forget_frames(exc: BaseException) -> BaseException:
     """``exc`` without tracebacks (its chain's too): their frames hold the store in reference cycles
@@ -293,3 +295,22 @@ def forget_frames(exc: BaseException) -> BaseException:
         seen.__traceback__ = None
         seen = seen.__context__ or seen.__cause__
     return exc
+
+
+def weak_callback(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` without a strong reference to its instance.
+
+    wasmtime-py keeps host-function callbacks in a process-wide table until
+    the store is freed; a callback holding the instance (which holds the
+    store) would keep every replaced instance, and its memories' address
+    space reservations, alive forever.
+    """
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any) -> Any:
+        bound = ref()
+        if bound is None:
+            raise Failure("the Wasm instance is gone")
+        return bound(*args)
+
+    return call

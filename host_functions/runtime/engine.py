@@ -1,4 +1,4 @@
-"""Process-wide Wasm machinery: one engine, compiled-module cache, watchdog.
+"""Process-wide Wasm machinery: one engine, compiled-module cache, idle instances.
 
 Spark runs one Python worker per task slot and reuses it across tasks, so
 compiling a guest once per process (keyed by the sha256 of its bytes) pays
@@ -11,24 +11,20 @@ epoch.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import hashlib
 import logging
 import os
 import tempfile
 import threading
-import time
-from typing import Any, Callable, Hashable, Iterator, TypeVar
+from typing import Any, Callable, Hashable, TypeVar
 
 import wasmtime
 
-from host_functions._adapter import AdapterShape
-from host_functions._adapter_shim import shim_wat
-from host_functions._adapter_wat import adapter_wat
-from host_functions._sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure, describe_trap
+from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure, describe_trap
+from host_functions.runtime.watchdog import Watchdog
 
-__all__ = ["WasmRuntime", "runtime", "Watch"]
+__all__ = ["WasmRuntime", "runtime"]
 
 _log = logging.getLogger("smt.host_functions")
 
@@ -48,74 +44,6 @@ _IDLE_PER_KEY = 2
 CACHE_DIR_ENV = "SMT_WASM_CACHE_DIR"
 
 
-class Watch:
-    """One watched call: the watchdog interrupts it when progress stalls."""
-
-    __slots__ = ("read_progress", "timeout", "last", "since", "fired_at")
-
-    def __init__(self, read_progress: Callable[[], int], timeout: float) -> None:
-        self.read_progress = read_progress
-        self.timeout = timeout
-        self.last = read_progress()
-        self.since = time.monotonic()
-        #: progress value when the watchdog fired, or None
-        self.fired_at: int | None = None
-
-
-class _Watchdog:
-    """Interrupts a call whose progress counter has not moved for its timeout.
-
-    The per-record limit inside one batch call cannot be a store deadline
-    (the deadline is set from the host, between calls), so each call exposes
-    a counter that moves on every record; when it stalls past the timeout the
-    watchdog bumps the engine epoch, and every store's deadline is one tick
-    ahead, so the running guest traps with an interrupt.  Other stores running
-    at that moment are interrupted too: their callers see no ``fired_at`` on
-    their own watch and retry the record.
-    """
-
-    def __init__(self, engine: wasmtime.Engine) -> None:
-        self._engine = engine
-        self._watches: set[Watch] = set()
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    @contextlib.contextmanager
-    def watch(self, read_progress: Callable[[], int], timeout: float) -> Iterator[Watch]:
-        watch = Watch(read_progress, timeout)
-        with self._cond:
-            self._watches.add(watch)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="smt-wasm-watchdog", daemon=True)
-                self._thread.start()
-            self._cond.notify()
-        try:
-            yield watch
-        finally:
-            with self._cond:
-                self._watches.discard(watch)
-
-    def _loop(self) -> None:
-        while True:
-            with self._cond:
-                while not self._watches:
-                    self._cond.wait()
-                watches = list(self._watches)
-            tick = min(w.timeout for w in watches) / 8
-            time.sleep(min(max(tick, 0.001), 0.05))
-            now = time.monotonic()
-            for watch in watches:
-                with self._cond:
-                    if watch not in self._watches:
-                        continue  # it ended while this thread slept: firing now would interrupt someone else
-                progress = watch.read_progress()
-                if progress != watch.last:
-                    watch.last, watch.since = progress, now
-                elif watch.fired_at is None and now - watch.since >= watch.timeout:
-                    watch.fired_at = progress
-                    self._engine.increment_epoch()
-
-
 class WasmRuntime:
     """The engine, the module cache and the watchdog of this process."""
 
@@ -125,13 +53,12 @@ class WasmRuntime:
         config.wasm_bulk_memory = True
         config.epoch_interruption = True
         self.engine = wasmtime.Engine(config)
-        self.watchdog = _Watchdog(self.engine)
+        self.watchdog = Watchdog(self.engine)
         self._modules: dict[str, wasmtime.Module] = {}
         self._idle: dict[Hashable, list[Any]] = {}
         self._inputs_read: dict[Hashable, frozenset[str]] = {}
         self._lock = threading.Lock()
         atexit.register(self._idle.clear)  # free the stores while the interpreter still runs
-        self.shim = self.compile(shim_wat().encode())
 
     def start(self, settings: Settings, instantiate: Callable[[], T]) -> T:
         """``instantiate()`` under the time limit: a guest's start function runs when it is instantiated.
@@ -139,7 +66,7 @@ class WasmRuntime:
         Every ABI creates its instances through this, on the driver and on the
         executors, so a start function that never returns is cut off after
         ``timeout.ms`` like a record would be.  ``instantiate`` must create its
-        store with :func:`host_functions._sandbox.new_store` (the epoch deadline).
+        store with :func:`host_functions.runtime.sandbox.new_store` (the epoch deadline).
         Raises :class:`StartFailure` naming the cause (a timeout or a trap).
         """
         timeout = settings.timeout_ms / 1000
@@ -205,9 +132,6 @@ class WasmRuntime:
         """Remember that guests under ``key`` read ``columns``: later batches stage them up front."""
         with self._lock:
             self._inputs_read[key] = self._inputs_read.get(key, frozenset()) | columns
-
-    def adapter(self, shape: AdapterShape) -> wasmtime.Module:
-        return self.compile(adapter_wat(shape).encode())
 
     def _load_or_compile(self, digest: str, wasm: bytes) -> wasmtime.Module:
         cache_dir = _trusted_cache_dir()

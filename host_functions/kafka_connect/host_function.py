@@ -17,7 +17,7 @@ __all__ = ["HostFunction", "HostCall"]
 class HostCall:
     """What a Python host function sees while a guest call runs.
 
-    ``record`` is the current :class:`host_functions._reference.RecordState`
+    ``record`` is the current :class:`host_functions.kafka_connect.reference.RecordState`
     (key/value/header bytes as the guest sees them); ``read(ptr, len)``
     copies bytes out of guest memory, ``give(data)`` allocates in the guest
     and returns the packed ``(ptr << 32) | len``; both raise on a bad pointer.

@@ -2,7 +2,7 @@
 
 import pytest
 
-from host_functions._module_file import read_module
+from host_functions.runtime.module_file import read_module
 from smt.errors import ConfigError
 
 

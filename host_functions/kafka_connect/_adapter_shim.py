@@ -1,14 +1,17 @@
 """The fast path's dispatch shim: the module a guest's ``env`` imports resolve to.
 
 Each of its exported functions only does ``call_indirect`` through the shim's
-table, in :data:`host_functions._adapter.FAST_FUNCTIONS` order; the adapter's
+table, in :data:`host_functions.kafka_connect.layout.FAST_FUNCTIONS` order; the adapter's
 element segment fills that table with the adapter's implementations when the
 adapter is instantiated (see ``ADAPTER.md``).  One shim serves every guest.
 """
 
 from __future__ import annotations
 
-from host_functions._adapter import FAST_FUNCTIONS, SHIM_MODULE_NAME
+import functools
+
+from host_functions.kafka_connect.layout import FAST_FUNCTIONS
+from host_functions.runtime.host_modules import SHIM_MODULE_NAME
 
 __all__ = ["shim_wat"]
 
@@ -30,6 +33,7 @@ def _types() -> str:
     return "\n  ".join(seen.values())
 
 
+@functools.lru_cache(maxsize=1)
 def shim_wat() -> str:
     """The dispatch shim: one exported function per fast host function."""
     funcs = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from host_functions._adapter import (
+from host_functions.kafka_connect.layout import (
     C_ERR_LEN,
     C_ERR_PTR,
     C_IRREGULAR,

@@ -6,11 +6,11 @@ names the last wins.  Both paths build and parse it with the functions here,
 so they agree byte for byte and error for error.
 
 On the fast path the adapter builds ``get_record``'s document itself
-(:mod:`host_functions._adapter_json`) unless a topic or header name is not
+(:mod:`host_functions.kafka_connect._adapter_json`) unless a topic or header name is not
 ASCII, and parses plain ``set_record`` documents itself
-(:mod:`host_functions._adapter_set_record`); otherwise it spills the current record's
+(:mod:`host_functions.kafka_connect._adapter_set_record`); otherwise it spills the current record's
 state (where its bytes are, in ``$in`` or in an output memory) into a block
-of ``$in`` (:data:`host_functions._adapter.S_STATE`) and calls
+of ``$in`` (:data:`host_functions.kafka_connect.layout.S_STATE`) and calls
 :class:`RecordJson`: ``get_record`` writes the document at the scratch cursor
 for the adapter to hand to the guest, ``set_record`` writes the new bytes to
 scratch and points the state at them, and the adapter reloads the state.
@@ -24,8 +24,8 @@ import json
 import struct
 from typing import Any, Callable
 
-from host_functions import _adapter as A
-from host_functions._sandbox import Failure
+from host_functions.kafka_connect import layout as A
+from host_functions.runtime.sandbox import Failure
 
 __all__ = ["record_json", "parse_record_json", "RecordJson", "utf8"]
 

@@ -5,8 +5,8 @@ adapter's ``$in`` memory once (Arrow buffers, straight) and calls
 ``run(start, end)``; outputs accumulate in the adapter's output memories and
 are copied out once per batch (:meth:`FastInstance.harvest`) as the buffers
 of Arrow arrays.  Host functions do not cross into Python (see
-:mod:`host_functions._adapter`), except ``log`` and the JSON of
-``get_record``/``set_record`` (:mod:`host_functions._record_json`).
+:mod:`host_functions.kafka_connect.layout`), except ``log`` and the JSON of
+``get_record``/``set_record`` (:mod:`host_functions.kafka_connect.record_json`).
 
 Failures stay per record: a guest-reported error returns from ``run`` with
 the row; a trap, a timeout or a bad pointer leaves the failing row in the
@@ -20,96 +20,37 @@ import ctypes
 import functools
 import operator
 import struct
-import weakref
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import wasmtime
 
-from host_functions import _adapter as A
-from host_functions._guest import GuestModule
-from host_functions._record_json import RecordJson
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap, guest_memory_at_limit, log_function, new_store
-from host_functions._wasmtime_internals import direct_call
+from host_functions.kafka_connect import layout as A
+from host_functions.kafka_connect._adapter_shim import shim_wat
+from host_functions.kafka_connect.adapter import adapter_wat
+from host_functions.kafka_connect.guest import GuestModule
+from host_functions.kafka_connect.record_json import RecordJson
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.memory import grow_to
+from host_functions.runtime.sandbox import (
+    Failure,
+    Settings,
+    describe_trap,
+    guest_memory_at_limit,
+    log_function,
+    new_store,
+    weak_callback,
+)
+from host_functions.runtime.staging import Layout
+from host_functions.runtime.wasmtime_internals import direct_call
 
-__all__ = ["FastInstance", "Layout", "Harvest"]
+__all__ = ["FastInstance", "Harvest"]
 
 _HEADER_DTYPE = np.dtype([("key_len", "<i4"), ("value_len", "<i4")])
 
 #: Room left after the staged input for per-record scratch (grows on demand).
 _SCRATCH_HEADROOM = 1 << 16
-_PAGE = 1 << 16
-
-
-class Layout:
-    """Where each staged buffer goes in ``$in``, and the descriptor words."""
-
-    def __init__(self) -> None:
-        self.size = A.CONTROL_SIZE
-        self.parts: list[tuple[int, int, int]] = []  # (position, source address, bytes)
-        self.words: dict[int, int] = {}
-        self._keep: list[Any] = []  # buffers whose addresses are in parts
-
-    def place(self, address: int, nbytes: int, owner: Any) -> int:
-        position = (self.size + 7) & ~7
-        if nbytes:
-            self.parts.append((position, address, nbytes))
-        self._keep.append(owner)
-        self.size = position + nbytes
-        return position
-
-    def place_array(self, array: np.ndarray) -> int:
-        array = np.ascontiguousarray(array)
-        return self.place(array.ctypes.data, array.nbytes, array)
-
-    def set(self, offset: int, value: int) -> None:
-        self.words[offset] = value
-
-    def copy_parts(self, base: int) -> None:
-        """Copy every staged buffer to its position after ``base`` (an address in ``$in``)."""
-        for position, address, nbytes in self.parts:
-            ctypes.memmove(base + position, address, nbytes)
-
-    def place_binary(
-        self, column: pa.Array, descriptor: int, validity: bool = True, unreadable: list[int] | None = None
-    ) -> None:
-        """Offsets and data of a binary/string column, data in one copy.
-
-        The validity bytes are 1 (bytes), 0 (null) or 2 for the ``unreadable`` rows (their converter
-        failed: the getter fails the record, see Status.INPUT_UNREADABLE).
-        """
-        _, offsets_buf, data_buf = column.buffers()[:3]
-        n = len(column)
-        offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=column.offset * 4)
-        first, last = int(offsets[0]), int(offsets[-1])
-        at_offsets = self.place(offsets_buf.address + column.offset * 4, (n + 1) * 4, offsets_buf)
-        data_address = data_buf.address + first if data_buf is not None else 0
-        at_data = self.place(data_address, last - first, data_buf)
-        self.set(descriptor, at_offsets)
-        self.set(descriptor + 4, at_data - first)
-        if validity and (column.null_count or unreadable):
-            valid = column.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
-            if unreadable:
-                valid[unreadable] = A.VALIDITY_UNREADABLE
-            self.set(descriptor + 8, self.place_array(valid))
-
-    def place_fixed(self, values: np.ndarray, valid: np.ndarray | None, descriptor: int) -> None:
-        self.set(descriptor, self.place_array(values))
-        if valid is not None:
-            self.set(descriptor + 4, self.place_array(valid.astype(np.uint8)))
-
-
-def grow_to(memory: wasmtime.Memory, store: wasmtime.Store, size: int, what: str, settings: Any) -> None:
-    """Grow ``memory`` to hold ``size`` bytes; past ``memory.max.bytes`` a :class:`Failure` names ``what``."""
-    have = memory.data_len(store)
-    if size <= have:
-        return
-    try:
-        memory.grow(store, (size - have + _PAGE - 1) // _PAGE)
-    except wasmtime.WasmtimeError as exc:
-        raise Failure(f"{what} exceeds memory.max.bytes={settings.memory_max_bytes}") from exc
 
 
 class Harvest:
@@ -187,7 +128,7 @@ class FastInstance:
         engine = rt.engine
         self.store = store = new_store(engine, settings)
         self.settings = settings
-        shim = wasmtime.Instance(store, rt.shim, [])
+        shim = wasmtime.Instance(store, rt.compile(shim_wat().encode()), [])
         shim_exports = shim.exports(store)
         linker = wasmtime.Linker(engine)
         if settings.wasi:
@@ -195,7 +136,7 @@ class FastInstance:
         linker.define_instance(store, "env", shim)
         if "log" in guest.imports:
             ty = wasmtime.FuncType([wasmtime.ValType.i32()] * 3, [])
-            linker.define_func("env", "log", ty, log_function(settings, _weak(self._read_guest)))
+            linker.define_func("env", "log", ty, log_function(settings, weak_callback(self._read_guest)))
         guest_exports = linker.instantiate(store, guest.module).exports(store)
         self.guest_memory = guest_exports["memory"]
         provided = {
@@ -209,7 +150,9 @@ class FastInstance:
         self.memories: dict[str, Any] = {}
         self.shape = shape = guest.adapter_shape(staged)
         if shape.get_record or shape.set_record:
-            record_json = RecordJson(_weak(self._address), _weak(self._ensure), _weak(self._read_guest))
+            record_json = RecordJson(
+                weak_callback(self._address), weak_callback(self._ensure), weak_callback(self._read_guest)
+            )
             i32 = wasmtime.ValType.i32()
             provided[("host", "get_record")] = wasmtime.Func(
                 store, wasmtime.FuncType([], [i32]), record_json.get_record
@@ -217,7 +160,7 @@ class FastInstance:
             provided[("host", "set_record")] = wasmtime.Func(
                 store, wasmtime.FuncType([i32, i32], []), record_json.set_record
             )
-        adapter = rt.adapter(shape)
+        adapter = rt.compile(adapter_wat(shape).encode())
         exports = wasmtime.Instance(store, adapter, [provided[(i.module, i.name)] for i in adapter.imports]).exports(
             store
         )
@@ -353,25 +296,6 @@ class FastInstance:
         elif nbytes:  # the offsets table of no records, in a memory never grown: [0]
             ctypes.memset(buffer.address, 0, nbytes)
         return np.frombuffer(buffer, dtype=dtype)
-
-
-def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` without a strong reference to its instance.
-
-    wasmtime-py keeps host-function callbacks in a process-wide table until
-    the store is freed; a callback holding the instance (which holds the
-    store) would keep every replaced instance, and its memories' address
-    space reservations, alive forever.
-    """
-    ref = weakref.WeakMethod(method)
-
-    def call(*args: Any) -> Any:
-        bound = ref()
-        if bound is None:
-            raise Failure("the Wasm instance is gone")
-        return bound(*args)
-
-    return call
 
 
 def _signed(value: int) -> int:

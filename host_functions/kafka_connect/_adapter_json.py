@@ -1,6 +1,6 @@
 """``get_record`` in Wasm: the record's JSON document built by the adapter.
 
-Byte for byte what :func:`host_functions._record_json.record_json` makes
+Byte for byte what :func:`host_functions.kafka_connect.record_json.record_json` makes
 (``json.dumps`` with ``ensure_ascii``, compact separators): ``headers`` (names
 in first-seen order, the last value of each name; null for a null value),
 ``topic``, then ``key`` and ``value`` when not null, bytes in standard base64.
@@ -12,8 +12,8 @@ reference path.
 
 from __future__ import annotations
 
-from host_functions._adapter import AdapterShape
-from host_functions._adapter_calls import bytes_equal, demand, ensure, readable
+from host_functions.kafka_connect.adapter_calls import bytes_equal, demand, ensure, readable
+from host_functions.kafka_connect.layout import AdapterShape
 
 __all__ = ["json_memory", "json_functions", "FALLBACK"]
 
