@@ -20,7 +20,8 @@ from host_functions.kafka_connect.guest import GuestModule
 from host_functions.runtime.columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
 from host_functions.runtime.engine import WasmRuntime
 from host_functions.runtime.record_bytes import Converters, failing_rows
-from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure
+from host_functions.runtime.retry import RetryPolicy, interrupted
+from host_functions.runtime.sandbox import Failure, Settings, StartFailure
 from host_functions.runtime.staging import Layout
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
@@ -244,11 +245,7 @@ class FastPath:
         count = end - start
         self._row_reached = 0
         try:
-            if self._instance is None or self._instance.shape.staged != self._staged:
-                instance = self._fresh(layout)
-            else:
-                instance = self._instance
-                instance.load(layout)
+            instance = self._loaded(layout)
         except StartFailure:
             raise
         except Failure as failure:  # nothing was written: the instance and its outputs stay good
@@ -256,8 +253,7 @@ class FastPath:
                 return _TOO_BIG
             fail(start, failure.cause)
             return None
-        row, retries, timeout = 0, 0, self.settings.timeout_ms / 1000
-        retried_out_of_memory = None  # the row last given a fresh instance for running out of memory
+        row, policy, timeout = 0, RetryPolicy(), self.settings.timeout_ms / 1000
         while row < count:
             self._row_reached = row
             if start + row in failed:
@@ -269,52 +265,15 @@ class FastPath:
                     resume = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
                     at = instance.word(A.C_ROW)  # rows before it are committed
-                    harvest = instance.harvest()
-                    harvests.append(harvest)
+                    harvests.append(instance.harvest())
                     if instance.status() == A.Status.NEEDS_INPUT:
                         self.rt.note_inputs_read(self._instance_key, instance.needed_inputs())
                         self._instance = None  # the next instance gets an adapter for the new columns
                         return start + at
                     if at > row:
-                        retries = 0  # rows were done since the last start: count interrupts afresh
-                    if at >= stop and not isinstance(exc, Failure):
-                        row = at  # interrupted after the last row's commit: nothing is left to run or blame
-                    elif instance.status() == A.Status.INPUT_UNREADABLE:
-                        column = next(iter(instance.needed_inputs()))
-                        fail(start + at, self._unreadable[column][start + at])
-                        row = at + 1
-                    else:
-                        interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                        timed_out = interrupted and watch.fired_at is not None
-                        output_full = instance.status() == A.Status.OUTPUT_FULL and harvest.count > 0
-                        # output memories that filled up are harvested and the record runs again, until
-                        # the batch's outputs reach their bound: from then on such a record fails
-                        bound = self.settings.max_output_bytes_per_batch
-                        too_big = output_full and sum(h.nbytes for h in harvests) > bound
-                        retry = (interrupted and not timed_out and retries < SPURIOUS_RETRIES) or (
-                            output_full and not too_big
-                        )
-                        if (
-                            not (retry or interrupted or isinstance(exc, Failure))
-                            and retried_out_of_memory != start + at
-                            and instance.status() == A.Status.OK
-                            and (memory_size := instance.out_of_memory())
-                        ):
-                            # one more try on a fresh instance: a leaking guest is not this record's fault
-                            retry, retried_out_of_memory = True, start + at
-                            self.settings.note_out_of_memory(memory_size, start + at)
-                        if retry:
-                            retries += 1
-                            row = at
-                        else:
-                            retries = 0
-                            fail(
-                                start + at,
-                                self.settings.batch_outputs_too_big()
-                                if too_big
-                                else instance.failure_cause(exc, timed_out),
-                            )
-                            row = at + 1
+                        policy.progressed(memory=False)  # rows were done since the last start
+                    trap = _Trap(exc, interrupted(exc) and watch.fired_at is not None, start, at, stop)
+                    row = self._after_trap(instance, trap, harvests, fail, policy)
                     self._row_reached = row  # a fresh instance that cannot start fails the rows from here
                     instance = self._fresh(layout)
                     continue
@@ -322,6 +281,49 @@ class FastPath:
                 fail(start + resume - 1, f"the guest reported an error: {instance.error_message()}")
             row = resume
         return None
+
+    def _loaded(self, layout: Layout) -> FastInstance:
+        """The instance to run ``layout`` on: the current one, or a fresh one when none fits the staged columns."""
+        if self._instance is None or self._instance.shape.staged != self._staged:
+            return self._fresh(layout)
+        self._instance.load(layout)
+        return self._instance
+
+    def _after_trap(self, instance: FastInstance, trap: "_Trap", harvests: list[Harvest], fail, policy) -> int:
+        """The chunk row to go on from after a run stopped at ``trap.at``: the same row to run it again
+        on a fresh instance, the next once it is failed."""
+        at, exc = trap.at, trap.exc
+        if at >= trap.stop and not isinstance(exc, Failure):
+            return at  # interrupted after the last row's commit: nothing is left to run or blame
+        if instance.status() == A.Status.INPUT_UNREADABLE:
+            column = next(iter(instance.needed_inputs()))
+            fail(trap.start + at, self._unreadable[column][trap.start + at])
+            return at + 1
+        # output memories that filled up are harvested and the record runs again, until
+        # the batch's outputs reach their bound: from then on such a record fails
+        output_full = instance.status() == A.Status.OUTPUT_FULL and harvests[-1].count > 0
+        too_big = output_full and sum(h.nbytes for h in harvests) > self.settings.max_output_bytes_per_batch
+        if (
+            policy.retry_interrupt(exc, timed_out=trap.timed_out)
+            or (output_full and not too_big)
+            or self._retry_out_of_memory(instance, exc, trap.start + at, policy)
+        ):
+            return at
+        policy.progressed(memory=False)
+        cause = self.settings.batch_outputs_too_big() if too_big else instance.failure_cause(exc, trap.timed_out)
+        fail(trap.start + at, cause)
+        return at + 1
+
+    def _retry_out_of_memory(self, instance: FastInstance, exc: BaseException, row: int, policy) -> bool:
+        """Whether a trap (not a host failure, not an interrupt) that left the guest memory at its limit
+        runs ``row`` again on a fresh instance: once per row, as :class:`RetryPolicy` says."""
+        if interrupted(exc) or isinstance(exc, Failure) or instance.status() != A.Status.OK:
+            return False
+        memory_size = instance.out_of_memory()
+        if not memory_size or not policy.retry_out_of_memory(row):
+            return False
+        self.settings.note_out_of_memory(memory_size, row)
+        return True
 
     # --- output -------------------------------------------------------------
 
@@ -473,6 +475,16 @@ def _timestamps(out: RecordBatch, h: Harvest) -> pa.Array:
         millis = np.where(set_rows, millis, input_millis)
         null = np.where(set_rows, null, False if input_null is None else input_null)
     return timestamp_column(millis, null)
+
+
+class _Trap(NamedTuple):
+    """A run of rows [``start`` + row, ``start`` + ``stop``) that stopped at chunk row ``at`` with ``exc``."""
+
+    exc: BaseException
+    timed_out: bool
+    start: int
+    at: int
+    stop: int
 
 
 def _next_failed(failed: set[int], row: int, end: int) -> int:

@@ -19,8 +19,8 @@ from host_functions.kafka_connect.layout import SET_HEADERS, SET_KEY, SET_TIMEST
 from host_functions.kafka_connect.record_json import parse_record_json, record_json, utf8
 from host_functions.runtime.engine import WasmRuntime
 from host_functions.runtime.record_bytes import Converters
+from host_functions.runtime.retry import INTERRUPTED_REPEATEDLY, RetryPolicy, interrupted
 from host_functions.runtime.sandbox import (
-    SPURIOUS_RETRIES,
     Failure,
     GuestReported,
     Settings,
@@ -326,8 +326,8 @@ class ReferencePath:
         return out.build()
 
     def _run(self, state: RecordState, row: int | None = None) -> list[RecordState]:
-        retried_out_of_memory = False
-        for _ in range(SPURIOUS_RETRIES + 2):
+        policy = RetryPolicy()
+        while True:
             instance = self.instance()
             self._seq += 1
             with self.rt.watchdog.watch(lambda: self._seq, self.settings.timeout_ms / 1000) as watch:
@@ -338,20 +338,23 @@ class ReferencePath:
                     raise
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
                     self._instance = None  # never reuse an instance that trapped
-                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                    timed_out = interrupted and watch.fired_at is not None
-                    if interrupted and not timed_out:
-                        continue
-                    memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
-                    if memory_full and not isinstance(exc, Failure) and not retried_out_of_memory:
-                        # one more try on a fresh instance: a leaking guest is not this record's fault
-                        retried_out_of_memory = True
-                        self.settings.note_out_of_memory(memory_full, row)
-                        continue
-                    raise Failure(
-                        describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
-                    ) from exc
-        raise Failure("interrupted repeatedly by other transforms' timeouts")
+                    self._retry_or_raise(instance, exc, watch.fired_at is not None, row, policy)
+
+    def _retry_or_raise(
+        self, instance: ReferenceInstance, exc: BaseException, fired: bool, row: int | None, policy: RetryPolicy
+    ) -> None:
+        """Returns when the record runs again on a fresh instance (see :class:`RetryPolicy`), else raises
+        the record's :class:`Failure`; ``fired``: this call's watch fired (it timed out)."""
+        timed_out = interrupted(exc) and fired
+        if policy.retry_interrupt(exc, timed_out=timed_out):
+            return
+        if policy.exhausted(interrupted(exc) and not timed_out):
+            raise Failure(INTERRUPTED_REPEATEDLY) from exc
+        memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
+        if memory_full and not isinstance(exc, Failure) and policy.retry_out_of_memory(row):
+            self.settings.note_out_of_memory(memory_full, row)
+            return
+        raise Failure(describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)) from exc
 
     def _state(self, record: Record) -> RecordState:
         c = self.converters

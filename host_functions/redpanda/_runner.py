@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import wasmtime
 
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.redpanda import adapter as A
@@ -34,7 +33,8 @@ from host_functions.runtime.record_bytes import (
     headers_column,
     single,
 )
-from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Settings
+from host_functions.runtime.retry import RetryPolicy
+from host_functions.runtime.sandbox import Settings
 from host_functions.runtime.staging import Layout
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
@@ -117,7 +117,7 @@ class RedpandaRunner:
 
     def _run_group(self, topic: str, rows: np.ndarray, staged: "_Staged", parts: list, fail) -> None:
         for chunk in budget_chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
-            start, retries = 0, 0
+            start, policy = 0, RetryPolicy()
             while start < len(chunk):
                 try:
                     instance = self.instance(topic)
@@ -130,11 +130,10 @@ class RedpandaRunner:
                 if outcome.failed_row is None:
                     break
                 at = start + outcome.failed_row
-                interrupted = getattr(outcome.error, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                if interrupted and not outcome.timed_out and retries < SPURIOUS_RETRIES:
-                    retries, start = retries + 1, at  # another call's time limit interrupted this one: again
+                if policy.retry_interrupt(outcome.error, timed_out=outcome.timed_out):
+                    start = at
                     continue
-                retries = 0
+                policy.progressed()
                 fail(int(chunk[at]), failure_cause(outcome, self.settings, self.max_outputs))
                 start = at + 1
 

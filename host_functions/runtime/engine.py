@@ -21,7 +21,8 @@ from typing import Any, Callable, Hashable, TypeVar
 
 import wasmtime
 
-from host_functions.runtime.sandbox import SPURIOUS_RETRIES, Failure, Settings, StartFailure, describe_trap
+from host_functions.runtime.retry import INTERRUPTED_REPEATEDLY, RetryPolicy, interrupted
+from host_functions.runtime.sandbox import Failure, Settings, StartFailure, describe_trap
 from host_functions.runtime.watchdog import Watchdog
 
 __all__ = ["WasmRuntime", "runtime"]
@@ -60,35 +61,38 @@ class WasmRuntime:
         self._lock = threading.Lock()
         atexit.register(self._idle.clear)  # free the stores while the interpreter still runs
 
-    def start(self, settings: Settings, instantiate: Callable[[], T]) -> T:
+    def start(
+        self,
+        settings: Settings,
+        instantiate: Callable[[], T],
+        cannot_start: str = "the guest could not start (instantiation and start function)",
+    ) -> T:
         """``instantiate()`` under the time limit: a guest's start function runs when it is instantiated.
 
         Every ABI creates its instances through this, on the driver and on the
         executors, so a start function that never returns is cut off after
         ``timeout.ms`` like a record would be.  ``instantiate`` must create its
         store with :func:`host_functions.runtime.sandbox.new_store` (the epoch deadline).
-        Raises :class:`StartFailure` naming the cause (a timeout or a trap).
+        An interrupt caused by another call's timeout starts it again (:class:`RetryPolicy`).
+        Raises :class:`StartFailure`, ``cannot_start: cause`` (a timeout, a trap, a host function's refusal).
         """
-        timeout = settings.timeout_ms / 1000
-        for _ in range(SPURIOUS_RETRIES + 1):
+        timeout, policy = settings.timeout_ms / 1000, RetryPolicy()
+        while True:
             with self.watchdog.watch(lambda: 0, timeout) as watch:
                 try:
                     return instantiate()
                 except StartFailure:
                     raise
-                except Failure as exc:  # a host function refused what the start function asked
-                    raise StartFailure(
-                        f"the guest could not start (instantiation and start function): {exc.cause}"
-                    ) from exc
-                except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
-                    interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                    if interrupted and watch.fired_at is None:
-                        continue  # another store's timeout bumped the shared epoch: try again
-                    cause = describe_trap(exc, timed_out=interrupted, memory_full=None, settings=settings)
-                    raise StartFailure(
-                        f"the guest could not start (instantiation and start function): {cause}"
-                    ) from exc
-        raise StartFailure("the guest could not start: interrupted repeatedly by other transforms' timeouts")
+                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
+                    by_other = interrupted(exc) and watch.fired_at is None
+                    if policy.retry_interrupted(by_other):
+                        continue
+                    cause = (
+                        INTERRUPTED_REPEATEDLY
+                        if by_other
+                        else describe_trap(exc, timed_out=interrupted(exc), memory_full=None, settings=settings)
+                    )
+                    raise StartFailure(f"{cannot_start}: {cause}") from exc
 
     def compile(self, wasm: bytes) -> wasmtime.Module:
         """The compiled module for ``wasm`` (bytes or WAT text), cached by content hash.

@@ -28,7 +28,6 @@ __all__ = [
     "Failure",
     "GuestReported",
     "StartFailure",
-    "SPURIOUS_RETRIES",
     "error_cause",
     "forget_frames",
     "weak_callback",
@@ -38,8 +37,6 @@ __all__ = [
 #: ABI log levels to Python logging levels.
 LOG_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
 
-#: Retries of a call interrupted because another store's call timed out (the epoch is shared).
-SPURIOUS_RETRIES = 3
 #: The import modules a guest's WASI calls come from (served when the transform enables ``wasi``).
 WASI_MODULES = ("wasi_snapshot_preview1", "wasi_unstable")
 #: Guest frames shown in a trap's backtrace (innermost first).
