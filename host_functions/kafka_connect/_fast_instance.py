@@ -19,8 +19,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import operator
-import struct
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -32,9 +30,8 @@ from host_functions.kafka_connect.adapter import adapter_wat
 from host_functions.kafka_connect.guest import GuestModule
 from host_functions.kafka_connect.record_json import RecordJson
 from host_functions.runtime.engine import WasmRuntime
-from host_functions.runtime.memory import grow_to
+from host_functions.runtime.memory import GuestMemory
 from host_functions.runtime.sandbox import (
-    Failure,
     Settings,
     describe_trap,
     guest_memory_at_limit,
@@ -139,6 +136,7 @@ class FastInstance:
             linker.define_func("env", "log", ty, log_function(settings, weak_callback(self._read_guest)))
         guest_exports = linker.instantiate(store, guest.module).exports(store)
         self.guest_memory = guest_exports["memory"]
+        self.guest_view = GuestMemory(self.guest_memory, store)
         provided = {
             ("guest", "memory"): self.guest_memory,
             ("guest", "alloc"): guest_exports["alloc"],
@@ -147,12 +145,10 @@ class FastInstance:
         }
         if guest.has_dealloc:
             provided[("guest", "dealloc")] = guest_exports["dealloc"]
-        self.memories: dict[str, Any] = {}
+        self.memories: dict[str, GuestMemory] = {}
         self.shape = shape = guest.adapter_shape(staged)
         if shape.get_record or shape.set_record:
-            record_json = RecordJson(
-                weak_callback(self._address), weak_callback(self._ensure), weak_callback(self._read_guest)
-            )
+            record_json = RecordJson(weak_callback(self._memory), weak_callback(self._read_guest), settings)
             i32 = wasmtime.ValType.i32()
             provided[("host", "get_record")] = wasmtime.Func(
                 store, wasmtime.FuncType([], [i32]), record_json.get_record
@@ -166,50 +162,42 @@ class FastInstance:
         )
         self._call_run = direct_call(store, exports["run"])
         self.memories.update(
-            (name, exports[name]) for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
+            (name, GuestMemory(exports[name], store, f"the adapter's ${name}"))
+            for name in ("in", "ch") + A.OUTPUT_MEMORIES + tuple(A.TABLE_MEMORIES)
         )
-        self._control_address = self._address("in")
+        self.control = self.memories["in"]
+        #: The row being run: it moves with every record (read by the watchdog thread).
+        self.progress = self.control.i32_reader(A.C_ROW)
 
     # --- memory access ------------------------------------------------------
 
-    def _address(self, name: str) -> int:
-        return ctypes.addressof(self.memories[name].data_ptr(self.store).contents)
-
-    def _ensure(self, name: str, size: int) -> None:
-        """Grow a memory to hold ``size`` bytes (from Python, inside a host call)."""
-        grow_to(self.memories[name], self.store, size, "the record's output", self.settings)
+    def _memory(self, name: str) -> GuestMemory:
+        return self.memories[name]
 
     def _read_guest(self, ptr: int, length: int) -> bytes:
-        size = self.guest_memory.data_len(self.store)
-        if ptr < 0 or length < 0 or ptr + length > size:
-            raise Failure(f"bad pointer: ({ptr}, {length}) is outside guest memory of {size} bytes")
-        return bytes(self.guest_memory.read(self.store, ptr, ptr + length))
+        return self.guest_view.read(ptr, length)
 
     def word(self, offset: int) -> int:
-        return ctypes.c_int32.from_address(self._control_address + offset).value
-
-    def progress(self) -> int:
-        """The row being run: it moves with every record (read by the watchdog thread)."""
-        return ctypes.c_int32.from_address(self._control_address + A.C_ROW).value
+        return self.control.i32(offset)
 
     # --- staging and running -----------------------------------------------
 
     def load(self, layout: Layout) -> None:
         """Copy the chunk's input into ``$in``; committed outputs stay until harvested."""
         needed = layout.size + min(_SCRATCH_HEADROOM, self.settings.memory_max_bytes // 4)
-        grow_to(self.memories["in"], self.store, needed, f"the staged input ({layout.size} bytes)", self.settings)
-        base = self._control_address = self._address("in")
-        ctypes.memset(base + A.DESCRIPTORS, 0, A.CONTROL_SIZE - A.DESCRIPTORS)
-        layout.copy_parts(base)
-        control = (ctypes.c_char * A.CONTROL_SIZE).from_address(base)
+        control = self.control
+        control.grow_to(needed, f"the staged input ({layout.size} bytes)", self.settings)
+        control.zero(A.DESCRIPTORS, A.CONTROL_SIZE - A.DESCRIPTORS)
+        layout.copy_parts(control)
         for offset, value in layout.words.items():
-            struct.pack_into("<i", control, offset, _signed(value))
-        struct.pack_into("<i", control, A.D_SCRATCH, (layout.size + 7) & ~7)
+            control.set_i32(offset, _signed(value))
+        control.set_i32(A.D_SCRATCH, (layout.size + 7) & ~7)
+        self.progress = control.i32_reader(A.C_ROW)  # where $in is after growing
 
     def run(self, start: int, end: int) -> int:
         # Set here, not only by the adapter: an interrupt may come at run's
         # entry, before the adapter stores its first row.
-        ctypes.c_int32.from_address(self._control_address + A.C_ROW).value = start
+        self.control.set_i32(A.C_ROW, start)
         self.store.set_epoch_deadline(1)
         return self._call_run(start, end)
 
@@ -224,7 +212,7 @@ class FastInstance:
 
     def error_message(self) -> str:
         at, length = self.word(A.C_ERR_PTR), self.word(A.C_ERR_LEN)
-        return ctypes.string_at(self._control_address + at, length).decode("utf-8", "replace")
+        return self.control.read(at, length).decode("utf-8", "replace")
 
     def out_of_memory(self) -> int | None:
         """The guest memory size when its trap looks like running out of memory, else None."""
@@ -234,11 +222,10 @@ class FastInstance:
         status = self.status()
         if not timed_out and status == A.Status.BAD_POINTER:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
-            size = self.guest_memory.data_len(self.store)
-            return f"bad pointer: ({ptr}, {length}) is outside guest memory of {size} bytes"
+            return f"bad pointer: ({ptr}, {length}) is outside guest memory of {self.guest_view.size} bytes"
         if not timed_out and status == A.Status.BAD_ALLOC:
             ptr, length = self.word(A.C_ERR_PTR) & 0xFFFFFFFF, self.word(A.C_ERR_LEN) & 0xFFFFFFFF
-            size = self.guest_memory.data_len(self.store)
+            size = self.guest_view.size
             return (
                 f"bad pointer: alloc returned {ptr}, which cannot hold {length} bytes in guest memory of {size} bytes"
             )
@@ -278,8 +265,8 @@ class FastInstance:
         return bool(self.word(A.C_OUT) or self.word(A.C_IRREGULAR))
 
     def forget_outputs(self) -> None:
-        ctypes.memset(self._control_address + A.C_OUT, 0, 4 + 4 * len(A.OUTPUT_MEMORIES))
-        ctypes.memset(self._control_address + A.C_FLAGS, 0, 8)
+        self.control.zero(A.C_OUT, 4 + 4 * len(A.OUTPUT_MEMORIES))
+        self.control.zero(A.C_FLAGS, 8)
 
     def _cursor(self, memory: str) -> int:
         return self.word(A.C_CURSORS + 4 * A.OUTPUT_MEMORIES.index(memory))
@@ -291,8 +278,8 @@ class FastInstance:
         pages instead of faulting fresh ones in for every batch.
         """
         buffer = pa.allocate_buffer(nbytes)
-        if nbytes > 4 or (nbytes and self.memories[memory].data_len(self.store)):
-            ctypes.memmove(buffer.address, self._address(memory), nbytes)
+        if nbytes > 4 or (nbytes and self.memories[memory].size):
+            self.memories[memory].copy_to(buffer.address, 0, nbytes)
         elif nbytes:  # the offsets table of no records, in a memory never grown: [0]
             ctypes.memset(buffer.address, 0, nbytes)
         return np.frombuffer(buffer, dtype=dtype)

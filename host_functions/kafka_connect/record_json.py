@@ -19,13 +19,16 @@ scratch and points the state at them, and the adapter reloads the state.
 from __future__ import annotations
 
 import base64
-import ctypes
 import json
 import struct
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from host_functions.kafka_connect import layout as A
 from host_functions.runtime.sandbox import Failure
+
+if TYPE_CHECKING:
+    from host_functions.runtime.memory import GuestMemory
+    from host_functions.runtime.sandbox import Settings
 
 __all__ = ["record_json", "parse_record_json", "RecordJson", "utf8"]
 
@@ -80,34 +83,35 @@ def _unb64(text: Any) -> bytes | None:
 class RecordJson:
     """The fast path's ``get_record``/``set_record``, working on the adapter's spilled state.
 
-    ``address(memory)`` gives a memory's base address, ``ensure(memory,
-    size)`` grows it to ``size`` bytes (raising :class:`Failure`), and
+    ``memory(name)`` gives one of the adapter's memories (a
+    :class:`GuestMemory`: ``in``, ``ch`` and the output memories), and
     ``read_guest(ptr, len)`` copies guest bytes with the reference path's
-    bounds check.
+    bounds check; ``settings`` bound how far the memories grow.
     """
 
     def __init__(
-        self, address: Callable[[str], int], ensure: Callable[[str, int], None], read_guest: Callable[[int, int], bytes]
+        self, memory: Callable[[str], GuestMemory], read_guest: Callable[[int, int], bytes], settings: Settings
     ) -> None:
-        self._address, self._ensure, self._read_guest = address, ensure, read_guest
+        self._memory, self._read_guest, self._settings = memory, read_guest, settings
 
     # --- the host functions ---------------------------------------------------
 
     def get_record(self) -> int:
-        base = self._address("in")
-        state = self._state(base)
-        key = self._bytes(state, "k", "ok", base)
-        value = self._bytes(state, "v", "ov", base)
+        staged = self._memory("in")
+        state = self._state(staged)
+        key = self._bytes(state, "k", "ok", staged)
+        value = self._bytes(state, "v", "ov", staged)
         # set_topic/set_header bytes are checked when the record is output; the JSON needs them now
-        topic = utf8(self._bytes(state, "t", "otp", base) or b"", "set_topic: the topic")
-        headers = [(utf8(name, "set_header: the header name"), data) for name, data in self._headers(state, base)]
+        topic = utf8(self._bytes(state, "t", "otp", staged) or b"", "set_topic: the topic")
+        headers = [(utf8(name, "set_header: the header name"), data) for name, data in self._headers(state, staged)]
         document = record_json(topic, key, value, headers)
         self._write(state["sc"], document)
         return len(document)
 
     def set_record(self, ptr: int, length: int) -> None:
         topic, key, value, headers = parse_record_json(self._read_guest(ptr, length))
-        state = self._state(self._address("in"))
+        staged = self._memory("in")
+        state = self._state(staged)
         start = state["sc"]
         blob = bytearray()
 
@@ -127,36 +131,37 @@ class RecordJson:
             name_bytes = name.encode("utf-8")
             entries += _ENTRY.pack(put(name_bytes), len(name_bytes), put(data or b""), _length(data))
         self._write(start, bytes(blob))
-        self._ensure("ch", len(entries))
-        ctypes.memmove(self._address("ch"), bytes(entries), len(entries))
+        table = self._memory("ch")
+        table.grow_to(len(entries), "the record's output", self._settings)
+        table.write(0, bytes(entries))
         state["hn"], state["sc"] = len(headers), start + len(blob)
         state["mask"] |= A.SET_KEY | A.SET_VALUE | A.SET_HEADERS
-        block = (ctypes.c_char * _STATE.size).from_address(self._address("in") + A.S_STATE)
-        _STATE.pack_into(block, 0, *(state[name] for name in A.STATE_FIELDS))
+        staged.write(A.S_STATE, _STATE.pack(*(state[name] for name in A.STATE_FIELDS)))
 
     # --- the spilled state ----------------------------------------------------
 
-    def _state(self, base: int) -> dict[str, int]:
-        return dict(zip(A.STATE_FIELDS, _STATE.unpack(ctypes.string_at(base + A.S_STATE, _STATE.size))))
+    def _state(self, staged: GuestMemory) -> dict[str, int]:
+        return dict(zip(A.STATE_FIELDS, _STATE.unpack(staged.read(A.S_STATE, _STATE.size))))
 
-    def _bytes(self, state: dict[str, int], prefix: str, output_memory: str, base: int) -> bytes | None:
+    def _bytes(self, state: dict[str, int], prefix: str, output_memory: str, staged: GuestMemory) -> bytes | None:
         length = state[f"{prefix}l"]
         if length < 0:
             return None
-        at = self._address(output_memory) if state[f"{prefix}w"] else base
-        return ctypes.string_at(at + state[f"{prefix}p"], length)
+        memory = self._memory(output_memory) if state[f"{prefix}w"] else staged
+        return memory.read(state[f"{prefix}p"], length)
 
-    def _headers(self, state: dict[str, int], base: int) -> list[tuple[bytes, bytes | None]]:
-        table = ctypes.string_at(self._address("ch"), _ENTRY.size * state["hn"])
+    def _headers(self, state: dict[str, int], staged: GuestMemory) -> list[tuple[bytes, bytes | None]]:
+        table = self._memory("ch").read(0, _ENTRY.size * state["hn"])
         headers = []
         for name_ptr, name_len, value_ptr, value_len in _ENTRY.iter_unpack(table):
-            value = None if value_len < 0 else ctypes.string_at(base + value_ptr, value_len)
-            headers.append((ctypes.string_at(base + name_ptr, name_len), value))
+            value = None if value_len < 0 else staged.read(value_ptr, value_len)
+            headers.append((staged.read(name_ptr, name_len), value))
         return headers
 
     def _write(self, at: int, data: bytes) -> int:
         """Copy ``data`` into ``$in`` at ``at``; the position after it."""
         end = at + len(data)
-        self._ensure("in", end)
-        ctypes.memmove(self._address("in") + at, data, len(data))
+        staged = self._memory("in")
+        staged.grow_to(end, "the record's output", self._settings)
+        staged.write(at, data)
         return end

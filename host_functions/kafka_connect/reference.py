@@ -18,6 +18,7 @@ from host_functions.kafka_connect.host_function import HostCall, HostFunction
 from host_functions.kafka_connect.layout import SET_HEADERS, SET_KEY, SET_TIMESTAMP, SET_TOPIC, SET_VALUE
 from host_functions.kafka_connect.record_json import parse_record_json, record_json, utf8
 from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.memory import GuestMemory
 from host_functions.runtime.record_bytes import Converters
 from host_functions.runtime.retry import INTERRUPTED_REPEATEDLY, RetryPolicy, interrupted
 from host_functions.runtime.sandbox import (
@@ -128,6 +129,7 @@ class ReferenceInstance:
         instance = linker.instantiate(self.store, guest.module)
         self.exports = exports = instance.exports(self.store)
         self.memory = exports["memory"]
+        self.guest_view = GuestMemory(self.memory, self.store)
         self._alloc = exports["alloc"]
         self._dealloc = exports["dealloc"] if guest.has_dealloc else None
         self._entry = exports[guest.function_name]
@@ -135,10 +137,7 @@ class ReferenceInstance:
     # --- guest memory -------------------------------------------------------
 
     def read(self, ptr: int, length: int) -> bytes:
-        size = self.memory.data_len(self.store)
-        if ptr < 0 or length < 0 or ptr + length > size:
-            raise Failure(f"bad pointer: ({ptr}, {length}) is outside guest memory of {size} bytes")
-        return bytes(self.memory.read(self.store, ptr, ptr + length))
+        return self.guest_view.read(ptr, length)
 
     def give(self, data: bytes | None) -> int:
         """Copy ``data`` into a fresh guest buffer (guest's ``alloc``); the packed result."""
@@ -149,14 +148,13 @@ class ReferenceInstance:
                 f"{len(data)} bytes do not fit in guest memory: memory.max.bytes={self.settings.memory_max_bytes}"
             )
         ptr = self._alloc(self.store, len(data)) & 0xFFFFFFFF
-        size = self.memory.data_len(self.store)
+        size = self.guest_view.size
         if ptr + len(data) > size:
             raise Failure(
                 f"bad pointer: alloc returned {ptr}, which cannot hold {len(data)} bytes "
                 f"in guest memory of {size} bytes"
             )
-        if data:
-            self.memory.write(self.store, data, ptr)
+        self.guest_view.write(ptr, data)
         return pack(ptr, len(data))
 
     # --- running ------------------------------------------------------------

@@ -21,15 +21,14 @@ it allocates itself (``proxy_on_memory_allocate``), as the SDKs expect.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import struct
 import time
 from typing import Any, Callable
 
-import numpy as np
 import wasmtime
 
+from host_functions.runtime.memory import GuestMemory
 from host_functions.runtime.sandbox import Failure, Settings, weak_callback
 
 __all__ = ["FilterHost", "SIGNATURES", "DOWNSTREAM_DATA", "PLUGIN_CONFIGURATION", "LISTENER_INBOUND"]
@@ -88,21 +87,17 @@ class FilterHost:
 
     # --- memory -----------------------------------------------------------------------
 
-    def _address(self, caller) -> int:
-        return ctypes.addressof(self.memory.data_ptr(caller).contents)
-
     def _read(self, caller, pointer: int, size: int) -> bytes:
-        pointer, size = pointer & _MASK32, size & _MASK32
-        if pointer + size > self.memory.data_len(caller):
+        memory, pointer, size = GuestMemory(self.memory, caller), pointer & _MASK32, size & _MASK32
+        if not memory.contains(pointer, size):
             raise _BadPointer()
-        return ctypes.string_at(self._address(caller) + pointer, size)
+        return memory.read(pointer, size)
 
     def _write(self, caller, pointer: int, data: bytes | memoryview) -> None:
-        pointer = pointer & _MASK32
-        if pointer + len(data) > self.memory.data_len(caller):
+        memory, pointer = GuestMemory(self.memory, caller), pointer & _MASK32
+        if not memory.contains(pointer, len(data)):
             raise _BadPointer()
-        source = np.frombuffer(data, dtype=np.uint8)  # a view: a buffer's slice is copied once, from where it is
-        ctypes.memmove(self._address(caller) + pointer, source.ctypes.data, len(source))
+        memory.write(pointer, data)  # a buffer's slice is copied once, from where it is
 
     def _give(self, caller, data: bytes | memoryview, pointer_out: int, size_out: int) -> int:
         """Copy ``data`` into memory the filter allocates; its address and size to the two out-pointers."""

@@ -9,11 +9,12 @@ with descriptor words in the control block saying where each one went.
 
 from __future__ import annotations
 
-import ctypes
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+from host_functions.runtime.memory import GuestMemory
 
 __all__ = ["Layout"]
 
@@ -45,10 +46,10 @@ class Layout:
     def set(self, offset: int, value: int) -> None:
         self.words[offset] = value
 
-    def copy_parts(self, base: int) -> None:
-        """Copy every staged buffer to its position after ``base`` (an address in ``$in``)."""
+    def copy_parts(self, memory: GuestMemory, at: int = 0) -> None:
+        """Copy every staged buffer to its position (after ``at``) in ``memory`` (an ``$in``), one copy each."""
         for position, address, nbytes in self.parts:
-            ctypes.memmove(base + position, address, nbytes)
+            memory.write_from(at + position, address, nbytes)
 
     def place_binary(
         self,
