@@ -21,6 +21,7 @@ from host_functions.kafka_connect.adapter_calls import (
     extra_imports,
     helpers,
     host_functions,
+    statements,
 )
 from host_functions.kafka_connect.layout import (
     C_CURSORS,
@@ -154,7 +155,7 @@ def _grow_tables(shape: AdapterShape) -> str:
   (func $grow_tables
     (local $cap i32)
     (local.set $cap (i32.add (global.get $cap) (i32.const {TABLE_STEP})))
-    {" ".join(grows)}
+    {statements(grows, 4)}
     (global.set $cap (local.get $cap)))"""
 
 

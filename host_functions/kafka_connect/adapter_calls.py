@@ -47,6 +47,7 @@ __all__ = [
     "helpers",
     "host_functions",
     "readable",
+    "statements",
 ]
 
 
@@ -125,6 +126,15 @@ _SMALL_COPIES = tuple(
 _SMALL_COPY_MAX = 64
 
 
+def statements(items, indent: int) -> str:
+    """WAT statements one per line, at ``indent`` spaces (the first line's indent is the template's).
+
+    Generated code stays one instruction per line, so a generator change shows as a readable diff of
+    the WAT snapshots (``tests/host_functions/snapshots/``).
+    """
+    return ("\n" + " " * indent).join(items)
+
+
 def copy(dst: str, src: str, d: str, s: str, n: str) -> str:
     """Copy n bytes from ``src`` at s to ``dst`` at d (two different memories)."""
     return f"(call $copy_{dst}_{src} {d} {s} {n})"
@@ -134,9 +144,12 @@ def _small_copy(dst: str, src: str) -> str:
     def word(at: int) -> str:
         return f"(i64.store ${dst} offset={at} (local.get $d) (i64.load ${src} offset={at} (local.get $s)))"
 
-    middle = " ".join(
-        f"(if (i32.gt_u (local.get $n) (i32.const {8 * k + 8})) (then {word(8 * k)}))"
-        for k in range(1, _SMALL_COPY_MAX // 8 - 1)
+    middle = statements(
+        (
+            f"(if (i32.gt_u (local.get $n) (i32.const {8 * k + 8})) (then {word(8 * k)}))"
+            for k in range(1, _SMALL_COPY_MAX // 8 - 1)
+        ),
+        8,
     )
     return f"""  ;; 8 to 64 bytes: words from the front and one word ending at n (overlapping what came before)
   (func $copy_{dst}_{src} (param $d i32) (param $s i32) (param $n i32)
@@ -194,7 +207,7 @@ def readable(shape: AdapterShape, *columns: str) -> str:
                 f"(then (if (i32.eq (i32.load8_u $in (i32.add (global.get {valid}) (global.get $row))) "
                 f"(i32.const {VALIDITY_UNREADABLE})) (then (call $unreadable (i32.const {bit}))))))"
             )
-    return " ".join(checks)
+    return statements(checks, 4)
 
 
 def host_functions(shape: AdapterShape) -> str:
@@ -278,17 +291,21 @@ def extra_imports(shape: AdapterShape) -> str:
 
 def _record_json(shape: AdapterShape) -> str:
     """set_record (and get_record's fallback): spill the record state to $in, let Python work on it, reload it."""
-    spill = " ".join(
-        f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))" for i, name in enumerate(STATE_FIELDS)
+    spill = statements(
+        (f"(i32.store $in (i32.const {S_STATE + 4 * i}) (global.get ${name}))" for i, name in enumerate(STATE_FIELDS)),
+        4,
     )
-    reload = " ".join(
-        f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))" for i, name in enumerate(STATE_FIELDS)
+    reload = statements(
+        (f"(global.set ${name} (i32.load $in (i32.const {S_STATE + 4 * i})))" for i, name in enumerate(STATE_FIELDS)),
+        4,
     )
     # a guest importing them gets the Wasm ones (_adapter_json, _adapter_set_record), which call Python when stuck
     get = "" if shape.get_record else "\n  (func $get_record (result i64) (unreachable))"
     set_ = "" if shape.set_record else "\n  (func $set_record (param i32 i32))"
-    return f"""  (func $spill {spill})
-  (func $reload {reload}){get}{set_}"""
+    return f"""  (func $spill
+    {spill})
+  (func $reload
+    {reload}){get}{set_}"""
 
 
 def _other_functions(shape: AdapterShape) -> str:
