@@ -35,7 +35,7 @@ import enum
 
 import numpy as np
 
-from host_functions.kafka_connect.adapter_calls import bytes_equal, check_guest, ensure, fail_record
+from host_functions.kafka_connect.adapter_calls import bytes_equal, check_guest, ensure, fail_record, statements
 from host_functions.kafka_connect.layout import C_ERR_LEN, C_ERR_PTR, C_STATUS, Status
 
 __all__ = [
@@ -207,22 +207,18 @@ def _grow(memory: str) -> str:
       (then {fail_record(STATUS_OUTPUT_FULL, "(local.get $end)", "(i32.const 0)")})))"""
 
 
-_COMMIT_RESUME = "\n".join(
-    [
-        "  ;; the record before the current one is done: its outputs become the host's",
-        "  (func $commit "
-        + " ".join(
-            f"(i32.store $in (i32.const {C_COMMITTED + 4 * i}) (global.get $w_{c}))" for i, c in enumerate(_CURSORS)
-        )
-        + ")",
-        "  ;; a batch starts from what the host left committed (zero once it took the outputs)",
-        "  (func $resume "
-        + " ".join(
-            f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)
-        )
-        + ")",
-    ]
+_COMMIT = statements(
+    (f"(i32.store $in (i32.const {C_COMMITTED + 4 * i}) (global.get $w_{c}))" for i, c in enumerate(_CURSORS)), 4
 )
+_RESUME = statements(
+    (f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)), 4
+)
+_COMMIT_RESUME = f"""  ;; the record before the current one is done: its outputs become the host's
+  (func $commit
+    {_COMMIT})
+  ;; a batch starts from what the host left committed (zero once it took the outputs)
+  (func $resume
+    {_RESUME})"""
 
 VARINT_WAT = """  ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 when it is incomplete or too long
   (func $varint (param $p i32) (param $end i32) (result i64)

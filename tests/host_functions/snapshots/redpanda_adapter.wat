@@ -90,9 +90,21 @@
     (if (i32.eq (memory.grow $hm (local.get $need)) (i32.const -1))
       (then (i32.store $in (i32.const 36) (local.get $end)) (i32.store $in (i32.const 40) (i32.const 0)) (i32.store $in (i32.const 32) (i32.const 5)) (unreachable))))
   ;; the record before the current one is done: its outputs become the host's
-  (func $commit (i32.store $in (i32.const 64) (global.get $w_out)) (i32.store $in (i32.const 68) (global.get $w_ok)) (i32.store $in (i32.const 72) (global.get $w_ov)) (i32.store $in (i32.const 76) (global.get $w_h)) (i32.store $in (i32.const 80) (global.get $w_hk)) (i32.store $in (i32.const 84) (global.get $w_hv)))
+  (func $commit
+    (i32.store $in (i32.const 64) (global.get $w_out))
+    (i32.store $in (i32.const 68) (global.get $w_ok))
+    (i32.store $in (i32.const 72) (global.get $w_ov))
+    (i32.store $in (i32.const 76) (global.get $w_h))
+    (i32.store $in (i32.const 80) (global.get $w_hk))
+    (i32.store $in (i32.const 84) (global.get $w_hv)))
   ;; a batch starts from what the host left committed (zero once it took the outputs)
-  (func $resume (global.set $w_out (i32.load $in (i32.const 64))) (global.set $w_ok (i32.load $in (i32.const 68))) (global.set $w_ov (i32.load $in (i32.const 72))) (global.set $w_h (i32.load $in (i32.const 76))) (global.set $w_hk (i32.load $in (i32.const 80))) (global.set $w_hv (i32.load $in (i32.const 84))))
+  (func $resume
+    (global.set $w_out (i32.load $in (i32.const 64)))
+    (global.set $w_ok (i32.load $in (i32.const 68)))
+    (global.set $w_ov (i32.load $in (i32.const 72)))
+    (global.set $w_h (i32.load $in (i32.const 76)))
+    (global.set $w_hk (i32.load $in (i32.const 80)))
+    (global.set $w_hv (i32.load $in (i32.const 84))))
   ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 when it is incomplete or too long
   (func $varint (param $p i32) (param $end i32) (result i64)
     (local $acc i64) (local $i i32) (local $b i32)
