@@ -88,16 +88,16 @@ class FilterHost:
     # --- memory -----------------------------------------------------------------------
 
     def _read(self, caller, pointer: int, size: int) -> bytes:
-        memory, pointer, size = GuestMemory(self.memory, caller), pointer & _MASK32, size & _MASK32
-        if not memory.contains(pointer, size):
-            raise _BadPointer()
-        return memory.read(pointer, size)
+        try:
+            return GuestMemory(self.memory, caller).read(pointer & _MASK32, size & _MASK32)
+        except Failure:  # outside the filter's memory: the call answers INVALID_MEMORY_ACCESS
+            raise _BadPointer() from None
 
     def _write(self, caller, pointer: int, data: bytes | memoryview) -> None:
-        memory, pointer = GuestMemory(self.memory, caller), pointer & _MASK32
-        if not memory.contains(pointer, len(data)):
-            raise _BadPointer()
-        memory.write(pointer, data)  # a buffer's slice is copied once, from where it is
+        try:  # a buffer's slice is copied once, from where it is
+            GuestMemory(self.memory, caller).write(pointer & _MASK32, data)
+        except Failure:
+            raise _BadPointer() from None
 
     def _give(self, caller, data: bytes | memoryview, pointer_out: int, size_out: int) -> int:
         """Copy ``data`` into memory the filter allocates; its address and size to the two out-pointers."""
