@@ -16,21 +16,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from host_functions._abi import ABI_FUNCTIONS, ABI_VERSION, AbiFunction
-    from host_functions._host_function import HostCall, HostFunction
-    from host_functions._sandbox import WasmGuestError
+    from host_functions.kafka_connect.abi import ABI_FUNCTIONS, ABI_VERSION, AbiFunction
+    from host_functions.kafka_connect.host_function import HostCall, HostFunction
+    from host_functions.runtime.sandbox import WasmGuestError
     from host_functions.transform import WasmTransform
 
 __all__ = ["ABI_FUNCTIONS", "ABI_VERSION", "AbiFunction", "HostCall", "HostFunction", "WasmGuestError", "WasmTransform"]
 
 #: Public name -> the module that defines it.
 _DEFINED_IN = {
-    "ABI_FUNCTIONS": "host_functions._abi",
-    "ABI_VERSION": "host_functions._abi",
-    "AbiFunction": "host_functions._abi",
-    "HostCall": "host_functions._host_function",
-    "HostFunction": "host_functions._host_function",
-    "WasmGuestError": "host_functions._sandbox",
+    "ABI_FUNCTIONS": "host_functions.kafka_connect.abi",
+    "ABI_VERSION": "host_functions.kafka_connect.abi",
+    "AbiFunction": "host_functions.kafka_connect.abi",
+    "HostCall": "host_functions.kafka_connect.host_function",
+    "HostFunction": "host_functions.kafka_connect.host_function",
+    "WasmGuestError": "host_functions.runtime.sandbox",
     "WasmTransform": "host_functions.transform",
 }
 

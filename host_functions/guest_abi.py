@@ -29,7 +29,7 @@ from smt.errors import ConfigError
 from smt.transform import ErrorSink
 
 if TYPE_CHECKING:  # pragma: no cover
-    from host_functions._sandbox import Settings
+    from host_functions.runtime.sandbox import Settings
 
 __all__ = [
     "ABI_NAMES",

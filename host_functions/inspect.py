@@ -1,6 +1,6 @@
 """``smt wasm inspect``: what the host sees in a guest module, and the adapter it generates for it.
 
-The fast path's adapter is generated per guest (see ``host_functions/ADAPTER.md``
+The fast path's adapter is generated per guest (see ``host_functions/kafka_connect/ADAPTER.md``
 for its memory layout); :func:`adapter_text` prints the one a guest gets, so
 that a problem in the generated code can be read, not guessed.
 """
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import wasmtime
 
-from host_functions._adapter_wat import adapter_wat
-from host_functions._guest import GuestModule, inspect_guest
-from host_functions._module_file import read_module
-from host_functions._runtime import runtime
-from host_functions._sandbox import error_cause
 from host_functions.guest_abi import KAFKA_CONNECT, detect_abi
+from host_functions.kafka_connect.adapter import adapter_wat
+from host_functions.kafka_connect.guest import GuestModule, inspect_guest
+from host_functions.runtime.engine import runtime
+from host_functions.runtime.module_file import read_module
+from host_functions.runtime.sandbox import error_cause
 from host_functions.wasm_sections import read_uleb, sections
 from smt.errors import ConfigError, SmtError
 

@@ -8,15 +8,16 @@ from typing import Any, Mapping
 
 import wasmtime
 
-from host_functions._abi import ABI_VERSION, ABI_VERSION_EXPORT
-from host_functions._fast_path import FastPath
-from host_functions._guest import GuestModule, inspect_guest
-from host_functions._host_function import HostFunction
-from host_functions._module_file import read_module
-from host_functions._reference import Converters, ReferenceInstance, ReferencePath
-from host_functions._runtime import runtime
-from host_functions._sandbox import Settings, StartFailure, error_cause
 from host_functions.guest_abi import ABI_NAMES, AUTO, KAFKA_CONNECT, abi_config_defs, detect_abi, guest_abi
+from host_functions.kafka_connect.abi import ABI_VERSION, ABI_VERSION_EXPORT
+from host_functions.kafka_connect.fast_path import FastPath
+from host_functions.kafka_connect.guest import GuestModule, inspect_guest
+from host_functions.kafka_connect.host_function import HostFunction
+from host_functions.kafka_connect.reference import ReferenceInstance, ReferencePath
+from host_functions.runtime.engine import runtime
+from host_functions.runtime.module_file import read_module
+from host_functions.runtime.record_bytes import Converters
+from host_functions.runtime.sandbox import Settings, StartFailure, error_cause
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
 from smt.converter import load_converter

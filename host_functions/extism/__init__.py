@@ -23,10 +23,10 @@ from typing import Any
 
 import wasmtime
 
-from host_functions._runtime import runtime
-from host_functions._sandbox import Settings
 from host_functions.extism._plugin import inspect_plugin
 from host_functions.extism._runner import ExtismRunner, StartFailure
+from host_functions.runtime.engine import runtime
+from host_functions.runtime.sandbox import Settings
 from smt.config import ConfigDef
 from smt.errors import ConfigError
 

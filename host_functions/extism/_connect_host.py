@@ -16,10 +16,11 @@ from typing import Any, Callable
 
 import orjson
 
-from host_functions._adapter import SET_HEADERS, SET_KEY, SET_TOPIC, SET_VALUE
-from host_functions._record_json import utf8
-from host_functions._reference import Converters, RecordState
-from host_functions._sandbox import Failure
+from host_functions.kafka_connect.layout import SET_HEADERS, SET_KEY, SET_TOPIC, SET_VALUE
+from host_functions.kafka_connect.record_json import utf8
+from host_functions.kafka_connect.reference import RecordState
+from host_functions.runtime.record_bytes import Converters
+from host_functions.runtime.sandbox import Failure
 from smt.batch import RecordBatch
 
 __all__ = ["ConnectRecords"]

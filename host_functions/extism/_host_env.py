@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 
 import wasmtime
 
-from host_functions._sandbox import Failure, Settings
+from host_functions.runtime.sandbox import Failure, Settings
 
 __all__ = ["KernelMemory", "host_env_functions", "log_level_for", "MAX_VAR_BYTES"]
 

@@ -12,17 +12,17 @@ plug-in's own globals persist across calls and batches while it lives.
 
 from __future__ import annotations
 
-import ctypes
 from importlib import resources
 from typing import Any, Callable, Mapping
 
 import numpy as np
 import wasmtime
 
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, guest_memory_at_limit, new_store
 from host_functions.extism._host_env import func_type, host_env_functions, log_level_for
 from host_functions.extism._plugin import ENV_MODULE, HOST_ENV_FUNCTIONS, USER_FUNCTIONS, USER_MODULE, PluginModule
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.memory import GuestMemory
+from host_functions.runtime.sandbox import Failure, Settings, guest_memory_at_limit, new_store
 
 __all__ = ["PluginInstance", "kernel_wat", "OUTPUT", "ERROR", "BAD_OUTPUT", "OUTPUT_FULL", "INPUT_TOO_BIG"]
 
@@ -33,7 +33,6 @@ DONE, OUTPUT_FULL, INPUT_TOO_BIG = 0, 2, 3
 
 _C_ROW, _C_STATUS, _C_TABLE, _C_DATA, _C_OUT_START, _C_OUT_CURSOR, _C_OUT_COUNT, _C_PENDING_RC = range(0, 32, 4)
 _CONTROL_BYTES = 64
-_PAGE = 65536
 
 
 def kernel_wat() -> str:
@@ -78,8 +77,8 @@ class PluginInstance:
         self.plugin_memory = exports["memory"] if isinstance(exports.get("memory"), wasmtime.Memory) else None
         kernel["entry"].set(store, 0, exports[plugin.function_name])
         self._returns_rc = int(plugin.returns_rc)
-        # linear memories do not move when they grow (wasmtime reserves their address space)
-        self._io_base = ctypes.addressof(self.io.data_ptr(store).contents)
+        self._io = GuestMemory(self.io, store, "the kernel's io memory")
+        self._entries = GuestMemory(self.entries, store, "the kernel's entries memory")
         if plugin.initializer is not None:
             exports[plugin.initializer](store)
 
@@ -121,9 +120,8 @@ class PluginInstance:
         start = table + offsets.nbytes
         out_start = (start + len(data) + 7) & ~7
         self._ensure_io(out_start + 4096)
-        base = self._io_address()
-        ctypes.memmove(base + table, offsets.tobytes(), offsets.nbytes)
-        ctypes.memmove(base + start, data, len(data))
+        self._io.write(table, offsets)
+        self._io.write(start, data)
         for at, value in (
             (_C_TABLE, table),
             (_C_DATA, start),
@@ -132,7 +130,7 @@ class PluginInstance:
             (_C_OUT_COUNT, 0),
             (_C_ROW, 0),
         ):
-            ctypes.c_int32.from_address(base + at).value = value
+            self._io.set_i32(at, value)
 
     def run(self, start: int, stop: int) -> tuple[int, int]:
         """Run chunk rows [start, stop): ``(row reached, status)``; raises on a trap or host failure."""
@@ -152,9 +150,8 @@ class PluginInstance:
         """The results committed since the last harvest, which are then forgotten: a table of
         ``(chunk row, return code, kind, length)`` per record, and their bytes, comma-separated."""
         start, cursor, count = self._word(_C_OUT_START), self._word(_C_OUT_CURSOR), self._word(_C_OUT_COUNT)
-        entries = ctypes.addressof(self.entries.data_ptr(self.store).contents)
-        table = np.frombuffer(ctypes.string_at(entries, 16 * count), dtype="<i4").reshape(count, 4)
-        data = ctypes.string_at(self._io_base + start, cursor - start)
+        table = np.frombuffer(self._entries.read(0, 16 * count), dtype="<i4").reshape(count, 4)
+        data = self._io.read(start, cursor - start)
         self._set_word(_C_OUT_CURSOR, start)
         self._set_word(_C_OUT_COUNT, 0)
         return table, data
@@ -169,21 +166,15 @@ class PluginInstance:
         return None
 
     def _ensure_io(self, size: int) -> None:
-        have = self.io.data_len(self.store)
-        if size > have:
-            try:
-                self.io.grow(self.store, (size - have + _PAGE - 1) // _PAGE)
-            except wasmtime.WasmtimeError as exc:
-                raise Failure(
-                    f"the chunk's input ({size} bytes) does not fit in memory.max.bytes="
-                    f"{self.settings.memory_max_bytes}"
-                ) from exc
-
-    def _io_address(self) -> int:
-        return self._io_base
+        try:
+            self._io.grow_to(size, "the chunk's input", self.settings)
+        except Failure as exc:
+            raise Failure(
+                f"the chunk's input ({size} bytes) does not fit in memory.max.bytes={self.settings.memory_max_bytes}"
+            ) from exc
 
     def _word(self, offset: int) -> int:
-        return ctypes.c_int32.from_address(self._io_address() + offset).value
+        return self._io.i32(offset)
 
     def _set_word(self, offset: int, value: int) -> None:
-        ctypes.c_int32.from_address(self._io_address() + offset).value = value
+        self._io.set_i32(offset, value)

@@ -14,7 +14,7 @@ import dataclasses
 
 import wasmtime
 
-from host_functions._guest import WASI_MODULES
+from host_functions.runtime.sandbox import WASI_MODULES
 from smt.errors import ConfigError
 
 __all__ = ["PluginModule", "inspect_plugin", "ENV_MODULE", "USER_MODULE", "RECORD_SHAPE", "HOST_FUNCTION_SHAPE"]

@@ -16,14 +16,14 @@ from typing import Callable
 import numpy as np
 import wasmtime
 
-from host_functions._record_bytes import failing_rows
-from host_functions._reference import SPURIOUS_RETRIES, Converters
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap
 from host_functions.extism._connect_host import ConnectRecords
 from host_functions.extism._documents import RecordDocuments
 from host_functions.extism._instance import BAD_OUTPUT, INPUT_TOO_BIG, OUTPUT, OUTPUT_FULL, PluginInstance
 from host_functions.extism._plugin import RECORD_SHAPE, PluginModule
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import Converters, failing_rows
+from host_functions.runtime.retry import RetryPolicy, interrupted
+from host_functions.runtime.sandbox import Failure, Settings, StartFailure, describe_trap
 from smt.batch import RecordBatch
 from smt.gc_pause import gc_paused
 from smt.transform import ErrorSink
@@ -31,10 +31,6 @@ from smt.transform import ErrorSink
 __all__ = ["ExtismRunner", "StartFailure"]
 
 _OUTPUT_COLUMNS = ("topic", "key_schema", "key", "value_schema", "value", "headers")
-
-
-class StartFailure(Failure):
-    """The plug-in could not be instantiated and initialised: every record left fails with this cause."""
 
 
 class ExtismRunner:
@@ -59,17 +55,11 @@ class ExtismRunner:
             user_functions = lambda instance: connect.functions(  # noqa: E731 - bound per instance
                 instance, lambda: self._chunk_start + instance.progress()
             )
-        for _ in range(SPURIOUS_RETRIES + 1):
-            with self.rt.watchdog.watch(lambda: 0, self.settings.timeout_ms / 1000) as watch:
-                try:
-                    return PluginInstance(self.rt, self.plugin, self.settings, user_functions)
-                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
-                    timed_out = _interrupted(exc) and watch.fired_at is not None
-                    if _interrupted(exc) and not timed_out:
-                        continue  # another transform's timeout: try again
-                    cause = describe_trap(exc, timed_out=timed_out, memory_full=None, settings=self.settings)
-                    raise StartFailure(f"the plug-in cannot start: {cause}") from exc
-        raise StartFailure("the plug-in cannot start: interrupted repeatedly by other transforms' timeouts")
+        return self.rt.start(
+            self.settings,
+            lambda: PluginInstance(self.rt, self.plugin, self.settings, user_functions),
+            cannot_start="the plug-in cannot start",
+        )
 
     # --- the batch ----------------------------------------------------------------------
 
@@ -120,7 +110,7 @@ class ExtismRunner:
                 return False
             fail(start, failure.cause)
             return True
-        row, retries, count = 0, 0, end - start
+        row, count, policy = 0, end - start, RetryPolicy()
         while row < count:
             if start + row in failed:
                 row += 1
@@ -130,22 +120,27 @@ class ExtismRunner:
                 try:
                     reached, status = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
-                    at = instance.progress()
-                    self._collect(instance, start, fail, pieces)
-                    timed_out = _interrupted(exc) and watch.fired_at is not None
-                    memory_full = None if _interrupted(exc) else instance.memory_at_limit()
-                    cause = describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings)
-                    if _interrupted(exc) and not timed_out and retries < SPURIOUS_RETRIES:
-                        retries, row = retries + 1, at  # another transform's timeout: run the record again
-                    else:
-                        fail(start + at, cause)
-                        retries, row = 0, at + 1
+                    row = self._after_failure(instance, exc, watch.fired_at is not None, start, fail, pieces, policy)
                     self._instance = None  # never reuse an instance that trapped
                     instance = self._staged(chunk)
                     continue
             self._collect(instance, start, fail, pieces)
             row = self._after_run(instance, start, reached, status, fail, pieces)
         return True
+
+    def _after_failure(
+        self, instance: PluginInstance, exc: BaseException, fired: bool, start: int, fail, pieces, policy: RetryPolicy
+    ) -> int:
+        """The chunk row to go on from after a failed run: the record again (see :class:`RetryPolicy`), or the next."""
+        at = instance.progress()
+        self._collect(instance, start, fail, pieces)
+        timed_out = interrupted(exc) and fired
+        if policy.retry_interrupt(exc, timed_out=timed_out):
+            return at
+        memory_full = None if interrupted(exc) else instance.memory_at_limit()
+        fail(start + at, describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings))
+        policy.progressed()
+        return at + 1
 
     def _staged(self, chunk: list[bytes]) -> PluginInstance:
         if self._instance is None:
@@ -226,7 +221,3 @@ class _Piece:
     rows: np.ndarray
     data: bytes
     lengths: np.ndarray
-
-
-def _interrupted(exc: BaseException) -> bool:
-    return getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT

@@ -18,6 +18,7 @@
 ;; memory `entries` holds one entry per record: [row, rc, kind, length].  kind 0: the output;
 ;; 1: an error (the Extism error message, or none when only the return code was non-zero);
 ;; 2: the output named a range outside kernel memory.
+;; KERNEL.md (beside this file) documents the layout, with a glossary.
 (module
   (type $returns_rc (func (result i32)))
   (type $returns_nothing (func))

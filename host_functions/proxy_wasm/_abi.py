@@ -7,13 +7,13 @@ from typing import Any
 
 import wasmtime
 
-from host_functions._runtime import runtime
-from host_functions._sandbox import Settings
-from host_functions._single_entry import refuse_entry_choice, start_once
 from host_functions.guest_abi import PROXY_WASM
 from host_functions.proxy_wasm._guest import inspect_filter
 from host_functions.proxy_wasm._instance import StartFailed
 from host_functions.proxy_wasm._runner import ProxyWasmRunner
+from host_functions.runtime.engine import runtime
+from host_functions.runtime.sandbox import Settings
+from host_functions.runtime.single_entry import refuse_entry_choice, start_once
 from smt.config import ConfigDef
 
 __all__ = ["ProxyWasmAbi"]

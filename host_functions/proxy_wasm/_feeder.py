@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from host_functions._reference import SPURIOUS_RETRIES
-from host_functions._sandbox import Settings
 from host_functions.proxy_wasm._instance import Fed, FilterFailed, FilterInstance, StartFailed
+from host_functions.runtime.retry import RetryPolicy
+from host_functions.runtime.sandbox import Settings
 
 __all__ = ["RequestFeeder", "HELD_BACK", "CLOSED"]
 
@@ -38,8 +38,7 @@ class RequestFeeder:
         self.instance: FilterInstance | None = None
         self.connection: int | None = None
         self.pending: list = []  # fed, not yet forwarded
-        self._retries = 0
-        self._oom_retried = False
+        self._retry = RetryPolicy()  # interrupts in a row; memory: once until a request gets through
         self._forwarded_bytes = 0  # bounded by max.output.bytes.per.batch
 
     def run(self, requests: list) -> None:
@@ -81,23 +80,24 @@ class RequestFeeder:
     def _failed(self, exc: FilterFailed) -> int:
         """Handle a failed call (the connection is gone); how many requests to feed again, on a fresh instance."""
         self.connection = None
-        if exc.interrupted_by_other and self._retries < SPURIOUS_RETRIES:
-            self._retries += 1  # another call's time limit stopped it: again
-        elif exc.memory_full is not None and not self._oom_retried and self.pending:
-            self.settings.note_out_of_memory(exc.memory_full, None)
-            self._oom_retried = True
-        else:
-            self._retries, self._oom_retried = 0, False
+        if not self._retry_on_fresh_instance(exc):
+            self._retry.progressed()
             self._fail_pending(exc.cause)
             return 0
         again = len(self.pending)
         self.pending.clear()
         return again
 
+    def _retry_on_fresh_instance(self, exc: FilterFailed) -> bool:
+        if self._retry.retry_interrupted(exc.interrupted_by_other):
+            return True
+        if exc.memory_full is not None and self.pending and self._retry.retry_out_of_memory():
+            self.settings.note_out_of_memory(exc.memory_full, None)
+            return True
+        return False
+
     def _fed(self, fed: Fed) -> None:
-        self._retries = 0
-        if fed.forwarded is not None or fed.closed:
-            self._oom_retried = False
+        self._retry.progressed(memory=fed.forwarded is not None or fed.closed)
         if fed.closed:
             self._fail_pending(CLOSED)
             self._close()

@@ -21,17 +21,15 @@ it allocates itself (``proxy_on_memory_allocate``), as the SDKs expect.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import struct
 import time
 from typing import Any, Callable
 
-import numpy as np
 import wasmtime
 
-from host_functions._fast import _weak
-from host_functions._sandbox import Failure, Settings
+from host_functions.runtime.memory import GuestMemory
+from host_functions.runtime.sandbox import Failure, Settings, weak_callback
 
 __all__ = ["FilterHost", "SIGNATURES", "DOWNSTREAM_DATA", "PLUGIN_CONFIGURATION", "LISTENER_INBOUND"]
 
@@ -80,30 +78,26 @@ class FilterHost:
         for name, func_type in imports:
             served = SIGNATURES.get(name)
             if served is not None and [str(p) for p in func_type.params] == list(served):
-                # weakly: wasmtime-py keeps callbacks in a process-wide table (see _weak)
+                # weakly: wasmtime-py keeps callbacks in a process-wide table (see weak_callback)
                 linker.define_func(
-                    "env", name, func_type, _weak(getattr(self, name[len("proxy_") :])), access_caller=True
+                    "env", name, func_type, weak_callback(getattr(self, name[len("proxy_") :])), access_caller=True
                 )
             else:
                 linker.define_func("env", name, func_type, _unimplemented, access_caller=False)
 
     # --- memory -----------------------------------------------------------------------
 
-    def _address(self, caller) -> int:
-        return ctypes.addressof(self.memory.data_ptr(caller).contents)
-
     def _read(self, caller, pointer: int, size: int) -> bytes:
-        pointer, size = pointer & _MASK32, size & _MASK32
-        if pointer + size > self.memory.data_len(caller):
-            raise _BadPointer()
-        return ctypes.string_at(self._address(caller) + pointer, size)
+        try:
+            return GuestMemory(self.memory, caller).read(pointer & _MASK32, size & _MASK32)
+        except Failure:  # outside the filter's memory: the call answers INVALID_MEMORY_ACCESS
+            raise _BadPointer() from None
 
     def _write(self, caller, pointer: int, data: bytes | memoryview) -> None:
-        pointer = pointer & _MASK32
-        if pointer + len(data) > self.memory.data_len(caller):
-            raise _BadPointer()
-        source = np.frombuffer(data, dtype=np.uint8)  # a view: a buffer's slice is copied once, from where it is
-        ctypes.memmove(self._address(caller) + pointer, source.ctypes.data, len(source))
+        try:  # a buffer's slice is copied once, from where it is
+            GuestMemory(self.memory, caller).write(pointer & _MASK32, data)
+        except Failure:
+            raise _BadPointer() from None
 
     def _give(self, caller, data: bytes | memoryview, pointer_out: int, size_out: int) -> int:
         """Copy ``data`` into memory the filter allocates; its address and size to the two out-pointers."""

@@ -24,10 +24,18 @@ import weakref
 
 import wasmtime
 
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap, forget_frames, guest_memory_at_limit, new_store
 from host_functions.proxy_wasm._guest import FilterGuest
 from host_functions.proxy_wasm._host import DOWNSTREAM_DATA, PLUGIN_CONFIGURATION, FilterHost
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.retry import interrupted
+from host_functions.runtime.sandbox import (
+    Failure,
+    Settings,
+    describe_trap,
+    forget_frames,
+    guest_memory_at_limit,
+    new_store,
+)
 
 __all__ = ["FilterFailed", "FilterInstance", "Fed", "StartFailed"]
 
@@ -193,7 +201,6 @@ class FilterInstance:
                 self.alive = False
                 timed_out = watch.fired_at is not None
                 self._end_watch()
-                interrupted = getattr(exc, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
                 memory = getattr(self, "exports", {}).get("memory")
                 memory_full = (
                     None
@@ -201,7 +208,7 @@ class FilterInstance:
                     else guest_memory_at_limit(memory, self.store, self.settings)
                 )
                 raise FilterFailed(
-                    self._describe(exc, timed_out, memory_full), interrupted and not timed_out, memory_full
+                    self._describe(exc, timed_out, memory_full), interrupted(exc) and not timed_out, memory_full
                 ) from None
             finally:
                 self._in_call[1] = False

@@ -21,16 +21,16 @@ small module of our own (not the guest's), one call per batch:
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 
 import numpy as np
 import pyarrow as pa
 import wasmtime
 
-from host_functions._runtime import WasmRuntime
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda.batches import harvest_outputs, output_bytes_column, output_headers_column
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.memory import GuestMemory
 
 __all__ = ["DecodedRecords", "RecordCodec"]
 
@@ -179,7 +179,10 @@ class RecordCodec:
             1 << 62
         )  # our own loops end; a watchdog tick meant for a guest must not stop them
         exports = wasmtime.Instance(self._store, rt.compile(CODEC_WAT.encode()), []).exports(self._store)
-        self._memories = {name: exports[name] for name in ("g", "in", *A.OUTPUT_MEMORIES)}
+        self._memories = {
+            name: GuestMemory(exports[name], self._store, f"the codec's ${name}")
+            for name in ("g", "in", *A.OUTPUT_MEMORIES)
+        }
         self._encode, self._encode_kv, self._decode = exports["encode"], exports["encode_kv"], exports["decode"]
 
     def encode(self, bodies: pa.Array, millis: np.ndarray, base: int) -> bytes:
@@ -190,15 +193,13 @@ class RecordCodec:
         data_at = _align(4 * (count + 1))
         millis_at = _align(data_at + last - first)
         out_at = _align(millis_at + 8 * count)
-        base_address = self._reserve("g", out_at + (last - first) + _MAX_RECORD_OVERHEAD * count)
-        relative = offsets - first  # named: a temporary could be freed before memmove reads it
-        millis = np.ascontiguousarray(millis, dtype=np.int64)
-        ctypes.memmove(base_address, relative.ctypes.data, 4 * (count + 1))
+        g = self._reserve("g", out_at + (last - first) + _MAX_RECORD_OVERHEAD * count)
+        g.write(0, offsets - first)
         if last > first:
-            ctypes.memmove(base_address + data_at, bodies.buffers()[2].address + first, last - first)
-        ctypes.memmove(base_address + millis_at, millis.ctypes.data, 8 * count)
+            g.write_from(data_at, bodies.buffers()[2].address + first, last - first)
+        g.write(millis_at, np.ascontiguousarray(millis, dtype=np.int64))
         end = self._encode(self._store, count, 0, data_at, millis_at, base, out_at)
-        return ctypes.string_at(self._address("g") + out_at, end - out_at)
+        return g.read(out_at, end - out_at)
 
     def encode_kv(self, keys: pa.Array, values: pa.Array, millis: np.ndarray, base: int) -> bytes:
         """As :meth:`encode` for records without headers, from the key and value columns (binary arrays)."""
@@ -211,27 +212,24 @@ class RecordCodec:
         for part in parts:
             places.append(at)
             at = _align(at + part.nbytes)
-        base_address = self._reserve("g", at + key_data.nbytes + value_data.nbytes + _MAX_KV_OVERHEAD * count)
+        g = self._reserve("g", at + key_data.nbytes + value_data.nbytes + _MAX_KV_OVERHEAD * count)
         for part, place in zip(parts, places):
-            if part.nbytes:
-                ctypes.memmove(base_address + place, part.ctypes.data, part.nbytes)
+            g.write(place, part)
         ks, kl, vs, vl, kd, vd, ms = places
         end = self._encode_kv(self._store, count, ks, kl, kd, vs, vl, vd, ms, base, at)
-        return ctypes.string_at(self._address("g") + at, end - at)
+        return g.read(at, end - at)
 
     def decode(self, data: memoryview, count: int) -> tuple[DecodedRecords, int]:
         """``(records, whole)``: the first ``whole`` records of ``data`` (all ``count`` unless one is malformed)."""
         size = len(data)
-        base_address = self._reserve("g", size)
+        g = self._reserve("g", size)
         control = self._reserve("in", _DELTAS_AT + _DELTAS.itemsize * count)
-        ctypes.memset(control, 0, _DELTAS_AT)
-        ctypes.c_int32.from_address(control + A.C_MAX_OUTPUTS).value = 1
-        if size:
-            source = np.frombuffer(data, dtype=np.uint8)
-            ctypes.memmove(base_address, source.ctypes.data, size)
+        control.zero(0, _DELTAS_AT)
+        control.set_i32(A.C_MAX_OUTPUTS, 1)
+        g.write(0, data)
         whole = self._decode(self._store, 0, size, count)
         deltas = np.empty(whole, dtype=_DELTAS)
-        ctypes.memmove(deltas.ctypes.data, self._address("in") + _DELTAS_AT, whole * _DELTAS.itemsize)
+        control.copy_to(deltas.ctypes.data, _DELTAS_AT, whole * _DELTAS.itemsize)
         outputs = harvest_outputs(self._word, self._copy)
         records = DecodedRecords(
             deltas["timestamp_delta"],
@@ -242,23 +240,18 @@ class RecordCodec:
         )
         return records, whole
 
-    def _address(self, memory: str) -> int:
-        return ctypes.addressof(self._memories[memory].data_ptr(self._store).contents)
-
-    def _reserve(self, memory: str, size: int) -> int:
-        """Grow ``memory`` to hold ``size`` bytes; its address (which growing may move)."""
-        have = self._memories[memory].data_len(self._store)
-        if size > have:
-            self._memories[memory].grow(self._store, (size - have + _PAGE - 1) // _PAGE)
-        return self._address(memory)
+    def _reserve(self, memory: str, size: int) -> GuestMemory:
+        """``memory``, grown to hold ``size`` bytes."""
+        view = self._memories[memory]
+        view.grow_to(size)
+        return view
 
     def _word(self, offset: int) -> int:
-        return ctypes.c_int32.from_address(self._address("in") + offset).value
+        return self._memories["in"].i32(offset)
 
     def _copy(self, memory: str, nbytes: int) -> np.ndarray:
         out = np.empty(nbytes, dtype=np.uint8)
-        if nbytes:
-            ctypes.memmove(out.ctypes.data, self._address(memory), nbytes)
+        self._memories[memory].copy_to(out.ctypes.data, 0, nbytes)
         return out
 
 

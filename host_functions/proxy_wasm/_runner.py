@@ -29,10 +29,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
-from host_functions._reference import Converters
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Settings
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.proxy_wasm._feeder import RequestFeeder
 from host_functions.proxy_wasm._guest import FilterGuest
@@ -40,6 +36,16 @@ from host_functions.proxy_wasm._instance import FilterInstance
 from host_functions.proxy_wasm._produce import ForwardedFrame, decode_forwarded, encode_produce_request
 from host_functions.proxy_wasm._record_codec import RecordCodec
 from host_functions.redpanda.batches import budget_chunks
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import (
+    Converters,
+    assemble_outputs,
+    bytes_column,
+    failing_rows,
+    headers_column,
+    single,
+)
+from host_functions.runtime.sandbox import Settings
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 

@@ -7,14 +7,14 @@ from typing import Any
 
 import wasmtime
 
-from host_functions._record_bytes import load_converters
-from host_functions._runtime import runtime
-from host_functions._sandbox import Settings
-from host_functions._single_entry import refuse_entry_choice, start_once
 from host_functions.guest_abi import REDPANDA
 from host_functions.redpanda._guest import inspect_redpanda_guest
 from host_functions.redpanda._instance import StartFailed
 from host_functions.redpanda._runner import RedpandaRunner
+from host_functions.runtime.engine import runtime
+from host_functions.runtime.record_bytes import load_converters
+from host_functions.runtime.sandbox import Settings
+from host_functions.runtime.single_entry import refuse_entry_choice, start_once
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.errors import ConfigError
 

@@ -18,7 +18,6 @@ watchdog, which interrupts the guest when the record it is on
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import queue
 import struct
@@ -29,12 +28,21 @@ import weakref
 import numpy as np
 import wasmtime
 
-from host_functions._fast import Layout, _weak, grow_to
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Failure, Settings, describe_trap, forget_frames, guest_memory_at_limit, new_store
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 from host_functions.redpanda.batches import Outputs, harvest_outputs
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.memory import GuestMemory
+from host_functions.runtime.sandbox import (
+    Failure,
+    Settings,
+    describe_trap,
+    forget_frames,
+    guest_memory_at_limit,
+    new_store,
+    weak_callback,
+)
+from host_functions.runtime.staging import Layout
 
 __all__ = ["Batch", "Outcome", "RedpandaInstance", "StartFailed", "failure_cause"]
 
@@ -192,8 +200,8 @@ class _GuestSide:
         self.settings, self.environment, self.topics, self.max_outputs = settings, environment, topics, max_outputs
         self.commands, self.events = commands, events
         self.in_batch = False
-        self._control = 0  # address of $in's control block, once instantiated
-        self._progress_at = [0]  # the same, for the watchdog (which must not hold this object)
+        self._control: GuestMemory | None = None  # $in and its control block, once instantiated
+        self._progress: list = [None]  # its C_CURRENT reader, for the watchdog (which must not hold this object)
 
     # --- the thread -----------------------------------------------------------
 
@@ -224,12 +232,18 @@ class _GuestSide:
         self.start_func = guest_exports["_start"]
         i32 = wasmtime.ValType.i32()
         # weakly: wasmtime-py keeps callbacks until the store is freed, and this object holds the store
-        read_batch_header = wasmtime.Func(store, wasmtime.FuncType([i32] * 10, [i32]), _weak(self.read_batch_header))
+        read_batch_header = wasmtime.Func(
+            store, wasmtime.FuncType([i32] * 10, [i32]), weak_callback(self.read_batch_header)
+        )
         adapter = wasmtime.Instance(
             store, self.adapter, [self.guest_memory, shim.exports(store)["table"], read_batch_header]
         )
-        self.memories = {name: adapter.exports(store)[name] for name in ("in",) + A.OUTPUT_MEMORIES}
-        self._control = self._progress_at[0] = self._address("in")
+        self.memories = {
+            name: GuestMemory(adapter.exports(store)[name], store, f"the adapter's ${name}")
+            for name in ("in",) + A.OUTPUT_MEMORIES
+        }
+        self._control = self.memories["in"]
+        self._progress[0] = self._control.i32_reader(A.C_CURRENT)
         self._stage_topics()
 
     # --- the one Python host function -------------------------------------------
@@ -262,7 +276,8 @@ class _GuestSide:
             ("<h", -1),
             ("<i", -1),
         )
-        size = self.guest_memory.data_len(self.store)
+        guest = GuestMemory(self.guest_memory, self.store)
+        size = guest.size
         for pointer, (layout, value) in zip(pointers, values):
             data = struct.pack(layout, value)
             if pointer < 0 or pointer + len(data) > size:
@@ -270,18 +285,12 @@ class _GuestSide:
                     f"bad pointer: read_batch_header was given ({pointer}, {len(data)}), outside guest "
                     f"memory of {size} bytes"
                 )
-            self.guest_memory.write(self.store, data, pointer)
+            guest.write(pointer, data)
 
     # --- staging and harvesting ------------------------------------------------------
 
-    def _address(self, name: str) -> int:
-        return ctypes.addressof(self.memories[name].data_ptr(self.store).contents)
-
     def _word(self, offset: int) -> int:
-        return ctypes.c_int32.from_address(self._control + offset).value
-
-    def _set_word(self, offset: int, value: int) -> None:
-        ctypes.c_int32.from_address(self._control + offset).value = value
+        return self._control.i32(offset)
 
     def progress_reader(self):
         """Reads the record being processed, for the watchdog thread.
@@ -289,23 +298,24 @@ class _GuestSide:
         It holds only the address: the watchdog keeps its last watches after they end, and a
         WASI store must not outlive the interpreter.
         """
-        cell = self._progress_at
+        cell = self._progress
 
         def progress() -> int:
-            return ctypes.c_int32.from_address(cell[0] + A.C_CURRENT).value if cell[0] else -1
+            read = cell[0]
+            return read() if read is not None else -1
 
         return progress
 
     def release(self) -> None:
         """Free the store (the thread has ended): exception frames must not keep it alive until exit."""
-        self._control = self._progress_at[0] = 0
+        self._control = self._progress[0] = None
         self.store = self.memories = self.guest_memory = self.start_func = None
 
     def current_row(self) -> int:
-        return self._word(A.C_CURRENT) if self._control else 0
+        return self._word(A.C_CURRENT) if self._control is not None else 0
 
     def _stage_topics(self) -> None:
-        self.topic_layout = Layout()
+        self.topic_layout = Layout(A.CONTROL_SIZE)
         names = [topic.encode() for topic in self.topics]
         entries = [(self.topic_layout.place_array(np.frombuffer(name or b"\0", np.uint8)), len(name)) for name in names]
         self.topic_table = np.array(entries, dtype=np.int32).reshape(-1)
@@ -314,29 +324,30 @@ class _GuestSide:
         """Copy the batch's input after the topic names into ``$in`` and set the control words."""
         layout = batch.layout
         needed = layout.size + self.topic_layout.size + 8 * len(self.topics) + 64
-        grow_to(self.memories["in"], self.store, needed, f"the staged input ({layout.size} bytes)", self.settings)
-        base = self._control = self._progress_at[0] = self._address("in")
-        ctypes.memset(base, 0, A.C_COMMITTED)
-        layout.copy_parts(base)
+        control = self._control
+        control.grow_to(needed, f"the staged input ({layout.size} bytes)", self.settings)
+        self._progress[0] = control.i32_reader(A.C_CURRENT)  # where $in is after growing
+        control.zero(0, A.C_COMMITTED)
+        layout.copy_parts(control)
         for offset, value in layout.words.items():
-            self._set_word(offset, value)
+            control.set_i32(offset, value)
         # the output topic names go after the batch: the same every time, but the batch moves them
         shift = (layout.size + 7) & ~7
-        self.topic_layout.copy_parts(base + shift)
+        self.topic_layout.copy_parts(control, at=shift)
         table = self.topic_table.copy()
         table[0::2] += shift
         table_at = (shift + self.topic_layout.size + 7) & ~7
-        ctypes.memmove(base + table_at, table.ctypes.data, table.nbytes)
-        self._set_word(A.C_TOPIC_TABLE, table_at)
-        self._set_word(A.C_TOPIC_COUNT, len(self.topics))
-        self._set_word(A.C_COUNT, batch.count)
-        self._set_word(A.C_MAX_OUTPUTS, self.max_outputs)
-        ctypes.c_int64.from_address(base + A.C_WALLTIME).value = batch.base_timestamp
+        control.write(table_at, table)
+        control.set_i32(A.C_TOPIC_TABLE, table_at)
+        control.set_i32(A.C_TOPIC_COUNT, len(self.topics))
+        control.set_i32(A.C_COUNT, batch.count)
+        control.set_i32(A.C_MAX_OUTPUTS, self.max_outputs)
+        control.set_i64(A.C_WALLTIME, batch.base_timestamp)
 
     def harvest(self) -> Outputs:
         """Copy out the committed outputs and forget them (the next batch starts from zero)."""
         outputs = harvest_outputs(self._word, self._copy)
-        ctypes.memset(self._control + A.C_COMMITTED, 0, 4 * 6)
+        self._control.zero(A.C_COMMITTED, 4 * 6)
         return outputs
 
     def empty_outputs(self) -> Outputs:
@@ -345,13 +356,12 @@ class _GuestSide:
 
     def _copy(self, memory: str, nbytes: int) -> np.ndarray:
         out = np.empty(nbytes, dtype=np.uint8)
-        if nbytes:
-            ctypes.memmove(out.ctypes.data, self._address(memory), nbytes)
+        self.memories[memory].copy_to(out.ctypes.data, 0, nbytes)
         return out
 
     def _failed(self, error: BaseException) -> Outcome:
         """The outcome of a guest that stopped: what it committed, and the row it was on."""
-        if not self._control:
+        if self._control is None:
             return Outcome(self.empty_outputs(), failed_row=0, error=error)
         memory_full = guest_memory_at_limit(self.guest_memory, self.store, self.settings)
         return Outcome(

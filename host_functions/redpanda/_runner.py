@@ -18,18 +18,24 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import wasmtime
 
-from host_functions._fast import Layout
-from host_functions._record_bytes import assemble_outputs, bytes_column, failing_rows, headers_column, single
-from host_functions._reference import SPURIOUS_RETRIES, Converters
-from host_functions._runtime import WasmRuntime
-from host_functions._sandbox import Settings
 from host_functions.kafka_wire import encode_record_bodies
 from host_functions.redpanda import adapter as A
 from host_functions.redpanda._guest import RedpandaGuest
 from host_functions.redpanda._instance import Batch, RedpandaInstance, StartFailed, failure_cause
 from host_functions.redpanda.batches import Outputs, budget_chunks, output_bytes_column, output_headers_column
+from host_functions.runtime.engine import WasmRuntime
+from host_functions.runtime.record_bytes import (
+    Converters,
+    assemble_outputs,
+    bytes_column,
+    failing_rows,
+    headers_column,
+    single,
+)
+from host_functions.runtime.retry import RetryPolicy
+from host_functions.runtime.sandbox import Settings
+from host_functions.runtime.staging import Layout
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
@@ -111,7 +117,7 @@ class RedpandaRunner:
 
     def _run_group(self, topic: str, rows: np.ndarray, staged: "_Staged", parts: list, fail) -> None:
         for chunk in budget_chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
-            start, retries = 0, 0
+            start, policy = 0, RetryPolicy()
             while start < len(chunk):
                 try:
                     instance = self.instance(topic)
@@ -124,11 +130,10 @@ class RedpandaRunner:
                 if outcome.failed_row is None:
                     break
                 at = start + outcome.failed_row
-                interrupted = getattr(outcome.error, "trap_code", None) == wasmtime.TrapCode.INTERRUPT
-                if interrupted and not outcome.timed_out and retries < SPURIOUS_RETRIES:
-                    retries, start = retries + 1, at  # another call's time limit interrupted this one: again
+                if policy.retry_interrupt(outcome.error, timed_out=outcome.timed_out):
+                    start = at
                     continue
-                retries = 0
+                policy.progressed()
                 fail(int(chunk[at]), failure_cause(outcome, self.settings, self.max_outputs))
                 start = at + 1
 
@@ -156,7 +161,7 @@ class _Staged:
     def batch(self, rows: np.ndarray) -> Batch:
         bodies = self.bodies.take(pa.array(rows))
         millis, offsets = self.millis[rows], self.offsets[rows]
-        layout = Layout()
+        layout = Layout(A.CONTROL_SIZE)
         layout.place_binary(bodies, A.D_BODIES, validity=False)
         layout.set(A.D_TIMESTAMPS, layout.place_array(millis))
         layout.set(A.D_OFFSETS, layout.place_array(offsets))

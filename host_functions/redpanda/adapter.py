@@ -10,7 +10,7 @@ the adapter's ``$in`` memory (Arrow offsets and bytes, one copy per batch),
 Arrow wants them.  Only ``read_batch_header`` — once per batch — calls Python (after committing
 the batch's last outputs).
 
-As in the Kafka Connect fast path (:mod:`host_functions._adapter`), the guest
+As in the Kafka Connect fast path (:mod:`host_functions.kafka_connect.layout`), the guest
 imports these functions from a *shim* whose table the adapter fills, which
 breaks the cycle "the guest needs the host functions, the host functions need
 the guest's memory".  The adapter also serves two WASI functions the way
@@ -35,8 +35,8 @@ import enum
 
 import numpy as np
 
-from host_functions._adapter import C_ERR_LEN, C_ERR_PTR, C_STATUS, Status
-from host_functions._adapter_calls import bytes_equal, check_guest, ensure, fail_record
+from host_functions.kafka_connect.adapter_calls import bytes_equal, check_guest, ensure, fail_record, statements
+from host_functions.kafka_connect.layout import C_ERR_LEN, C_ERR_PTR, C_STATUS, Status
 
 __all__ = [
     "adapter_wat",
@@ -50,6 +50,7 @@ __all__ = [
     "C_COMMITTED",
     "C_READ",
     "C_MAX_OUTPUTS",
+    "CONTROL_SIZE",
 ]
 
 # --- control block (in $in; the host stages data after CONTROL_SIZE) ---------------
@@ -59,13 +60,14 @@ C_COUNT = 8  # records staged
 C_MAX_OUTPUTS = 12  # max.outputs.per.record
 C_TOPIC_COUNT = 16  # output topics (index 0 is the default)
 C_TOPIC_TABLE = 20  # ptr to (name ptr, name len) pairs in $in
-D_BODIES = 24  # offsets ptr, data origin (host_functions._fast.Layout.place_binary)
+D_BODIES = 24  # offsets ptr, data origin (host_functions.runtime.staging.Layout.place_binary)
 D_TIMESTAMPS = 44  # ptr to i64 epoch millis
 D_OFFSETS = 48  # ptr to i64 offsets
 # C_STATUS (32), C_ERR_PTR (36), C_ERR_LEN (40) are shared with the Kafka Connect adapter's helpers
 C_COMMITTED = 64  # records, key bytes, value bytes, headers, header name bytes, header value bytes
 C_WALLTIME = 96  # i64 epoch millis of the current record (clock_time_get's realtime clock)
 C_MONOTONIC = 104  # i64 nanoseconds, moved 1 ms per read (as Redpanda does)
+CONTROL_SIZE = 256  # the control block's bytes: staged data starts after them
 
 
 class RedpandaStatus(enum.IntEnum):
@@ -205,22 +207,18 @@ def _grow(memory: str) -> str:
       (then {fail_record(STATUS_OUTPUT_FULL, "(local.get $end)", "(i32.const 0)")})))"""
 
 
-_COMMIT_RESUME = "\n".join(
-    [
-        "  ;; the record before the current one is done: its outputs become the host's",
-        "  (func $commit "
-        + " ".join(
-            f"(i32.store $in (i32.const {C_COMMITTED + 4 * i}) (global.get $w_{c}))" for i, c in enumerate(_CURSORS)
-        )
-        + ")",
-        "  ;; a batch starts from what the host left committed (zero once it took the outputs)",
-        "  (func $resume "
-        + " ".join(
-            f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)
-        )
-        + ")",
-    ]
+_COMMIT = statements(
+    (f"(i32.store $in (i32.const {C_COMMITTED + 4 * i}) (global.get $w_{c}))" for i, c in enumerate(_CURSORS)), 4
 )
+_RESUME = statements(
+    (f"(global.set $w_{c} (i32.load $in (i32.const {C_COMMITTED + 4 * i})))" for i, c in enumerate(_CURSORS)), 4
+)
+_COMMIT_RESUME = f"""  ;; the record before the current one is done: its outputs become the host's
+  (func $commit
+    {_COMMIT})
+  ;; a batch starts from what the host left committed (zero once it took the outputs)
+  (func $resume
+    {_RESUME})"""
 
 VARINT_WAT = """  ;; a zigzag varint at [p, end) of guest memory; $varint_size 0 when it is incomplete or too long
   (func $varint (param $p i32) (param $end i32) (result i64)

@@ -15,8 +15,8 @@ import dataclasses
 import numpy as np
 import pyarrow as pa
 
-from host_functions._columns import binary_column
 from host_functions.redpanda import adapter as A
+from host_functions.runtime.columns import binary_column
 
 __all__ = ["Outputs", "budget_chunks", "harvest_outputs", "output_bytes_column", "output_headers_column"]
 

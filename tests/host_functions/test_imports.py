@@ -82,14 +82,55 @@ def test_no_module_of_the_package_imports_one_that_imports_it_back():
 def test_the_adapter_layout_imports_only_the_abi_table():
     graph = _import_graph()
 
-    assert graph["host_functions._adapter"] == {"host_functions._abi"}
-    assert graph["host_functions._abi"] == set()
+    assert graph["host_functions.kafka_connect.layout"] == {"host_functions.kafka_connect.abi"}
+    assert graph["host_functions.kafka_connect.abi"] == set()
+
+
+def _package(module: str) -> str:
+    return module.rpartition(".")[0]
+
+
+def _private_imports_across_packages(graph: dict[str, set[str]]) -> list[str]:
+    """``importer -> imported`` where ``imported`` is private (``_name``) to a package other than the importer's."""
+    return [
+        f"{importer} -> {imported}"
+        for importer, imports in sorted(graph.items())
+        for imported in sorted(imports)
+        if imported.rpartition(".")[2].startswith("_")
+        and not imported.endswith("__init__")
+        and _package(imported) not in (importer, _package(importer))  # a package's __init__ is its own
+    ]
+
+
+def test_the_private_import_check_finds_an_abi_reaching_into_another():
+    graph = {"host_functions.redpanda._runner": {"host_functions.kafka_connect._fast_instance"}}
+
+    assert _private_imports_across_packages(graph) == [
+        "host_functions.redpanda._runner -> host_functions.kafka_connect._fast_instance"
+    ]
+
+
+def test_no_module_imports_a_private_module_of_another_package():
+    assert _private_imports_across_packages(_import_graph()) == []
+
+
+def test_the_runtime_imports_no_abi():
+    abis = ("kafka_connect", "extism", "proxy_wasm", "redpanda")
+    graph = _import_graph()
+
+    assert {
+        f"{importer} -> {imported}"
+        for importer, imports in graph.items()
+        if importer.startswith("host_functions.runtime")
+        for imported in imports
+        if imported.split(".")[1] in abis
+    } == set()
 
 
 def test_the_adapter_generator_loads_neither_wasmtime_nor_pyarrow_nor_the_transform():
-    heavy = ("wasmtime", "pyarrow", "numpy", "host_functions.transform", "host_functions._fast")
+    heavy = ("wasmtime", "pyarrow", "numpy", "host_functions.transform", "host_functions.kafka_connect._fast_instance")
     code = (
-        "import sys, host_functions._adapter_wat, host_functions._adapter_shim\n"
+        "import sys, host_functions.kafka_connect.adapter, host_functions.kafka_connect._adapter_shim\n"
         f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

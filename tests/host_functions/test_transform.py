@@ -7,7 +7,8 @@ import pickle
 
 import pytest
 
-from host_functions import HostFunction, WasmTransform, _fast_path
+from host_functions import HostFunction, WasmTransform
+from host_functions.kafka_connect import fast_path
 from smt.batch import RecordBatch
 from smt.plugin import PluginContext
 from smt.plugins import hookimpl, load_plugins
@@ -119,7 +120,7 @@ def test_an_unpickled_copy_starts_on_the_warm_instance(make_transform, monkeypat
     transform = make_transform(g.TO_UPPER, "to_upper")
     run(transform, [make_record(b"warm")])
     built = []
-    monkeypatch.setattr(_fast_path, "FastInstance", lambda *args: built.append(args))
+    monkeypatch.setattr(fast_path, "FastInstance", lambda *args: built.append(args))
     copy = pickle.loads(pickle.dumps(transform))
     out, _, errors = run(copy, [make_record(b"up")])
     assert [r.value for r in out] == [b"UP"] and errors.failures == [] and built == []

@@ -7,7 +7,7 @@ which frees everything the previous record allocated) and ``dealloc``.
 
 from __future__ import annotations
 
-from host_functions._abi import BY_NAME
+from host_functions.kafka_connect.abi import BY_NAME
 
 
 def _import(name: str) -> str:

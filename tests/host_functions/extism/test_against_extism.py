@@ -9,10 +9,10 @@ import wasmtime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host_functions._runtime import runtime
-from host_functions._sandbox import Settings
 from host_functions.extism._instance import ERROR, OUTPUT, PluginInstance
 from host_functions.extism._plugin import inspect_plugin
+from host_functions.runtime.engine import runtime
+from host_functions.runtime.sandbox import Settings
 
 #: Exercises the kernel's memory functions; the output is the input (read with input_load_u64 and
 #: input_load_u8, written with store_u64 and store_u8) followed by eight facts, 8 bytes each:

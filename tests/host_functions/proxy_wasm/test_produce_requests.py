@@ -14,10 +14,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from host_functions._runtime import runtime
 from host_functions.kafka_wire import HEADERS_TYPE, encode_record_bodies
 from host_functions.proxy_wasm._produce import decode_forwarded, encode_produce_request
 from host_functions.proxy_wasm._record_codec import RecordCodec
+from host_functions.runtime.engine import runtime
 from smt import maven
 from smt.local.kafka import BROKER_BUNDLE
 

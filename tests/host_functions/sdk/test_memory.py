@@ -94,7 +94,7 @@ def test_the_error_helper_packs_pointer_length_and_the_error_bit(guest):
 
 
 def test_the_guest_declares_the_abi_version_the_host_implements(guest):
-    from host_functions._abi import ABI_VERSION
+    from host_functions.kafka_connect.abi import ABI_VERSION
 
     assert guest.call("smt_abi_version") == ABI_VERSION
 
