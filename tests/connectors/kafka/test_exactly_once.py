@@ -63,14 +63,15 @@ def test_a_java_only_truststore_is_refused_and_a_pem_one_translated():
         "kafka.sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required '
                                   'username="bob" password="s3cret";',
     })  # fmt: skip
-    settings = sink._exactly_once.settings
+    settings = sink._librdkafka.settings
     assert (settings["ssl.ca.location"], settings["sasl.username"], settings["sasl.password"]) == (
         "/ca.pem", "bob", "s3cret")  # fmt: skip
 
 
-def test_exactly_once_writes_the_timestamp_and_at_least_once_cannot():
-    assert "timestamp" in exactly_once(transactional_id_prefix="p").output_fields()
-    assert "timestamp" not in configured(KafkaSink, "sink", kafka_bootstrap_servers="h:1").output_fields()
+def test_exactly_once_refuses_spark_s_connector():
+    with pytest.raises(ConfigError, match=r"sink\.writer: must be librdkafka \(or auto\) with sink\.delivery\."
+                                          r"guarantee=exactly_once: Spark's Kafka connector has no transactions"):  # fmt: skip
+        exactly_once(transactional_id_prefix="p", writer="spark")
 
 
 def base_props(servers="127.0.0.1:9092", **more):
