@@ -244,4 +244,3 @@ def test_a_broker_restarted_mid_transaction_leaves_every_record_once(tmp_path):
         assert sorted(r.value.decode() for r in client.consume(out)) == sorted(values)
     finally:
         broker.stop()
-
