@@ -150,3 +150,6 @@ def test_a_record_the_broker_refuses_fails_the_run_naming_the_cluster_and_topic(
     assert re.search(rf"KafkaWriteError: [1-3] of the 3 records of task 0 were not acknowledged by {servers} "
                      rf"\(Spark retries the task\): topic '{small}' partition 0: Broker: Message size too large$",
                      str(caught.value))  # fmt: skip
+    # What a failed run says it committed: the records sent before the failure may stay, so unknown.
+    failed = caught.value.failed_counts
+    assert {"read", "written", "output_rows"} <= set(failed.uncertain), failed
