@@ -1,4 +1,5 @@
-"""Kafka source and sink, through Spark's own Kafka connector (``spark-sql-kafka-0-10``)."""
+"""Kafka source (Spark's own Kafka connector, ``spark-sql-kafka-0-10``) and sink (librdkafka from Python tasks,
+or Spark's connector)."""
 
 from connectors.kafka._jars import older_connector_note, spark_jars, spark_kafka_bundle
 from connectors.kafka._preflight import KafkaAuthenticationError, KafkaUnavailableError, MissingTopicError

@@ -1,11 +1,15 @@
-"""``delivery.guarantee``: the Kafka sink's keys for exactly-once, their checks, and the driver's side of the write.
+"""``delivery.guarantee`` and ``writer``: who writes the Kafka sink's records, their checks, the driver's side.
 
-``at_least_once`` (the default) writes through Spark's Kafka connector.
-``exactly_once`` writes each Spark task's records (and the dead letters of
-the same task, when they go to a topic of the same cluster) in one Kafka
-transaction, with the record's own timestamp; see
-:mod:`connectors.kafka._transactional` for how a retry, a zombie attempt or
-a replayed micro-batch is kept from writing twice.
+By default the records are written by the pipeline's Python tasks with
+confluent-kafka (librdkafka), each with its own timestamp:
+``at_least_once`` (the default) with an idempotent producer per task
+(:mod:`connectors.kafka._at_least_once`), ``exactly_once`` with one Kafka
+transaction per task holding its records and the dead letters of the same
+records (:mod:`connectors.kafka._transactional`, which says how a retry, a
+zombie attempt or a replayed micro-batch is kept from writing twice).
+``writer=spark`` writes at least once through Spark's Kafka connector
+instead, which writes no timestamps; ``writer=auto`` (the default) falls
+back to it, with a warning, for ``kafka.*`` settings librdkafka cannot take.
 """
 
 from __future__ import annotations
@@ -15,21 +19,28 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
+from connectors.kafka._at_least_once import IdempotentWrite, idempotence_default
 from connectors.kafka._librdkafka import librdkafka_settings, producer_defaults
 from connectors.kafka._preflight import KafkaUnavailableError
 from connectors.kafka._record_checks import legal_topic_name
 from connectors.kafka._subscription import same_cluster, server_addresses
-from connectors.kafka._transactional import TASK_RESULT_DDL, TransactionalWrite, new_run_id
+from connectors.kafka._task_write import TASK_RESULT_DDL
+from connectors.kafka._transactional import TransactionalWrite, new_run_id
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.errors import ConfigError, ConfigProblem
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["AT_LEAST_ONCE", "EXACTLY_ONCE", "ExactlyOnce", "TaskResults"]
+__all__ = ["AT_LEAST_ONCE", "EXACTLY_ONCE", "LibrdkafkaWriter", "TaskResults"]
 
 AT_LEAST_ONCE = "at_least_once"
 EXACTLY_ONCE = "exactly_once"
+
+#: ``writer``: who sends the records.
+AUTO = "auto"
+LIBRDKAFKA = "librdkafka"
+SPARK = "spark"
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +61,39 @@ def _topic_name(value: Any) -> None:
     legal_topic_name(value)
 
 
+def _exactly_once_problems(config: Mapping[str, Any], kafka_params: Mapping[str, str], key_prefix: str) -> list:
+    """The settings that rule out exactly-once, each named."""
+    guarantee = f"{key_prefix}delivery.guarantee={EXACTLY_ONCE}"
+    problems = []
+    if config["writer"] == SPARK:
+        problems.append(ConfigProblem(
+            f"{key_prefix}writer", f"must be librdkafka (or auto) with {guarantee}: Spark's Kafka connector has no "
+            "transactions", SPARK,
+        ))  # fmt: skip
+    if not config["transactional.id.prefix"]:
+        problems.append(ConfigProblem(f"{key_prefix}transactional.id.prefix", f"is required with {guarantee}"))
+    if kafka_params.get("enable.idempotence", "true").lower() != "true":
+        problems.append(ConfigProblem(
+            f"{key_prefix}kafka.enable.idempotence",
+            f"must be true with {guarantee}: transactions need the idempotent producer",
+            kafka_params["enable.idempotence"],
+        ))  # fmt: skip
+    if kafka_params.get("acks", "all").lower() not in ("all", "-1"):
+        problems.append(ConfigProblem(
+            f"{key_prefix}kafka.acks", f"must be all (or -1) with {guarantee}", kafka_params["acks"]
+        ))  # fmt: skip
+    return problems
+
+
+def _fall_back(key_prefix: str, why: str) -> None:
+    log.warning(
+        "%swriter=%s: writing through Spark's Kafka connector, whose records get the time of writing as their "
+        "timestamp, because the Kafka producer of the Python writer cannot take the settings: %s (set "
+        "%swriter=spark to choose Spark's connector, or change the settings to keep the records' timestamps)",
+        key_prefix, AUTO, why, key_prefix,
+    )  # fmt: skip
+
+
 @dataclasses.dataclass
 class TaskResults:
     """What the writing tasks of one batch (or run) committed, summed."""
@@ -61,28 +105,42 @@ class TaskResults:
 
 
 @dataclasses.dataclass
-class ExactlyOnce:
-    """The exactly-once write of one configured Kafka sink (built only when ``delivery.guarantee=exactly_once``)."""
+class LibrdkafkaWriter:
+    """The Kafka sink's own write, by Python tasks with confluent-kafka (librdkafka), each record with its
+    own timestamp: exactly once (one transaction per task) or at least once (an idempotent producer per task).
+
+    Built only when the settings choose it (see :meth:`from_settings`); otherwise the sink writes through
+    Spark's Kafka connector.
+    """
 
     settings: Mapping[str, str]
-    prefix: str
-    markers_topic: str
+    exactly_once: bool
     keep_partition: bool
     servers: str
     key_prefix: str
+    prefix: str | None = None
+    markers_topic: str | None = None
     _markers_ready: bool = False
 
     CONFIG = (
         ConfigDef()
         .define("delivery.guarantee", ConfigType.STRING, AT_LEAST_ONCE, one_of(AT_LEAST_ONCE, EXACTLY_ONCE),
                 Importance.HIGH,
-                "'at_least_once': through Spark's Kafka connector; a retried task or a replayed micro-batch "
-                "writes its records again, and each record is written with the time of writing as its "
-                "timestamp. 'exactly_once': each Spark task writes its records, and the dead letters of the "
-                "same records, in one Kafka transaction (confluent-kafka), with the record's own timestamp; a "
-                "consumer with isolation.level=read_committed sees each record once through task retries, "
-                "zombie attempts and a killed driver restarted from its checkpoint. Needs "
-                "transactional.id.prefix, and a dead-letter queue (if any) that is a topic of the same cluster.")
+                "'at_least_once': a retried task or a replayed micro-batch writes its records again. "
+                "'exactly_once': each Spark task writes its records, and the dead letters of the same "
+                "records, in one Kafka transaction (confluent-kafka); a consumer with "
+                "isolation.level=read_committed sees each record once through task retries, zombie attempts "
+                "and a killed driver restarted from its checkpoint. Needs transactional.id.prefix, and a "
+                "dead-letter queue (if any) that is a topic of the same cluster. Either way each record is "
+                "written with its own timestamp, unless writer=spark.")
+        .define("writer", ConfigType.STRING, AUTO, one_of(AUTO, LIBRDKAFKA, SPARK), Importance.MEDIUM,
+                "Who sends the records. 'librdkafka': the pipeline's Python tasks, with confluent-kafka "
+                "(librdkafka); each record keeps its own timestamp (CreateTime), and at_least_once uses an "
+                "idempotent producer that fails the task (Spark retries it) unless every record is "
+                "acknowledged. 'spark': Spark's Kafka connector, at_least_once only; records get the time "
+                "of writing as their timestamp. 'auto': librdkafka, unless a kafka.* setting only Kafka's "
+                "Java client takes (a JKS or PKCS12 trust store, a Java class) rules it out: then spark, "
+                "with a warning naming the setting (exactly_once refuses it instead).")
         .define("transactional.id.prefix", ConfigType.STRING, None, _transactional_id_prefix, Importance.HIGH,
                 "With delivery.guarantee=exactly_once (required there): task N of the write uses the "
                 "transactional id and consumer group '<prefix>-N'. Give each pipeline its own prefix and keep "
@@ -97,54 +155,57 @@ class ExactlyOnce:
     @classmethod
     def from_settings(
         cls, config: Mapping[str, Any], kafka_params: Mapping[str, str], key_prefix: str
-    ) -> "ExactlyOnce | None":
-        """The exactly-once write the settings ask for, or None (at least once).
+    ) -> "LibrdkafkaWriter | None":
+        """The writer the settings ask for, or None: Spark's Kafka connector (``writer=spark``, or ``auto``
+        with a setting librdkafka cannot take, which is logged as a warning).
 
-        Raises :class:`ConfigError` naming every key that breaks it: no
-        ``transactional.id.prefix``, ``kafka.enable.idempotence=false``,
-        ``kafka.acks`` other than ``all``/``-1``, a setting the producer cannot take.
+        Raises :class:`ConfigError` naming every key that breaks the choice:
+        with exactly-once no ``transactional.id.prefix``,
+        ``kafka.enable.idempotence=false``, ``kafka.acks`` other than
+        ``all``/``-1``, ``writer=spark``; with exactly-once or
+        ``writer=librdkafka`` a setting the producer cannot take.
         """
-        if config["delivery.guarantee"] != EXACTLY_ONCE:
+        exactly_once = config["delivery.guarantee"] == EXACTLY_ONCE
+        writer = config["writer"]
+        if writer == SPARK and not exactly_once:
             return None
-        guarantee = f"{key_prefix}delivery.guarantee={EXACTLY_ONCE}"
         try:
             import confluent_kafka  # noqa: F401  (on the executors too: they write)
         except ImportError:
+            if writer == AUTO and not exactly_once:
+                _fall_back(key_prefix, "confluent-kafka is not installed (`pip install 'spark-smt[kafka]'`)")
+                return None
+            chosen = "delivery.guarantee" if exactly_once else "writer"
             raise ConfigError.for_key(
-                f"{key_prefix}delivery.guarantee",
-                "exactly_once writes with confluent-kafka, which is not installed: run `pip install 'spark-smt[kafka]'`",
-                EXACTLY_ONCE,
+                f"{key_prefix}{chosen}",
+                "writes with confluent-kafka, which is not installed: run `pip install 'spark-smt[kafka]'`",
+                config[chosen],
             ) from None
-        problems = []
-        if not config["transactional.id.prefix"]:
-            problems.append(ConfigProblem(f"{key_prefix}transactional.id.prefix", f"is required with {guarantee}"))
-        if kafka_params.get("enable.idempotence", "true").lower() != "true":
-            problems.append(ConfigProblem(
-                f"{key_prefix}kafka.enable.idempotence",
-                f"must be true with {guarantee}: transactions need the idempotent producer",
-                kafka_params["enable.idempotence"],
-            ))  # fmt: skip
-        if kafka_params.get("acks", "all").lower() not in ("all", "-1"):
-            problems.append(ConfigProblem(
-                f"{key_prefix}kafka.acks", f"must be all (or -1) with {guarantee}", kafka_params["acks"]
-            ))  # fmt: skip
+        problems = _exactly_once_problems(config, kafka_params, key_prefix) if exactly_once else []
         try:
             settings = producer_defaults(librdkafka_settings(kafka_params, f"{key_prefix}kafka."))
         except ConfigError as exc:
+            if writer == AUTO and not exactly_once and not problems:
+                _fall_back(key_prefix, "; ".join(map(str, exc.problems)))
+                return None
             problems.extend(exc.problems)
         if problems:
             raise ConfigError(problems)
         return cls(
-            settings=settings,
-            prefix=config["transactional.id.prefix"],
-            markers_topic=config["transactional.markers.topic"],
+            settings=settings if exactly_once else idempotence_default(settings),
+            exactly_once=exactly_once,
             keep_partition=config["keep.partition"],
             servers=kafka_params["bootstrap.servers"],
             key_prefix=key_prefix,
+            prefix=config["transactional.id.prefix"],
+            markers_topic=config["transactional.markers.topic"],
         )
 
     def check_dead_letters(self, dead_letters: Any) -> None:
-        """Refuse a dead-letter queue outside this cluster: its dead letters could not share the transaction."""
+        """With exactly-once, refuse a dead-letter queue outside this cluster: its dead letters could not
+        share the transactions."""
+        if not self.exactly_once:
+            return
         guarantee = f"with {self.key_prefix}delivery.guarantee={EXACTLY_ONCE}"
         topic = getattr(dead_letters, "topic", None)
         if topic is None:
@@ -166,17 +227,20 @@ class ExactlyOnce:
 
     def write(self, out: "DataFrame", batch_id: int | None, dead_letter_column: str | None = None) -> TaskResults:
         """Write ``out`` (``topic``, ``key``, ``value``, ``headers``, ``timestamp``, maybe ``partition``
-        and the dead-letter flag), one transaction per Spark task; what was committed comes back."""
-        self._ensure_markers_topic()
-        write = TransactionalWrite(
-            settings=dict(self.settings),
-            prefix=self.prefix,
-            markers_topic=self.markers_topic,
-            batch_id=0 if batch_id is None else batch_id,
-            run=new_run_id() if batch_id is None else None,
-            keep_partition=self.keep_partition,
-            dead_letter_column=dead_letter_column,
-        )
+        and, with exactly-once, the dead-letter flag) from Spark tasks; what they wrote comes back."""
+        if self.exactly_once:
+            self._ensure_markers_topic()
+            write = TransactionalWrite(
+                settings=dict(self.settings),
+                prefix=self.prefix,
+                markers_topic=self.markers_topic,
+                batch_id=0 if batch_id is None else batch_id,
+                run=new_run_id() if batch_id is None else None,
+                keep_partition=self.keep_partition,
+                dead_letter_column=dead_letter_column,
+            )
+        else:
+            write = IdempotentWrite(settings=dict(self.settings), keep_partition=self.keep_partition)
         results = TaskResults()
         for row in out.mapInArrow(write, TASK_RESULT_DDL).collect():
             results.records += row["records"]
@@ -184,11 +248,15 @@ class ExactlyOnce:
             results.tasks += 1
             results.skipped_tasks += bool(row["skipped"])
         where = "run" if batch_id is None else f"micro-batch {batch_id}"
-        log.info(
-            "%s: %s committed %d records and %d dead letters in %d transactions (%d tasks found theirs "
-            "committed by an earlier attempt)", self.key_prefix.rstrip("."), where, results.records,
-            results.dead_letters, results.tasks - results.skipped_tasks, results.skipped_tasks,
-        )  # fmt: skip
+        if self.exactly_once:
+            log.info(
+                "%s: %s committed %d records and %d dead letters in %d transactions (%d tasks found theirs "
+                "committed by an earlier attempt)", self.key_prefix.rstrip("."), where, results.records,
+                results.dead_letters, results.tasks - results.skipped_tasks, results.skipped_tasks,
+            )  # fmt: skip
+        else:
+            log.info("%s: %s wrote %d records from %d tasks", self.key_prefix.rstrip("."), where,
+                     results.records, results.tasks)  # fmt: skip
         return results
 
     def _ensure_markers_topic(self) -> None:

@@ -1,10 +1,13 @@
 """The sink's ``kafka.*`` settings (Kafka's Java client names) as librdkafka takes them.
 
-The exactly-once path writes with confluent-kafka (librdkafka), whose
-settings mostly share the Java client's names.  The few that differ are
-translated here, once; a Java-only setting with no librdkafka equivalent is
-refused naming its key, rather than dropped (a security setting that is
-silently ignored would connect without it).
+The sink's Python writers (``sink.writer=librdkafka``, and every
+exactly-once write) use confluent-kafka (librdkafka), whose settings mostly
+share the Java client's names.  The few that differ are translated here,
+once; a Java-only setting with no librdkafka equivalent, or a value
+librdkafka refuses, is refused naming its key, rather than dropped (a
+security setting that is silently ignored would connect without it).
+librdkafka itself is the judge of names and values: a producer is made
+from the settings, without brokers to connect to, and discarded.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from smt.errors import ConfigError
+from smt.errors import ConfigError, ConfigProblem
 
 __all__ = ["librdkafka_settings", "producer_defaults"]
 
@@ -38,22 +41,60 @@ def librdkafka_settings(params: Mapping[str, str], prefix: str) -> dict[str, str
     """librdkafka settings for the Java-style ``params`` (``kafka.`` removed).
 
     ``prefix`` (``sink.kafka.``) names keys in errors.  Raises
-    :class:`ConfigError` for a setting librdkafka cannot take.
+    :class:`ConfigError` naming every setting librdkafka cannot take.
     """
     settings: dict[str, str] = {}
+    key_of: dict[str, str] = {}
+    problems: list[ConfigProblem] = []
     for name, value in params.items():
+        key = f"{prefix}{name}"
         if name in _IGNORED:
             continue
         if name == "ssl.truststore.location" and params.get("ssl.truststore.type", "").upper() == "PEM":
-            settings["ssl.ca.location"] = value
-            continue
-        if name in _REFUSED:
-            raise ConfigError.for_key(f"{prefix}{name}", f"cannot be given to the Kafka producer: {_REFUSED[name]}")
-        if name == "sasl.jaas.config":
-            settings.update(_jaas_credentials(value, f"{prefix}{name}"))
-            continue
-        settings[_RENAMED.get(name, name)] = value
+            settings["ssl.ca.location"], key_of["ssl.ca.location"] = value, key
+        elif name in _REFUSED:
+            problems.append(ConfigProblem(key, f"cannot be given to the Kafka producer: {_REFUSED[name]}"))
+        elif name == "sasl.jaas.config":
+            try:
+                settings.update(_jaas_credentials(value, key))
+            except ConfigError as exc:
+                problems.extend(exc.problems)
+        else:
+            settings[_RENAMED.get(name, name)], key_of[_RENAMED.get(name, name)] = value, key
+    if problems:
+        raise ConfigError(problems)
+    refused = _refused_by_librdkafka(settings, key_of, prefix)
+    if refused:
+        raise ConfigError(refused)
     return settings
+
+
+def _refused_by_librdkafka(settings: Mapping[str, str], key_of: Mapping[str, str], prefix: str) -> list[ConfigProblem]:
+    """What librdkafka refuses of ``settings``: each setting it refuses alone, else the combination."""
+    whole = _producer_refusal(settings)
+    if whole is None:
+        return []
+    alone = [
+        ConfigProblem(key_of.get(name, f"{prefix}{name}"), f"the Kafka producer (librdkafka) refuses it: {why}", value)
+        for name, value in settings.items()
+        if (why := _producer_refusal({name: value})) is not None
+    ]  # fmt: skip
+    return alone or [
+        ConfigProblem(prefix.rstrip("."), f"the Kafka producer (librdkafka) refuses these settings: {whole}")
+    ]
+
+
+def _producer_refusal(settings: Mapping[str, str]) -> str | None:
+    """Why librdkafka will not make a producer of ``settings`` (no brokers: nothing connects), or None."""
+    from confluent_kafka import KafkaException, Producer
+
+    try:
+        Producer({k: v for k, v in settings.items() if k != "bootstrap.servers"} | {"log_level": 0})
+    except KafkaException as exc:
+        return exc.args[0].str() if exc.args else str(exc)
+    except (TypeError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 def producer_defaults(settings: Mapping[str, str]) -> dict[str, str]:

@@ -170,7 +170,9 @@ def _what_failed(exc: BaseException) -> tuple[str, str]:
         raised = _PYTHON_EXCEPTION.findall(text[python.end() :])
         if raised:
             name, message = raised[-1]
-            return _RECORD, _exception_line(name, message)
+            # The sink's own Python writer (librdkafka) failed to write: a Kafka problem after all.
+            failed = _WRITING if name.rsplit(".", 1)[-1] == KafkaWriteError.__name__ else _RECORD
+            return failed, _exception_line(name, message)
     summary = _java_summary(text)
     return (_READING if any(marker in text for marker in _READ_SIDE) else _WRITING), summary
 

@@ -40,18 +40,15 @@ import uuid
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from connectors.kafka._preflight import KafkaWriteError
+from connectors.kafka._task_write import dead_letter_count, first_rows, produce_batch, task_result, without_flag
 from smt.errors import SmtError
 
 if TYPE_CHECKING:  # pragma: no cover
     from confluent_kafka import Producer
 
-__all__ = ["TASK_RESULT_DDL", "TaskTransaction", "TransactionalWrite", "new_run_id"]
-
-#: What each writing task reports back to the driver.
-TASK_RESULT_DDL = "task int, records long, dead_letters long, skipped boolean"
+__all__ = ["TaskTransaction", "TransactionalWrite", "new_run_id"]
 
 #: Spark's local property holding the streaming query's id (kept in the checkpoint's metadata).
 _QUERY_ID_PROPERTY = "sql.streaming.queryId"
@@ -156,60 +153,6 @@ def _producer_only(name: str) -> bool:
                     "transaction.timeout.ms", "compression.type", "batch.size", "retries"}  # fmt: skip
 
 
-def produce_batch(producer: "Producer", batch: pa.RecordBatch, keep_partition: bool) -> None:
-    """Send every row of ``batch``, each with its own timestamp (null: the time of writing).
-
-    One ``produce`` call per record (librdkafka batches them); the columns are
-    converted to Python lists once per batch.  A full local queue is waited
-    out, never dropped.
-    """
-    rows = batch.num_rows
-    if not rows:
-        return
-    topics = batch.column("topic").to_pylist()
-    keys = _column(batch, "key", rows)
-    values = _column(batch, "value", rows)
-    stamps = _millis(batch.column("timestamp")) if "timestamp" in batch.schema.names else [0] * rows
-    partitions = _partitions(batch, rows, keep_partition)
-    headers = _headers(batch, rows)
-    produce = producer.produce
-    for i in range(rows):
-        while True:
-            try:
-                produce(topics[i], values[i], keys[i], partitions[i], timestamp=stamps[i], headers=headers[i])
-                break
-            except BufferError:
-                producer.poll(0.05)
-    producer.poll(0)
-
-
-def _column(batch: pa.RecordBatch, name: str, rows: int) -> list:
-    return batch.column(name).to_pylist() if name in batch.schema.names else [None] * rows
-
-
-def _millis(stamps: pa.Array) -> list[int]:
-    """Epoch milliseconds, 0 (librdkafka's "now") where null."""
-    if pa.types.is_timestamp(stamps.type):
-        stamps = pc.cast(pc.cast(stamps, pa.timestamp("ms", stamps.type.tz), safe=False), pa.int64())
-    return pc.fill_null(stamps, 0).to_pylist()
-
-
-def _partitions(batch: pa.RecordBatch, rows: int, keep_partition: bool) -> list[int]:
-    """The partition of each record, -1 (the partitioner chooses) unless kept."""
-    if not keep_partition or "partition" not in batch.schema.names:
-        return [-1] * rows
-    return pc.fill_null(batch.column("partition"), -1).to_pylist()
-
-
-def _headers(batch: pa.RecordBatch, rows: int) -> list:
-    if "headers" not in batch.schema.names:
-        return [None] * rows
-    column = batch.column("headers")
-    if len(column.values) == 0:
-        return [None] * rows
-    return [[(h["key"], h["value"]) for h in record] if record else None for record in column.to_pylist()]
-
-
 @dataclasses.dataclass(frozen=True)
 class TransactionalWrite:
     """The ``mapInArrow`` function that writes one task's rows in one transaction (see the module docs).
@@ -233,7 +176,7 @@ class TransactionalWrite:
         context = TaskContext.get()
         task = context.partitionId()
         batches = iter(batches)
-        first = next((b for b in batches if b.num_rows), None)
+        first = first_rows(batches)
         if first is None:
             return
         run = self.run or context.getLocalProperty(_QUERY_ID_PROPERTY)
@@ -253,8 +196,8 @@ class TransactionalWrite:
             # An already committed task still drains its rows: the pipeline's counts include them.
             for batch in itertools.chain([first], batches):
                 if writing:
-                    transaction.produce(self._records(batch), self.keep_partition)
-                dead += self._dead_letters(batch)
+                    transaction.produce(without_flag(batch, self.dead_letter_column), self.keep_partition)
+                dead += dead_letter_count(batch, self.dead_letter_column)
                 records += batch.num_rows
             if writing:
                 transaction.commit(self.batch_id)
@@ -262,23 +205,4 @@ class TransactionalWrite:
             if writing:
                 transaction.abort()
             raise
-        return _result(task, records - dead, dead, skipped=not writing)
-
-    def _records(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        if self.dead_letter_column is None:
-            return batch
-        return batch.drop_columns([self.dead_letter_column])
-
-    def _dead_letters(self, batch: pa.RecordBatch) -> int:
-        if self.dead_letter_column is None:
-            return 0
-        return int(pc.sum(pc.fill_null(batch.column(self.dead_letter_column), False)).as_py() or 0)
-
-
-def _result(task: int, records: int, dead_letters: int, skipped: bool) -> pa.RecordBatch:
-    return pa.RecordBatch.from_pydict(
-        {"task": [task], "records": [records], "dead_letters": [dead_letters], "skipped": [skipped]},
-        schema=pa.schema(
-            [("task", pa.int32()), ("records", pa.int64()), ("dead_letters", pa.int64()), ("skipped", pa.bool_())]
-        ),  # fmt: skip
-    )
+        return task_result(task, records - dead, dead, skipped=not writing)

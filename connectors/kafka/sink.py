@@ -1,4 +1,4 @@
-"""The Kafka sink: records written through Spark's own Kafka connector."""
+"""The Kafka sink: records written by the pipeline's Python tasks (librdkafka) or Spark's own Kafka connector."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.kafka._batch_write import write_kafka_batch
-from connectors.kafka._delivery import ExactlyOnce
+from connectors.kafka._delivery import LibrdkafkaWriter
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, spark_kafka_options
 from connectors.kafka._preflight import (
@@ -24,7 +24,7 @@ from connectors.kafka._subscription import Subscription, same_cluster, server_ad
 from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from smt.connector import DEAD_LETTERS_PART, SINK_PART, Sink
-from smt.errors import ConfigError
+from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 from smt.record import KAFKA_ROW_TYPES
 
@@ -43,7 +43,7 @@ def _topic_or_empty(name: str) -> None:
 
 
 class KafkaSink(Sink):
-    """Writes each record's key, value and headers to its topic with Spark's Kafka connector.
+    """Writes each record's key, value, headers and timestamp to its topic.
 
     ``topic`` is the destination of every record whose topic the chain did
     not change (and of records with no topic); a record a transform routed
@@ -56,14 +56,15 @@ class KafkaSink(Sink):
     ``keep.partition`` is set.  Every ``kafka.*`` key goes to the Kafka
     producer with the prefix removed.
 
-    With ``delivery.guarantee=at_least_once`` (the default) records go
-    through Spark's Kafka sink: it has no transactions, so a task or
-    micro-batch that fails and is retried writes its records again, a write
-    that fails half-way leaves the records already sent in Kafka, and the
-    timestamp is the time of writing (it does not write timestamps).  With
-    ``exactly_once`` each Spark task writes its records, with their own
-    timestamps, and their dead letters in one Kafka transaction (see
-    :mod:`connectors.kafka._delivery`).  What can be checked up front is checked before
+    By default the pipeline's Python tasks send the records with
+    confluent-kafka (librdkafka), each with its own timestamp.  With
+    ``delivery.guarantee=at_least_once`` (the default) a task or micro-batch
+    that fails and is retried writes its records again, and a write that
+    fails half-way leaves the records already sent in Kafka; with
+    ``exactly_once`` each Spark task writes its records and their dead
+    letters in one Kafka transaction.  ``writer=spark`` writes at least once
+    through Spark's Kafka sink, which gives every record the time of writing
+    as its timestamp (see :mod:`connectors.kafka._delivery`).  What can be checked up front is checked before
     anything is written: that the cluster answers and, with ``check.topics``,
     that every destination topic exists and every record has a topic.
 
@@ -110,7 +111,7 @@ class KafkaSink(Sink):
                 "producer choose by key.")
         .define("check.timeout.ms", ConfigType.INT, 10000, at_least(1), Importance.LOW,
                 "How long the up-front check of the cluster and topics waits for an answer.")
-        .merge(ExactlyOnce.CONFIG)
+        .merge(LibrdkafkaWriter.CONFIG)
         .define_prefix(KAFKA_PREFIX, "Kafka client settings, given to the Kafka producer with the prefix removed.")
     ).merge(KAFKA_FILE_CONFIG)  # fmt: skip
 
@@ -124,11 +125,12 @@ class KafkaSink(Sink):
         #: The one destination of every record, when the chain cannot route (see bind_source).
         self._only_topic: str | None = None
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
-        #: The transactional write, with delivery.guarantee=exactly_once.
-        self._exactly_once = ExactlyOnce.from_settings(self.config, self.kafka_params, self.context.prefix)
+        #: The Python tasks' write (None: Spark's Kafka connector writes).
+        self._librdkafka = LibrdkafkaWriter.from_settings(self.config, self.kafka_params, self.context.prefix)
 
     def output_fields(self) -> frozenset[str]:
-        """What Spark's Kafka writer takes: key, value, headers, topic (and partition, when kept).
+        """What the writer takes: key, value, headers, topic, the timestamp (unless Spark's
+        connector writes, which takes none) and the partition when kept.
 
         The topic is left out when every record goes to ``topic`` anyway.
         """
@@ -137,7 +139,7 @@ class KafkaSink(Sink):
             fields.add("topic")
         if self.config["keep.partition"]:
             fields.add("partition")
-        if self._exactly_once is not None:
+        if self._librdkafka is not None:
             fields.add("timestamp")
         return frozenset(fields)
 
@@ -185,8 +187,8 @@ class KafkaSink(Sink):
         file queue) or ``errors.deadletterqueue.kafka.bootstrap.servers``
         (another cluster).
         """
-        if self._exactly_once is not None:
-            self._exactly_once.check_dead_letters(dead_letters)
+        if self._librdkafka is not None:
+            self._librdkafka.check_dead_letters(dead_letters)
 
     def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
         """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
@@ -240,7 +242,7 @@ class KafkaSink(Sink):
     ) -> None:
         """With exactly-once, each task writes its records and dead letters in one transaction
         (:meth:`bind_dead_letters` made sure they go to a topic of this cluster); else as every sink does."""
-        if self._exactly_once is None:
+        if self._librdkafka is None or not self._librdkafka.exactly_once:
             super().write_with_dead_letters(df, dead_letters, flag, batch_id, written)
             return
         from pyspark.sql import functions as F
@@ -271,14 +273,14 @@ class KafkaSink(Sink):
         if self.config["topic"]:
             topic = F.coalesce(topic, F.lit(self.config["topic"]))
         headers = F.col("headers")
-        if self._exactly_once is not None:
+        if self._librdkafka is not None:
             # Into Python as empty lists: Spark's Arrow writer takes time per row for null lists
             # (see smt.pipeline.runner), ten times the whole write here.
             headers = F.coalesce(headers, F.array().cast(KAFKA_ROW_TYPES["headers"])).alias("headers")
         columns = [F.col("key"), F.col("value"), headers]
         if self.config["keep.partition"]:
             columns.append(F.col("partition"))
-        if self._exactly_once is not None:
+        if self._librdkafka is not None:
             columns.append(F.col("timestamp"))
         if dead_letter is not None:
             flag, dead_letter_topic = dead_letter
@@ -322,12 +324,14 @@ class KafkaSink(Sink):
             self._known_topics |= destinations
 
     def _save(self, out: "DataFrame", batch_id: int | None, flag: str | None) -> None:
-        if self._exactly_once is not None:
-            self._exactly_once.write(out, batch_id, flag)
-            return
         try:
-            write_kafka_batch(out, spark_kafka_options(self.raw_config))
-        except Exception as exc:
+            if self._librdkafka is not None:
+                self._librdkafka.write(out, batch_id, flag)
+            else:
+                write_kafka_batch(out, spark_kafka_options(self.raw_config))
+        except SmtError:
+            raise
+        except Exception as exc:  # the Spark job failed: say whether writing, reading or a record did
             raise KafkaWriteError(kafka_job_failure(exc, self._servers)) from exc
 
 

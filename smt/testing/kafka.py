@@ -2,8 +2,9 @@
 
 ``kafka_broker`` (session-scoped) starts the single-node broker of
 :mod:`smt.local.kafka` in a temporary state folder, hands tests a
-:class:`KafkaTestBroker` to create topics, produce and consume, and stops the
-broker when the session ends.  Set ``SMT_TEST_KAFKA_BOOTSTRAP_SERVERS`` to
+:class:`KafkaTestBroker` to create topics, produce and consume (and
+:meth:`~KafkaTestBroker.restart` the broker), and stops the broker when the
+session ends.  Set ``SMT_TEST_KAFKA_BOOTSTRAP_SERVERS`` to
 use a broker that is already running instead.
 
 For a secured broker, :func:`local_broker` starts one with a
@@ -30,7 +31,7 @@ import pytest
 from smt.record import Record
 
 if TYPE_CHECKING:  # pragma: no cover
-    from smt.local.kafka import BrokerSecurity, BrokerStatus
+    from smt.local.kafka import BrokerSecurity, BrokerStatus, LocalKafka
 
 __all__ = ["KafkaTestBroker", "kafka_broker", "local_broker"]
 
@@ -53,11 +54,42 @@ class KafkaTestBroker:
 
     ``client_settings`` are librdkafka settings (``security.protocol``,
     ``sasl.username``, ``ssl.ca.location``, ...) every client it makes gets.
+    ``local`` is the broker process, when this session started it (it can
+    then be restarted).
     """
 
-    def __init__(self, bootstrap_servers: str, client_settings: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, bootstrap_servers: str, client_settings: Mapping[str, str] | None = None,
+        local: "LocalKafka | None" = None,
+    ) -> None:  # fmt: skip
         self.bootstrap_servers = bootstrap_servers
         self.client_settings = dict(client_settings or {})
+        self._local = local
+
+    def restart(self, timeout: float = 120.0) -> None:
+        """Stop the broker and start it again on the same port, with its data.
+
+        Returns once it serves again.  Only a broker this session started
+        (not ``SMT_TEST_KAFKA_BOOTSTRAP_SERVERS``) can restart: raises
+        ``RuntimeError`` otherwise, :class:`smt.local.kafka.BrokerError` when it
+        does not come back within ``timeout`` seconds.
+        """
+        from smt.local.kafka import BrokerError
+
+        if self._local is None:
+            raise RuntimeError(f"the broker at {self.bootstrap_servers} was not started by this test session")
+        self._local.stop()
+        self._local.port = int(self.bootstrap_servers.rsplit(":", 1)[1])
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                servers = self._local.start(timeout).bootstrap_servers
+                break
+            except BrokerError as exc:  # the stopped broker's socket may hold the port a moment
+                if "is in use" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        assert servers == self.bootstrap_servers, f"restarted on {servers}, not {self.bootstrap_servers}"
 
     @classmethod
     def connected_to(
@@ -233,11 +265,19 @@ def _to_record(message) -> Record:
 @contextlib.contextmanager
 def local_broker(state_dir: Path | str, security: "BrokerSecurity | None" = None) -> Iterator["BrokerStatus"]:
     """A fresh local broker in ``state_dir`` (secured as ``security`` says), stopped on exit."""
+    with _started_broker(state_dir, security) as (_, status):
+        yield status
+
+
+@contextlib.contextmanager
+def _started_broker(
+    state_dir: Path | str, security: "BrokerSecurity | None" = None
+) -> Iterator[tuple["LocalKafka", "BrokerStatus"]]:
     from smt.local.kafka import LocalKafka
 
     broker = LocalKafka(state_dir=state_dir, security=security, port=0)  # 9092 stays for the user
     try:
-        yield broker.start(fresh=True)
+        yield broker, broker.start(fresh=True)
     finally:
         broker.stop()
 
@@ -249,5 +289,5 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaTest
     if external:
         yield KafkaTestBroker(external)
         return
-    with local_broker(tmp_path_factory.mktemp("kafka-broker")) as status:
-        yield KafkaTestBroker(status.bootstrap_servers)
+    with _started_broker(tmp_path_factory.mktemp("kafka-broker")) as (broker, status):
+        yield KafkaTestBroker(status.bootstrap_servers, local=broker)

@@ -6,10 +6,21 @@ with a ``route`` header to a second topic, a dead-letter topic) is killed
 with SIGKILL at ten points drawn at random across its micro-batches (a batch
 just planned, a batch half-written inside its transactions, a batch with one
 task's transaction committed and the others not, a batch just committed), and restarted from its checkpoint each time; once, every Python
-worker is killed mid-batch instead (Spark retries the tasks); before the last
-run a zombie attempt of task 0 opens a transaction and writes records that
-must never show.  Each kill waits for its event (files of the checkpoint,
-the topics' log end offsets), never for a clock.
+worker is killed mid-batch instead (Spark retries the tasks); once the broker
+is stopped and started again while one task of a micro-batch has committed
+and the other may be inside its transaction, and the run goes on; before the
+last run a zombie attempt of task 0 opens a transaction and writes records
+that must never show.  Each kill and the restart wait for their event (files
+of the checkpoint, the topics' log end offsets, the tasks' markers), never
+for a clock.
+
+The zombie is made by hand (a ``TaskTransaction`` with task 0's
+transactional id, opened by the test), not by Spark: Spark runs a
+speculative second attempt of a task only off local mode
+(``TaskSchedulerImpl`` starts its speculation thread only when the master is
+not ``local[...]``), and never on a host that already runs an attempt of the
+task (``TaskSetManager.hasAttemptOnHost``), which rules out
+``local-cluster[...]`` on one machine too.
 
 The oracle is a ``read_committed`` consumer: every input id is found exactly
 once across the two output topics and the dead-letter topic, in input order
@@ -173,6 +184,21 @@ def kill_at(flow: Flow, root: str, event: str, batch: int) -> None:
         process.wait(30)
 
 
+def restart_broker_mid_batch(flow: Flow, root: str, batch: int) -> None:
+    """Restart the broker once a task of micro-batch ``batch`` committed (the other may be in its
+    transaction); the run must go on and commit the next micro-batch; stop it then."""
+    process = flow.start(root)
+    try:
+        wait_for(process, lambda: flow.task_committed(batch) or batch in flow.checkpoint_files("commits"),
+                 f"a task of micro-batch {batch} committed")  # fmt: skip
+        flow.broker.restart()
+        wait_for(process, lambda: batch + 1 in flow.checkpoint_files("commits"),
+                 f"micro-batch {batch + 1} committed after the broker restarted")  # fmt: skip
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(30)
+
+
 def python_workers(group: int) -> list[int]:
     """The Python workers of the Spark JVM in process group ``group``: the children of its
     ``pyspark.daemon`` (which puts itself in a process group of its own)."""
@@ -234,7 +260,9 @@ def expected_ids(records: int) -> set[str]:
 
 # Eleven Spark start-ups: a few minutes on a quiet 2-core machine, more than the default 600 s on a busy one.
 @pytest.mark.timeout(1800)
-def test_exactly_once_through_driver_kills_a_worker_kill_and_a_zombie(kafka_broker, tmp_path, pytestconfig):
+def test_exactly_once_through_driver_kills_a_worker_kill_a_broker_restart_and_a_zombie(
+    kafka_broker, tmp_path, pytestconfig
+):
     root = str(pytestconfig.rootpath)
     flow = Flow(kafka_broker, tmp_path, "exactly_once", RECORDS, PER_TRIGGER)
     seed = random.randrange(1 << 30)
@@ -247,6 +275,8 @@ def test_exactly_once_through_driver_kills_a_worker_kill_and_a_zombie(kafka_brok
         for number, (batch, event) in enumerate(zip(kills, events)):
             if number == KILLS // 2:
                 kill_workers_mid_batch(flow, root, batch)
+            elif number == KILLS // 2 + 1:
+                restart_broker_mid_batch(flow, root, batch)
             else:
                 kill_at(flow, root, event, batch)
 

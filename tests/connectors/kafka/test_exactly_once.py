@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import time
 
 import pyarrow as pa
 import pytest
@@ -63,14 +62,15 @@ def test_a_java_only_truststore_is_refused_and_a_pem_one_translated():
         "kafka.sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required '
                                   'username="bob" password="s3cret";',
     })  # fmt: skip
-    settings = sink._exactly_once.settings
+    settings = sink._librdkafka.settings
     assert (settings["ssl.ca.location"], settings["sasl.username"], settings["sasl.password"]) == (
         "/ca.pem", "bob", "s3cret")  # fmt: skip
 
 
-def test_exactly_once_writes_the_timestamp_and_at_least_once_cannot():
-    assert "timestamp" in exactly_once(transactional_id_prefix="p").output_fields()
-    assert "timestamp" not in configured(KafkaSink, "sink", kafka_bootstrap_servers="h:1").output_fields()
+def test_exactly_once_refuses_spark_s_connector():
+    with pytest.raises(ConfigError, match=r"sink\.writer: must be librdkafka \(or auto\) with sink\.delivery\."
+                                          r"guarantee=exactly_once: Spark's Kafka connector has no transactions"):  # fmt: skip
+        exactly_once(transactional_id_prefix="p", writer="spark")
 
 
 def base_props(servers="127.0.0.1:9092", **more):
@@ -217,7 +217,7 @@ def test_a_broker_restarted_mid_transaction_leaves_every_record_once(tmp_path):
     from smt.testing.kafka import KafkaTestBroker
 
     broker = LocalKafka(state_dir=tmp_path / "broker", port=closed_port())  # the same port after the restart
-    client = KafkaTestBroker(broker.start(fresh=True).bootstrap_servers)
+    client = KafkaTestBroker(broker.start(fresh=True).bootstrap_servers, local=broker)
     try:
         out, markers = client.create_topic("restart-out"), client.create_topic("restart-markers")
         settings = {"bootstrap.servers": client.bootstrap_servers, "message.timeout.ms": "120000"}
@@ -231,8 +231,7 @@ def test_a_broker_restarted_mid_transaction_leaves_every_record_once(tmp_path):
                 task.produce(rows(out, values[:100]), keep_partition=False)
                 task.producer.flush(30)
                 if restart:
-                    broker.stop()
-                    assert client.bootstrap_servers == restart_on_its_port(broker), "same port after the restart"
+                    client.restart()  # on the same port
                 task.produce(rows(out, values[100:]), keep_partition=False)
                 task.commit(0)
             finally:
@@ -245,17 +244,3 @@ def test_a_broker_restarted_mid_transaction_leaves_every_record_once(tmp_path):
         assert sorted(r.value.decode() for r in client.consume(out)) == sorted(values)
     finally:
         broker.stop()
-
-
-def restart_on_its_port(broker) -> str:
-    """Start ``broker`` again once its port is free (the stopped broker's sockets may linger a while)."""
-    from smt.local._kafka_setup import BrokerError
-
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            return broker.start().bootstrap_servers
-        except BrokerError as exc:
-            if "is in use" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
