@@ -104,7 +104,7 @@ def test_a_replayed_micro_batch_leaves_the_table_as_once_and_the_table_is_create
 
 @pytest.mark.spark
 def test_records_whose_key_cannot_be_told_go_to_the_dead_letter_queue(spark, tmp_path, kafka_input, postgres):  # noqa: F811
-    values = [customer(1, "Ada"), None, b'{"name": "no id"}', customer(2, "Bob")]
+    values = [customer(1, "Ada"), None, customer(5, "no key"), customer(2, "Bob")]
     keys = [key(1), None, None, b'"plain"']
     source = kafka_input(values, keys=keys)
     spec = upsert_pipeline(
