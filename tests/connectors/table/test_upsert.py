@@ -4,15 +4,22 @@ replayed micro-batch), refusals, and the records whose key cannot be told failin
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 from connectors.table import TableSink
+from connectors.table.jars import UnsupportedSparkError, format_bundle
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.plugin import PluginContext
 from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
+
+ROOT = Path(__file__).resolve().parents[3]
 
 SCHEMA = "id BIGINT NOT NULL, name STRING, score INT"
 
@@ -179,3 +186,79 @@ def test_key_columns_missing_from_a_value_or_a_tombstones_key_fail_that_record_n
 def test_upsert_refusals_name_the_key(keys, message):
     with pytest.raises(ConfigError, match=message):
         TableSink().configure(keys, PluginContext("sink", "sink."))
+
+
+def envelope(schema_fields: list[dict], payload: dict) -> str:
+    return json.dumps({"schema": {"type": "struct", "optional": False, "fields": schema_fields}, "payload": payload})
+
+
+KEY_FIELDS = [{"field": "id", "type": "int64", "optional": False}]
+VALUE_FIELDS = [
+    *KEY_FIELDS,
+    {"field": "name", "type": "string", "optional": True},
+    {"field": "score", "type": "int32", "optional": True},
+]
+
+
+def change_line(cid: int, name: str | None = None, score: int = 0) -> str:
+    """A jsonl record: a struct key and a struct value (JsonConverter's envelope), or a tombstone."""
+    record = {"topic": "customers", "key": envelope(KEY_FIELDS, {"id": cid})}
+    if name is not None:
+        record["value"] = envelope(VALUE_FIELDS, {"id": cid, "name": name, "score": score})
+    return json.dumps(record) + "\n"
+
+
+ICEBERG_SINK = (
+    "spark.sql.catalog.local=org.apache.iceberg.spark.SparkCatalog\nspark.sql.catalog.local.type=hadoop\n"
+    "spark.sql.catalog.local.warehouse=warehouse\nsink.table=local.shop.customers\nsink.table.auto.create=true\n"
+)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["delta", "iceberg"])
+def test_delta_and_iceberg_tables_merge_upserts_and_tombstones_in_streaming(tmp_path, fmt):
+    (tmp_path / "in").mkdir()
+    batches = [
+        [change_line(1, "Ada"), change_line(2, "Bob"), change_line(3, "Cy")],  # micro-batch 0 creates the table
+        [
+            change_line(1, "Ada L.", 10),
+            change_line(2),  # deletes row 2
+            change_line(3),
+            change_line(3, "Cy again", 33),  # deleted then re-inserted: the last read wins
+            change_line(4, "Di"),
+            change_line(4, "Di B.", 44),
+            change_line(5, "Eve"),
+            change_line(5),  # inserted then deleted: no row
+        ],
+    ]
+    for number, lines in enumerate(batches):
+        part = tmp_path / "in" / f"part{number}.jsonl"
+        part.write_text("".join(lines))
+        os.utime(part, (1_700_000_000 + number, 1_700_000_000 + number))  # the order the stream reads them
+    where = ICEBERG_SINK if fmt == "iceberg" else "sink.path=customers\n"
+    (tmp_path / "pipeline.properties").write_text(
+        "mode=streaming\ncheckpoint.location=checkpoint\nstreaming.trigger=availableNow\n"
+        "spark.master=local[2]\nspark.ui.enabled=false\nspark.sql.shuffle.partitions=2\n"
+        "source=file\nsource.path=in\nsource.format=jsonl\nsource.max.files.per.trigger=1\n"
+        f"key.converter=json\nvalue.converter=json\nsink=table\nsink.format={fmt}\nsink.write.mode=upsert\n{where}"
+    )
+    try:
+        format_bundle(fmt)
+    except UnsupportedSparkError:
+        with pytest.raises(ConfigError, match=f"sink.format: Maven Central has no {fmt} release for Spark"):
+            PipelineSpec.from_properties(tmp_path / "pipeline.properties").spark_conf()
+        return
+    table = "local.shop.customers" if fmt == "iceberg" else f"delta.`{tmp_path / 'customers'}`"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.connectors.table.run_and_query", "pipeline.properties",
+         f"SELECT id, name, score FROM {table} ORDER BY id"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        [1, "Ada L.", 10],
+        [3, "Cy again", 33],
+        [4, "Di B.", 44],
+    ]
