@@ -30,6 +30,7 @@ __all__ = ["upsert_jdbc", "upsert_jdbc_problem"]
 
 #: The only database whose upsert statement the sink speaks.
 _POSTGRESQL_URL = "jdbc:postgresql:"
+_POSTGRESQL_DRIVER = "org.postgresql.Driver"
 #: Writer options that are Spark's, not the database driver's connection properties.
 _SPARK_OPTIONS = frozenset(
     {"url", "dbtable", "driver", "batchsize", "isolationlevel", "truncate", "createtableoptions", "numpartitions"}
@@ -62,7 +63,8 @@ def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_col
         )
     table = target.table
     staging = f"{table}_smt_{hashlib.sha256(table.encode()).hexdigest()[:8]}"
-    options = {k: v for k, v in target.options.items() if k.lower() != "dbtable"}
+    # Spark finds a driver loaded from spark.jars only when named.
+    options = {"driver": _POSTGRESQL_DRIVER, **{k: v for k, v in target.options.items() if k.lower() != "dbtable"}}
     latest.write.format("jdbc").options(**options).option("dbtable", staging).mode("overwrite").save()
     columns = [name for name in latest.columns if name != delete_column]
     connection = _connect(spark, target.options)
@@ -129,7 +131,7 @@ def _connect(spark: Any, options: dict[str, str]) -> Any:
     for name, value in options.items():
         if name.lower() not in _SPARK_OPTIONS:
             properties.setProperty(name, str(value))
-    driver_class = options.get("driver", "org.postgresql.Driver")
+    driver_class = options.get("driver", _POSTGRESQL_DRIVER)
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
     driver = jvm.java.lang.Class.forName(driver_class, True, loader).newInstance()
     return driver.connect(options["url"], properties)
