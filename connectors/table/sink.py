@@ -13,7 +13,8 @@ values without one.  Each write:
 2. turns the records into table rows batch by batch on the executors
    (:class:`~connectors.table.typed.TypedRows`);
 3. writes them with Spark's writer for the format (:mod:`connectors.table.writer`),
-   each streaming micro-batch exactly once.
+   each streaming micro-batch exactly once; with ``write.mode=upsert`` merges them
+   by key instead, a tombstone deleting its row (:mod:`connectors.table.upsert`).
 
 With a declared schema the sink also checks every record before the write
 (:meth:`TableSink.record_errors`): a value that does not fit fails alone at
@@ -49,7 +50,8 @@ class TableSink(Sink):
 
     Formats: parquet, orc, delta, iceberg, jdbc or any Spark data source, by
     path or catalog table; batch (append, overwrite, error) and streaming
-    (exactly once for delta, iceberg tables and parquet/orc paths).  Delta's and Iceberg's
+    (exactly once for delta, iceberg tables and parquet/orc paths); upsert by key
+    (delta, iceberg, PostgreSQL over jdbc; batch and streaming).  Delta's and Iceberg's
     jars are fetched from Maven Central and their session settings set.
     """
 
