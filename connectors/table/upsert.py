@@ -39,7 +39,7 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout, arrow_type
 from connectors.table.typed import TypedRows, record_name
-from connectors.table.upsert_jdbc import upsert_jdbc, upsert_jdbc_problem
+from connectors.table.upsert_jdbc import jdbc_key_columns, upsert_jdbc, upsert_jdbc_problem
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.connector import SinkRecordError
 from smt.data import Struct
@@ -178,6 +178,14 @@ class Upsert:
         """Merge the records of ``df`` into ``target`` by ``key_columns``; ``added`` are columns this write
         adds to an existing table (``schema.evolution=add_columns``)."""
         columns = rows_fn.layout.columns
+        if not columns.fields:
+            # Only tombstones: no value told the columns.  Nothing to delete from a table that is
+            # not there; a database table's key columns are the database's.
+            key_type = jdbc_key_columns(df.sparkSession, target, key_columns) if target.is_jdbc else None
+            if key_type is None:
+                return
+            rows_fn = TypedRows(rows_fn.converter, ColumnLayout(key_type, strict=False), (), rows_fn.where)
+            columns = key_type
         missing = [name for name in key_columns if name not in columns.names]
         if missing:
             raise TableWriteError(

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 from connectors.table.writer import TableWriteError
 from smt.sessions import is_connect
 
-__all__ = ["upsert_jdbc", "upsert_jdbc_problem"]
+__all__ = ["jdbc_key_columns", "upsert_jdbc", "upsert_jdbc_problem"]
 
 #: The only database whose upsert statement the sink speaks.
 _POSTGRESQL_URL = "jdbc:postgresql:"
@@ -56,15 +56,10 @@ def pg_quote(name: str) -> str:
 def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_column: str) -> None:
     """Merge ``latest`` (one row per key, ``delete_column`` marking deletes) into ``target``'s table."""
     spark = latest.sparkSession
-    if is_connect(spark):
-        raise TableWriteError(
-            f"{target.where}: upsert over JDBC runs its statements from the driver's JVM, which a Spark "
-            "Connect session does not have; run the pipeline on a classic Spark session"
-        )
+    _refuse_connect(spark, target)
     table = target.table
     staging = f"{table}_smt_{hashlib.sha256(table.encode()).hexdigest()[:8]}"
-    # Spark finds a driver loaded from spark.jars only when named.
-    options = {"driver": _POSTGRESQL_DRIVER, **{k: v for k, v in target.options.items() if k.lower() != "dbtable"}}
+    options = _writer_options(target)
     latest.write.format("jdbc").options(**options).option("dbtable", staging).mode("overwrite").save()
     columns = [name for name in latest.columns if name != delete_column]
     connection = _connect(spark, target.options)
@@ -86,6 +81,34 @@ def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_col
         drop.close()
     finally:
         connection.close()
+
+
+def jdbc_key_columns(spark: Any, target: Any, key_columns: Sequence[str]) -> Any:
+    """The Spark types of the table's ``key_columns`` (a ``StructType``), ``None`` when there is no table."""
+    _refuse_connect(spark, target)
+    connection = _connect(spark, target.options)
+    try:
+        if not _exists(connection, target.table):
+            return None
+    finally:
+        connection.close()
+    options = _writer_options(target)
+    names = ", ".join(pg_quote(k) for k in key_columns)
+    query = f"SELECT {names} FROM {target.table} WHERE 1 = 0"
+    return spark.read.format("jdbc").options(**options).option("query", query).load().schema
+
+
+def _writer_options(target: Any) -> dict[str, str]:
+    # Spark finds a driver loaded from spark.jars only when named.
+    return {"driver": _POSTGRESQL_DRIVER, **{k: v for k, v in target.options.items() if k.lower() != "dbtable"}}
+
+
+def _refuse_connect(spark: Any, target: Any) -> None:
+    if is_connect(spark):
+        raise TableWriteError(
+            f"{target.where}: upsert over JDBC runs its statements from the driver's JVM, which a Spark "
+            "Connect session does not have; run the pipeline on a classic Spark session"
+        )
 
 
 def _statements(

@@ -92,17 +92,30 @@ def test_a_replayed_micro_batch_leaves_the_table_as_once_and_the_table_is_create
     kafka_input,
     postgres,  # noqa: F811
 ):
-    first = [customer(1, "Ada"), customer(2, "Bob"), None]
-    second = [customer(2, "Bob B.", 7), None, customer(4, "Di")]
-    spec = upsert_pipeline(kafka_input(first), "accounts", postgres.jdbc_url)
-    first_rows = spark.read.parquet(kafka_input(first, keys=[key(1), key(2), key(3)]))
-    second_rows = spark.read.parquet(kafka_input(second, keys=[key(2), key(1), key(4)]))
-    for batch_id, rows in [(0, first_rows), (1, second_rows), (1, second_rows)]:  # batch 1 replayed after a crash
-        spec.sink.write(rows, batch_id)
-    assert postgres.query("select id, name, score from accounts order by id") == [
-        ["2", "Bob B.", "7"],
-        ["4", "Di", "0"],
+    def row(cid: int, name: str, score: int = 0) -> bytes:
+        return envelope(VALUE_FIELDS, {"id": cid, "name": name, "score": score}).encode()
+
+    batches = [
+        ([row(1, "Ada"), row(2, "Bob"), None], [1, 2, 3]),
+        ([row(2, "Bob B.", 7), None, row(4, "Di")], [2, 1, 4]),
+        ([None, None], [4, 9]),  # only deletes: the key columns' types are the table's
     ]
+    frames = [spark.read.parquet(kafka_input(values, keys=[key(k) for k in keys])) for values, keys in batches]
+    spec = upsert_pipeline(
+        kafka_input([row(1, "Ada")]),
+        "accounts",
+        postgres.jdbc_url,
+        value__converter__schemas__enable="true",
+        sink__value__schema="",
+    )
+    for batch_id in (0, 1, 1, 2):  # batch 1 replayed after a crash
+        spec.sink.write(frames[batch_id], batch_id)
+        if batch_id == 1:
+            assert postgres.query("select id, name, score from accounts order by id") == [
+                ["2", "Bob B.", "7"],
+                ["4", "Di", "0"],
+            ]
+    assert postgres.query("select id, name, score from accounts order by id") == [["2", "Bob B.", "7"]]
     assert postgres.query(
         "select a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey) "
         "where i.indrelid = 'accounts'::regclass and i.indisprimary"
