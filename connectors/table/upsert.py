@@ -192,7 +192,7 @@ class Upsert:
                 f"{target.where}: key column '{missing[0]}' is not a column of the table"
                 + ("" if self.key_columns else " (the key's fields must be value fields too)")
             )
-        upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns, self.key_columns == ())
+        upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns)
         rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
         latest = latest_per_key(rows, key_columns)
         if target.is_jdbc:
@@ -231,11 +231,10 @@ class UpsertRows:
     The columns are all nullable: a tombstone's row has only its key.
     """
 
-    def __init__(self, rows_fn: TypedRows, key_converter: Any, key_columns: tuple[str, ...], struct_key: bool) -> None:
+    def __init__(self, rows_fn: TypedRows, key_converter: Any, key_columns: tuple[str, ...]) -> None:
         self.rows_fn = rows_fn
         self.key_converter = key_converter
         self.key_columns = key_columns
-        self.struct_key = struct_key
         key_type = T.StructType([rows_fn.layout.columns[name] for name in key_columns])
         self.key_layout = ColumnLayout(key_type, strict=False)
 
