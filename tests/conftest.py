@@ -13,11 +13,15 @@ def pytest_configure(config):
 @pytest.fixture(scope="session")
 def smt_spark_conf() -> dict[str, str]:
     # Jars can only be given when the shared session starts, and any test may
-    # start it: every session gets Spark's Kafka connector (fetched with Maven
-    # into the user's cache on first use).
+    # start it: every session gets Spark's Kafka connector and the PostgreSQL
+    # JDBC driver the table sink's upserts use (fetched with Maven into the
+    # user's cache on first use).
     from connectors.kafka import spark_jars
+    from connectors.table.jars import format_bundle
+    from smt import maven
 
-    return {"spark.jars": ",".join(spark_jars())}
+    jdbc = maven.jars_spark_lacks(maven.resolve(format_bundle("jdbc")))
+    return {"spark.jars": ",".join([*spark_jars(), *jdbc])}
 
 
 @pytest.fixture(scope="session")

@@ -80,10 +80,26 @@ TABLE_SINK_CONFIG = (
         "write.mode",
         ConfigType.STRING,
         "append",
-        one_of("append", "overwrite", "error"),
+        one_of("append", "overwrite", "error", "upsert"),
         Importance.HIGH,
         "Batch mode: append to the table, overwrite it, or fail when it exists (error). "
-        "Streaming always appends, each micro-batch exactly once.",
+        "Streaming appends, each micro-batch exactly once. upsert (batch and streaming; delta, "
+        "iceberg, jdbc into PostgreSQL): a record replaces the row with its key columns (see "
+        "key.columns), or inserts one, and a tombstone (null value) deletes it; of several records "
+        "with one key in a batch the last read wins. Delta and Iceberg through MERGE INTO, JDBC "
+        "through a staging table and INSERT ... ON CONFLICT in one transaction.",
+    )
+    .define(
+        "key.columns",
+        ConfigType.LIST,
+        [],
+        None,
+        Importance.MEDIUM,
+        "With write.mode=upsert, the columns that identify a row: value fields, whose values a "
+        "tombstone takes from its key (a struct key's fields of these names, or a primitive key "
+        "as the one column). Empty: the fields of the record key's struct (key.converter with "
+        "schemas), which the value must carry too. A record without a key, or with a key column "
+        "null, fails at TASK_PUT naming the field.",
     )
     .define(
         "value.schema",

@@ -13,7 +13,8 @@ values without one.  Each write:
 2. turns the records into table rows batch by batch on the executors
    (:class:`~connectors.table.typed.TypedRows`);
 3. writes them with Spark's writer for the format (:mod:`connectors.table.writer`),
-   each streaming micro-batch exactly once.
+   each streaming micro-batch exactly once; with ``write.mode=upsert`` merges them
+   by key instead, a tombstone deleting its row (:mod:`connectors.table.upsert`).
 
 With a declared schema the sink also checks every record before the write
 (:meth:`TableSink.record_errors`): a value that does not fit fails alone at
@@ -34,6 +35,7 @@ from connectors.table.ddl import parse_columns
 from connectors.table.jars import UnsupportedSparkError, format_bundle, session_settings
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.types import TypeConflict, merged_type
+from connectors.table.upsert import Upsert
 from connectors.table.writer import TableTarget, TableWriteError
 from smt import maven
 from smt.config import ConfigProblem
@@ -48,7 +50,8 @@ class TableSink(Sink):
 
     Formats: parquet, orc, delta, iceberg, jdbc or any Spark data source, by
     path or catalog table; batch (append, overwrite, error) and streaming
-    (exactly once for delta, iceberg tables and parquet/orc paths).  Delta's and Iceberg's
+    (exactly once for delta, iceberg tables and parquet/orc paths); upsert by key
+    (delta, iceberg, PostgreSQL over jdbc; batch and streaming).  Delta's and Iceberg's
     jars are fetched from Maven Central and their session settings set.
     """
 
@@ -84,6 +87,7 @@ class TableSink(Sink):
             config["table.auto.create"],
             prefix,
         )
+        self.upsert = self._upsert(options)
         self.metadata = tuple(config["columns.metadata"])
         declared = parse_columns(config["value.schema"]) if config["value.schema"] else None
         #: The declared columns, checked record by record before the write.
@@ -96,8 +100,23 @@ class TableSink(Sink):
                     [ConfigProblem(f"{prefix}columns.metadata", f"column '{clash[0]}' is also a value field")]
                 )
 
+    def _upsert(self, options: dict[str, str]) -> Upsert | None:
+        prefix, config = self.context.prefix, self.config
+        if config["write.mode"] != "upsert":
+            if config["key.columns"]:
+                raise ConfigError(
+                    [ConfigProblem(f"{prefix}key.columns", f"is read only with {prefix}write.mode=upsert")]
+                )
+            return None
+        problem = Upsert.problem(self.target, options, prefix)
+        if problem is not None:
+            raise ConfigError([ConfigProblem(f"{prefix}write.mode", problem, "upsert")])
+        return Upsert(config["key.columns"], prefix)
+
     def bind_converters(self, key_converter, value_converter) -> None:
         self.value_converter = value_converter
+        if self.upsert is not None:
+            self.upsert.bind(key_converter, value_converter)
 
     def output_paths(self):
         return {f"{self.context.prefix}path": self.config["path"]} if self.config["path"] else {}
@@ -127,12 +146,20 @@ class TableSink(Sink):
     # --- on the executors ------------------------------------------------------------
 
     def record_errors(self, records):
-        if self.declared is None or self.value_converter is None:
+        if self.value_converter is None or (self.declared is None and self.upsert is None):
             return ()
-        schema_key = f"{self.context.prefix}value.schema"
-        _, values, errors = decode_values(self.value_converter, records)
-        _, misfits = self.declared.rows(values)
-        return [(row, SinkRecordError(f"{schema_key}: {exc}")) for row, exc in errors + misfits]
+        problems, values = [], None
+        if self.declared is not None:
+            schema_key = f"{self.context.prefix}value.schema"
+            _, values, errors = decode_values(self.value_converter, records)
+            _, misfits = self.declared.rows(values)
+            if self.upsert is not None:  # a tombstone deletes its row
+                misfits = [(row, exc) for row, exc in misfits if values[row] is not None or row in dict(errors)]
+            problems = [(row, SinkRecordError(f"{schema_key}: {exc}")) for row, exc in errors + misfits]
+        if self.upsert is not None:
+            failed = {row for row, _ in problems}
+            problems += [p for p in self.upsert.record_errors(records, values) if p[0] not in failed]
+        return problems
 
     # --- on the driver ---------------------------------------------------------------
 
@@ -155,15 +182,16 @@ class TableSink(Sink):
 
     def _write_table(self, df, target: TableTarget, batch_id: int | None, may_persist: bool = False) -> None:
         """The records of ``df`` into the one table ``target``."""
-        if batch_id is not None:
+        if batch_id is not None and self.upsert is None:  # an upsert is idempotent: each format may take it
             problem = target.streaming_problem()
             if problem is not None:
                 raise TableWriteError(problem)
         existing = target.columns(df.sparkSession)
         # The records' own types are learnt in a pass of their own (then the records are
         # cached for the write) unless the columns are declared, or are the table's and may not grow.
+        # An upsert learns its key columns in a pass too.
         fixed = self._fixed_columns(existing)
-        observe = may_persist and fixed is None and self.declared is None
+        observe = may_persist and ((fixed is None and self.declared is None) or self.upsert is not None)
         if observe:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
@@ -175,7 +203,9 @@ class TableSink(Sink):
             rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where, fixed, evolution_key)
             rows = df.mapInArrow(rows_fn, rows_fn.output_type())
             merge = grows and self.config["schema.evolution"] == "add_columns"
-            if batch_id is None:
+            if self.upsert is not None:
+                self._upsert_table(df, target, rows_fn, batch_id, existing)
+            elif batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)
             else:
                 app_id = target.app_id(self.config["txn.app.id"])
@@ -183,6 +213,15 @@ class TableSink(Sink):
         finally:
             if observe:
                 df.unpersist()
+
+    def _upsert_table(self, df, target: TableTarget, rows_fn: TypedRows, batch_id, existing) -> None:
+        key_columns = self.upsert.key_columns_of(df, target)
+        if key_columns is None:
+            return  # no records
+        value_columns = [] if existing is None else existing.names
+        added = [f for f in rows_fn.layout.columns.fields if existing is not None and f.name not in value_columns]
+        app_id = target.app_id(self.config["txn.app.id"])
+        self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, existing is not None, added)
 
     def _fixed_columns(self, existing: T.StructType | None) -> T.StructType | None:
         """The table's value columns when they are all a write may fill (no declared schema, no evolution)."""

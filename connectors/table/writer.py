@@ -15,7 +15,8 @@ exactly once (:meth:`TableTarget.write_micro_batch`):
   (:mod:`connectors.file`), so a replayed batch replaces what a crashed
   attempt left;
 - other catalog tables and JDBC: refused in streaming (no way to tell a
-  committed batch), see :meth:`TableTarget.streaming_problem`.
+  committed batch), see :meth:`TableTarget.streaming_problem`, unless the sink
+  upserts (:mod:`connectors.table.upsert`: merging a batch twice changes nothing).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | N
 
     A dead-letter folder follows the ``sink``'s ``write.mode`` when it has
     one (a rerun that replaces its output replaces its dead letters, instead
-    of piling them up); otherwise a batch run appends to it.
+    of piling them up); otherwise (or when the sink upserts) a batch run appends to it.
 
     Raises :class:`smt.errors.ConfigError` naming the ``errors.deadletterqueue.*``
     key when a dead-letter topic cannot be configured.
@@ -32,7 +32,7 @@ def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | N
         from connectors.file.dead_letters import FileDeadLetters
 
         write_mode = getattr(sink, "config", {}).get("write.mode")
-        if write_mode is None:
+        if write_mode is None or write_mode == "upsert":  # an upsert keeps the table's rows: the letters pile up too
             return FileDeadLetters(policy.dlq_path)
         return FileDeadLetters(policy.dlq_path, write_mode, f"{sink.context.prefix}write.mode")
     from connectors.kafka.dead_letters import TopicDeadLetters

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -22,10 +24,12 @@ import pytest
 from connectors.table.jars import UnsupportedSparkError, format_bundle, spark_line
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
+from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.spark
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tables"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "tables"
 
 EXPECTED = [
     (1, "****", decimal.Decimal("12.50"), "NL", dt.datetime(2024, 5, 1, 12, 0), ["book"]),
@@ -90,3 +94,47 @@ def test_orders_to_delta_and_iceberg(example, fmt, pipeline, table_folder):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert _data_rows(example / table_folder) == EXPECTED
+
+
+CUSTOMERS = [
+    [1, "Ada Lovelace", "****", "2024-05-02 09:00:00"],
+    [3, "Cy", "****", "2024-05-01 12:02:00"],
+    [4, "Di returns", "****", "2024-05-03 08:00:00"],
+]
+
+
+def test_cdc_upsert_example_into_delta_run_twice_holds_each_row_once(example):
+    spec = PipelineSpec.from_properties(example / "cdc-upsert-delta.properties")
+    try:
+        format_bundle("delta")
+    except UnsupportedSparkError:
+        with pytest.raises(
+            ConfigError, match=f"sink.format: Maven Central has no delta release for Spark {spark_line()}"
+        ):
+            spec.spark_conf()
+        return
+    table = f"delta.`{example / 'tables' / 'customers-delta'}`"
+    query = f"SELECT id, name, email, CAST(updated_at AS STRING) FROM {table} ORDER BY id"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.connectors.table.run_and_query", "cdc-upsert-delta.properties", query, "2"],
+        cwd=example, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [json.loads(line) for line in done.stdout.splitlines()] == CUSTOMERS
+
+
+def test_cdc_upsert_example_into_postgresql(spark, example, postgres):  # noqa: F811
+    overrides = {
+        "sink.format": "jdbc",
+        "sink.path": "",
+        "sink.table": "cdc_customers",
+        "sink.option.url": postgres.jdbc_url,
+        "sink.option.user": "smt",
+    }
+    spec = PipelineSpec.from_properties(example / "cdc-upsert-delta.properties", overrides=overrides)
+    result = run_pipeline(spec, spark=spark)
+    assert (result.counts.read, result.counts.written) == (10, 10)
+    rows = postgres.query(
+        "SELECT id, name, email, to_char(updated_at, 'YYYY-MM-DD HH24:MI:SS') FROM cdc_customers ORDER BY id"
+    )
+    assert [[int(r[0]), *r[1:]] for r in rows] == CUSTOMERS

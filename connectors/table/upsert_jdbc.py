@@ -1,0 +1,166 @@
+"""Upsert and delete by key into a PostgreSQL table over JDBC, in one transaction.
+
+Spark's JDBC writer has no upsert, so the rows of one write (deduplicated by
+key, each with its delete flag) go first into a staging table, written by
+Spark's executors in parallel.  Then the driver, through the JDBC driver in
+Spark's JVM (py4j), runs in one transaction:
+
+- when the table is missing, ``CREATE TABLE`` with the staging table's columns
+  and the key columns as its primary key;
+- ``DELETE`` the rows whose key a tombstone holds;
+- ``INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE``: the other rows
+  replace those with their key, or are added.
+
+and drops the staging table.  The ``ON CONFLICT`` needs a unique index on the
+key columns: a table the sink creates has its primary key; a table created
+before needs one.  The driver, not only the executors, must reach the
+database; a Spark Connect session has no JVM to run the statements and is
+refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Sequence
+
+from connectors.table.writer import TableWriteError
+from smt.sessions import is_connect
+
+__all__ = ["jdbc_key_columns", "upsert_jdbc", "upsert_jdbc_problem"]
+
+#: The only database whose upsert statement the sink speaks.
+_POSTGRESQL_URL = "jdbc:postgresql:"
+_POSTGRESQL_DRIVER = "org.postgresql.Driver"
+#: Writer options that are Spark's, not the database driver's connection properties.
+_SPARK_OPTIONS = frozenset(
+    {"url", "dbtable", "driver", "batchsize", "isolationlevel", "truncate", "createtableoptions", "numpartitions"}
+)
+
+
+def upsert_jdbc_problem(options: dict[str, str], prefix: str) -> str | None:
+    """Why the JDBC ``options`` cannot take upserts (not PostgreSQL), or ``None``."""
+    url = options.get("url", "")
+    if not url.startswith(_POSTGRESQL_URL):
+        return (
+            f"{prefix}write.mode=upsert over JDBC speaks PostgreSQL's INSERT ... ON CONFLICT: "
+            f"{prefix}option.url must be a {_POSTGRESQL_URL} URL, found '{url}'"
+        )
+    return None
+
+
+def pg_quote(name: str) -> str:
+    """``name`` as a PostgreSQL identifier (as Spark's JDBC writer names columns)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_column: str) -> None:
+    """Merge ``latest`` (one row per key, ``delete_column`` marking deletes) into ``target``'s table."""
+    spark = latest.sparkSession
+    _refuse_connect(spark, target)
+    table = target.table
+    staging = f"{table}_smt_{hashlib.sha256(table.encode()).hexdigest()[:8]}"
+    options = _writer_options(target)
+    latest.write.format("jdbc").options(**options).option("dbtable", staging).mode("overwrite").save()
+    columns = [name for name in latest.columns if name != delete_column]
+    connection = _connect(spark, target.options)
+    try:
+        connection.setAutoCommit(False)
+        statement = connection.createStatement()
+        try:
+            for sql in _statements(connection, table, staging, columns, key_columns, delete_column):
+                statement.execute(sql)
+            connection.commit()
+        except Exception as exc:
+            connection.rollback()
+            raise TableWriteError(f"{target.where}: the upsert failed and was rolled back: {_summary(exc)}") from exc
+        finally:
+            statement.close()
+        connection.setAutoCommit(True)
+        drop = connection.createStatement()
+        drop.execute(f"DROP TABLE IF EXISTS {staging}")
+        drop.close()
+    finally:
+        connection.close()
+
+
+def jdbc_key_columns(spark: Any, target: Any, key_columns: Sequence[str]) -> Any:
+    """The Spark types of the table's ``key_columns`` (a ``StructType``), ``None`` when there is no table."""
+    _refuse_connect(spark, target)
+    connection = _connect(spark, target.options)
+    try:
+        if not _exists(connection, target.table):
+            return None
+    finally:
+        connection.close()
+    options = _writer_options(target)
+    names = ", ".join(pg_quote(k) for k in key_columns)
+    query = f"SELECT {names} FROM {target.table} WHERE 1 = 0"
+    return spark.read.format("jdbc").options(**options).option("query", query).load().schema
+
+
+def _writer_options(target: Any) -> dict[str, str]:
+    # Spark finds a driver loaded from spark.jars only when named.
+    return {"driver": _POSTGRESQL_DRIVER, **{k: v for k, v in target.options.items() if k.lower() != "dbtable"}}
+
+
+def _refuse_connect(spark: Any, target: Any) -> None:
+    if is_connect(spark):
+        raise TableWriteError(
+            f"{target.where}: upsert over JDBC runs its statements from the driver's JVM, which a Spark "
+            "Connect session does not have; run the pipeline on a classic Spark session"
+        )
+
+
+def _statements(
+    connection: Any, table: str, staging: str, columns: list[str], keys: Sequence[str], delete_column: str
+) -> list[str]:
+    names = ", ".join(pg_quote(c) for c in columns)
+    key_names = ", ".join(pg_quote(k) for k in keys)
+    match = " AND ".join(f"t.{pg_quote(k)} = s.{pg_quote(k)}" for k in keys)
+    updated = [c for c in columns if c not in keys]
+    on_conflict = (
+        "DO UPDATE SET " + ", ".join(f"{pg_quote(c)} = EXCLUDED.{pg_quote(c)}" for c in updated)
+        if updated
+        else "DO NOTHING"
+    )
+    statements = []
+    if not _exists(connection, table):
+        statements += [
+            f"CREATE TABLE {table} AS SELECT {names} FROM {staging} WITH NO DATA",
+            f"ALTER TABLE {table} ADD PRIMARY KEY ({key_names})",
+        ]
+    return statements + [
+        f"DELETE FROM {table} AS t USING {staging} AS s WHERE s.{pg_quote(delete_column)} AND {match}",
+        f"INSERT INTO {table} ({names}) SELECT {names} FROM {staging} WHERE NOT {pg_quote(delete_column)} "
+        f"ON CONFLICT ({key_names}) {on_conflict}",
+    ]
+
+
+def _exists(connection: Any, table: str) -> bool:
+    query = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")
+    try:
+        query.setString(1, table)
+        result = query.executeQuery()
+        result.next()
+        return bool(result.getBoolean(1))
+    finally:
+        query.close()
+
+
+def _connect(spark: Any, options: dict[str, str]) -> Any:
+    """A connection through the PostgreSQL driver Spark loaded (``spark.jars``), with the writer's properties."""
+    jvm = spark._jvm
+    properties = jvm.java.util.Properties()
+    for name, value in options.items():
+        if name.lower() not in _SPARK_OPTIONS:
+            properties.setProperty(name, str(value))
+    driver_class = options.get("driver", _POSTGRESQL_DRIVER)
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    driver = jvm.java.lang.Class.forName(driver_class, True, loader).newInstance()
+    return driver.connect(options["url"], properties)
+
+
+def _summary(exc: BaseException) -> str:
+    """The database's message of a py4j error, without the Java stack."""
+    text = str(getattr(exc, "java_exception", None) or exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__

@@ -1,0 +1,31 @@
+"""Run a pipeline file, then print a query's rows as JSON lines, in one Spark session of its own.
+
+``python -m tests.connectors.table.run_and_query pipeline.properties "SELECT ..." [RUNS]``
+(the pipeline run ``RUNS`` times, default once, before the query): the
+session has what the pipeline asks for (the Delta or Iceberg jars and settings), which the
+tests' shared session cannot take once started, so the table is read back where it was written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from smt.pipeline import PipelineSpec, run_pipeline
+from smt.pipeline.session import build_spark_session
+
+
+def main(pipeline: str, query: str, runs: str = "1") -> None:
+    spec = PipelineSpec.from_properties(pipeline)
+    spark = build_spark_session(spec)
+    try:
+        for _ in range(int(runs)):
+            run_pipeline(spec, spark=spark)
+        for row in spark.sql(query).collect():
+            print(json.dumps(list(row), default=str))
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
