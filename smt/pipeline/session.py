@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from smt.pipeline.cluster import is_local_master, ship_project_code, use_executor_python, use_local_worker_python
+from smt.pipeline.quick_start import quick_start_conf
 from smt.sessions import connect_session
 
 __all__ = ["REMOTE_KEY", "build_spark_session", "remote_url"]
@@ -42,13 +43,14 @@ def build_spark_session(spec: Any, jvm_log: str | os.PathLike | None = None):
 
     With ``jvm_log``, a JVM this call starts writes its output (Spark's logs,
     Python workers' stderr) to that file instead of the terminal; a Spark
-    Connect session starts no JVM here.
+    Connect session starts no JVM here.  A small local batch run starts its
+    JVM with the quick JIT only (:mod:`smt.pipeline.quick_start`).
     """
     conf = spec.spark_conf()
     remote = remote_url(conf)
     if remote:
         return _connect_session(spec, conf, remote)
-    return _classic_session(spec, conf, jvm_log)
+    return _classic_session(spec, quick_start_conf(spec, conf), jvm_log)
 
 
 def _classic_session(spec: Any, conf: dict[str, str], jvm_log: str | os.PathLike | None):

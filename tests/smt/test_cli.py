@@ -99,7 +99,9 @@ def test_run_writes_output_summary_and_metrics_json(tmp_path):
     # -v: our step-by-step log, in order.
     steps = [line.split(": ", 1)[1] for line in done.stderr.splitlines() if line.startswith("INFO smt.")]
     expected = ["read ", "source file, sink file", "converters: ", "transforms: none", "errors.tolerance=none",
-                "checked: ", "Spark's own output goes to ", "starting Spark: master local[1]", "Spark ",
+                "checked: ", "Spark's own output goes to ",
+                "a small run (12 bytes of input): Spark's JVM starts with -XX:TieredStopAtLevel=1",
+                "starting Spark: master local[1]", "Spark ",
                 "reading the source in 1 Python task(s)", "running the Spark job", "written in "]  # fmt: skip
     found = [next((index for index, step in enumerate(steps) if step.startswith(e)), None) for e in expected]
     assert None not in found and found == sorted(found), "\n".join(steps)
