@@ -31,11 +31,10 @@ from pyspark.sql import types as T
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, metadata_column
 from connectors.table.ddl import parse_columns
-from connectors.table.jars import UnsupportedSparkError, format_bundle, session_settings
+from connectors.table.jars import format_spark_conf
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.writer import TableTarget, TableWriteError
-from smt import maven
 from smt.config import ConfigProblem
 from smt.connector import Sink, SinkRecordError
 from smt.errors import ConfigError
@@ -105,24 +104,7 @@ class TableSink(Sink):
     def spark_conf(self) -> dict[str, str]:
         if self.config["format.jars"] == "none":
             return {}
-        fmt = self.config["format"]
-        try:
-            bundle = format_bundle(fmt)
-        except UnsupportedSparkError as exc:
-            raise ConfigError(
-                [
-                    ConfigProblem(
-                        f"{self.context.prefix}format",
-                        f"{exc}; run on a PySpark the format supports, or give its jars and session "
-                        f"settings in spark.* keys with {self.context.prefix}format.jars=none",
-                        fmt,
-                    )
-                ]
-            ) from None
-        conf = session_settings(fmt)
-        if bundle is not None:
-            conf["spark.jars"] = ",".join(maven.jars_spark_lacks(maven.resolve(bundle)))
-        return conf
+        return format_spark_conf(self.config["format"], self.context.prefix)
 
     # --- on the executors ------------------------------------------------------------
 
