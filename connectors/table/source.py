@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 import time
 
-from connectors.table.config import OPTION_PREFIX
+from connectors.table.config import OPTION_PREFIX, check_where
 from connectors.table.connect_types import UnsupportedColumn
 from connectors.table.jars import format_spark_conf
 from connectors.table.records import RECORDS_DDL, TableRecords
-from smt.config import ConfigDef, ConfigProblem, ConfigType, Importance, one_of
+from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.connector import Source
 from smt.errors import ConfigError, SmtError
 
@@ -53,7 +53,7 @@ TABLE_SOURCE_CONFIG = (
         "",
         None,
         Importance.HIGH,
-        "Folder of a path-based table (parquet, orc, delta, iceberg). Relative paths resolve against "
+        "Folder of a path-based table (parquet, orc, delta; not iceberg, read by catalog name). Relative paths resolve against "
         "the pipeline file's folder. Give this or table.",
     )
     .define(
@@ -109,10 +109,7 @@ class TableSource(Source):
         super().configure(configs, context)
         prefix = self.context.prefix
         config = self.config
-        if bool(config["path"]) == bool(config["table"]):
-            raise ConfigError([ConfigProblem(f"{prefix}path", f"give one of {prefix}path and {prefix}table")])
-        if config["format"] == "jdbc" and not config["table"]:
-            raise ConfigError([ConfigProblem(f"{prefix}table", "names the database table when format=jdbc")])
+        check_where(config, prefix, "read")
         self.options = {
             k[len(OPTION_PREFIX) :]: str(v) for k, v in self.raw_config.items() if k.startswith(OPTION_PREFIX)
         }
