@@ -142,8 +142,10 @@ class TableSource(Source):
         return format_spark_conf(self.config["format"], self.context.prefix)
 
     def read(self, spark, streaming=False):
-        if streaming:  # the pipeline refuses it first (supports_streaming)
-            raise TableReadError(f"{self.where}: the table source reads in batch mode only")
+        if streaming:
+            raise ConfigError.for_key(
+                "mode", "source=table reads in batch mode only: run it with mode=batch", "streaming"
+            )
         if self.value_converter is None:
             raise TableReadError("the table source was not bound to the pipeline's converters")
         rows = self._rows(spark)

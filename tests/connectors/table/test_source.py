@@ -194,5 +194,5 @@ def test_streaming_is_refused(spark, tmp_path):
             "checkpoint.location": str(tmp_path / "cp"),
         }
     )
-    with pytest.raises(ConfigError, match="mode: source 'table' cannot run in streaming mode"):
+    with pytest.raises(ConfigError, match="mode: source=table reads in batch mode only: run it with mode=batch"):
         run_pipeline(spec, spark=spark)
