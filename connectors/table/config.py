@@ -8,7 +8,14 @@ from connectors.table.ddl import DdlError, parse_columns
 from smt.config import ConfigDef, ConfigProblem, ConfigType, Importance, one_of
 from smt.errors import ConfigError
 
-__all__ = ["METADATA_COLUMNS", "OPTION_PREFIX", "TABLE_SINK_CONFIG", "check_where", "metadata_column"]
+__all__ = [
+    "FORMAT_JARS_CONFIG",
+    "METADATA_COLUMNS",
+    "OPTION_PREFIX",
+    "TABLE_SINK_CONFIG",
+    "check_where",
+    "metadata_column",
+]
 
 #: Writer options: ``sink.option.mergeSchema=true`` is ``.option("mergeSchema", "true")``.
 OPTION_PREFIX = "option."
@@ -62,6 +69,17 @@ def _metadata(value: Any) -> None:
     if unknown:
         raise ValueError(f"unknown record field(s) {', '.join(unknown)}; known: {', '.join(METADATA_COLUMNS)}")
 
+
+#: ``format.jars``, a key of the table sink and the table source.
+FORMAT_JARS_CONFIG = ConfigDef().define(
+    "format.jars",
+    ConfigType.STRING,
+    "auto",
+    one_of("auto", "none"),
+    Importance.LOW,
+    "auto: fetch the format's jars from Maven Central (delta, iceberg, the PostgreSQL JDBC "
+    "driver) and set the session settings it needs. none: the pipeline's spark.* keys give them.",
+)
 
 TABLE_SINK_CONFIG = (
     ConfigDef()
@@ -151,15 +169,7 @@ TABLE_SINK_CONFIG = (
         "option: Delta, Parquet; an Iceberg table: ALTER TABLE ... ADD COLUMNS before the write). "
         "none: a write with such a field fails, naming it.",
     )
-    .define(
-        "format.jars",
-        ConfigType.STRING,
-        "auto",
-        one_of("auto", "none"),
-        Importance.LOW,
-        "auto: fetch the format's jars from Maven Central (delta, iceberg, the PostgreSQL JDBC "
-        "driver) and set the session settings it needs. none: the pipeline's spark.* keys give them.",
-    )
+    .merge(FORMAT_JARS_CONFIG)
     .define(
         "txn.app.id",
         ConfigType.STRING,

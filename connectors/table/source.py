@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 import time
 
-from connectors.table.config import OPTION_PREFIX, check_where
+from connectors.table.config import FORMAT_JARS_CONFIG, OPTION_PREFIX, check_where
 from connectors.table.connect_types import UnsupportedColumn
 from connectors.table.jars import format_spark_conf
 from connectors.table.records import RECORDS_DDL, TableRecords
-from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.config import ConfigDef, ConfigType, Importance
 from smt.connector import Source
 from smt.errors import ConfigError, SmtError
 
@@ -81,15 +81,7 @@ TABLE_SOURCE_CONFIG = (
         "Columns that make the record key: a struct of them (as ValueToKey makes it), encoded by "
         "key.converter. Empty: records have null keys.",
     )
-    .define(
-        "format.jars",
-        ConfigType.STRING,
-        "auto",
-        one_of("auto", "none"),
-        Importance.LOW,
-        "auto: fetch the format's jars from Maven Central (delta, iceberg, the PostgreSQL JDBC "
-        "driver) and set the session settings it needs. none: the pipeline's spark.* keys give them.",
-    )
+    .merge(FORMAT_JARS_CONFIG)
     .define_prefix(OPTION_PREFIX, "Options given to Spark's reader, prefix removed (source.option.versionAsOf=3).")
 )
 
