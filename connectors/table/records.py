@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 import pyarrow as pa
+from pyspark import TaskContext
 from pyspark.sql import types as T
 
 from connectors.table.connect_types import ConnectValues
@@ -60,8 +61,6 @@ class TableRecords:
         self.where = where
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from pyspark import TaskContext
-
         partition = TaskContext.get().partitionId()
         offset = 0
         for batch in batches:
