@@ -11,4 +11,14 @@ from smt.plugins import hookimpl
 
 @hookimpl
 def smt_connectors():
-    return [FileSource, FileSink, GeneratorSource, ConsoleSink, KafkaSource, KafkaSink, NoopSink, TableSink, TableSource]
+    return [
+        FileSource,
+        FileSink,
+        GeneratorSource,
+        ConsoleSink,
+        KafkaSource,
+        KafkaSink,
+        NoopSink,
+        TableSink,
+        TableSource,
+    ]
