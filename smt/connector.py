@@ -113,6 +113,14 @@ class Source(Plugin):
         """
         return None
 
+    def bind_converters(self, key_converter: "Converter", value_converter: "Converter") -> None:
+        """Called once on the driver when the pipeline is built, with its configured key and value converters.
+
+        A source that reads data rather than bytes (the table source reads
+        typed columns) keeps them here and encodes each record with them, so
+        the pipeline decodes it as it decodes any other.  The default does nothing.
+        """
+
     def input_paths(self) -> dict[str, str]:
         """The files or folders the source reads, by full key (``{"source.path": "/data/in"}``).
 

@@ -5,9 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from connectors.table.ddl import DdlError, parse_columns
-from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.config import ConfigDef, ConfigProblem, ConfigType, Importance, one_of
+from smt.errors import ConfigError
 
-__all__ = ["METADATA_COLUMNS", "OPTION_PREFIX", "TABLE_SINK_CONFIG", "metadata_column"]
+__all__ = [
+    "FORMAT_JARS_CONFIG",
+    "METADATA_COLUMNS",
+    "OPTION_PREFIX",
+    "TABLE_SINK_CONFIG",
+    "check_where",
+    "metadata_column",
+]
 
 #: Writer options: ``sink.option.mergeSchema=true`` is ``.option("mergeSchema", "true")``.
 OPTION_PREFIX = "option."
@@ -19,6 +27,33 @@ METADATA_COLUMNS = ("topic", "partition", "offset", "timestamp", "key", "headers
 def metadata_column(field: str) -> str:
     """The table column of a record field named in ``columns.metadata``."""
     return f"_{field}"
+
+
+def check_where(config: dict[str, Any], prefix: str, verb: str) -> None:
+    """Raise :class:`~smt.errors.ConfigError` naming the key unless ``config`` names one table it can reach.
+
+    Shared by the sink and the source (``verb``: written, read): one of
+    ``path`` and ``table``; a database table for jdbc; a catalog table for
+    Iceberg.  Iceberg's path tables do not work on the Spark lines it supports
+    here (checked with iceberg-spark-runtime-4.1 1.12.0 on PySpark 4.1.1): Spark
+    4.1 hands Iceberg's reader and writer the path as a table name
+    (``TABLE_OR_VIEW_NOT_FOUND: `/data`.orders``), and a create by path puts the
+    table under the ``default_iceberg`` catalog's warehouse, not at the path.
+    """
+    if bool(config["path"]) == bool(config["table"]):
+        raise ConfigError([ConfigProblem(f"{prefix}path", f"give one of {prefix}path and {prefix}table")])
+    if config["format"] == "jdbc" and not config["table"]:
+        raise ConfigError([ConfigProblem(f"{prefix}table", "names the database table when format=jdbc")])
+    if config["format"] == "iceberg" and not config["table"]:
+        raise ConfigError(
+            [
+                ConfigProblem(
+                    f"{prefix}path",
+                    f"an Iceberg table is {verb} by name: give {prefix}table=catalog.db.name and the catalog "
+                    "in spark.sql.catalog.* keys (a Hadoop catalog: type=hadoop, warehouse=a folder)",
+                )
+            ]
+        )
 
 
 def _ddl(value: Any) -> None:
@@ -34,6 +69,17 @@ def _metadata(value: Any) -> None:
     if unknown:
         raise ValueError(f"unknown record field(s) {', '.join(unknown)}; known: {', '.join(METADATA_COLUMNS)}")
 
+
+#: ``format.jars``, a key of the table sink and the table source.
+FORMAT_JARS_CONFIG = ConfigDef().define(
+    "format.jars",
+    ConfigType.STRING,
+    "auto",
+    one_of("auto", "none"),
+    Importance.LOW,
+    "auto: fetch the format's jars from Maven Central (delta, iceberg, the PostgreSQL JDBC "
+    "driver) and set the session settings it needs. none: the pipeline's spark.* keys give them.",
+)
 
 TABLE_SINK_CONFIG = (
     ConfigDef()
@@ -136,18 +182,10 @@ TABLE_SINK_CONFIG = (
         one_of("none", "add_columns"),
         Importance.MEDIUM,
         "add_columns: a field the table lacks becomes a new nullable column (the writer's mergeSchema "
-        "option: Delta, Parquet; an Iceberg table also needs its write.spark.accept-any-schema "
-        "property). none: a write with such a field fails, naming it.",
+        "option: Delta, Parquet; an Iceberg table: ALTER TABLE ... ADD COLUMNS before the write). "
+        "none: a write with such a field fails, naming it.",
     )
-    .define(
-        "format.jars",
-        ConfigType.STRING,
-        "auto",
-        one_of("auto", "none"),
-        Importance.LOW,
-        "auto: fetch the format's jars from Maven Central (delta, iceberg, the PostgreSQL JDBC "
-        "driver) and set the session settings it needs. none: the pipeline's spark.* keys give them.",
-    )
+    .merge(FORMAT_JARS_CONFIG)
     .define(
         "txn.app.id",
         ConfigType.STRING,

@@ -25,9 +25,18 @@ import re
 from importlib.metadata import version
 
 from smt import maven
-from smt.errors import SmtError
+from smt.config import ConfigProblem
+from smt.errors import ConfigError, SmtError
 
-__all__ = ["FormatJars", "FORMAT_JARS", "UnsupportedSparkError", "format_bundle", "spark_line", "table_bundles"]
+__all__ = [
+    "FormatJars",
+    "FORMAT_JARS",
+    "UnsupportedSparkError",
+    "format_bundle",
+    "format_spark_conf",
+    "spark_line",
+    "table_bundles",
+]
 
 SCALA_BINARY_VERSION = "2.13"
 
@@ -113,6 +122,32 @@ def session_settings(fmt: str) -> dict[str, str]:
     """The ``spark.*`` settings ``fmt`` needs in the session (extensions, catalog)."""
     jars = FORMAT_JARS.get(fmt)
     return dict(jars.session) if jars is not None else {}
+
+
+def format_spark_conf(fmt: str, prefix: str) -> dict[str, str]:
+    """The ``spark.*`` settings of a table connector reading or writing ``fmt``: its jars and session settings.
+
+    ``prefix`` (``sink.``, ``source.``) names the connector's keys in the
+    :class:`~smt.errors.ConfigError` raised when the format has no release
+    for the running Spark.
+    """
+    try:
+        bundle = format_bundle(fmt)
+    except UnsupportedSparkError as exc:
+        raise ConfigError(
+            [
+                ConfigProblem(
+                    f"{prefix}format",
+                    f"{exc}; run on a PySpark the format supports, or give its jars and session "
+                    f"settings in spark.* keys with {prefix}format.jars=none",
+                    fmt,
+                )
+            ]
+        ) from None
+    conf = session_settings(fmt)
+    if bundle is not None:
+        conf["spark.jars"] = ",".join(maven.jars_spark_lacks(maven.resolve(bundle)))
+    return conf
 
 
 def table_bundles(spark_version: str | None = None) -> tuple[list[maven.Bundle], list[str]]:

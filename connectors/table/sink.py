@@ -30,14 +30,13 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
-from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, metadata_column
+from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
-from connectors.table.jars import UnsupportedSparkError, format_bundle, session_settings
+from connectors.table.jars import format_spark_conf
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
 from connectors.table.writer import TableTarget, TableWriteError
-from smt import maven
 from smt.config import ConfigProblem
 from smt.connector import Sink, SinkRecordError
 from smt.errors import ConfigError
@@ -62,21 +61,7 @@ class TableSink(Sink):
         super().configure(configs, context)
         prefix = self.context.prefix
         config = self.config
-        if bool(config["path"]) == bool(config["table"]):
-            raise ConfigError([ConfigProblem(f"{prefix}path", f"give one of {prefix}path and {prefix}table")])
-        if config["format"] == "jdbc" and not config["table"]:
-            raise ConfigError([ConfigProblem(f"{prefix}table", "names the database table when format=jdbc")])
-        if config["format"] == "iceberg" and not config["table"]:
-            # Iceberg's path tables (HadoopTables) are not what its catalogs list; the sink writes catalog tables.
-            raise ConfigError(
-                [
-                    ConfigProblem(
-                        f"{prefix}path",
-                        f"an Iceberg table is written by name: give {prefix}table=catalog.db.name and the catalog "
-                        "in spark.sql.catalog.* keys (a Hadoop catalog: type=hadoop, warehouse=a folder)",
-                    )
-                ]
-            )
+        check_where(config, prefix, "written")
         options = {k[len(OPTION_PREFIX) :]: str(v) for k, v in self.raw_config.items() if k.startswith(OPTION_PREFIX)}
         self.target = TableTarget(
             config["format"],
@@ -124,24 +109,7 @@ class TableSink(Sink):
     def spark_conf(self) -> dict[str, str]:
         if self.config["format.jars"] == "none":
             return {}
-        fmt = self.config["format"]
-        try:
-            bundle = format_bundle(fmt)
-        except UnsupportedSparkError as exc:
-            raise ConfigError(
-                [
-                    ConfigProblem(
-                        f"{self.context.prefix}format",
-                        f"{exc}; run on a PySpark the format supports, or give its jars and session "
-                        f"settings in spark.* keys with {self.context.prefix}format.jars=none",
-                        fmt,
-                    )
-                ]
-            ) from None
-        conf = session_settings(fmt)
-        if bundle is not None:
-            conf["spark.jars"] = ",".join(maven.jars_spark_lacks(maven.resolve(bundle)))
-        return conf
+        return format_spark_conf(self.config["format"], self.context.prefix)
 
     # --- on the executors ------------------------------------------------------------
 

@@ -35,13 +35,13 @@ from smt.data import Decimal, Schema, Type
 from smt.data.logical import Date, Time, Timestamp
 from smt.errors import DataError
 
-__all__ = ["DEFAULT_DECIMAL_PRECISION", "TypeConflict", "merged_type", "spark_type"]
+__all__ = ["DEFAULT_DECIMAL_PRECISION", "PRECISION_PARAMETER", "TypeConflict", "merged_type", "spark_type"]
 
 #: Precision of a Connect ``Decimal`` whose schema does not give one (Spark's largest).
 DEFAULT_DECIMAL_PRECISION = 38
 
 #: The parameter the Avro and JSON Schema converters give a decimal's precision in.
-_PRECISION_PARAMETER = "connect.decimal.precision"
+PRECISION_PARAMETER = "connect.decimal.precision"
 
 _PRIMITIVES = {
     Type.INT8: T.ByteType(),
@@ -63,7 +63,7 @@ class TypeConflict(DataError):
 def spark_type(schema: Schema) -> T.DataType:
     """The Spark type of values of the Connect ``schema`` (see the table above)."""
     if schema.name == Decimal.LOGICAL_NAME:
-        precision = int(schema.parameters.get(_PRECISION_PARAMETER, DEFAULT_DECIMAL_PRECISION))
+        precision = int(schema.parameters.get(PRECISION_PARAMETER, DEFAULT_DECIMAL_PRECISION))
         scale = Decimal.scale(schema)
         return T.DecimalType(max(precision, scale), scale)
     if schema.name == Date.LOGICAL_NAME:

@@ -30,6 +30,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from connectors.file import write_micro_batch
+from connectors.table.alter import add_columns
 from smt.driver_files import driver_files
 from smt.errors import SmtError
 
@@ -122,7 +123,7 @@ class TableTarget:
         """Write ``df`` (table rows) in batch mode with ``write.mode`` ``mode``."""
         options = dict(self.options)
         if merge_schema:
-            options.setdefault("mergeSchema", "true")
+            self._evolve(df, exists, options)
         if self.table and not self.is_jdbc:
             self._write_catalog(df, mode, exists, options)
             return
@@ -135,6 +136,15 @@ class TableTarget:
             writer.option("dbtable", self.table).save()
         else:
             writer.save(self.path)
+
+    def _evolve(self, df: Any, exists: bool, options: dict[str, str]) -> None:
+        """Let the table take the new columns of ``df``: an Iceberg catalog table by ``ALTER TABLE``
+        (see :mod:`connectors.table.alter`), any other by the writer's ``mergeSchema`` option."""
+        if self.fmt == "iceberg" and self.table:
+            if exists:
+                add_columns(df.sparkSession, self.table, df.schema)
+            return
+        options.setdefault("mergeSchema", "true")
 
     def _write_catalog(self, df: Any, mode: str, exists: bool, options: dict[str, str]) -> None:
         writer = df.writeTo(self.table).options(**options)
@@ -165,7 +175,7 @@ class TableTarget:
         if self.fmt == "delta":
             options = {**self.options, "txnAppId": app_id, "txnVersion": str(batch_id)}
             if merge_schema:
-                options["mergeSchema"] = "true"
+                self._evolve(df, exists, options)
             if self.table:
                 self._write_catalog(df, "append", exists, options)
                 return
@@ -183,7 +193,7 @@ class TableTarget:
                 f"{_SNAPSHOT_PROPERTY}{_BATCH_ID}": str(batch_id),
             }
             if merge_schema:
-                options["mergeSchema"] = "true"
+                self._evolve(df, exists, options)
             self._write_catalog(df, "append", exists, options)
             return
         write_micro_batch(_PathFormat(self.fmt, self.options), df, self.path, batch_id)

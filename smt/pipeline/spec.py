@@ -407,13 +407,14 @@ class _Builder:
         )
 
     def _bind_sink(self, parts: dict[str, Any]) -> None:
-        """Let the sink see the source (a Kafka sink refuses to write where the pipeline reads) and the converters."""
+        """Let the sink see the source (a Kafka sink refuses to write where the pipeline reads), and both the converters."""
         source, sink, chain = parts["source"], parts["sink"], parts["chain"]
         if source is None or sink is None or chain is None:
             return  # already reported
         try:
             sink.bind_source(source, may_route=chain.may_change("topic"))
             if parts["key_converter"] is not None and parts["value_converter"] is not None:
+                source.bind_converters(parts["key_converter"], parts["value_converter"])
                 sink.bind_converters(parts["key_converter"], parts["value_converter"])
         except ConfigError as exc:
             self.problems.extend(exc.problems)

@@ -57,6 +57,35 @@ def test_orders_to_parquet(spark, example):
     assert [tuple(r) for r in rows] == EXPECTED
 
 
+def test_orders_backfill_reads_the_parquet_table_back_into_records(spark, example):
+    run_pipeline(PipelineSpec.from_properties(example / "orders-to-parquet.properties"), spark=spark)
+    run_pipeline(PipelineSpec.from_properties(example / "orders-backfill.properties"), spark=spark)
+    folder = example / "tables" / "orders-backfill"
+    records = [json.loads(line) for f in folder.glob("part-*") for line in f.read_text().splitlines()]
+    assert {r["topic"] for r in records} == {"orders-backfill"}
+    values = sorted((json.loads(r["value"]) for r in records), key=lambda v: v["payload"]["order_id"])
+    assert [json.loads(r["key"]) for r in sorted(records, key=lambda r: r["key"])] == [
+        {"order_id": i} for i in range(1, 5)
+    ]
+    # The table's columns, in its order (a partition column last), as the envelope's fields.
+    assert [(f["field"], f["type"], f.get("name")) for f in values[0]["schema"]["fields"]] == [
+        ("order_id", "int64", None),
+        ("card", "string", None),
+        ("amount", "bytes", "org.apache.kafka.connect.data.Decimal"),
+        ("placed", "int64", "org.apache.kafka.connect.data.Timestamp"),
+        ("items", "array", None),
+        ("country", "string", None),
+    ]
+    assert values[0]["payload"] == {
+        "order_id": 1,
+        "card": "****",
+        "amount": "BOI=",
+        "placed": 1714564800000,
+        "items": ["book"],
+        "country": "NL",
+    }
+
+
 def _data_rows(folder: Path) -> list[tuple]:
     """The rows of a Delta or Iceberg table written once, read from its Parquet data files."""
     files = [f for f in folder.rglob("*.parquet") if "metadata" not in f.parts]
