@@ -98,6 +98,38 @@ class PartTransform(Reconfigurable, Transform):
         new_schema, new_value = result
         return part.new_record(record, new_schema, new_value)
 
+    def apply_to_part_columns(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        """:meth:`apply` over the part's value and schema columns, without a record object per row.
+
+        For a subclass whose :meth:`apply_with_schema`, :meth:`apply_schemaless`
+        and :meth:`apply_null` ignore ``record`` (they receive None here): its
+        batch path for values with schemas.
+        """
+        part = self.part
+        out_values: list = []
+        out_schemas: list = []
+        failed: list[int] = []
+        for row, (value, schema) in enumerate(zip(batch.column(part.name), batch.column(part.schema_name))):
+            try:
+                if value is None:
+                    result = self.apply_null(None, schema)
+                elif schema is None:
+                    result = (None, self.apply_schemaless(None, value))
+                else:
+                    result = self.apply_with_schema(None, schema, value)
+            except Exception as exc:  # each failure is attributed to its row
+                errors.fail(row, exc)
+                failed.append(row)
+                result = None
+            if result is None:
+                out_schemas.append(schema)
+                out_values.append(value)
+            else:
+                out_schemas.append(result[0])
+                out_values.append(result[1])
+        columns = {part.name: out_values, part.schema_name: out_schemas}
+        return derive_batch(batch, **columns).without_rows(failed)
+
     def apply_null(self, record: Record, schema: Any) -> tuple[Any, Any] | None:
         """What a tombstone (null part) becomes; None keeps the record as it is."""
         return None

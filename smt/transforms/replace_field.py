@@ -190,7 +190,9 @@ class ReplaceField(PartTransform):
         return reshape
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        if not self.schemaless_batch(batch) or self.nested is not None:
+        if not self.schemaless_batch(batch):
+            return self.apply_to_part_columns(batch, errors)  # no method of it reads the record
+        if self.nested is not None:
             return super().apply_batch(batch, errors)
         column = self.part.name
         fallback = lambda value, row: self.apply_schemaless(None, value)  # noqa: E731 - non-dict rows
