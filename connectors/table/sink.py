@@ -7,17 +7,21 @@ values without one.  Each write:
 1. learns the columns: the declared ones; the table's own when it exists and
    may not grow (each distinct schema is then checked against them as the
    rows are built); else the distinct types of the values (one pass over the
-   cached batch, :class:`~connectors.table.typed.ObservedTypes`) united with
-   the table's columns, a field the table lacks being added with
+   records, which the pipeline cached for the write,
+   :class:`~connectors.table.typed.ObservedTypes`) united with the table's
+   columns, a field the table lacks being added with
    ``schema.evolution=add_columns`` and refused otherwise;
 2. turns the records into table rows batch by batch on the executors
    (:class:`~connectors.table.typed.TypedRows`);
 3. writes them with Spark's writer for the format (:mod:`connectors.table.writer`),
    each streaming micro-batch exactly once.
 
-With a declared schema the sink also checks every record before the write
-(:meth:`TableSink.record_errors`): a value that does not fit fails alone at
-TASK_PUT, to the dead-letter queue, naming the field.
+Records that cannot be written fail alone at TASK_PUT, to the dead-letter
+queue, naming the field, before the write: with a declared schema, a value
+that does not fit it (:meth:`TableSink.record_errors`); into a table that
+exists when the job starts (one table, not routed by topic), a value whose
+schema conflicts with the table's columns or adds one that may not be added
+(:meth:`TableSink.value_errors`, the rules of :mod:`connectors.table.fit`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pyspark.sql import types as T
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, metadata_column
 from connectors.table.ddl import parse_columns
+from connectors.table.fit import SchemaFit
 from connectors.table.jars import UnsupportedSparkError, format_bundle, session_settings
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.types import TypeConflict, merged_type
@@ -89,6 +94,10 @@ class TableSink(Sink):
         #: The declared columns, checked record by record before the write.
         self.declared = ColumnLayout(declared, strict=True) if declared is not None else None
         self.value_converter = None
+        #: The columns of the table as the job started, that each record's schema must fit (see bind_session).
+        self.fit: SchemaFit | None = None
+        #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
+        self._input_cached = False
         if declared is not None:
             clash = [n for n in declared.names if n in {metadata_column(m) for m in self.metadata}]
             if clash:
@@ -98,6 +107,10 @@ class TableSink(Sink):
 
     def bind_converters(self, key_converter, value_converter) -> None:
         self.value_converter = value_converter
+
+    def output_fields(self) -> frozenset[str]:
+        # The value, what names a record in messages and routes it, and the metadata columns.
+        return frozenset({"topic", "partition", "offset", "value", *self.metadata})
 
     def output_paths(self):
         return {f"{self.context.prefix}path": self.config["path"]} if self.config["path"] else {}
@@ -124,7 +137,34 @@ class TableSink(Sink):
             conf["spark.jars"] = ",".join(maven.jars_spark_lacks(maven.resolve(bundle)))
         return conf
 
+    def bind_session(self, spark) -> None:
+        """Looks up the table's columns, so that a record that cannot go into them fails alone."""
+        self.fit = None
+        if self.target.routes or self.target.is_jdbc or self.declared is not None:
+            return  # routed: tables known only per write; declared: record_errors checks
+        existing = self.target.columns(spark)
+        if existing is not None:
+            self.fit = self._schema_fit(self._value_columns(existing))
+
+    def _schema_fit(self, columns: T.StructType) -> SchemaFit:
+        evolution = self.config["schema.evolution"]
+        return SchemaFit(columns, f"{self.context.prefix}schema.evolution", may_add=evolution == "add_columns")
+
+    def _value_columns(self, existing: T.StructType) -> T.StructType:
+        return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+
     # --- on the executors ------------------------------------------------------------
+
+    def value_errors(self, topics, schemas, values):
+        fit = self.fit
+        if fit is None or schemas is None:
+            return ()
+        problem, where = fit.problem, self.target.where
+        return [
+            (row, SinkRecordError(f"{where}: {found}"))
+            for row, schema in enumerate(schemas)
+            if schema is not None and (found := problem(schema)) is not None
+        ]
 
     def record_errors(self, records):
         if self.declared is None or self.value_converter is None:
@@ -136,14 +176,25 @@ class TableSink(Sink):
 
     # --- on the driver ---------------------------------------------------------------
 
+    def write_with_dead_letters(self, df, dead_letters, flag, batch_id=None, written=lambda part: None) -> None:
+        # The default persists the records for the write and the dead letters; the write's own
+        # passes (the records' types, each routed table) read that cache, not one of their own.
+        self._input_cached = True
+        try:
+            super().write_with_dead_letters(df, dead_letters, flag, batch_id, written)
+        finally:
+            self._input_cached = False
+
     def write(self, df, batch_id=None) -> None:
         if self.value_converter is None:
             raise TableWriteError("the table sink was not bound to the pipeline's value converter")
         if not self.target.routes:
-            self._write_table(df, self.target, batch_id, may_persist=True)
+            self._write_table(df, self.target, batch_id, may_persist=not self._input_cached)
             return
         # Each topic's table is one more pass over the records: compute them once.
-        df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        cache = not self._input_cached
+        if cache:
+            df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             topics = sorted(row["topic"] for row in df.select("topic").distinct().collect())
             for topic in topics:
@@ -151,7 +202,8 @@ class TableSink(Sink):
                     raise TableWriteError(f"{self.target.where}: a record has no topic to name its table")
                 self._write_table(df.where(F.col("topic") == topic), self.target.for_topic(topic), batch_id)
         finally:
-            df.unpersist()
+            if cache:
+                df.unpersist()
 
     def _write_table(self, df, target: TableTarget, batch_id: int | None, may_persist: bool = False) -> None:
         """The records of ``df`` into the one table ``target``."""
@@ -171,8 +223,8 @@ class TableSink(Sink):
                 layout, grows = ColumnLayout(fixed, strict=True), False
             else:
                 layout, grows = self._layout(df, existing, target)
-            evolution_key = f"{self.context.prefix}schema.evolution"
-            rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where, fixed, evolution_key)
+            fit = self._schema_fit(fixed) if fixed is not None else None
+            rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where, fit)
             rows = df.mapInArrow(rows_fn, rows_fn.output_type())
             merge = grows and self.config["schema.evolution"] == "add_columns"
             if batch_id is None:
@@ -188,7 +240,7 @@ class TableSink(Sink):
         """The table's value columns when they are all a write may fill (no declared schema, no evolution)."""
         if existing is None or self.declared is not None or self.config["schema.evolution"] != "none":
             return None
-        return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+        return self._value_columns(existing)
 
     def _layout(self, df, existing: T.StructType | None, target: TableTarget) -> tuple[ColumnLayout, bool]:
         """The columns this write fills, and whether they add to the table's."""
@@ -199,7 +251,7 @@ class TableSink(Sink):
             columns = self._observed_columns(df, target)
         if existing is None:
             return ColumnLayout(columns, strict=self.declared is not None), False
-        value_columns = T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+        value_columns = self._value_columns(existing)
         try:
             merged = merged_type(value_columns, columns)
         except TypeConflict as exc:

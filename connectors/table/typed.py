@@ -23,7 +23,8 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import metadata_column
-from connectors.table.types import TypeConflict, merged_type, spark_type
+from connectors.table.fit import SchemaFit
+from connectors.table.types import spark_type
 from smt.connector import SinkRecordError
 from smt.row_layout import KAFKA_ARROW_SCHEMA
 
@@ -106,18 +107,15 @@ class TypedRows:
         layout: ColumnLayout,
         metadata: tuple[str, ...],
         where: str,
-        table_type: T.StructType | None = None,
-        evolution_key: str = "sink.schema.evolution",
+        fit: SchemaFit | None = None,
     ) -> None:
         self.converter = converter
         self.layout = layout
         self.metadata = metadata
         self.where = where
-        #: The table's columns when the records' schemas were not looked at before: each
-        #: distinct schema is then checked against them here (a new or changed field fails).
-        self.table_type = table_type
-        self.evolution_key = evolution_key
-        self._fitting: set = set()
+        #: The table's columns when the records' schemas were not looked at before the write:
+        #: each distinct schema is then checked against them here (a new or changed field fails).
+        self.fit = fit
 
     def output_type(self) -> T.StructType:
         return T.StructType(list(self.layout.columns.fields) + metadata_fields(self.metadata))
@@ -127,28 +125,14 @@ class TypedRows:
             yield self.rows(batch)
 
     def _check_schemas(self, schemas: list, batch: pa.RecordBatch) -> None:
-        fitting = self._fitting
+        problem = self.fit.problem
         for row, schema in enumerate(schemas):
-            if schema is None or schema in fitting:
-                continue
-            try:
-                merged = merged_type(self.table_type, spark_type(schema))
-            except TypeConflict as exc:
-                raise SinkRecordError(
-                    f"{self.where}: record {record_name(batch, row)}: {exc}; the table's type stays"
-                ) from None
-            if merged != self.table_type:
-                added = [f.name for f in merged.fields if f.name not in self.table_type.names]
-                what = f"field '{added[0]}'" if added else "a nested field"
-                raise SinkRecordError(
-                    f"{self.where}: record {record_name(batch, row)}: {what} is not a column of the table; "
-                    f"set {self.evolution_key}=add_columns to add it"
-                )
-            fitting.add(schema)
+            if schema is not None and (found := problem(schema)) is not None:
+                raise SinkRecordError(f"{self.where}: record {record_name(batch, row)}: {found}")
 
     def rows(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         schemas, values, errors = decode_values(self.converter, batch)
-        if self.table_type is not None and schemas is not None:
+        if self.fit is not None and schemas is not None:
             self._check_schemas(schemas, batch)
         rows, misfits = self.layout.rows(values)
         problems = errors or misfits

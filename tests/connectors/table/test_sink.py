@@ -175,11 +175,60 @@ def test_a_new_field_is_refused_unless_columns_may_be_added(spark, tmp_path, kaf
 def test_a_changed_field_type_is_refused_naming_the_field(spark, tmp_path, kafka_input, evolution):
     table = str(tmp_path / "t")
     run_pipeline(table_pipeline(kafka_input([envelope_order(1, 100)]), table), spark=spark)
-    fields = [dict(f, type="int32", name=None) if f["field"] == "placed" else f for f in ORDER_SCHEMA["fields"]]
-    narrowed = {**ORDER_SCHEMA, "fields": [{k: v for k, v in f.items() if v is not None} for f in fields]}
-    changed = kafka_input([envelope_order(2, 200, schema=narrowed, placed=5)])
+    changed = kafka_input([envelope_order(2, 200, schema=_narrowed_placed(), placed=5)])
     with pytest.raises(Exception, match="field 'placed' is timestamp in one schema and int in another"):
         run_pipeline(table_pipeline(changed, table, sink__schema__evolution=evolution), spark=spark)
+
+
+def _narrowed_placed() -> dict:
+    """ORDER_SCHEMA with ``placed`` an int32, no longer a Timestamp."""
+    fields = [dict(f, type="int32", name=None) if f["field"] == "placed" else f for f in ORDER_SCHEMA["fields"]]
+    return {**ORDER_SCHEMA, "fields": [{k: v for k, v in f.items() if v is not None} for f in fields]}
+
+
+@pytest.mark.parametrize("evolution", ["none", "add_columns"])
+def test_a_record_whose_schema_does_not_fit_the_table_fails_alone_to_the_dead_letter_queue(
+    spark, tmp_path, kafka_input, evolution
+):
+    table = str(tmp_path / "t")
+    run_pipeline(table_pipeline(kafka_input([envelope_order(1, 100)]), table), spark=spark)
+    mixed = kafka_input(
+        [
+            envelope_order(2, 200),
+            envelope_order(3, 300, schema=_narrowed_placed(), placed=5),
+            envelope_order(4, 400, schema=EXTENDED, email="a@example.com"),
+        ]
+    )
+    spec = table_pipeline(
+        mixed,
+        table,
+        sink__schema__evolution=evolution,
+        errors__tolerance="all",
+        errors__deadletterqueue__path=str(tmp_path / "dlq"),
+        errors__deadletterqueue__context__headers__enable="true",
+    )
+    result = run_pipeline(spec, spark=spark)
+    reasons = {}
+    for letter in spark.read.json(str(tmp_path / "dlq")).collect():
+        headers = {h["key"]: h["value"] for h in letter["headers"]}
+        assert headers["__connect.errors.stage"] == "TASK_PUT"
+        reasons[letter["offset"]] = headers["__connect.errors.exception.message"]
+    narrowed = (
+        f"sink.path={table}: field 'placed' is timestamp in one schema and int in another; the table's type stays"
+    )
+    rows = spark.read.option("mergeSchema", "true").parquet(table).orderBy("order_id").collect()
+    if evolution == "none":
+        assert (result.counts.written, result.counts.dead_lettered) == (1, 2)
+        assert reasons == {
+            1: narrowed,
+            2: f"sink.path={table}: field 'email' is not a column of the table; "
+            "set sink.schema.evolution=add_columns to add it",
+        }
+        assert [r.order_id for r in rows] == [1, 2]
+    else:
+        assert (result.counts.written, result.counts.dead_lettered) == (2, 1)
+        assert reasons == {1: narrowed}
+        assert [(r.order_id, r.email) for r in rows] == [(1, None), (2, None), (4, "a@example.com")]
 
 
 REFUND_SCHEMA = {
