@@ -68,6 +68,15 @@ class Struct:
         self._values[found.index] = value
         return self
 
+    def put_valid(self, field: Field, value: Any) -> "Struct":
+        """Set ``field`` (one of this struct's schema's) to a value already valid against its schema.
+
+        For a transform that copies a non-null value from a struct whose field
+        has this very schema object: :meth:`put` would validate it a second time.
+        """
+        self._values[field.index] = value
+        return self
+
     def put_all(self, values: dict[str, Any]) -> "Struct":
         for name, value in values.items():
             self.put(name, value)

@@ -119,8 +119,13 @@ class ReplaceField(PartTransform):
             return new_schema, self.nested.struct(struct, new_schema, self.replace_null_with_default)
         new_schema, sources = self.schema_cache.get(struct.schema, self._derive_schema)
         updated = Struct(new_schema)
+        lookup = struct.schema.field
         for field, source in zip(new_schema.fields, sources):
-            updated.put(field.name, field_value(struct, source, self.replace_null_with_default))
+            item = field_value(struct, source, self.replace_null_with_default)
+            if item is not None and field.schema is lookup(source).schema:
+                updated.put_valid(field, item)  # copied under the same schema: valid already
+            else:
+                updated.put(field, item)
         return new_schema, updated
 
     def _derive_schema(self, schema: Any) -> tuple[Any, tuple[str, ...]]:
