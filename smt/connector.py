@@ -23,7 +23,8 @@ pipeline reads, and its converters (:meth:`Sink.bind_converters`), so that it
 can read the data of the records it writes; before the job runs it sees the
 Spark session (:meth:`Sink.bind_session`), and for each batch it may refuse
 records by their transformed data before the value converter encodes them
-(:meth:`Sink.value_errors`).
+(:meth:`Sink.value_errors`), and encode the values itself
+(:meth:`Sink.encode_values`).
 """
 
 from __future__ import annotations
@@ -207,6 +208,20 @@ class Sink(Plugin):
         changed.  The default finds none.
         """
         return ()
+
+    def encode_values(self, topics: "list[str | None]", schemas: "list | None", values: list) -> "pa.Array | None":
+        """The values of one batch as this sink reads them back in :meth:`write`, or ``None`` (the default).
+
+        Called on the executors for every batch, after :meth:`value_errors`,
+        in place of the value converter: ``None`` lets the converter encode
+        the values as usual.  A sink that writes the records' data rather than
+        their bytes (the table sink) returns a binary Arrow array, one entry
+        per value in order, in an encoding of its own that it reads cheaply
+        (no converter round trip).  :meth:`record_errors` and :meth:`write`
+        then see that encoding; dead letters keep the input record's bytes.
+        It must not fail on a value :meth:`value_errors` let through.
+        """
+        return None
 
     def prepare_records(self, records: "pa.RecordBatch", routed: "np.ndarray") -> "pa.RecordBatch":
         """The records of one batch as this sink will write them.

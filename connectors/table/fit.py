@@ -1,10 +1,11 @@
 """Whether a record's Connect schema fits the columns a table has: the schema-change rules of the table sink.
 
 A :class:`SchemaFit` is built from the table's value columns (a Spark
-``StructType``) and says, for one value schema, why its records cannot be
-written there, or ``None``:
+``StructType``, or ``None`` before there is a table) and says, for one value
+schema, why its records cannot be written there, or ``None``:
 
-- the value is not a struct (only a struct's fields can be columns);
+- the value is not a struct (only a struct's fields can be columns), or has
+  a field no column can carry (:func:`connectors.table.typed_json.unwritable`);
 - a field's type conflicts with its column's (a type narrowed or changed:
   ``field 'placed' is timestamp in one schema and int in another``);
 - a field the table lacks, unless columns may be added
@@ -24,6 +25,7 @@ from typing import Any
 
 from pyspark.sql import types as T
 
+from connectors.table.typed_json import unwritable
 from connectors.table.types import TypeConflict, merged_type, spark_type
 from smt.data import Type
 
@@ -33,13 +35,13 @@ __all__ = ["SchemaFit"]
 class SchemaFit:
     """The table's value columns, and which record schemas fit them (see the module docstring)."""
 
-    def __init__(self, columns: T.StructType, evolution_key: str, may_add: bool) -> None:
+    def __init__(self, columns: T.StructType | None, evolution_key: str, may_add: bool) -> None:
         self.columns = columns
         self.evolution_key = evolution_key
         self.may_add = may_add
-        self._required = [f.name for f in columns.fields if not f.nullable]
+        self._required = [f.name for f in columns.fields if not f.nullable] if columns is not None else []
         # What merged_type makes of the columns alone: as merged, every field nullable.
-        self._as_merged = merged_type(columns, columns)
+        self._as_merged = merged_type(columns, columns) if columns is not None else None
         self._problems: dict[Any, str | None] = {}
 
     def __reduce__(self):
@@ -57,7 +59,12 @@ class SchemaFit:
     def _judge(self, schema: Any) -> str | None:
         if schema.type is not Type.STRUCT:
             return f"the value's schema is {schema.type.value}, not a struct: only a struct's fields can be columns"
-        record_type = spark_type(schema)
+        return unwritable(schema) or self.type_problem(spark_type(schema))
+
+    def type_problem(self, record_type: T.StructType) -> str | None:
+        """Why values of the Spark type ``record_type`` cannot be written into the table, or ``None``."""
+        if self.columns is None:
+            return None
         try:
             merged = merged_type(self.columns, record_type)
         except TypeConflict as exc:

@@ -2,23 +2,24 @@
 
 The columns come from the record value's Connect schema (see
 :mod:`connectors.table.types` for the mapping), or from ``value.schema`` for
-values without one.  Each write:
+values without one.
 
-1. learns the columns: the declared ones; the table's own when it exists and
-   may not grow (each distinct schema is then checked against them as the
-   rows are built); else the distinct types of the values (one pass over the
-   records, which the pipeline cached for the write,
-   :class:`~connectors.table.typed.ObservedTypes`) united with the table's
-   columns, a field the table lacks being added with
-   ``schema.evolution=add_columns`` and refused otherwise;
-2. turns the records into table rows batch by batch on the executors
-   (:class:`~connectors.table.typed.TypedRows`);
-3. writes them with Spark's writer for the format (:mod:`connectors.table.writer`),
-   each streaming micro-batch exactly once.
+Values with a schema never go through the value converter's bytes: the sink
+takes them as the chain left them (:meth:`TableSink.encode_values`) and
+carries them to the write as typed JSON lines (their Spark type, then the
+value; :mod:`connectors.table.typed_json`).  Each write then, in the JVM,
+learns the columns from the distinct types (united with the table's, a
+field the table lacks being added with ``schema.evolution=add_columns`` and
+refused otherwise), reads the values with ``from_json``, and writes them
+with Spark's writer for the format (:mod:`connectors.table.writer`), each
+streaming micro-batch exactly once.  Values without a schema keep the value
+converter's bytes, which the write decodes on the executors into the
+declared columns (:class:`~connectors.table.typed.TypedRows`).
 
 Records that cannot be written fail alone at TASK_PUT, to the dead-letter
 queue, naming the field, before the write: with a declared schema, a value
-that does not fit it (:meth:`TableSink.record_errors`); into a table that
+that does not fit it (:meth:`TableSink.record_errors`); else a tombstone, a
+value without a schema or one that is not a struct, and, into a table that
 exists when the job starts (one table, not routed by topic), a value whose
 schema conflicts with the table's columns or adds one that may not be added
 (:meth:`TableSink.value_errors`, the rules of :mod:`connectors.table.fit`).
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -37,7 +39,8 @@ from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, metadata_c
 from connectors.table.ddl import parse_columns
 from connectors.table.fit import SchemaFit
 from connectors.table.jars import UnsupportedSparkError, format_bundle, session_settings
-from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
+from connectors.table.typed import TypedRows, decode_values
+from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.writer import TableTarget, TableWriteError
 from smt import maven
@@ -94,8 +97,11 @@ class TableSink(Sink):
         #: The declared columns, checked record by record before the write.
         self.declared = ColumnLayout(declared, strict=True) if declared is not None else None
         self.value_converter = None
-        #: The columns of the table as the job started, that each record's schema must fit (see bind_session).
-        self.fit: SchemaFit | None = None
+        #: What each record's value schema must fit: a struct, and the table's columns as the job
+        #: started (see bind_session); None with a declared schema (record_errors checks it).
+        self.fit = self._schema_fit(None) if declared is None else None
+        #: Values with schemas travel to the write as typed JSON lines (see connectors.table.typed_json).
+        self.encoder = TypedJsonEncoder() if declared is None else None
         #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
         self._input_cached = False
         if declared is not None:
@@ -139,14 +145,12 @@ class TableSink(Sink):
 
     def bind_session(self, spark) -> None:
         """Looks up the table's columns, so that a record that cannot go into them fails alone."""
-        self.fit = None
         if self.target.routes or self.target.is_jdbc or self.declared is not None:
-            return  # routed: tables known only per write; declared: record_errors checks
+            return  # routed: each table is known only as it is written; declared: record_errors checks
         existing = self.target.columns(spark)
-        if existing is not None:
-            self.fit = self._schema_fit(self._value_columns(existing))
+        self.fit = self._schema_fit(self._value_columns(existing) if existing is not None else None)
 
-    def _schema_fit(self, columns: T.StructType) -> SchemaFit:
+    def _schema_fit(self, columns: T.StructType | None) -> SchemaFit:
         evolution = self.config["schema.evolution"]
         return SchemaFit(columns, f"{self.context.prefix}schema.evolution", may_add=evolution == "add_columns")
 
@@ -156,15 +160,31 @@ class TableSink(Sink):
     # --- on the executors ------------------------------------------------------------
 
     def value_errors(self, topics, schemas, values):
-        fit = self.fit
-        if fit is None or schemas is None:
-            return ()
-        problem, where = fit.problem, self.target.where
-        return [
-            (row, SinkRecordError(f"{where}: {found}"))
-            for row, schema in enumerate(schemas)
-            if schema is not None and (found := problem(schema)) is not None
-        ]
+        if self.fit is None:
+            return ()  # a declared schema: record_errors checks each value against it
+        problem, where = self.fit.problem, self.target.where
+        if schemas is None:
+            schemas = [None] * len(values)
+        errors = []
+        for row, (schema, value) in enumerate(zip(schemas, values)):
+            if value is None:
+                found = "the value: a null value (tombstone) has no columns to write"
+            elif schema is None:
+                found = (
+                    f"the value has no schema; declare the columns with {self.context.prefix}value.schema, "
+                    "or use a converter that writes schemas"
+                )
+            else:
+                found = problem(schema)
+                if found is None:
+                    continue
+            errors.append((row, SinkRecordError(f"{where}: {found}")))
+        return errors
+
+    def encode_values(self, topics, schemas, values):
+        if self.encoder is None:
+            return None  # a declared schema: the value converter's bytes, decoded by the write
+        return pa.array(self.encoder.encode(schemas or [], values), pa.binary())
 
     def record_errors(self, records):
         if self.declared is None or self.value_converter is None:
@@ -212,20 +232,23 @@ class TableSink(Sink):
             if problem is not None:
                 raise TableWriteError(problem)
         existing = target.columns(df.sparkSession)
-        # The records' own types are learnt in a pass of their own (then the records are
-        # cached for the write) unless the columns are declared, or are the table's and may not grow.
-        fixed = self._fixed_columns(existing)
-        observe = may_persist and fixed is None and self.declared is None
-        if observe:
+        # Values with schemas are read twice (their distinct types, then the rows): from a cache.
+        cache = may_persist and self.declared is None
+        if cache:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            if fixed is not None:
-                layout, grows = ColumnLayout(fixed, strict=True), False
+            if self.declared is not None:
+                columns, grows = self._layout(self.declared.columns, existing, target)
+                rows_fn = TypedRows(
+                    self.value_converter, ColumnLayout(columns, strict=True), self.metadata, target.where
+                )
+                rows = df.mapInArrow(rows_fn, rows_fn.output_type())
             else:
-                layout, grows = self._layout(df, existing, target)
-            fit = self._schema_fit(fixed) if fixed is not None else None
-            rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where, fit)
-            rows = df.mapInArrow(rows_fn, rows_fn.output_type())
+                text = F.col("value").cast("string")
+                columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
+                metadata = [F.col(name).alias(metadata_column(name)) for name in self.metadata]
+                rows = df.select(table_rows(text, columns).alias(_ROW), *metadata)
+                rows = rows.select(f"{_ROW}.*", *(metadata_column(name) for name in self.metadata))
             merge = grows and self.config["schema.evolution"] == "add_columns"
             if batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)
@@ -233,24 +256,19 @@ class TableSink(Sink):
                 app_id = target.app_id(self.config["txn.app.id"])
                 target.write_micro_batch(rows, batch_id, app_id, existing is not None, merge)
         finally:
-            if observe:
+            if cache:
                 df.unpersist()
 
-    def _fixed_columns(self, existing: T.StructType | None) -> T.StructType | None:
-        """The table's value columns when they are all a write may fill (no declared schema, no evolution)."""
-        if existing is None or self.declared is not None or self.config["schema.evolution"] != "none":
-            return None
-        return self._value_columns(existing)
+    def _layout(
+        self, columns: T.StructType, existing: T.StructType | None, target: TableTarget
+    ) -> tuple[T.StructType, bool]:
+        """The columns this write fills (the records' with the table's), and whether they add to the table's.
 
-    def _layout(self, df, existing: T.StructType | None, target: TableTarget) -> tuple[ColumnLayout, bool]:
-        """The columns this write fills, and whether they add to the table's."""
-        prefix = self.context.prefix
-        if self.declared is not None:
-            columns = self.declared.columns
-        else:
-            columns = self._observed_columns(df, target)
+        Records that do not fit a table that existed when the job started failed at TASK_PUT
+        already; a table created since (a streaming run's first micro-batch) is checked here.
+        """
         if existing is None:
-            return ColumnLayout(columns, strict=self.declared is not None), False
+            return columns, False
         value_columns = self._value_columns(existing)
         try:
             merged = merged_type(value_columns, columns)
@@ -260,32 +278,30 @@ class TableSink(Sink):
         if added and self.config["schema.evolution"] != "add_columns":
             raise TableWriteError(
                 f"{target.where}: field '{added[0]}' is not a column of the table; set "
-                f"{prefix}schema.evolution=add_columns to add it"
+                f"{self.context.prefix}schema.evolution=add_columns to add it"
             )
-        return ColumnLayout(merged, strict=self.declared is not None), bool(added)
+        return merged, bool(added)
 
-    def _observed_columns(self, df, target: TableTarget) -> T.StructType:
-        types = df.mapInArrow(ObservedTypes(self.value_converter), ObservedTypes.DDL).distinct()
-        observed = [row["type"] for row in types.collect()]
-        if SCHEMALESS in observed:
-            raise TableWriteError(
-                f"{target.where}: records have values without a schema; declare the columns with "
-                f"{self.context.prefix}value.schema, or use a converter that writes schemas"
-            )
+    def _observed_columns(self, df, text, target: TableTarget) -> T.StructType:
+        """The columns of the distinct types of the records' values (the first lines of their typed JSON)."""
+        lines = sorted(row["t"] for row in df.select(type_line(text).alias("t")).distinct().collect())
         columns = T.StructType([])
-        for text in sorted(observed):
-            parsed = json.loads(text)
+        for line in lines:
+            parsed = json.loads(line)
             if not isinstance(parsed, dict) or parsed.get("type") != "struct":
                 raise TableWriteError(
-                    f"{target.where}: a record value's schema is {text}, not a struct: only a struct's "
-                    "fields can be columns"
+                    f"{target.where}: a record value's type is {line}, not a struct: "
+                    "only a struct's fields can be columns"
                 )
-            data_type = T.StructType.fromJson(parsed)
             try:
-                columns = merged_type(columns, data_type)
+                columns = merged_type(columns, T.StructType.fromJson(parsed))
             except TypeConflict as exc:
                 raise TableWriteError(f"{target.where}: {exc}") from None
         return columns
+
+
+#: The struct column of a value's fields, before they become the table's columns.
+_ROW = "_smt_row"
 
 
 def _is_metadata(name: str, metadata: tuple[str, ...]) -> bool:

@@ -1,16 +1,13 @@
-"""Kafka-layout batches to typed table rows, on the executors (``mapInArrow`` functions).
+"""Kafka-layout batches of values without a schema to typed table rows, on the executors.
 
-Both functions here travel to the executors pickled with the value
-converter, and work a whole Arrow batch at a time: the converter decodes the
-batch's values in one call (:meth:`smt.converter.Converter.to_connect_batch`)
-and a :class:`~connectors.table.columns.ColumnLayout` builds the typed
-columns in one call.
-
-- :class:`ObservedTypes` gives the distinct Spark types of a batch's values
-  (from their Connect schemas), so the driver learns the table's columns
-  from the records themselves;
-- :class:`TypedRows` gives the table rows: the value's fields as columns,
-  then the record fields named in ``columns.metadata``.
+:class:`TypedRows` (a ``mapInArrow`` function) travels to the executors
+pickled with the value converter, and works a whole Arrow batch at a time:
+the converter decodes the batch's values in one call
+(:meth:`smt.converter.Converter.to_connect_batch`) and a
+:class:`~connectors.table.columns.ColumnLayout` of the declared columns
+builds the typed columns in one call; the record fields named in
+``columns.metadata`` follow.  (Values with a schema reach the write as typed
+JSON lines instead, read in the JVM: :mod:`connectors.table.typed_json`.)
 """
 
 from __future__ import annotations
@@ -23,15 +20,10 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import metadata_column
-from connectors.table.fit import SchemaFit
-from connectors.table.types import spark_type
 from smt.connector import SinkRecordError
 from smt.row_layout import KAFKA_ARROW_SCHEMA
 
-__all__ = ["SCHEMALESS", "ObservedTypes", "TypedRows", "metadata_fields", "record_name"]
-
-#: What :class:`ObservedTypes` reports for a value that has no schema.
-SCHEMALESS = "schemaless"
+__all__ = ["TypedRows", "decode_values", "metadata_fields", "record_name"]
 
 
 def record_name(batch: pa.RecordBatch, row: int) -> str:
@@ -72,27 +64,6 @@ def decode_values(converter: Any, batch: pa.RecordBatch) -> tuple[list | None, l
     return schemas, values, errors
 
 
-class ObservedTypes:
-    """``mapInArrow`` function: one string row per distinct value type of each batch (a ``StructType`` as JSON)."""
-
-    DDL = "type string"
-
-    def __init__(self, converter: Any) -> None:
-        self.converter = converter
-
-    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        seen: dict[Any, str] = {}
-        for batch in batches:
-            schemas, values, _ = decode_values(self.converter, batch)
-            for row, value in enumerate(values):
-                if value is None:
-                    continue  # tombstones and undecodable values fail later, with the record named
-                schema = schemas[row] if schemas is not None else None
-                if schema not in seen:
-                    seen[schema] = SCHEMALESS if schema is None else spark_type(schema).json()
-        yield pa.RecordBatch.from_arrays([pa.array(sorted(set(seen.values())), pa.string())], ["type"])
-
-
 class TypedRows:
     """``mapInArrow`` function: Kafka-layout batches as table rows of ``layout`` plus metadata columns.
 
@@ -107,15 +78,11 @@ class TypedRows:
         layout: ColumnLayout,
         metadata: tuple[str, ...],
         where: str,
-        fit: SchemaFit | None = None,
     ) -> None:
         self.converter = converter
         self.layout = layout
         self.metadata = metadata
         self.where = where
-        #: The table's columns when the records' schemas were not looked at before the write:
-        #: each distinct schema is then checked against them here (a new or changed field fails).
-        self.fit = fit
 
     def output_type(self) -> T.StructType:
         return T.StructType(list(self.layout.columns.fields) + metadata_fields(self.metadata))
@@ -124,16 +91,8 @@ class TypedRows:
         for batch in batches:
             yield self.rows(batch)
 
-    def _check_schemas(self, schemas: list, batch: pa.RecordBatch) -> None:
-        problem = self.fit.problem
-        for row, schema in enumerate(schemas):
-            if schema is not None and (found := problem(schema)) is not None:
-                raise SinkRecordError(f"{self.where}: record {record_name(batch, row)}: {found}")
-
     def rows(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        schemas, values, errors = decode_values(self.converter, batch)
-        if self.fit is not None and schemas is not None:
-            self._check_schemas(schemas, batch)
+        _, values, errors = decode_values(self.converter, batch)
         rows, misfits = self.layout.rows(values)
         problems = errors or misfits
         if problems:

@@ -132,6 +132,10 @@ class Struct:
     def get_struct(self, name: str) -> "Struct | None":
         return self._get_checked(name, Type.STRUCT)
 
+    def values_as_put(self) -> list[Any]:
+        """The values in field order, None where none was put (no default applied); a copy."""
+        return list(self._values)
+
     def items(self) -> Iterator[tuple[str, Any]]:
         """``(field name, value)`` pairs in field order, defaults applied."""
         for field in self.schema.fields:

@@ -264,6 +264,11 @@ class BatchProcessor:
             if (converter.passthrough and batch.is_arrow(column)) or column not in self._written:
                 continue
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
+            if column == "value" and self.sink is not None:
+                encoded = self.sink.encode_values(batch.topic, schemas, batch.column(column))
+                if encoded is not None:  # the sink reads its own encoding back (Sink.encode_values)
+                    batch.set_column(column, encoded)
+                    continue
             if converter.null_is_null and _all_null(batch, column) and _all_none(schemas):
                 # Null values without schemas write as null bytes: no call per row.
                 batch.set_column(column, pa.nulls(len(batch), pa.binary()))
