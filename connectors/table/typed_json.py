@@ -39,7 +39,8 @@ from smt.data.logical import EPOCH_DATE, Date, Time, Timestamp, temporal_millis
 __all__ = ["TypedJsonEncoder", "parse_type", "table_rows", "type_text", "unwritable"]
 
 _SEPARATOR = b"\n"
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=True).encode
+# ASCII: a lone surrogate a JSON source may hold stays a valid escape, never an encoding error.
+_dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=True).encode
 
 Plain = Callable[[Any], Any]
 
@@ -63,7 +64,7 @@ class TypedJsonEncoder:
             plan = plans.get(schema)
             if plan is None:
                 plan = plans[schema] = (type_text(schema).encode() + _SEPARATOR, _plain(schema))
-            append(plan[0] + _dumps(plan[1](value)).encode())
+            append(plan[0] + _dumps(plan[1](value)).encode("ascii"))
         return out
 
 
