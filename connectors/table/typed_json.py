@@ -150,15 +150,19 @@ def _nullable(plain: Plain) -> Plain:
 
 def _struct(schema: Any) -> Plain:
     names = [f.name for f in schema.fields]
-    defaults = [f.schema.default for f in schema.fields]
-    plains = [_plain(f.schema) for f in schema.fields]
-    if all(p is _same for p in plains) and all(d is None for d in defaults):
-        return _nullable(lambda struct: dict(zip(names, struct.values_as_put())))
-    fields = list(zip(names, defaults, plains))
+    defaults = [(f.index, f.schema.default) for f in schema.fields if f.schema.default is not None]
+    # Only fields JSON cannot take as they are go through a function of their own.
+    converted = [(f.name, f.index, plain) for f in schema.fields if (plain := _plain(f.schema)) is not _same]
 
     def struct(value: Any) -> dict:
         values = value.values_as_put()
-        return {name: plain(default if item is None else item) for (name, default, plain), item in zip(fields, values)}
+        for index, default in defaults:
+            if values[index] is None:
+                values[index] = default
+        out = dict(zip(names, values))
+        for name, index, plain in converted:
+            out[name] = plain(values[index])
+        return out
 
     return _nullable(struct)
 
