@@ -232,8 +232,10 @@ class TableSink(Sink):
             if problem is not None:
                 raise TableWriteError(problem)
         existing = target.columns(df.sparkSession)
+        checked = self._checked_columns(existing)
         # Values with schemas are read twice (their distinct types, then the rows): from a cache.
-        cache = may_persist and self.declared is None
+        # Not when every record was checked against the table's columns already: they are the columns.
+        cache = may_persist and self.declared is None and checked is None
         if cache:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
@@ -245,7 +247,10 @@ class TableSink(Sink):
                 rows = df.mapInArrow(rows_fn, rows_fn.output_type())
             else:
                 text = F.col("value").cast("string")
-                columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
+                if checked is not None:
+                    columns, grows = checked, False
+                else:
+                    columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
                 metadata = [F.col(name).alias(metadata_column(name)) for name in self.metadata]
                 rows = df.select(table_rows(text, columns).alias(_ROW), *metadata)
                 rows = rows.select(f"{_ROW}.*", *(metadata_column(name) for name in self.metadata))
@@ -258,6 +263,14 @@ class TableSink(Sink):
         finally:
             if cache:
                 df.unpersist()
+
+    def _checked_columns(self, existing: T.StructType | None) -> T.StructType | None:
+        """The table's value columns when each record was checked against them at TASK_PUT and none may be
+        added (the table as the job started, still as it was), else None."""
+        fit = self.fit
+        if fit is None or fit.columns is None or fit.may_add or existing is None:
+            return None
+        return fit.columns if self._value_columns(existing) == fit.columns else None
 
     def _layout(
         self, columns: T.StructType, existing: T.StructType | None, target: TableTarget
