@@ -104,6 +104,16 @@ def test_avro_values_become_typed_columns(spark, tmp_path, kafka_input):
     ]
 
 
+def _task_put_reasons(spark, dlq) -> dict:
+    """The error message of each dead letter in folder ``dlq``, by offset; each failed at TASK_PUT."""
+    reasons = {}
+    for letter in spark.read.json(str(dlq)).collect():
+        headers = {h["key"]: h["value"] for h in letter["headers"]}
+        assert headers["__connect.errors.stage"] == "TASK_PUT"
+        reasons[letter["offset"]] = headers["__connect.errors.exception.message"]
+    return reasons
+
+
 def test_schemaless_values_take_the_declared_schema_and_misfits_go_to_the_dead_letter_queue(
     spark, tmp_path, kafka_input
 ):
@@ -120,13 +130,7 @@ def test_schemaless_values_take_the_declared_schema_and_misfits_go_to_the_dead_l
     result = run_pipeline(spec, spark=spark)
     assert (result.counts.written, result.counts.dead_lettered) == (1, 3)
     assert [tuple(r) for r in spark.read.parquet(str(tmp_path / "t")).collect()] == [(1, decimal.Decimal("2.50"))]
-    dead = spark.read.json(str(tmp_path / "dlq")).collect()
-    reasons = {}
-    for letter in dead:
-        headers = {h["key"]: h["value"] for h in letter["headers"]}
-        assert headers["__connect.errors.stage"] == "TASK_PUT"
-        reasons[letter["offset"]] = headers["__connect.errors.exception.message"]
-    assert reasons == {
+    assert _task_put_reasons(spark, tmp_path / "dlq") == {
         1: "sink.value.schema: field 'amount': 2.555 has more than 2 decimal places",
         2: "sink.value.schema: field 'id': expected bigint, found str 'x'",
         3: "sink.value.schema: the value: a null value (tombstone) has no columns to write",
@@ -209,11 +213,7 @@ def test_a_record_whose_schema_does_not_fit_the_table_fails_alone_to_the_dead_le
         errors__deadletterqueue__context__headers__enable="true",
     )
     result = run_pipeline(spec, spark=spark)
-    reasons = {}
-    for letter in spark.read.json(str(tmp_path / "dlq")).collect():
-        headers = {h["key"]: h["value"] for h in letter["headers"]}
-        assert headers["__connect.errors.stage"] == "TASK_PUT"
-        reasons[letter["offset"]] = headers["__connect.errors.exception.message"]
+    reasons = _task_put_reasons(spark, tmp_path / "dlq")
     narrowed = (
         f"sink.path={table}: field 'placed' is timestamp in one schema and int in another; the table's type stays"
     )
