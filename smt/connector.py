@@ -20,7 +20,11 @@ the input record they came from.  The Kafka sink sends the others to
 ``sink.topic``.  And when the pipeline is built, a sink sees its source
 (:meth:`Sink.bind_source`), so that it can refuse to write where the
 pipeline reads, and its converters (:meth:`Sink.bind_converters`), so that it
-can read the data of the records it writes.
+can read the data of the records it writes; before the job runs it sees the
+Spark session (:meth:`Sink.bind_session`), and for each batch it may refuse
+records by their transformed data before the value converter encodes them
+(:meth:`Sink.value_errors`), and encode the values itself
+(:meth:`Sink.encode_values`).
 """
 
 from __future__ import annotations
@@ -191,6 +195,48 @@ class Sink(Plugin):
         :meth:`record_errors` and :meth:`write` receive.  The default does
         nothing.
         """
+
+    def bind_session(self, spark: "SparkSession") -> None:
+        """Called once on the driver before the job reads a record, with the session that runs it.
+
+        A sink that refuses records by what its destination holds now (the
+        table sink: a table's columns) looks it up here; what it keeps travels
+        to the executors with the sink, for :meth:`value_errors` and
+        :meth:`record_errors`.  Raises :class:`smt.errors.SmtError` naming the
+        key when the destination cannot be looked at.  The default does nothing.
+        """
+
+    def value_errors(
+        self, topics: "list[str | None]", schemas: "list | None", values: list
+    ) -> Iterable[tuple[int, BaseException]]:
+        """The records of one batch this sink cannot write, judged on their data, as ``(row, error)`` pairs.
+
+        Called on the executors for every batch after the chain and before the
+        value converter encodes it: ``values`` are the transformed record
+        values (Connect data), ``schemas`` their Connect schemas (``None`` when
+        no value has one), ``topics`` the records' topics.  A sink that writes
+        the records' data rather than their bytes (see
+        :meth:`bind_converters`) refuses here what it can tell from the
+        schema without decoding the bytes again (a field whose type conflicts
+        with the table's column).  The records named fail at the TASK_PUT
+        stage, like those of :meth:`record_errors`; the lists must not be
+        changed.  The default finds none.
+        """
+        return ()
+
+    def encode_values(self, topics: "list[str | None]", schemas: "list | None", values: list) -> "pa.Array | None":
+        """The values of one batch as this sink reads them back in :meth:`write`, or ``None`` (the default).
+
+        Called on the executors for every batch, after :meth:`value_errors`,
+        in place of the value converter: ``None`` lets the converter encode
+        the values as usual.  A sink that writes the records' data rather than
+        their bytes (the table sink) returns a binary Arrow array, one entry
+        per value in order, in an encoding of its own that it reads cheaply
+        (no converter round trip).  :meth:`record_errors` and :meth:`write`
+        then see that encoding; dead letters keep the input record's bytes.
+        It must not fail on a value :meth:`value_errors` let through.
+        """
+        return None
 
     def prepare_records(self, records: "pa.RecordBatch", routed: "np.ndarray") -> "pa.RecordBatch":
         """The records of one batch as this sink will write them.

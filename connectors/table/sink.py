@@ -2,29 +2,40 @@
 
 The columns come from the record value's Connect schema (see
 :mod:`connectors.table.types` for the mapping), or from ``value.schema`` for
-values without one.  Each write:
+values without one.
 
-1. learns the columns: the declared ones; the table's own when it exists and
-   may not grow (each distinct schema is then checked against them as the
-   rows are built); else the distinct types of the values (one pass over the
-   cached batch, :class:`~connectors.table.typed.ObservedTypes`) united with
-   the table's columns, a field the table lacks being added with
-   ``schema.evolution=add_columns`` and refused otherwise;
-2. turns the records into table rows batch by batch on the executors
-   (:class:`~connectors.table.typed.TypedRows`);
-3. writes them with Spark's writer for the format (:mod:`connectors.table.writer`),
-   each streaming micro-batch exactly once; with ``write.mode=upsert`` merges them
-   by key instead, a tombstone deleting its row (:mod:`connectors.table.upsert`).
+Values with a schema never go through the value converter's bytes: the sink
+takes them as the chain left them (:meth:`TableSink.encode_values`) and
+carries them to the write as typed JSON lines (their Spark type, then the
+value; :mod:`connectors.table.typed_json`).  Each write then, in the JVM,
+learns the columns from the distinct types (united with the table's, a
+field the table lacks being added with ``schema.evolution=add_columns`` and
+refused otherwise), reads the values with ``from_json``, and writes them
+with Spark's writer for the format (:mod:`connectors.table.writer`), each
+streaming micro-batch exactly once.  Values without a schema keep the value
+converter's bytes, which the write decodes on the executors into the
+declared columns (:class:`~connectors.table.typed.TypedRows`).
 
-With a declared schema the sink also checks every record before the write
-(:meth:`TableSink.record_errors`): a value that does not fit fails alone at
-TASK_PUT, to the dead-letter queue, naming the field.
+With ``write.mode=upsert`` the records keep the value converter's bytes (an
+upsert reads each record's key and value, a tombstone's key included): the
+write learns the columns from the decoded values, and merges the rows by key
+instead of appending them, a tombstone deleting its row
+(:mod:`connectors.table.upsert`).
+
+Records that cannot be written fail alone at TASK_PUT, to the dead-letter
+queue, naming the field, before the write: with a declared schema, a value
+that does not fit it (:meth:`TableSink.record_errors`); else a tombstone, a
+value without a schema or one that is not a struct, and, into a table that
+exists when the job starts (one table, not routed by topic), a value whose
+schema conflicts with the table's columns or adds one that may not be added
+(:meth:`TableSink.value_errors`, the rules of :mod:`connectors.table.fit`).
 """
 
 from __future__ import annotations
 
 import json
 
+import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -32,8 +43,10 @@ from pyspark.sql import types as T
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
+from connectors.table.fit import SchemaFit
 from connectors.table.jars import format_spark_conf
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
+from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
 from connectors.table.writer import TableTarget, TableWriteError
@@ -78,6 +91,15 @@ class TableSink(Sink):
         #: The declared columns, checked record by record before the write.
         self.declared = ColumnLayout(declared, strict=True) if declared is not None else None
         self.value_converter = None
+        #: What each record's value schema must fit: a struct, and the table's columns as the job
+        #: started (see bind_session); None with a declared schema (record_errors checks it).
+        #: None with an upsert too: it reads the converter's bytes (see the module's docstring).
+        typed_json = declared is None and self.upsert is None
+        self.fit = self._schema_fit(None) if typed_json else None
+        #: Values with schemas travel to the write as typed JSON lines (see connectors.table.typed_json).
+        self.encoder = TypedJsonEncoder() if typed_json else None
+        #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
+        self._input_cached = False
         if declared is not None:
             clash = [n for n in declared.names if n in {metadata_column(m) for m in self.metadata}]
             if clash:
@@ -103,6 +125,12 @@ class TableSink(Sink):
         if self.upsert is not None:
             self.upsert.bind(key_converter, value_converter)
 
+    def output_fields(self) -> frozenset[str]:
+        # The value, what names a record in messages and routes it, and the metadata columns;
+        # an upsert's key columns may come from the key.
+        upsert = ("key",) if self.upsert is not None else ()
+        return frozenset({"topic", "partition", "offset", "value", *upsert, *self.metadata})
+
     def output_paths(self):
         return {f"{self.context.prefix}path": self.config["path"]} if self.config["path"] else {}
 
@@ -111,7 +139,48 @@ class TableSink(Sink):
             return {}
         return format_spark_conf(self.config["format"], self.context.prefix)
 
+    def bind_session(self, spark) -> None:
+        """Looks up the table's columns, so that a record that cannot go into them fails alone."""
+        if self.fit is None or self.target.routes or self.target.is_jdbc:
+            return  # routed: each table is known only as it is written; declared, upsert: record_errors checks
+        existing = self.target.columns(spark)
+        self.fit = self._schema_fit(self._value_columns(existing) if existing is not None else None)
+
+    def _schema_fit(self, columns: T.StructType | None) -> SchemaFit:
+        evolution = self.config["schema.evolution"]
+        return SchemaFit(columns, f"{self.context.prefix}schema.evolution", may_add=evolution == "add_columns")
+
+    def _value_columns(self, existing: T.StructType) -> T.StructType:
+        return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+
     # --- on the executors ------------------------------------------------------------
+
+    def value_errors(self, topics, schemas, values):
+        if self.fit is None:
+            return ()  # a declared schema: record_errors checks each value against it
+        problem, where = self.fit.problem, self.target.where
+        if schemas is None:
+            schemas = [None] * len(values)
+        errors = []
+        for row, (schema, value) in enumerate(zip(schemas, values)):
+            if value is None:
+                found = "the value: a null value (tombstone) has no columns to write"
+            elif schema is None:
+                found = (
+                    f"the value has no schema; declare the columns with {self.context.prefix}value.schema, "
+                    "or use a converter that writes schemas"
+                )
+            else:
+                found = problem(schema)
+                if found is None:
+                    continue
+            errors.append((row, SinkRecordError(f"{where}: {found}")))
+        return errors
+
+    def encode_values(self, topics, schemas, values):
+        if self.encoder is None:
+            return None  # a declared schema: the value converter's bytes, decoded by the write
+        return pa.array(self.encoder.encode(schemas or [], values), pa.binary())
 
     def record_errors(self, records):
         if self.value_converter is None or (self.declared is None and self.upsert is None):
@@ -131,14 +200,25 @@ class TableSink(Sink):
 
     # --- on the driver ---------------------------------------------------------------
 
+    def write_with_dead_letters(self, df, dead_letters, flag, batch_id=None, written=lambda part: None) -> None:
+        # The default persists the records for the write and the dead letters; the write's own
+        # passes (the records' types, each routed table) read that cache, not one of their own.
+        self._input_cached = True
+        try:
+            super().write_with_dead_letters(df, dead_letters, flag, batch_id, written)
+        finally:
+            self._input_cached = False
+
     def write(self, df, batch_id=None) -> None:
         if self.value_converter is None:
             raise TableWriteError("the table sink was not bound to the pipeline's value converter")
         if not self.target.routes:
-            self._write_table(df, self.target, batch_id, may_persist=True)
+            self._write_table(df, self.target, batch_id, may_persist=not self._input_cached)
             return
         # Each topic's table is one more pass over the records: compute them once.
-        df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        cache = not self._input_cached
+        if cache:
+            df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             topics = sorted(row["topic"] for row in df.select("topic").distinct().collect())
             for topic in topics:
@@ -146,67 +226,104 @@ class TableSink(Sink):
                     raise TableWriteError(f"{self.target.where}: a record has no topic to name its table")
                 self._write_table(df.where(F.col("topic") == topic), self.target.for_topic(topic), batch_id)
         finally:
-            df.unpersist()
+            if cache:
+                df.unpersist()
 
     def _write_table(self, df, target: TableTarget, batch_id: int | None, may_persist: bool = False) -> None:
         """The records of ``df`` into the one table ``target``."""
-        if batch_id is not None and self.upsert is None:  # an upsert is idempotent: each format may take it
+        if self.upsert is not None:
+            self._upsert_table(df, target, batch_id, may_persist)
+            return
+        if batch_id is not None:
             problem = target.streaming_problem()
             if problem is not None:
                 raise TableWriteError(problem)
         existing = target.columns(df.sparkSession)
-        # The records' own types are learnt in a pass of their own (then the records are
-        # cached for the write) unless the columns are declared, or are the table's and may not grow.
-        # An upsert learns its key columns in a pass too.
-        fixed = self._fixed_columns(existing)
-        observe = may_persist and ((fixed is None and self.declared is None) or self.upsert is not None)
-        if observe:
+        checked = self._checked_columns(existing)
+        # Values with schemas are read twice (their distinct types, then the rows): from a cache.
+        # Not when every record was checked against the table's columns already: they are the columns.
+        cache = may_persist and self.declared is None and checked is None
+        if cache:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            if fixed is not None:
-                layout, grows = ColumnLayout(fixed, strict=True), False
+            if self.declared is not None:
+                columns, grows = self._layout(self.declared.columns, existing, target)
+                rows_fn = TypedRows(
+                    self.value_converter, ColumnLayout(columns, strict=True), self.metadata, target.where
+                )
+                rows = df.mapInArrow(rows_fn, rows_fn.output_type())
             else:
-                layout, grows = self._layout(df, existing, target)
-            evolution_key = f"{self.context.prefix}schema.evolution"
-            rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where, fixed, evolution_key)
-            rows = df.mapInArrow(rows_fn, rows_fn.output_type())
+                text = F.col("value").cast("string")
+                if checked is not None:
+                    columns, grows = checked, False
+                else:
+                    columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
+                metadata = [F.col(name).alias(metadata_column(name)) for name in self.metadata]
+                rows = df.select(table_rows(text, columns).alias(_ROW), *metadata)
+                rows = rows.select(f"{_ROW}.*", *(metadata_column(name) for name in self.metadata))
             merge = grows and self.config["schema.evolution"] == "add_columns"
-            if self.upsert is not None:
-                self._upsert_table(df, target, rows_fn, batch_id, existing)
-            elif batch_id is None:
+            if batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)
             else:
                 app_id = target.app_id(self.config["txn.app.id"])
                 target.write_micro_batch(rows, batch_id, app_id, existing is not None, merge)
         finally:
-            if observe:
+            if cache:
                 df.unpersist()
 
-    def _upsert_table(self, df, target: TableTarget, rows_fn: TypedRows, batch_id, existing) -> None:
-        key_columns = self.upsert.key_columns_of(df, target)
-        if key_columns is None:
-            return  # no records
-        value_columns = [] if existing is None else existing.names
-        added = [f for f in rows_fn.layout.columns.fields if existing is not None and f.name not in value_columns]
-        app_id = target.app_id(self.config["txn.app.id"])
-        self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, existing is not None, added)
+    def _upsert_table(self, df, target: TableTarget, batch_id: int | None, may_persist: bool) -> None:
+        """Merge the records of ``df`` into ``target`` by key (an upsert is idempotent: each format may stream it).
 
-    def _fixed_columns(self, existing: T.StructType | None) -> T.StructType | None:
-        """The table's value columns when they are all a write may fill (no declared schema, no evolution)."""
-        if existing is None or self.declared is not None or self.config["schema.evolution"] != "none":
+        The records are read three times (their key columns, their types, the rows): from a cache.
+        """
+        if may_persist:
+            df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            key_columns = self.upsert.key_columns_of(df, target)
+            if key_columns is None:
+                return  # no records
+            existing = target.columns(df.sparkSession)
+            declared = self.declared.columns if self.declared is not None else None
+            columns, _ = self._layout(declared or self._decoded_columns(df, target), existing, target)
+            layout = ColumnLayout(columns, strict=declared is not None)
+            rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
+            added = [] if existing is None else [f for f in columns.fields if f.name not in existing.names]
+            app_id = target.app_id(self.config["txn.app.id"])
+            self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, existing is not None, added)
+        finally:
+            if may_persist:
+                df.unpersist()
+
+    def _decoded_columns(self, df, target: TableTarget) -> T.StructType:
+        """The columns of the distinct schemas of the records' values, decoded by the value converter."""
+        types = df.mapInArrow(ObservedTypes(self.value_converter), ObservedTypes.DDL).distinct()
+        observed = sorted(row["type"] for row in types.collect())
+        if SCHEMALESS in observed:
+            raise TableWriteError(
+                f"{target.where}: records have values without a schema; declare the columns with "
+                f"{self.context.prefix}value.schema, or use a converter that writes schemas"
+            )
+        return self._struct_columns(observed, target, "schema")
+
+    def _checked_columns(self, existing: T.StructType | None) -> T.StructType | None:
+        """The table's value columns when each record was checked against them at TASK_PUT and none may be
+        added (the table as the job started, still as it was), else None."""
+        fit = self.fit
+        if fit is None or fit.columns is None or fit.may_add or existing is None:
             return None
-        return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+        return fit.columns if self._value_columns(existing) == fit.columns else None
 
-    def _layout(self, df, existing: T.StructType | None, target: TableTarget) -> tuple[ColumnLayout, bool]:
-        """The columns this write fills, and whether they add to the table's."""
-        prefix = self.context.prefix
-        if self.declared is not None:
-            columns = self.declared.columns
-        else:
-            columns = self._observed_columns(df, target)
+    def _layout(
+        self, columns: T.StructType, existing: T.StructType | None, target: TableTarget
+    ) -> tuple[T.StructType, bool]:
+        """The columns this write fills (the records' with the table's), and whether they add to the table's.
+
+        Records that do not fit a table that existed when the job started failed at TASK_PUT
+        already; a table created since (a streaming run's first micro-batch) is checked here.
+        """
         if existing is None:
-            return ColumnLayout(columns, strict=self.declared is not None), False
-        value_columns = T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+            return columns, False
+        value_columns = self._value_columns(existing)
         try:
             merged = merged_type(value_columns, columns)
         except TypeConflict as exc:
@@ -215,32 +332,35 @@ class TableSink(Sink):
         if added and self.config["schema.evolution"] != "add_columns":
             raise TableWriteError(
                 f"{target.where}: field '{added[0]}' is not a column of the table; set "
-                f"{prefix}schema.evolution=add_columns to add it"
+                f"{self.context.prefix}schema.evolution=add_columns to add it"
             )
-        return ColumnLayout(merged, strict=self.declared is not None), bool(added)
+        return merged, bool(added)
 
-    def _observed_columns(self, df, target: TableTarget) -> T.StructType:
-        types = df.mapInArrow(ObservedTypes(self.value_converter), ObservedTypes.DDL).distinct()
-        observed = [row["type"] for row in types.collect()]
-        if SCHEMALESS in observed:
-            raise TableWriteError(
-                f"{target.where}: records have values without a schema; declare the columns with "
-                f"{self.context.prefix}value.schema, or use a converter that writes schemas"
-            )
+    def _observed_columns(self, df, text, target: TableTarget) -> T.StructType:
+        """The columns of the distinct types of the records' values (the first lines of their typed JSON)."""
+        lines = sorted(row["t"] for row in df.select(type_line(text).alias("t")).distinct().collect())
+        return self._struct_columns(lines, target, "type")
+
+    @staticmethod
+    def _struct_columns(types: list[str], target: TableTarget, what: str) -> T.StructType:
+        """The union of the struct ``types`` (Spark's JSON of each), refusing any that is not a struct."""
         columns = T.StructType([])
-        for text in sorted(observed):
-            parsed = json.loads(text)
+        for line in types:
+            parsed = json.loads(line)
             if not isinstance(parsed, dict) or parsed.get("type") != "struct":
                 raise TableWriteError(
-                    f"{target.where}: a record value's schema is {text}, not a struct: only a struct's "
-                    "fields can be columns"
+                    f"{target.where}: a record value's {what} is {line}, not a struct: "
+                    "only a struct's fields can be columns"
                 )
-            data_type = T.StructType.fromJson(parsed)
             try:
-                columns = merged_type(columns, data_type)
+                columns = merged_type(columns, T.StructType.fromJson(parsed))
             except TypeConflict as exc:
                 raise TableWriteError(f"{target.where}: {exc}") from None
         return columns
+
+
+#: The struct column of a value's fields, before they become the table's columns.
+_ROW = "_smt_row"
 
 
 def _is_metadata(name: str, metadata: tuple[str, ...]) -> bool:

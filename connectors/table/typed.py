@@ -1,16 +1,17 @@
-"""Kafka-layout batches to typed table rows, on the executors (``mapInArrow`` functions).
+"""Kafka-layout batches of values without a schema to typed table rows, on the executors.
 
-Both functions here travel to the executors pickled with the value
-converter, and work a whole Arrow batch at a time: the converter decodes the
-batch's values in one call (:meth:`smt.converter.Converter.to_connect_batch`)
-and a :class:`~connectors.table.columns.ColumnLayout` builds the typed
-columns in one call.
+:class:`TypedRows` (a ``mapInArrow`` function) travels to the executors
+pickled with the value converter, and works a whole Arrow batch at a time:
+the converter decodes the batch's values in one call
+(:meth:`smt.converter.Converter.to_connect_batch`) and a
+:class:`~connectors.table.columns.ColumnLayout` of the declared columns
+builds the typed columns in one call; the record fields named in
+``columns.metadata`` follow.  (Values with a schema reach the write as typed
+JSON lines instead, read in the JVM: :mod:`connectors.table.typed_json`.)
 
-- :class:`ObservedTypes` gives the distinct Spark types of a batch's values
-  (from their Connect schemas), so the driver learns the table's columns
-  from the records themselves;
-- :class:`TypedRows` gives the table rows: the value's fields as columns,
-  then the record fields named in ``columns.metadata``.
+An upsert keeps the converter's bytes for every value (it reads keys and
+values per record): :class:`ObservedTypes` gives the distinct Spark types of
+a batch's decoded values, so its write learns the table's columns from them.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import metadata_column
-from connectors.table.types import TypeConflict, merged_type, spark_type
+from connectors.table.types import spark_type
 from smt.connector import SinkRecordError
 from smt.row_layout import KAFKA_ARROW_SCHEMA
 
-__all__ = ["SCHEMALESS", "ObservedTypes", "TypedRows", "metadata_fields", "record_name"]
+__all__ = ["SCHEMALESS", "ObservedTypes", "TypedRows", "decode_values", "metadata_fields", "record_name"]
 
 #: What :class:`ObservedTypes` reports for a value that has no schema.
 SCHEMALESS = "schemaless"
@@ -106,18 +107,11 @@ class TypedRows:
         layout: ColumnLayout,
         metadata: tuple[str, ...],
         where: str,
-        table_type: T.StructType | None = None,
-        evolution_key: str = "sink.schema.evolution",
     ) -> None:
         self.converter = converter
         self.layout = layout
         self.metadata = metadata
         self.where = where
-        #: The table's columns when the records' schemas were not looked at before: each
-        #: distinct schema is then checked against them here (a new or changed field fails).
-        self.table_type = table_type
-        self.evolution_key = evolution_key
-        self._fitting: set = set()
 
     def output_type(self) -> T.StructType:
         return T.StructType(list(self.layout.columns.fields) + metadata_fields(self.metadata))
@@ -126,30 +120,8 @@ class TypedRows:
         for batch in batches:
             yield self.rows(batch)
 
-    def _check_schemas(self, schemas: list, batch: pa.RecordBatch) -> None:
-        fitting = self._fitting
-        for row, schema in enumerate(schemas):
-            if schema is None or schema in fitting:
-                continue
-            try:
-                merged = merged_type(self.table_type, spark_type(schema))
-            except TypeConflict as exc:
-                raise SinkRecordError(
-                    f"{self.where}: record {record_name(batch, row)}: {exc}; the table's type stays"
-                ) from None
-            if merged != self.table_type:
-                added = [f.name for f in merged.fields if f.name not in self.table_type.names]
-                what = f"field '{added[0]}'" if added else "a nested field"
-                raise SinkRecordError(
-                    f"{self.where}: record {record_name(batch, row)}: {what} is not a column of the table; "
-                    f"set {self.evolution_key}=add_columns to add it"
-                )
-            fitting.add(schema)
-
     def rows(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        schemas, values, errors = decode_values(self.converter, batch)
-        if self.table_type is not None and schemas is not None:
-            self._check_schemas(schemas, batch)
+        _, values, errors = decode_values(self.converter, batch)
         rows, misfits = self.layout.rows(values)
         problems = errors or misfits
         if problems:

@@ -75,6 +75,15 @@ class Struct:
         self._values[found.index] = value
         return self
 
+    def put_valid(self, field: Field, value: Any) -> "Struct":
+        """Set ``field`` (one of this struct's schema's) to a value already valid against its schema.
+
+        For a transform that copies a non-null value from a struct whose field
+        has this very schema object: :meth:`put` would validate it a second time.
+        """
+        self._values[field.index] = value
+        return self
+
     def put_all(self, values: dict[str, Any]) -> "Struct":
         for name, value in values.items():
             self.put(name, value)
@@ -129,6 +138,10 @@ class Struct:
 
     def get_struct(self, name: str) -> "Struct | None":
         return self._get_checked(name, Type.STRUCT)
+
+    def values_as_put(self) -> list[Any]:
+        """The values in field order, None where none was put (no default applied); a copy."""
+        return list(self._values)
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """``(field name, value)`` pairs in field order, defaults applied."""

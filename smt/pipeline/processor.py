@@ -183,6 +183,7 @@ class BatchProcessor:
             batch = self._source_failures(arrow_batch, batch, failures)
             batch = self._decode(batch, failures)
             batch = self.chain.apply_batch(batch, failures, metrics)
+            batch = self._value_failures(batch, failures)
             batch = self._encode(batch, failures)
             batch, records = self._put_failures(batch, failures, arrow_batch)
         output = self._output(arrow_batch, records, batch.origins(), failures)
@@ -263,6 +264,11 @@ class BatchProcessor:
             if (converter.passthrough and batch.is_arrow(column)) or column not in self._written:
                 continue
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
+            if column == "value" and self.sink is not None:
+                encoded = self.sink.encode_values(batch.topic, schemas, batch.column(column))
+                if encoded is not None:  # the sink reads its own encoding back (Sink.encode_values)
+                    batch.set_column(column, encoded)
+                    continue
             if converter.null_is_null and _all_null(batch, column) and _all_none(schemas):
                 # Null values without schemas write as null bytes: no call per row.
                 batch.set_column(column, pa.nulls(len(batch), pa.binary()))
@@ -297,6 +303,20 @@ class BatchProcessor:
                     StageError(Stage.HEADER_CONVERTER, type(converter).class_name(), exc, record=batch.record(row)),
                 )
         batch.set_column("headers", headers)
+
+    def _value_failures(self, batch: RecordBatch, failures: _Failures) -> RecordBatch:
+        # The sink judges the transformed values before they are encoded (a table's columns
+        # against their schemas); the records it names fail at TASK_PUT, as below.
+        if self.sink is None or not len(batch) or not batch.has_column("value"):
+            return batch
+        schemas = batch.column("value_schema") if batch.has_column("value_schema") else None
+        problems = sorted(self.sink.value_errors(batch.topic, schemas, batch.value), key=lambda problem: problem[0])
+        if not problems:
+            return batch
+        sink_class = type(self.sink).class_name()
+        for row, exc in problems:
+            failures.failed(batch.origin[row], StageError(Stage.TASK_PUT, sink_class, exc, record=batch.record(row)))
+        return _without_failed(batch, failures)
 
     def _put_failures(
         self, batch: RecordBatch, failures: _Failures, arrow_batch: pa.RecordBatch

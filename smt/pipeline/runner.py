@@ -251,6 +251,8 @@ class _Run:
                 # before any output is written, not after.
                 dead_letters.check(self.spark)
             write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters, done=self.writes_done)
+            # Before the processor (and the sink in it) is shipped with the job.
+            self.spec.sink.bind_session(self.spark)
             out = self._transformed_source()
             if self.spec.streaming:
                 self._stream(out, write_outputs, progress_interval)

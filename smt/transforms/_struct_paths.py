@@ -90,6 +90,11 @@ class StructRewriter:
                 item = self.change_value(steps, field.schema, item)
             elif steps in self.prefixes and field.schema.type is Type.STRUCT and item is not None:
                 item = self._value(item, new_schema.field(field.name).schema, steps, added)
+            else:
+                target = new_schema.field(field.name)
+                if item is not None and target.schema is field.schema:
+                    updated.put_valid(target, item)  # copied as it was, under the same schema
+                    continue
             updated.put(field.name, item)
         for name, item in added.get(prefix, ()):
             updated.put(name, item)

@@ -86,17 +86,46 @@ class PartTransform(Reconfigurable, Transform):
 
     def apply(self, record: Record) -> Record | None:
         part = self.part
-        value, schema = part.value(record), part.schema(record)
-        if value is None:
-            result = self.apply_null(record, schema)
-        elif schema is None:
-            result = (None, self.apply_schemaless(record, value))
-        else:
-            result = self.apply_with_schema(record, schema, value)
+        result = self._apply_part(record, part.schema(record), part.value(record))
         if result is None:
             return record
         new_schema, new_value = result
         return part.new_record(record, new_schema, new_value)
+
+    def _apply_part(self, record: Record | None, schema: Any, value: Any) -> tuple[Any, Any] | None:
+        """The part's new ``(schema, value)``, or None to keep it: by whether it is null, schemaless or not."""
+        if value is None:
+            return self.apply_null(record, schema)
+        if schema is None:
+            return (None, self.apply_schemaless(record, value))
+        return self.apply_with_schema(record, schema, value)
+
+    def apply_to_part_columns(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
+        """:meth:`apply` over the part's value and schema columns, without a record object per row.
+
+        For a subclass whose :meth:`apply_with_schema`, :meth:`apply_schemaless`
+        and :meth:`apply_null` ignore ``record`` (they receive None here): its
+        batch path for values with schemas.
+        """
+        part = self.part
+        out_values: list = []
+        out_schemas: list = []
+        failed: list[int] = []
+        for row, (value, schema) in enumerate(zip(batch.column(part.name), batch.column(part.schema_name))):
+            try:
+                result = self._apply_part(None, schema, value)
+            except Exception as exc:  # each failure is attributed to its row
+                errors.fail(row, exc)
+                failed.append(row)
+                result = None
+            if result is None:
+                out_schemas.append(schema)
+                out_values.append(value)
+            else:
+                out_schemas.append(result[0])
+                out_values.append(result[1])
+        columns = {part.name: out_values, part.schema_name: out_schemas}
+        return derive_batch(batch, **columns).without_rows(failed)
 
     def apply_null(self, record: Record, schema: Any) -> tuple[Any, Any] | None:
         """What a tombstone (null part) becomes; None keeps the record as it is."""

@@ -180,7 +180,7 @@ class MaskField(PartTransform):
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         if not self.schemaless_batch(batch):
-            return super().apply_batch(batch, errors)
+            return self.apply_to_part_columns(batch, errors)  # no method of it reads the record
         mask_map = self._mask_map
         if any(p.nested for p in self.paths):
 

@@ -119,8 +119,13 @@ class ReplaceField(PartTransform):
             return new_schema, self.nested.struct(struct, new_schema, self.replace_null_with_default)
         new_schema, sources = self.schema_cache.get(struct.schema, self._derive_schema)
         updated = Struct(new_schema)
+        lookup = struct.schema.field
         for field, source in zip(new_schema.fields, sources):
-            updated.put(field.name, field_value(struct, source, self.replace_null_with_default))
+            item = field_value(struct, source, self.replace_null_with_default)
+            if item is not None and field.schema is lookup(source).schema:
+                updated.put_valid(field, item)  # copied under the same schema: valid already
+            else:
+                updated.put(field, item)
         return new_schema, updated
 
     def _derive_schema(self, schema: Any) -> tuple[Any, tuple[str, ...]]:
@@ -190,7 +195,9 @@ class ReplaceField(PartTransform):
         return reshape
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
-        if not self.schemaless_batch(batch) or self.nested is not None:
+        if not self.schemaless_batch(batch):
+            return self.apply_to_part_columns(batch, errors)  # no method of it reads the record
+        if self.nested is not None:
             return super().apply_batch(batch, errors)
         column = self.part.name
         fallback = lambda value, row: self.apply_schemaless(None, value)  # noqa: E731 - non-dict rows

@@ -11,7 +11,8 @@ import pytest
 from connectors.table import TableSink
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
-from tests.connectors.table.conftest import ORDER_SCHEMA, envelope_order
+from smt.record import KAFKA_ROW_SCHEMA_DDL
+from tests.connectors.table.conftest import ORDER_SCHEMA, envelope_order, kafka_rows
 
 pytestmark = pytest.mark.spark
 
@@ -103,6 +104,16 @@ def test_avro_values_become_typed_columns(spark, tmp_path, kafka_input):
     ]
 
 
+def _task_put_reasons(spark, dlq) -> dict:
+    """The error message of each dead letter in folder ``dlq``, by offset; each failed at TASK_PUT."""
+    reasons = {}
+    for letter in spark.read.json(str(dlq)).collect():
+        headers = {h["key"]: h["value"] for h in letter["headers"]}
+        assert headers["__connect.errors.stage"] == "TASK_PUT"
+        reasons[letter["offset"]] = headers["__connect.errors.exception.message"]
+    return reasons
+
+
 def test_schemaless_values_take_the_declared_schema_and_misfits_go_to_the_dead_letter_queue(
     spark, tmp_path, kafka_input
 ):
@@ -119,13 +130,7 @@ def test_schemaless_values_take_the_declared_schema_and_misfits_go_to_the_dead_l
     result = run_pipeline(spec, spark=spark)
     assert (result.counts.written, result.counts.dead_lettered) == (1, 3)
     assert [tuple(r) for r in spark.read.parquet(str(tmp_path / "t")).collect()] == [(1, decimal.Decimal("2.50"))]
-    dead = spark.read.json(str(tmp_path / "dlq")).collect()
-    reasons = {}
-    for letter in dead:
-        headers = {h["key"]: h["value"] for h in letter["headers"]}
-        assert headers["__connect.errors.stage"] == "TASK_PUT"
-        reasons[letter["offset"]] = headers["__connect.errors.exception.message"]
-    assert reasons == {
+    assert _task_put_reasons(spark, tmp_path / "dlq") == {
         1: "sink.value.schema: field 'amount': 2.555 has more than 2 decimal places",
         2: "sink.value.schema: field 'id': expected bigint, found str 'x'",
         3: "sink.value.schema: the value: a null value (tombstone) has no columns to write",
@@ -136,7 +141,7 @@ def test_schemaless_values_without_a_declared_schema_fail_naming_the_key(spark, 
     source = kafka_input([b'{"id": 1}'])
     spec = table_pipeline(source, str(tmp_path / "t"), value__converter__schemas__enable="false")
     with pytest.raises(
-        Exception, match="records have values without a schema; declare the columns with sink.value.schema"
+        Exception, match="the value has no schema; declare the columns with sink.value.schema, or use a converter"
     ):
         run_pipeline(spec, spark=spark)
 
@@ -175,11 +180,56 @@ def test_a_new_field_is_refused_unless_columns_may_be_added(spark, tmp_path, kaf
 def test_a_changed_field_type_is_refused_naming_the_field(spark, tmp_path, kafka_input, evolution):
     table = str(tmp_path / "t")
     run_pipeline(table_pipeline(kafka_input([envelope_order(1, 100)]), table), spark=spark)
-    fields = [dict(f, type="int32", name=None) if f["field"] == "placed" else f for f in ORDER_SCHEMA["fields"]]
-    narrowed = {**ORDER_SCHEMA, "fields": [{k: v for k, v in f.items() if v is not None} for f in fields]}
-    changed = kafka_input([envelope_order(2, 200, schema=narrowed, placed=5)])
+    changed = kafka_input([envelope_order(2, 200, schema=_narrowed_placed(), placed=5)])
     with pytest.raises(Exception, match="field 'placed' is timestamp in one schema and int in another"):
         run_pipeline(table_pipeline(changed, table, sink__schema__evolution=evolution), spark=spark)
+
+
+def _narrowed_placed() -> dict:
+    """ORDER_SCHEMA with ``placed`` an int32, no longer a Timestamp."""
+    fields = [dict(f, type="int32", name=None) if f["field"] == "placed" else f for f in ORDER_SCHEMA["fields"]]
+    return {**ORDER_SCHEMA, "fields": [{k: v for k, v in f.items() if v is not None} for f in fields]}
+
+
+@pytest.mark.parametrize("evolution", ["none", "add_columns"])
+def test_a_record_whose_schema_does_not_fit_the_table_fails_alone_to_the_dead_letter_queue(
+    spark, tmp_path, kafka_input, evolution
+):
+    table = str(tmp_path / "t")
+    run_pipeline(table_pipeline(kafka_input([envelope_order(1, 100)]), table), spark=spark)
+    mixed = kafka_input(
+        [
+            envelope_order(2, 200),
+            envelope_order(3, 300, schema=_narrowed_placed(), placed=5),
+            envelope_order(4, 400, schema=EXTENDED, email="a@example.com"),
+        ]
+    )
+    spec = table_pipeline(
+        mixed,
+        table,
+        sink__schema__evolution=evolution,
+        errors__tolerance="all",
+        errors__deadletterqueue__path=str(tmp_path / "dlq"),
+        errors__deadletterqueue__context__headers__enable="true",
+    )
+    result = run_pipeline(spec, spark=spark)
+    reasons = _task_put_reasons(spark, tmp_path / "dlq")
+    narrowed = (
+        f"sink.path={table}: field 'placed' is timestamp in one schema and int in another; the table's type stays"
+    )
+    rows = spark.read.option("mergeSchema", "true").parquet(table).orderBy("order_id").collect()
+    if evolution == "none":
+        assert (result.counts.written, result.counts.dead_lettered) == (1, 2)
+        assert reasons == {
+            1: narrowed,
+            2: f"sink.path={table}: field 'email' is not a column of the table; "
+            "set sink.schema.evolution=add_columns to add it",
+        }
+        assert [r.order_id for r in rows] == [1, 2]
+    else:
+        assert (result.counts.written, result.counts.dead_lettered) == (2, 1)
+        assert reasons == {1: narrowed}
+        assert [(r.order_id, r.email) for r in rows] == [(1, None), (2, None), (4, "a@example.com")]
 
 
 REFUND_SCHEMA = {
@@ -205,7 +255,11 @@ def test_topic_in_the_path_routes_each_record_to_its_topics_table(spark, tmp_pat
 def test_a_replayed_micro_batch_is_written_once(spark, tmp_path, kafka_input):
     source = kafka_input([envelope_order(i, i) for i in range(4)])
     spec = table_pipeline(source, str(tmp_path / "t"))
-    rows = spark.read.parquet(source)
+    # The records as the pipeline hands them to the sink: values encoded by the sink itself.
+    values = [envelope_order(i, i) for i in range(4)]
+    schemas, decoded = spec.value_converter.to_connect_batch(["orders"] * 4, values, pytest.fail)
+    encoded = spec.sink.encode_values(["orders"] * 4, schemas, decoded).to_pylist()
+    rows = spark.createDataFrame(kafka_rows(encoded), KAFKA_ROW_SCHEMA_DDL)
     for batch_id in (0, 0, 1):  # batch 0 replayed after a crash, then batch 1
         spec.sink.write(rows, batch_id)
     assert sorted(r.order_id for r in spark.read.parquet(str(tmp_path / "t")).collect()) == [0, 0, 1, 1, 2, 2, 3, 3]
