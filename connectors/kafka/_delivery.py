@@ -25,7 +25,7 @@ from connectors.kafka._preflight import KafkaUnavailableError
 from connectors.kafka._record_checks import legal_topic_name
 from connectors.kafka._subscription import same_cluster, server_addresses
 from connectors.kafka._task_write import TASK_RESULT_DDL
-from connectors.kafka._transactional import TransactionalWrite, new_run_id
+from connectors.kafka._transactional import TransactionalWrite, deal_to_tasks, new_run_id
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.errors import ConfigError, ConfigProblem
 
@@ -230,6 +230,7 @@ class LibrdkafkaWriter:
         and, with exactly-once, the dead-letter flag) from Spark tasks; what they wrote comes back."""
         if self.exactly_once:
             self._ensure_markers_topic()
+            out, tasks = deal_to_tasks(out, self.keep_partition)
             write = TransactionalWrite(
                 settings=dict(self.settings),
                 prefix=self.prefix,
@@ -238,6 +239,7 @@ class LibrdkafkaWriter:
                 run=new_run_id() if batch_id is None else None,
                 keep_partition=self.keep_partition,
                 dead_letter_column=dead_letter_column,
+                tasks=tasks,
             )
         else:
             write = IdempotentWrite(settings=dict(self.settings), keep_partition=self.keep_partition)

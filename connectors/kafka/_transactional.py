@@ -1,7 +1,9 @@
 """Exactly-once writes: one Kafka transaction per Spark task, and a marker that makes a replay skip it.
 
-Each Spark task that writes (one per partition of the written DataFrame)
-owns the transactional id ``<prefix>-<partition index>``.  It
+The records are first spread over the write's tasks by a hash of their
+output topic and partition (or key, when the producer picks the partition):
+:func:`deal_to_tasks`.  Each Spark task that writes owns the transactional id
+``<prefix>-<task index>``.  It
 
 1. opens a transactional producer with that id and calls
    ``init_transactions()`` first: the broker fences every older producer with
@@ -18,18 +20,24 @@ The marker is the committed offset of the consumer group named like the
 transactional id, on partition 0 of the markers topic (nothing is ever
 written to that topic: it only anchors the offsets).  It is committed with
 ``send_offsets_to_transaction``, so it becomes visible exactly when the
-records do; its metadata is ``<run>/<batch>``.  The run is the streaming
+records do; its metadata is ``<run>/<batch>/<tasks>``.  The run is the streaming
 query's id, which Spark keeps in the checkpoint (a restart keeps it), or a
 fresh id per batch run.  Reading it with ``isolation.level=read_committed``
 after ``init_transactions()`` sees every transaction of the id that can
 still commit.
 
-A replay must give each task the same records: Spark replays a micro-batch
-from the offset ranges in its offset log, and the Kafka source plans one
-partition per topic partition with data, in a fixed order, so the same
-ranges give the same tasks.  Settings that change the planning between a
-crash and the restart (``source.min.partitions``, a Spark upgrade) break
-that; see the connector's README.
+A replay must give each task the same records.  Spark replays a micro-batch
+from the offset ranges in its offset log, but the order in which its Kafka
+source plans them is not kept: a first run lists a topic's partitions as the
+Kafka client returned them, a replay as the offset log sorted them, so the
+task that read partition 1 may read partition 0 after a restart (a test that
+kills the driver lost a batch that way).  Hence the hash: the same records
+(the same ranges through the same chain) give the same tasks, whatever order
+they were read in.  The task count is in the marker, so a replay with another
+count (another Spark parallelism) writes the batch again rather than skip a
+task whose records moved: a duplicate, never a loss.  Records of one output
+partition stay in their order when they come from one input partition (the
+chain keeps the partition).
 """
 
 from __future__ import annotations
@@ -47,8 +55,9 @@ from smt.errors import SmtError
 
 if TYPE_CHECKING:  # pragma: no cover
     from confluent_kafka import Producer
+    from pyspark.sql import DataFrame
 
-__all__ = ["TaskTransaction", "TransactionalWrite", "new_run_id"]
+__all__ = ["TaskTransaction", "TransactionalWrite", "deal_to_tasks", "new_run_id"]
 
 #: Spark's local property holding the streaming query's id (kept in the checkpoint's metadata).
 _QUERY_ID_PROPERTY = "sql.streaming.queryId"
@@ -58,6 +67,17 @@ _TIMEOUT_S = 60.0
 
 #: Transactions may stay open this long (the broker's transaction.max.timeout.ms caps it, default 15 min).
 _TRANSACTION_TIMEOUT_MS = "600000"
+
+
+def deal_to_tasks(out: "DataFrame", keep_partition: bool) -> tuple["DataFrame", int]:
+    """``out`` spread over as many tasks as it has partitions by a hash of each record's destination,
+    so that a replayed batch gives each task the same records; and that task count."""
+    try:
+        tasks = out.rdd.getNumPartitions()
+    except Exception:  # Spark Connect has no RDDs: the session's shuffle width
+        tasks = int(out.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    destination = ("topic", "partition") if keep_partition else ("topic", "key")
+    return out.repartition(max(tasks, 1), *destination), max(tasks, 1)
 
 
 def new_run_id() -> str:
@@ -166,6 +186,8 @@ class TransactionalWrite:
     markers_topic: str
     batch_id: int
     run: str | None = None
+    #: How many tasks the records were dealt to (:func:`deal_to_tasks`): part of the marker.
+    tasks: int = 1
     keep_partition: bool = False
     #: The boolean column that flags dead letters (counted apart), if any.
     dead_letter_column: str | None = None
@@ -183,7 +205,7 @@ class TransactionalWrite:
         if not run:
             raise SmtError("exactly-once write: no streaming query id and no run id; cannot name the batch")
         transaction = TaskTransaction(self.settings, f"{self.prefix}-{task}", self.markers_topic,
-                                      f"{run}/{self.batch_id}")  # fmt: skip
+                                      f"{run}/{self.batch_id}/{self.tasks}")  # fmt: skip
         try:
             yield self._write(transaction, task, first, batches)
         finally:

@@ -143,7 +143,7 @@ class Flow:
                                        "group.id": f"{self.prefix}-{task}"}) for task in range(PARTITIONS)]  # fmt: skip
         for consumer in self._markers:
             marker = consumer.committed([TopicPartition("smt-transaction-markers", 0)], timeout=10)[0]
-            if marker.offset >= 0 and (marker.metadata or "").endswith(f"/{batch}"):
+            if marker.offset >= 0 and (marker.metadata or "").split("/")[1:2] == [str(batch)]:  # <run>/<batch>/<tasks>
                 return True
         return False
 
