@@ -10,23 +10,28 @@ envelope, Avro); ``key.columns`` make the key, a ``Struct`` encoded by
 other source reads.  See :mod:`connectors.table.records` for the partition,
 offset and timestamp each record gets.
 
-Batch mode only: a table read as a stream (Delta's or Iceberg's change
-feed) would need offsets that survive a restart, which a row's place in a
-split does not give.
+With ``mode=streaming`` the table is followed as it grows, by Spark's own
+streaming reader: Delta's (``readStream.format("delta")``) and Iceberg's
+(``readStream.table``), with their options (``startingVersion``,
+``maxFilesPerTrigger``, ``stream-from-timestamp``, ...) given as
+``source.option.*``; a Parquet or ORC folder as a file stream, whose schema is
+the table's when the run starts and which reads each new file once.  Where
+the stream stands is Spark's own source offset in ``checkpoint.location``, so
+a restart goes on from there.  A database table (JDBC) has no streaming
+reader and is refused.
 """
 
 from __future__ import annotations
 
 import os
-import time
 
 from connectors.table.config import FORMAT_JARS_CONFIG, OPTION_PREFIX, check_where
 from connectors.table.connect_types import UnsupportedColumn
 from connectors.table.jars import format_spark_conf
-from connectors.table.records import RECORDS_DDL, TableRecords
+from connectors.table.records import RECORDS_DDL, TableRecords, coordinate_columns
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.connector import Source
-from smt.errors import ConfigError, SmtError
+from smt.errors import ConfigError, ConfigProblem, SmtError
 
 __all__ = ["TableSource", "TableReadError"]
 
@@ -82,20 +87,32 @@ TABLE_SOURCE_CONFIG = (
         "key.converter. Empty: records have null keys.",
     )
     .merge(FORMAT_JARS_CONFIG)
-    .define_prefix(OPTION_PREFIX, "Options given to Spark's reader, prefix removed (source.option.versionAsOf=3).")
+    .define_prefix(
+        OPTION_PREFIX,
+        "Options given to Spark's reader, prefix removed (source.option.versionAsOf=3). With "
+        "mode=streaming, to its streaming reader (source.option.startingVersion=5, "
+        "source.option.maxFilesPerTrigger=10, source.option.stream-from-timestamp=...).",
+    )
 )
+
+#: Spark's file formats: their streams take the schema the folder has when the run starts.
+_FILE_STREAM_FORMATS = frozenset({"parquet", "orc", "avro", "json", "csv", "text"})
 
 
 class TableSource(Source):
     """Reads a table's rows as records whose values are the rows, encoded by ``value.converter``.
 
     Formats: parquet, orc, delta, iceberg, jdbc or any Spark data source, by
-    path or catalog table; batch mode.  Delta's and Iceberg's jars are
-    fetched from Maven Central and their session settings set.
+    path or catalog table; batch mode, and streaming for all but jdbc.
+    Delta's and Iceberg's jars are fetched from Maven Central and their
+    session settings set.
     """
 
     name = "table"
     config_def = TABLE_SOURCE_CONFIG
+    supports_streaming = True
+    #: What the checkpoint's stored offsets are offsets of.
+    checkpoint_keys = ("format", "path", "table")
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
@@ -134,13 +151,21 @@ class TableSource(Source):
         return format_spark_conf(self.config["format"], self.context.prefix)
 
     def read(self, spark, streaming=False):
-        if streaming:
-            raise ConfigError.for_key(
-                "mode", "source=table reads in batch mode only: run it with mode=batch", "streaming"
-            )
         if self.value_converter is None:
             raise TableReadError("the table source was not bound to the pipeline's converters")
-        rows = self._rows(spark)
+        if streaming and self.config["format"] == "jdbc":
+            prefix = self.context.prefix
+            raise ConfigError(
+                [
+                    ConfigProblem(
+                        "mode",
+                        f"{prefix}format=jdbc has no streaming reader in Spark (a database table is read "
+                        "whole): run it with mode=batch",
+                        "streaming",
+                    )
+                ]
+            )
+        rows = self._stream(spark) if streaming else self._rows(spark)
         prefix = self.context.prefix
         missing = [name for name in self.config["key.columns"] if name not in rows.schema.names]
         if missing:
@@ -154,14 +179,15 @@ class TableSource(Source):
                 rows.schema,
                 list(self.config["key.columns"]),
                 self.topic,
-                time.time_ns() // 1000,
                 self.key_converter,
                 self.value_converter,
                 self.where,
             )
         except UnsupportedColumn as exc:
             raise TableReadError(f"{self.where}: {exc}") from None
-        return rows.mapInArrow(records, RECORDS_DDL)
+        # Right over the scan: input_file_name() is the file being read only there.
+        located = rows.selectExpr("*", *(f"{sql} AS {name}" for name, sql in coordinate_columns().items()))
+        return located.mapInArrow(records, RECORDS_DDL)
 
     def _rows(self, spark):
         """The table as Spark reads it."""
@@ -175,6 +201,21 @@ class TableSource(Source):
             return reader.load(path)
         except Exception as exc:  # Spark's AnalysisException and the JVM's errors, named by where they came from
             raise TableReadError(f"{self.where} (format {fmt}) cannot be read: {_first_line(exc)}") from exc
+
+    def _stream(self, spark):
+        """The table as Spark's streaming reader for its format follows it."""
+        fmt, path, table = self.config["format"], self.config["path"], self.config["table"]
+        try:
+            if table:
+                return spark.readStream.options(**self.options).table(table)
+            reader = spark.readStream.format(fmt).options(**self.options)
+            if fmt in _FILE_STREAM_FORMATS:  # a file stream does not infer a schema: the folder's as it is now
+                reader = reader.schema(self._rows(spark).schema)
+            return reader.load(path)
+        except TableReadError:
+            raise
+        except Exception as exc:  # as in _rows
+            raise TableReadError(f"{self.where} (format {fmt}) cannot be streamed: {_first_line(exc)}") from exc
 
 
 def _first_line(exc: BaseException) -> str:

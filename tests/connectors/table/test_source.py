@@ -80,6 +80,12 @@ def written_records(folder) -> list[dict]:
     return [json.loads(line) for f in sorted(folder.glob("part-*")) for line in f.read_text().splitlines()]
 
 
+def splits(spark, table) -> list[int]:
+    """The partitions a Parquet (or Delta) folder's rows get, as the records module says to find them."""
+    query = f"SELECT DISTINCT crc32(concat(input_file_name(), '@', input_file_block_start())) & 2147483647 AS split FROM parquet.`{table}`"
+    return [row.split for row in spark.sql(query).collect()]
+
+
 def source_pipeline(table: str, out: str, **keys) -> PipelineSpec:
     props = {
         "source": "table",
@@ -123,8 +129,10 @@ def test_a_table_written_by_the_sink_reads_back_as_the_records_it_came_from(spar
         {"order_id": 3, "country": "NL"},
     ]
     assert {r["topic"] for r in out} == {"orders"}
-    # Partition: the split that read the row; offset: its place in that split (one file: one split).
-    assert sorted((r["partition"], r["offset"]) for r in out) == [(0, 0), (0, 1), (0, 2)]
+    # Partition: the split that held the row, found again by the query the records module gives;
+    # offset: the row's place in that split (one small file: one split).
+    [split] = splits(spark, tmp_path / "orders")
+    assert sorted((r["partition"], r["offset"]) for r in out) == [(split, 0), (split, 1), (split, 2)]
 
 
 def test_rows_go_through_the_chain_and_a_row_the_converter_cannot_encode_is_dead_lettered(spark, tmp_path):
@@ -150,8 +158,10 @@ def test_rows_go_through_the_chain_and_a_row_the_converter_cannot_encode_is_dead
     [letter] = spark.read.json(str(tmp_path / "dlq")).collect()
     headers = {h["key"]: h["value"] for h in letter["headers"]}
     assert headers["__connect.errors.stage"] == "TASK_POLL"
+    [split] = splits(spark, tmp_path / "scores")
+    assert headers["__connect.errors.partition"] == str(split) and headers["__connect.errors.offset"] == "1"
     assert headers["__connect.errors.exception.message"].startswith(
-        f"source.path={tmp_path / 'scores'}: row 1 of split 0: JsonConverter (VALUE_CONVERTER) failed on topic 'backfill'"
+        f"source.path={tmp_path / 'scores'}: row 1 of split {split}: JsonConverter (VALUE_CONVERTER) failed on topic 'backfill'"
     )
     assert "cannot be written as JSON" in headers["__connect.errors.exception.message"]
 
@@ -184,15 +194,20 @@ def test_configuration_errors_name_the_key(keys, message):
         TableSource().configure(keys, PluginContext("source", "source."))
 
 
-def test_streaming_is_refused(spark, tmp_path):
+def test_a_database_table_is_not_streamed(spark, tmp_path):
     spec = PipelineSpec.from_properties(
         {
             "source": "table",
-            "source.path": str(tmp_path),
+            "source.format": "jdbc",
+            "source.table": "orders",
+            "source.option.url": "jdbc:postgresql://127.0.0.1:1/shop",
+            "source.format.jars": "none",
             "sink": "console",
             "mode": "streaming",
             "checkpoint.location": str(tmp_path / "cp"),
         }
     )
-    with pytest.raises(ConfigError, match="mode: source=table reads in batch mode only: run it with mode=batch"):
+    with pytest.raises(
+        ConfigError, match="mode: source.format=jdbc has no streaming reader in Spark .*: run it with mode=batch"
+    ):
         run_pipeline(spec, spark=spark)
