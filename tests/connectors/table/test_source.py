@@ -80,9 +80,12 @@ def written_records(folder) -> list[dict]:
     return [json.loads(line) for f in sorted(folder.glob("part-*")) for line in f.read_text().splitlines()]
 
 
-def splits(spark, table) -> list[int]:
-    """The partitions a Parquet (or Delta) folder's rows get, as the records module says to find them."""
-    query = f"SELECT DISTINCT crc32(concat(input_file_name(), '@', input_file_block_start())) & 2147483647 AS split FROM parquet.`{table}`"
+def splits(spark, table, fmt: str = "parquet") -> list[int]:
+    """The partitions the rows of a folder of ``fmt`` files get, found as the records module says."""
+    query = (
+        "SELECT DISTINCT crc32(concat(input_file_name(), '@', input_file_block_start())) & 2147483647 AS split "
+        f"FROM {fmt}.`{table}`"
+    )
     return [row.split for row in spark.sql(query).collect()]
 
 
