@@ -8,13 +8,14 @@ clock involved.  Delta and Iceberg streams: ``test_source_formats.py``.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
+from connectors.table import TableSource
 from smt.pipeline import PipelineSpec, run_pipeline
 from tests.connectors.table.test_source import splits
-
-pytestmark = pytest.mark.spark
 
 
 def written_records(folder) -> list[dict]:
@@ -50,6 +51,7 @@ def follow(spark, table, out, checkpoint, fmt: str):
     return run_pipeline(spec, spark=spark)
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("fmt", ["parquet", "orc"])
 def test_a_restart_from_the_checkpoint_reads_only_the_files_added_since(spark, tmp_path, fmt):
     table, out = tmp_path / "orders", tmp_path / "out"
@@ -74,3 +76,14 @@ def test_a_restart_from_the_checkpoint_reads_only_the_files_added_since(spark, t
     follow(spark, table, tmp_path / "again", tmp_path / "checkpoint-again", fmt)
     again = written_records(tmp_path / "again")
     assert {json.loads(r["value"])["order_id"]: (r["partition"], r["offset"]) for r in again} == coordinates
+
+
+def test_the_readme_streaming_example_is_a_valid_pipeline(tmp_path):
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    marker = "<!-- checked by tests/connectors/table/test_source_streaming.py -->"
+    block = re.search(re.escape(marker) + r"\n```properties\n(.*?)```", readme, re.S)
+    assert block, f"README.md has no properties block after {marker}"
+    (tmp_path / "follow.properties").write_text(block.group(1))
+    spec = PipelineSpec.from_properties(tmp_path / "follow.properties")
+    assert spec.streaming and isinstance(spec.source, TableSource)
+    assert spec.source.options == {"startingVersion": "0", "skipChangeCommits": "true"}
