@@ -205,15 +205,19 @@ class TableSource(Source):
     def _stream(self, spark):
         """The table as Spark's streaming reader for its format follows it."""
         fmt, path, table = self.config["format"], self.config["path"], self.config["table"]
+        reader = spark.readStream.format(fmt).options(**self.options)
+        if not table and fmt in _FILE_STREAM_FORMATS:  # a file stream infers no schema: the folder's as it is now
+            try:
+                reader = reader.schema(self._rows(spark).schema)
+            except TableReadError as exc:
+                raise TableReadError(
+                    f"{exc} (a {fmt} folder is streamed with the columns of the files it holds when the "
+                    "run starts: write the first rows before following it)"
+                ) from exc
         try:
             if table:
                 return spark.readStream.options(**self.options).table(table)
-            reader = spark.readStream.format(fmt).options(**self.options)
-            if fmt in _FILE_STREAM_FORMATS:  # a file stream does not infer a schema: the folder's as it is now
-                reader = reader.schema(self._rows(spark).schema)
             return reader.load(path)
-        except TableReadError:
-            raise
         except Exception as exc:  # as in _rows
             raise TableReadError(f"{self.where} (format {fmt}) cannot be streamed: {_first_line(exc)}") from exc
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from connectors.table import TableSource
+from connectors.table.source import TableReadError
 from smt.pipeline import PipelineSpec, run_pipeline
 from tests.connectors.table.test_source import splits
 
@@ -87,3 +88,13 @@ def test_the_readme_streaming_example_is_a_valid_pipeline(tmp_path):
     spec = PipelineSpec.from_properties(tmp_path / "follow.properties")
     assert spec.streaming and isinstance(spec.source, TableSource)
     assert spec.source.options == {"startingVersion": "0", "skipChangeCommits": "true"}
+
+
+@pytest.mark.spark
+def test_an_empty_folder_cannot_be_followed_and_the_message_says_why(spark, tmp_path):
+    (tmp_path / "orders").mkdir()
+    with pytest.raises(
+        TableReadError,
+        match=r"source.path=.*orders \(format parquet\) cannot be read: .*write the first rows before following it",
+    ):
+        follow(spark, tmp_path / "orders", tmp_path / "out", tmp_path / "checkpoint", "parquet")
