@@ -31,7 +31,7 @@ from connectors.table.jars import format_spark_conf
 from connectors.table.records import RECORDS_DDL, TableRecords, coordinate_columns
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.connector import Source
-from smt.errors import ConfigError, ConfigProblem, SmtError
+from smt.errors import ConfigError, SmtError
 
 __all__ = ["TableSource", "TableReadError"]
 
@@ -153,20 +153,15 @@ class TableSource(Source):
     def read(self, spark, streaming=False):
         if self.value_converter is None:
             raise TableReadError("the table source was not bound to the pipeline's converters")
+        prefix = self.context.prefix
         if streaming and self.config["format"] == "jdbc":
-            prefix = self.context.prefix
-            raise ConfigError(
-                [
-                    ConfigProblem(
-                        "mode",
-                        f"{prefix}format=jdbc has no streaming reader in Spark (a database table is read "
-                        "whole): run it with mode=batch",
-                        "streaming",
-                    )
-                ]
+            raise ConfigError.for_key(
+                "mode",
+                f"{prefix}format=jdbc has no streaming reader in Spark (a database table is read whole): "
+                "run it with mode=batch",
+                "streaming",
             )
         rows = self._stream(spark) if streaming else self._rows(spark)
-        prefix = self.context.prefix
         missing = [name for name in self.config["key.columns"] if name not in rows.schema.names]
         if missing:
             raise ConfigError.for_key(
