@@ -16,16 +16,18 @@ source adds the two columns this reads, :data:`SPLIT_COLUMN` and
 - **partition**: the Spark split of a data file that held the row, named by
   a CRC-32 of the file's path and the byte the split starts at,
   ``crc32(concat(input_file_name(), '@', input_file_block_start())) & 2147483647``
-  in Spark SQL, so a record's file can be found again.  A file smaller than
-  ``spark.sql.files.maxPartitionBytes`` (Delta, Parquet, ORC) or Iceberg's
-  ``read.split.target-size`` (both 128 MB by default) is one split.  Rows
-  that come from no file (JDBC) take the number of the Spark task that read them.
+  in Spark SQL, so a record's file can be found again.  Rows that come from
+  no file (JDBC) take the number of the Spark task that read them.
 - **offset**: the row's index among the rows read from that split (or task),
   counted from 0.  A split is read whole by one task, in order, so the
   coordinates do not depend on how Spark groups splits into tasks or files
   into micro-batches: a streaming run restarted from its checkpoint, or a
   second batch run over the same files, gives a row the same partition and
-  offset.  The streaming readers of Delta and Iceberg expose no row index
+  offset.  That holds while a file is split the same way: always for a file
+  under ``spark.sql.files.openCostInBytes`` (4 MB), which is one split; a
+  larger one is cut at Spark's split size, which depends on the bytes and
+  parallelism of the read (Iceberg plans its own, ``read.split.target-size``).
+  The streaming readers of Delta and Iceberg expose no row index
   (``_metadata.row_index`` is Parquet's, and only outside Delta's stream), hence
   the count.
 - **timestamp**: Spark's ``current_timestamp()``: the start of a batch run,
