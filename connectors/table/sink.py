@@ -37,6 +37,7 @@ ones created or widened (:class:`connectors.table.fit.TableFits`).
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pyarrow as pa
@@ -53,7 +54,7 @@ from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_
 from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
-from connectors.table.upsert_jdbc import jdbc_columns
+from connectors.table.upsert_jdbc import jdbc_columns, jdbc_tables
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.config import ConfigProblem
 from smt.connector import Sink, SinkRecordError
@@ -151,7 +152,11 @@ class TableSink(Sink):
         a record that cannot go into them fails alone."""
         if self.fits is None:
             return  # a declared schema: record_errors checks each value against it
-        targets = self.target.existing_routes(spark) if self.target.routes else [self.target]
+        if self.target.routes:
+            tables = functools.partial(jdbc_tables, spark, self.target) if self._looks_up_jdbc else None
+            targets = self.target.routes_found(spark, tables)
+        else:
+            targets = [self.target]
         for target in targets:
             self._learn(spark, target)
         self.fits.start()
@@ -166,8 +171,13 @@ class TableSink(Sink):
 
     def _table_columns(self, spark, target: TableTarget) -> T.StructType | None:
         if target.is_jdbc:
-            return jdbc_columns(spark, target) if self.upsert is not None else None
+            return jdbc_columns(spark, target) if self._looks_up_jdbc else None
         return target.columns(spark)
+
+    @property
+    def _looks_up_jdbc(self) -> bool:
+        # Only an upsert speaks to the database itself (PostgreSQL): see connectors.table.upsert_jdbc.
+        return self.target.is_jdbc and self.upsert is not None
 
     def _value_columns(self, existing: T.StructType) -> T.StructType:
         return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])

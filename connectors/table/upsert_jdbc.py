@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from connectors.table.writer import TableWriteError
 from smt.sessions import is_connect
 
-__all__ = ["jdbc_columns", "upsert_jdbc", "upsert_jdbc_problem"]
+__all__ = ["jdbc_columns", "jdbc_tables", "upsert_jdbc", "upsert_jdbc_problem"]
 
 #: The only database whose upsert statement the sink speaks.
 _POSTGRESQL_URL = "jdbc:postgresql:"
@@ -119,6 +119,28 @@ def jdbc_columns(spark: Any, target: Any, names: Sequence[str] = ()) -> Any:
     selected = ", ".join(pg_quote(k) for k in names) or "*"
     query = f"SELECT {selected} FROM {target.table} WHERE 1 = 0"
     return spark.read.format("jdbc").options(**options).option("query", query).load().schema
+
+
+def jdbc_tables(spark: Any, target: Any, schema: str) -> list[str]:
+    """The names of the tables in the database schema ``schema`` (empty: the connection's current one)."""
+    _refuse_connect(spark, target)
+    connection = _connect(spark, target.options)
+    try:
+        query = connection.prepareStatement(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema::text = coalesce(CAST(? AS text), current_schema())"
+        )
+        try:
+            query.setString(1, schema or None)
+            result = query.executeQuery()
+            names = []
+            while result.next():
+                names.append(result.getString(1))
+            return names
+        finally:
+            query.close()
+    finally:
+        connection.close()
 
 
 def _writer_options(target: Any) -> dict[str, str]:

@@ -82,9 +82,10 @@ class TableTarget:
             self, path=self.path.replace(TOPIC_VARIABLE, topic), table=self.table.replace(TOPIC_VARIABLE, table_part)
         )
 
-    def existing_routes(self, spark: Any) -> list["TableTarget"]:
-        """The tables ``${topic}`` names that exist now, each as :meth:`for_topic` makes it: the entries
-        of the folder whose name holds ``${topic}``, or the tables of the catalog namespace (not JDBC)."""
+    def routes_found(self, spark: Any, database_tables: Any = None) -> list["TableTarget"]:
+        """The tables ``${topic}`` may name that are there now, each as :meth:`for_topic` makes it: the
+        entries of the folder whose name holds ``${topic}``, or the tables of the namespace, of the
+        catalog or, over JDBC, those ``database_tables(namespace)`` lists (none without it)."""
         if self.path:
             parts = self.path.split("/")
             at = next(i for i, part in enumerate(parts) if TOPIC_VARIABLE in part)
@@ -92,12 +93,14 @@ class TableTarget:
             pattern = _topic_pattern(parts[at], ".+")
         else:
             namespace, _, name = self.table.rpartition(".")
-            if self.is_jdbc or TOPIC_VARIABLE in namespace:
+            if TOPIC_VARIABLE in namespace or (self.is_jdbc and database_tables is None):
                 return []
-            names = [t.name for t in spark.catalog.listTables(namespace or None)]
+            if self.is_jdbc:
+                names = database_tables(namespace)
+            else:
+                names = [t.name for t in spark.catalog.listTables(namespace or None)]
             pattern = _topic_pattern(name, "[A-Za-z0-9_]+")
-        topics = [found.group(1) for found in map(pattern.fullmatch, names) if found]
-        return [target for target in map(self.for_topic, topics) if target.columns(spark) is not None]
+        return [self.for_topic(found.group(1)) for found in map(pattern.fullmatch, names) if found]
 
     @property
     def is_jdbc(self) -> bool:
