@@ -152,6 +152,64 @@ def test_records_whose_key_cannot_be_told_go_to_the_dead_letter_queue(spark, tmp
     }
 
 
+def value_row(cid: int, name: str, score: int | str = 0, **extra: str) -> bytes:
+    """A JsonConverter envelope of a customer; ``score`` a string changes its type, ``extra`` adds fields."""
+    fields = [f for f in VALUE_FIELDS if f["field"] != "score" or not isinstance(score, str)]
+    if isinstance(score, str):
+        fields.append({"field": "score", "type": "string", "optional": True})
+    fields += [{"field": field, "type": "string", "optional": True} for field in extra]
+    return envelope(fields, {"id": cid, "name": name, "score": score, **extra}).encode()
+
+
+@pytest.mark.spark
+def test_upserts_routed_by_topic_add_columns_and_refuse_a_misfit_alone(spark, tmp_path, kafka_input, postgres):  # noqa: F811
+    def run(changes: list, **keys):
+        values, topics, ids = zip(*changes)
+        source = kafka_input(list(values), topic=list(topics), keys=[key(i) for i in ids])
+        spec = upsert_pipeline(
+            source,
+            "${topic}",
+            postgres.jdbc_url,
+            sink__key__columns="id",
+            value__converter__schemas__enable="true",
+            sink__value__schema="",
+            **keys,
+        )
+        return run_pipeline(spec, spark=spark)
+
+    created = run(
+        [
+            (value_row(1, "Ada"), "customers", 1),
+            (value_row(2, "Bob"), "customers", 2),
+            (value_row(2, "Bob (vip)", 7), "vip", 2),
+        ]
+    )
+    assert created.counts.written == 3
+    result = run(
+        [
+            (value_row(1, "Ada L.", 10, email="ada@example.com"), "customers", 1),  # adds a column
+            (None, "customers", 2),  # deletes customers' row 2, not vip's
+            (value_row(3, "Cy", "high"), "customers", 3),  # score is an integer column
+            (value_row(4, "Di", 4), "vip", 4),
+        ],
+        sink__schema__evolution="add_columns",
+        errors__tolerance="all",
+        errors__deadletterqueue__path=str(tmp_path / "dlq"),
+        errors__deadletterqueue__context__headers__enable="true",
+    )
+    assert (result.counts.written, result.counts.dead_lettered) == (3, 1)
+    letters = spark.read.json(str(tmp_path / "dlq")).collect()
+    headers = [{h["key"]: h["value"] for h in letter["headers"]} for letter in letters]
+    assert [(h["__connect.errors.stage"], h["__connect.errors.exception.message"]) for h in headers] == [
+        ("TASK_PUT", "sink.table=customers: field 'score' is int in one schema and string in another; "
+         "the table's type stays"),
+    ]  # fmt: skip
+    assert postgres.query("select id, name, score, email from customers order by id") == [
+        ["1", "Ada L.", "10", "ada@example.com"]
+    ]
+    assert postgres.query("select id, name, score from vip order by id") == [["2", "Bob (vip)", "7"], ["4", "Di", "4"]]
+
+
 def test_key_columns_missing_from_a_value_or_a_tombstones_key_fail_that_record_naming_the_column(tmp_path):
     spec = upsert_pipeline(
         str(tmp_path),
