@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 from pyspark import TaskContext
 from pyspark.sql import types as T
@@ -112,8 +112,8 @@ class TableFits:
     record schemas fit them (see the module docstring).
 
     On the driver, :meth:`learn` records a table's value columns (``None``: no table) and
-    :meth:`ship` hands what is known to the batch about to run; on the executors, :meth:`fit`
-    answers for one table with what was shipped.
+    :meth:`ship` hands what is known to the batch about to run; on the executors, :meth:`batch`
+    answers, per batch, for each table with what was shipped.
     """
 
     def __init__(self, evolution_key: str, may_add: bool, widens_bytes: bool = False) -> None:
@@ -163,8 +163,8 @@ class TableFits:
 
     # --- on the executors ------------------------------------------------------------
 
-    def fit(self, where: str) -> SchemaFit:
-        """What fits the table at ``where``, as the driver last shipped it to this batch."""
+    def batch(self) -> Callable[[str], SchemaFit]:
+        """For the batch this task runs: what fits the table at a ``where``, as the driver shipped it."""
         text = self._shipped
         context = TaskContext.get()
         found = context.getLocalProperty(_PROPERTY) if context is not None else None
@@ -175,9 +175,13 @@ class TableFits:
             fits = {w: SchemaFit(c, self.evolution_key, self.may_add, self.widens_bytes) for w, c in tables.items()}
             self._fits = (text, fits)
         fits = self._fits[1]
-        if where not in fits:
-            fits[where] = SchemaFit(None, self.evolution_key, self.may_add, self.widens_bytes)
-        return fits[where]
+
+        def fit(where: str) -> SchemaFit:
+            if where not in fits:
+                fits[where] = SchemaFit(None, self.evolution_key, self.may_add, self.widens_bytes)
+            return fits[where]
+
+        return fit
 
 
 def _bytes_as_shorts(data_type: T.DataType) -> T.DataType:

@@ -189,7 +189,7 @@ class TableSink(Sink):
             return ()  # a declared schema: record_errors checks each value against it
         if schemas is None:
             schemas = [None] * len(values)
-        where_of = self._where_of_topic()
+        where_of, fit = self._where_of_topic(), self.fits.batch()
         upsert = self.upsert is not None
         errors = []
         for row, (topic, schema, value) in enumerate(zip(topics, schemas, values)):
@@ -206,7 +206,7 @@ class TableSink(Sink):
                     "or use a converter that writes schemas"
                 )
             else:
-                found = self.fits.fit(where).problem(schema)
+                found = fit(where).problem(schema)
                 if found is None:
                     continue
             errors.append((row, SinkRecordError(f"{where}: {found}")))

@@ -97,6 +97,8 @@ class TableTarget:
                 return []
             if self.is_jdbc:
                 names = database_tables(namespace)
+            elif namespace and not spark.catalog.databaseExists(namespace):
+                names = []  # created with the first table
             else:
                 names = [t.name for t in spark.catalog.listTables(namespace or None)]
             pattern = _topic_pattern(name, "[A-Za-z0-9_]+")

@@ -99,13 +99,13 @@ def test_each_table_is_judged_by_the_columns_known_as_its_batch_started():
     fits.start()
     fits.learn(refunds, T.StructType([T.StructField("refund_id", T.StringType())]))  # after the batch started
     # Outside a Spark task (no local property): what travelled with the sink.
-    shipped = pickle.loads(pickle.dumps(fits))
+    shipped = pickle.loads(pickle.dumps(fits)).batch()
     narrowed = _value(_ID, ("placed", SchemaBuilder.int32().build()))
-    assert shipped.fit(orders).problem(narrowed) == (
+    assert shipped(orders).problem(narrowed) == (
         "field 'placed' is timestamp in one schema and int in another; the table's type stays"
     )
-    assert shipped.fit(orders) is shipped.fit(orders)
-    assert shipped.fit(refunds).columns is None  # unknown to this batch: checked as it is written
+    assert shipped(orders) is shipped(orders)
+    assert shipped(refunds).columns is None  # unknown to this batch: checked as it is written
     assert fits.shipped(orders) == TABLE and fits.shipped(refunds) is None
     fits.learn(orders, None)  # the table is gone
     fits.start()

@@ -354,7 +354,7 @@ def test_delta_and_iceberg_tables_merge_upserts_and_tombstones_in_streaming(tmp_
     ]
     letters = [json.loads(text) for part in (tmp_path / "dlq").glob("*.json") for text in part.read_text().splitlines()]
     headers = [{h["key"]: h["value"] for h in letter["headers"]} for letter in letters]
-    table = "sink.table=local.shop.customers" if fmt == "iceberg" else "sink.path=tables/customers"
+    table = "sink.table=local.shop.customers" if fmt == "iceberg" else f"sink.path={tmp_path / 'tables' / 'customers'}"
     assert [(h["__connect.errors.stage"], h["__connect.errors.exception.message"]) for h in headers] == [
         ("TASK_PUT", f"{table}: field 'score' is int in one schema and string in another; the table's type stays")
     ]
