@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 
 import pyarrow as pa
 from pyspark import StorageLevel
@@ -61,6 +62,8 @@ from smt.connector import Sink, SinkRecordError
 from smt.errors import ConfigError
 
 __all__ = ["TableSink"]
+
+log = logging.getLogger(__name__)
 
 
 class TableSink(Sink):
@@ -152,13 +155,20 @@ class TableSink(Sink):
         a record that cannot go into them fails alone."""
         if self.fits is None:
             return  # a declared schema: record_errors checks each value against it
-        if self.target.routes:
-            tables = functools.partial(jdbc_tables, spark, self.target) if self._looks_up_jdbc else None
-            targets = self.target.routes_found(spark, tables)
+        if not self.target.routes:
+            self._learn(spark, self.target)
         else:
-            targets = [self.target]
-        for target in targets:
-            self._learn(spark, target)
+            tables = functools.partial(jdbc_tables, spark, self.target) if self._looks_up_jdbc else None
+            for target in self.target.routes_found(spark, tables):
+                try:
+                    self._learn(spark, target)
+                except Exception as exc:  # noqa: BLE001 - a folder beside the tables that is none
+                    # Not judged before its batches then: the write checks what goes into it.
+                    log.info(
+                        "%s: not read as a table (%s)",
+                        target.where,
+                        (str(exc).strip() or type(exc).__name__).splitlines()[0],
+                    )
         self.fits.start()
 
     def _learn(self, spark, target: TableTarget, existing: T.StructType | None = None) -> None:

@@ -273,6 +273,8 @@ def test_a_record_that_does_not_fit_its_topics_table_fails_alone(spark, tmp_path
     tables = tmp_path / "tables"
     first = kafka_input([envelope_order(1, 100), _refund("r-1")], topic=["orders", "refunds"])
     run_pipeline(table_pipeline(first, str(tables / "${topic}")), spark=spark)
+    (tables / "notes").mkdir()
+    (tables / "notes" / "readme.txt").write_text("a folder beside the tables that is none")
     mixed = kafka_input(
         [
             envelope_order(2, 200),

@@ -179,18 +179,18 @@ def test_upserts_routed_by_topic_add_columns_and_refuse_a_misfit_alone(spark, tm
 
     created = run(
         [
-            (value_row(1, "Ada"), "customers", 1),
-            (value_row(2, "Bob"), "customers", 2),
-            (value_row(2, "Bob (vip)", 7), "vip", 2),
+            (value_row(1, "Ada"), "clients", 1),
+            (value_row(2, "Bob"), "clients", 2),
+            (value_row(2, "Bob (vip)", 7), "vips", 2),
         ]
     )
     assert created.counts.written == 3
     result = run(
         [
-            (value_row(1, "Ada L.", 10, email="ada@example.com"), "customers", 1),  # adds a column
-            (None, "customers", 2),  # deletes customers' row 2, not vip's
-            (value_row(3, "Cy", "high"), "customers", 3),  # score is an integer column
-            (value_row(4, "Di", 4), "vip", 4),
+            (value_row(1, "Ada L.", 10, email="ada@example.com"), "clients", 1),  # adds a column
+            (None, "clients", 2),  # deletes clients' row 2, not vips'
+            (value_row(3, "Cy", "high"), "clients", 3),  # score is an integer column
+            (value_row(4, "Di", 4), "vips", 4),
         ],
         sink__schema__evolution="add_columns",
         errors__tolerance="all",
@@ -201,13 +201,13 @@ def test_upserts_routed_by_topic_add_columns_and_refuse_a_misfit_alone(spark, tm
     letters = spark.read.json(str(tmp_path / "dlq")).collect()
     headers = [{h["key"]: h["value"] for h in letter["headers"]} for letter in letters]
     assert [(h["__connect.errors.stage"], h["__connect.errors.exception.message"]) for h in headers] == [
-        ("TASK_PUT", "sink.table=customers: field 'score' is int in one schema and string in another; "
+        ("TASK_PUT", "sink.table=clients: field 'score' is int in one schema and string in another; "
          "the table's type stays"),
     ]  # fmt: skip
-    assert postgres.query("select id, name, score, email from customers order by id") == [
+    assert postgres.query("select id, name, score, email from clients order by id") == [
         ["1", "Ada L.", "10", "ada@example.com"]
     ]
-    assert postgres.query("select id, name, score from vip order by id") == [["2", "Bob (vip)", "7"], ["4", "Di", "4"]]
+    assert postgres.query("select id, name, score from vips order by id") == [["2", "Bob (vip)", "7"], ["4", "Di", "4"]]
 
 
 def test_key_columns_missing_from_a_value_or_a_tombstones_key_fail_that_record_naming_the_column(tmp_path):
