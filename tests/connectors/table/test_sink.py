@@ -400,3 +400,10 @@ def test_a_topic_names_a_table_with_only_letters_digits_and_underscores():
     assert sink.target.for_topic("orders.v1-eu").table == "cat.db.orders_v1_eu"
     sink.configure({"path": "/tables/${topic}"}, PluginContext("sink", "sink."))
     assert sink.target.for_topic("orders.v1").path == "/tables/orders.v1"
+
+
+def test_a_routed_record_without_a_topic_fails_alone_naming_the_key(tmp_path):
+    spec = table_pipeline(str(tmp_path), "/tables/${topic}")
+    schemas, values = spec.value_converter.to_connect_batch(["a", "b"], [envelope_order(1, 1)] * 2, pytest.fail)
+    errors = {row: str(exc) for row, exc in spec.sink.value_errors([None, "orders"], schemas, values)}
+    assert errors == {0: "sink.path=/tables/${topic}: a record has no topic to name its table"}
