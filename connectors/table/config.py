@@ -182,8 +182,8 @@ TABLE_SINK_CONFIG = (
         one_of("none", "add_columns"),
         Importance.MEDIUM,
         "add_columns: a field the table lacks becomes a new nullable column (the writer's mergeSchema "
-        "option: Delta, Parquet; an Iceberg table: ALTER TABLE ... ADD COLUMNS before the write). "
-        "none: a write with such a field fails, naming it.",
+        "option: Delta, Parquet; an Iceberg table, and any upsert: ALTER TABLE ... ADD COLUMN(S) before the "
+        "write). none: a record with such a field fails at TASK_PUT, naming its table and the field.",
     )
     .merge(FORMAT_JARS_CONFIG)
     .define(

@@ -23,17 +23,23 @@ instead of appending them, a tombstone deleting its row
 (:mod:`connectors.table.upsert`).
 
 Records that cannot be written fail alone at TASK_PUT, to the dead-letter
-queue, naming the field, before the write: with a declared schema, a value
-that does not fit it (:meth:`TableSink.record_errors`); else a tombstone, a
-value without a schema or one that is not a struct, and, into a table that
-exists when the job starts (one table, not routed by topic), a value whose
-schema conflicts with the table's columns or adds one that may not be added
-(:meth:`TableSink.value_errors`, the rules of :mod:`connectors.table.fit`).
+queue, naming the table and field, before the write: with a declared schema,
+a value that does not fit it (:meth:`TableSink.record_errors`); else a
+tombstone (unless upserting: it deletes), a value without a schema or one
+that is not a struct, and a value whose schema conflicts with its table's
+columns or adds one that may not be added (:meth:`TableSink.value_errors`,
+the rules of :mod:`connectors.table.fit`).  Its table is the sink's, or with
+``${topic}`` its topic's; the columns are those the table had before the
+batch: looked up as the job starts, then as each write left them, so that a
+streaming micro-batch judges its records against the tables the previous
+ones created or widened (:class:`connectors.table.fit.TableFits`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 
 import pyarrow as pa
 from pyspark import StorageLevel
@@ -43,18 +49,21 @@ from pyspark.sql import types as T
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
-from connectors.table.fit import SchemaFit
+from connectors.table.fit import TableFits
 from connectors.table.jars import format_spark_conf
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
+from connectors.table.upsert_jdbc import jdbc_columns, jdbc_tables
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.config import ConfigProblem
 from smt.connector import Sink, SinkRecordError
 from smt.errors import ConfigError
 
 __all__ = ["TableSink"]
+
+log = logging.getLogger(__name__)
 
 
 class TableSink(Sink):
@@ -91,11 +100,13 @@ class TableSink(Sink):
         #: The declared columns, checked record by record before the write.
         self.declared = ColumnLayout(declared, strict=True) if declared is not None else None
         self.value_converter = None
-        #: What each record's value schema must fit: a struct, and the table's columns as the job
-        #: started (see bind_session); None with a declared schema (record_errors checks it).
-        #: None with an upsert too: it reads the converter's bytes (see the module's docstring).
+        #: What each record's value schema must fit: a struct, and its table's columns before the
+        #: batch (see bind_session); None with a declared schema (record_errors checks it).
+        evolution_key = f"{prefix}schema.evolution"
+        may_add = config["schema.evolution"] == "add_columns"
+        self.fits = TableFits(evolution_key, may_add, self.target.is_jdbc) if declared is None else None
+        #: An upsert reads the converter's bytes (see the module's docstring).
         typed_json = declared is None and self.upsert is None
-        self.fit = self._schema_fit(None) if typed_json else None
         #: Values with schemas travel to the write as typed JSON lines (see connectors.table.typed_json).
         self.encoder = TypedJsonEncoder() if typed_json else None
         #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
@@ -118,7 +129,7 @@ class TableSink(Sink):
         problem = Upsert.problem(self.target, options, prefix)
         if problem is not None:
             raise ConfigError([ConfigProblem(f"{prefix}write.mode", problem, "upsert")])
-        return Upsert(config["key.columns"], prefix)
+        return Upsert(config["key.columns"], prefix, config["schema.evolution"] == "add_columns")
 
     def bind_converters(self, key_converter, value_converter) -> None:
         self.value_converter = value_converter
@@ -140,15 +151,43 @@ class TableSink(Sink):
         return format_spark_conf(self.config["format"], self.context.prefix)
 
     def bind_session(self, spark) -> None:
-        """Looks up the table's columns, so that a record that cannot go into them fails alone."""
-        if self.fit is None or self.target.routes or self.target.is_jdbc:
-            return  # routed: each table is known only as it is written; declared, upsert: record_errors checks
-        existing = self.target.columns(spark)
-        self.fit = self._schema_fit(self._value_columns(existing) if existing is not None else None)
+        """Looks up the table's columns (with ``${topic}``: of each table it names that exists), so that
+        a record that cannot go into them fails alone."""
+        if self.fits is None:
+            return  # a declared schema: record_errors checks each value against it
+        if not self.target.routes:
+            self._learn(spark, self.target)
+        else:
+            tables = functools.partial(jdbc_tables, spark, self.target) if self._looks_up_jdbc else None
+            for target in self.target.routes_found(spark, tables):
+                try:
+                    self._learn(spark, target)
+                except Exception as exc:  # noqa: BLE001 - a folder beside the tables that is none
+                    # Not judged before its batches then: the write checks what goes into it.
+                    log.info(
+                        "%s: not read as a table (%s)",
+                        target.where,
+                        (str(exc).strip() or type(exc).__name__).splitlines()[0],
+                    )
+        self.fits.start()
 
-    def _schema_fit(self, columns: T.StructType | None) -> SchemaFit:
-        evolution = self.config["schema.evolution"]
-        return SchemaFit(columns, f"{self.context.prefix}schema.evolution", may_add=evolution == "add_columns")
+    def _learn(self, spark, target: TableTarget, existing: T.StructType | None = None) -> None:
+        """Note the columns ``target``'s table has now (``existing`` when they are known: no lookup)."""
+        if self.fits is None:
+            return
+        if existing is None:
+            existing = self._table_columns(spark, target)
+        self.fits.learn(target.where, self._value_columns(existing) if existing is not None else None)
+
+    def _table_columns(self, spark, target: TableTarget) -> T.StructType | None:
+        if target.is_jdbc:
+            return jdbc_columns(spark, target) if self._looks_up_jdbc else None
+        return target.columns(spark)
+
+    @property
+    def _looks_up_jdbc(self) -> bool:
+        # Only an upsert speaks to the database itself (PostgreSQL): see connectors.table.upsert_jdbc.
+        return self.target.is_jdbc and self.upsert is not None
 
     def _value_columns(self, existing: T.StructType) -> T.StructType:
         return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
@@ -156,14 +195,20 @@ class TableSink(Sink):
     # --- on the executors ------------------------------------------------------------
 
     def value_errors(self, topics, schemas, values):
-        if self.fit is None:
+        if self.fits is None:
             return ()  # a declared schema: record_errors checks each value against it
-        problem, where = self.fit.problem, self.target.where
         if schemas is None:
             schemas = [None] * len(values)
+        where_of, fit = self._where_of_topic(), self.fits.batch()
+        upsert = self.upsert is not None
         errors = []
-        for row, (schema, value) in enumerate(zip(schemas, values)):
-            if value is None:
+        for row, (topic, schema, value) in enumerate(zip(topics, schemas, values)):
+            where = where_of(topic)
+            if where is None:
+                where, found = self.target.where, "a record has no topic to name its table"
+            elif value is None:
+                if upsert:
+                    continue  # a tombstone deletes its row (Upsert.record_errors checks its key)
                 found = "the value: a null value (tombstone) has no columns to write"
             elif schema is None:
                 found = (
@@ -171,11 +216,26 @@ class TableSink(Sink):
                     "or use a converter that writes schemas"
                 )
             else:
-                found = problem(schema)
+                found = fit(where).problem(schema)
                 if found is None:
                     continue
             errors.append((row, SinkRecordError(f"{where}: {found}")))
         return errors
+
+    def _where_of_topic(self):
+        """A function from a record's topic to where its table is (``None``: no topic to route by)."""
+        if not self.target.routes:
+            return lambda topic: self.target.where
+        wheres: dict[str, str] = {}
+
+        def where_of(topic):
+            if topic is None:
+                return None
+            if topic not in wheres:
+                wheres[topic] = self.target.for_topic(topic).where
+            return wheres[topic]
+
+        return where_of
 
     def encode_values(self, topics, schemas, values):
         if self.encoder is None:
@@ -204,6 +264,8 @@ class TableSink(Sink):
         # The default persists the records for the write and the dead letters; the write's own
         # passes (the records' types, each routed table) read that cache, not one of their own.
         self._input_cached = True
+        if self.fits is not None:
+            self.fits.ship(df.sparkSession)
         try:
             super().write_with_dead_letters(df, dead_letters, flag, batch_id, written)
         finally:
@@ -212,6 +274,8 @@ class TableSink(Sink):
     def write(self, df, batch_id=None) -> None:
         if self.value_converter is None:
             raise TableWriteError("the table sink was not bound to the pipeline's value converter")
+        if self.fits is not None and not self._input_cached:
+            self.fits.ship(df.sparkSession)
         if not self.target.routes:
             self._write_table(df, self.target, batch_id, may_persist=not self._input_cached)
             return
@@ -239,7 +303,7 @@ class TableSink(Sink):
             if problem is not None:
                 raise TableWriteError(problem)
         existing = target.columns(df.sparkSession)
-        checked = self._checked_columns(existing)
+        checked = self._checked_columns(existing, target)
         # Values with schemas are read twice (their distinct types, then the rows): from a cache.
         # Not when every record was checked against the table's columns already: they are the columns.
         cache = may_persist and self.declared is None and checked is None
@@ -267,6 +331,8 @@ class TableSink(Sink):
             else:
                 app_id = target.app_id(self.config["txn.app.id"])
                 target.write_micro_batch(rows, batch_id, app_id, existing is not None, merge)
+            # The next micro-batch's records are judged against the table as this write left it.
+            self._learn(df.sparkSession, target, existing if existing is not None and not grows else None)
         finally:
             if cache:
                 df.unpersist()
@@ -290,6 +356,7 @@ class TableSink(Sink):
             added = [] if existing is None else [f for f in columns.fields if f.name not in existing.names]
             app_id = target.app_id(self.config["txn.app.id"])
             self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, existing is not None, added)
+            self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:
             if may_persist:
                 df.unpersist()
@@ -305,21 +372,21 @@ class TableSink(Sink):
             )
         return self._struct_columns(observed, target, "schema")
 
-    def _checked_columns(self, existing: T.StructType | None) -> T.StructType | None:
+    def _checked_columns(self, existing: T.StructType | None, target: TableTarget) -> T.StructType | None:
         """The table's value columns when each record was checked against them at TASK_PUT and none may be
-        added (the table as the job started, still as it was), else None."""
-        fit = self.fit
-        if fit is None or fit.columns is None or fit.may_add or existing is None:
+        added (the table as the batch started, still as it was), else None."""
+        if self.fits is None or self.fits.may_add or existing is None:
             return None
-        return fit.columns if self._value_columns(existing) == fit.columns else None
+        checked = self.fits.shipped(target.where)
+        return checked if checked is not None and self._value_columns(existing) == checked else None
 
     def _layout(
         self, columns: T.StructType, existing: T.StructType | None, target: TableTarget
     ) -> tuple[T.StructType, bool]:
         """The columns this write fills (the records' with the table's), and whether they add to the table's.
 
-        Records that do not fit a table that existed when the job started failed at TASK_PUT
-        already; a table created since (a streaming run's first micro-batch) is checked here.
+        Records that do not fit a table known before the batch failed at TASK_PUT already; one
+        created or changed since (by this batch's records, or by another writer) is checked here.
         """
         if existing is None:
             return columns, False

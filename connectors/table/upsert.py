@@ -39,7 +39,7 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout, arrow_type
 from connectors.table.typed import TypedRows, record_name
-from connectors.table.upsert_jdbc import jdbc_key_columns, upsert_jdbc, upsert_jdbc_problem
+from connectors.table.upsert_jdbc import jdbc_columns, upsert_jdbc, upsert_jdbc_problem
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.connector import SinkRecordError
 from smt.data import Struct
@@ -62,10 +62,12 @@ def quote(name: str) -> str:
 class Upsert:
     """What ``write.mode=upsert`` adds to a table sink: the key columns, their checks, the merge."""
 
-    def __init__(self, key_columns: Sequence[str], prefix: str) -> None:
+    def __init__(self, key_columns: Sequence[str], prefix: str, may_add: bool = False) -> None:
         #: ``key.columns``; empty: the record key's struct fields.
         self.key_columns = tuple(key_columns)
         self.prefix = prefix
+        #: Whether ``schema.evolution=add_columns`` lets a write add columns to the table.
+        self.may_add = may_add
         self.key_converter: Any = None
         self.value_converter: Any = None
 
@@ -181,7 +183,7 @@ class Upsert:
         if not columns.fields:
             # Only tombstones: no value told the columns.  Nothing to delete from a table that is
             # not there; a database table's key columns are the database's.
-            key_type = jdbc_key_columns(df.sparkSession, target, key_columns) if target.is_jdbc else None
+            key_type = jdbc_columns(df.sparkSession, target, key_columns) if target.is_jdbc else None
             if key_type is None:
                 return
             rows_fn = TypedRows(rows_fn.converter, ColumnLayout(key_type, strict=False), (), rows_fn.where)
@@ -196,7 +198,7 @@ class Upsert:
         rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
         latest = latest_per_key(rows, key_columns)
         if target.is_jdbc:
-            upsert_jdbc(latest, target, key_columns, DELETE_COLUMN)
+            upsert_jdbc(latest, target, key_columns, DELETE_COLUMN, (f"{self.prefix}schema.evolution", self.may_add))
             return
         if not exists:
             inserts = latest.where(~F.col(DELETE_COLUMN)).drop(DELETE_COLUMN)

@@ -6,7 +6,9 @@ Spark's executors in parallel.  Then the driver, through the JDBC driver in
 Spark's JVM (py4j), runs in one transaction:
 
 - when the table is missing, ``CREATE TABLE`` with the staging table's columns
-  and the key columns as its primary key;
+  and the key columns as its primary key; when it lacks a column of the
+  staging table (``schema.evolution=add_columns``, which the sink checked),
+  ``ALTER TABLE ... ADD COLUMN`` with the type Spark gave it there;
 - ``DELETE`` the rows whose key a tombstone holds;
 - ``INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE``: the other rows
   replace those with their key, or are added.
@@ -26,7 +28,7 @@ from typing import Any, Sequence
 from connectors.table.writer import TableWriteError
 from smt.sessions import is_connect
 
-__all__ = ["jdbc_key_columns", "upsert_jdbc", "upsert_jdbc_problem"]
+__all__ = ["jdbc_columns", "jdbc_tables", "upsert_jdbc", "upsert_jdbc_problem"]
 
 #: The only database whose upsert statement the sink speaks.
 _POSTGRESQL_URL = "jdbc:postgresql:"
@@ -53,8 +55,13 @@ def pg_quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_column: str) -> None:
-    """Merge ``latest`` (one row per key, ``delete_column`` marking deletes) into ``target``'s table."""
+def upsert_jdbc(
+    latest: Any, target: Any, key_columns: Sequence[str], delete_column: str, evolution: tuple[str, bool]
+) -> None:
+    """Merge ``latest`` (one row per key, ``delete_column`` marking deletes) into ``target``'s table.
+
+    ``evolution`` is the ``schema.evolution`` key and whether it lets the table take new columns.
+    """
     spark = latest.sparkSession
     _refuse_connect(spark, target)
     table = target.table
@@ -67,9 +74,18 @@ def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_col
         connection.setAutoCommit(False)
         statement = connection.createStatement()
         try:
-            for sql in _statements(connection, table, staging, columns, key_columns, delete_column):
+            added = _added_columns(connection, table, staging, columns)
+            if added and not evolution[1]:
+                raise TableWriteError(
+                    f"{target.where}: field '{next(iter(added))}' is not a column of the table; set "
+                    f"{evolution[0]}=add_columns to add it"
+                )
+            for sql in _statements(connection, table, staging, columns, key_columns, delete_column, added):
                 statement.execute(sql)
             connection.commit()
+        except TableWriteError:
+            connection.rollback()
+            raise
         except Exception as exc:
             connection.rollback()
             raise TableWriteError(f"{target.where}: the upsert failed and was rolled back: {_summary(exc)}") from exc
@@ -83,8 +99,15 @@ def upsert_jdbc(latest: Any, target: Any, key_columns: Sequence[str], delete_col
         connection.close()
 
 
-def jdbc_key_columns(spark: Any, target: Any, key_columns: Sequence[str]) -> Any:
-    """The Spark types of the table's ``key_columns`` (a ``StructType``), ``None`` when there is no table."""
+def jdbc_columns(spark: Any, target: Any, names: Sequence[str] = ()) -> Any:
+    """The table's columns (only ``names`` when given) as Spark reads them, a ``StructType``; ``None``
+    when there is no table.
+
+    Spark maps PostgreSQL's types back: smallint → short (a byte column is written as smallint),
+    integer → int, bigint → long, real → float, double precision → double, numeric(p, s) →
+    decimal(p, s), text and varchar → string, bytea → binary, date → date, timestamp → timestamp,
+    arrays → arrays; NOT NULL columns (a primary key's) are not nullable.
+    """
     _refuse_connect(spark, target)
     connection = _connect(spark, target.options)
     try:
@@ -93,9 +116,31 @@ def jdbc_key_columns(spark: Any, target: Any, key_columns: Sequence[str]) -> Any
     finally:
         connection.close()
     options = _writer_options(target)
-    names = ", ".join(pg_quote(k) for k in key_columns)
-    query = f"SELECT {names} FROM {target.table} WHERE 1 = 0"
+    selected = ", ".join(pg_quote(k) for k in names) or "*"
+    query = f"SELECT {selected} FROM {target.table} WHERE 1 = 0"
     return spark.read.format("jdbc").options(**options).option("query", query).load().schema
+
+
+def jdbc_tables(spark: Any, target: Any, schema: str) -> list[str]:
+    """The names of the tables in the database schema ``schema`` (empty: the connection's current one)."""
+    _refuse_connect(spark, target)
+    connection = _connect(spark, target.options)
+    try:
+        query = connection.prepareStatement(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema::text = coalesce(CAST(? AS text), current_schema())"
+        )
+        try:
+            query.setString(1, schema or None)
+            result = query.executeQuery()
+            names = []
+            while result.next():
+                names.append(result.getString(1))
+            return names
+        finally:
+            query.close()
+    finally:
+        connection.close()
 
 
 def _writer_options(target: Any) -> dict[str, str]:
@@ -112,7 +157,13 @@ def _refuse_connect(spark: Any, target: Any) -> None:
 
 
 def _statements(
-    connection: Any, table: str, staging: str, columns: list[str], keys: Sequence[str], delete_column: str
+    connection: Any,
+    table: str,
+    staging: str,
+    columns: list[str],
+    keys: Sequence[str],
+    delete_column: str,
+    added: dict[str, str],
 ) -> list[str]:
     names = ", ".join(pg_quote(c) for c in columns)
     key_names = ", ".join(pg_quote(k) for k in keys)
@@ -129,6 +180,7 @@ def _statements(
             f"CREATE TABLE {table} AS SELECT {names} FROM {staging} WITH NO DATA",
             f"ALTER TABLE {table} ADD PRIMARY KEY ({key_names})",
         ]
+    statements += [f"ALTER TABLE {table} ADD COLUMN {pg_quote(name)} {kind}" for name, kind in added.items()]
     return statements + [
         f"DELETE FROM {table} AS t USING {staging} AS s WHERE s.{pg_quote(delete_column)} AND {match}",
         f"INSERT INTO {table} ({names}) SELECT {names} FROM {staging} WHERE NOT {pg_quote(delete_column)} "
@@ -143,6 +195,31 @@ def _exists(connection: Any, table: str) -> bool:
         result = query.executeQuery()
         result.next()
         return bool(result.getBoolean(1))
+    finally:
+        query.close()
+
+
+def _added_columns(connection: Any, table: str, staging: str, columns: list[str]) -> dict[str, str]:
+    """The columns of ``staging`` an existing ``table`` lacks, with their PostgreSQL types."""
+    if not _exists(connection, table):
+        return {}
+    has = _column_types(connection, table)
+    return {n: kind for n, kind in _column_types(connection, staging).items() if n in columns and n not in has}
+
+
+def _column_types(connection: Any, table: str) -> dict[str, str]:
+    """The columns of ``table`` with their PostgreSQL types (``numeric(9,2)``), in order."""
+    query = connection.prepareStatement(
+        "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+        "WHERE attrelid = to_regclass(?) AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
+    )
+    try:
+        query.setString(1, table)
+        result = query.executeQuery()
+        types = {}
+        while result.next():
+            types[result.getString(1)] = result.getString(2)
+        return types
     finally:
         query.close()
 

@@ -82,6 +82,28 @@ class TableTarget:
             self, path=self.path.replace(TOPIC_VARIABLE, topic), table=self.table.replace(TOPIC_VARIABLE, table_part)
         )
 
+    def routes_found(self, spark: Any, database_tables: Any = None) -> list["TableTarget"]:
+        """The tables ``${topic}`` may name that are there now, each as :meth:`for_topic` makes it: the
+        entries of the folder whose name holds ``${topic}``, or the tables of the namespace, of the
+        catalog or, over JDBC, those ``database_tables(namespace)`` lists (none without it)."""
+        if self.path:
+            parts = self.path.split("/")
+            at = next(i for i, part in enumerate(parts) if TOPIC_VARIABLE in part)
+            names = driver_files(spark).list_names("/".join(parts[:at]) or "/")
+            pattern = _topic_pattern(parts[at], ".+")
+        else:
+            namespace, _, name = self.table.rpartition(".")
+            if TOPIC_VARIABLE in namespace or (self.is_jdbc and database_tables is None):
+                return []
+            if self.is_jdbc:
+                names = database_tables(namespace)
+            elif namespace and not spark.catalog.databaseExists(namespace):
+                names = []  # created with the first table
+            else:
+                names = [t.name for t in spark.catalog.listTables(namespace or None)]
+            pattern = _topic_pattern(name, "[A-Za-z0-9_]+")
+        return [self.for_topic(found.group(1)) for found in map(pattern.fullmatch, names) if found]
+
     @property
     def is_jdbc(self) -> bool:
         return self.fmt == "jdbc"
@@ -217,6 +239,12 @@ class _PathFormat:
 
     def write(self, df: Any, path: str, mode: str) -> None:
         df.write.format(self.fmt).options(**self.options).mode(mode).save(path)
+
+
+def _topic_pattern(name: str, topic: str) -> "re.Pattern[str]":
+    """``name`` (a path part or table name holding ``${topic}``) as a pattern that captures the topic."""
+    first, *rest = name.split(TOPIC_VARIABLE)
+    return re.compile(re.escape(first) + f"({topic})" + r"\1".join(re.escape(part) for part in rest))
 
 
 def _exists(spark: Any, path: str, fmt: str) -> bool:

@@ -3,7 +3,7 @@
 import pytest
 from pyspark.sql import types as T
 
-from connectors.table.fit import SchemaFit
+from connectors.table.fit import SchemaFit, TableFits
 from smt.data import SchemaBuilder, Timestamp
 
 TABLE = T.StructType(
@@ -79,3 +79,34 @@ def test_each_schema_is_judged_once_and_the_judgements_stay_on_the_executor():
     assert list(fit._problems) == [schema]
     shipped = pickle.loads(pickle.dumps(fit))
     assert shipped._problems == {} and shipped.columns == TABLE and not shipped.may_add
+
+
+def test_a_database_table_keeps_a_byte_field_in_a_smallint_column():
+    table = T.StructType([T.StructField("level", T.ShortType())])
+    byte_field = _value(("level", SchemaBuilder.int8().build()))
+    assert SchemaFit(table, KEY, may_add=False, widens_bytes=True).problem(byte_field) is None
+    assert SchemaFit(table, KEY, may_add=False).problem(byte_field) == (
+        "field 'level' is smallint in one schema and tinyint in another; the table's type stays"
+    )
+
+
+def test_each_table_is_judged_by_the_columns_known_as_its_batch_started():
+    import pickle
+
+    orders, refunds = "sink.path=/t/orders", "sink.path=/t/refunds"
+    fits = TableFits(KEY, may_add=False)
+    fits.learn(orders, TABLE)
+    fits.start()
+    fits.learn(refunds, T.StructType([T.StructField("refund_id", T.StringType())]))  # after the batch started
+    # Outside a Spark task (no local property): what travelled with the sink.
+    shipped = pickle.loads(pickle.dumps(fits)).batch()
+    narrowed = _value(_ID, ("placed", SchemaBuilder.int32().build()))
+    assert shipped(orders).problem(narrowed) == (
+        "field 'placed' is timestamp in one schema and int in another; the table's type stays"
+    )
+    assert shipped(orders) is shipped(orders)
+    assert shipped(refunds).columns is None  # unknown to this batch: checked as it is written
+    assert fits.shipped(orders) == TABLE and fits.shipped(refunds) is None
+    fits.learn(orders, None)  # the table is gone
+    fits.start()
+    assert fits.shipped(orders) is None and fits.shipped(refunds) is not None

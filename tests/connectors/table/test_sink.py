@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -252,6 +254,87 @@ def test_topic_in_the_path_routes_each_record_to_its_topics_table(spark, tmp_pat
     assert refunds.columns == ["refund_id", "_topic"] and [r.refund_id for r in refunds.collect()] == ["r-1"]
 
 
+def _refund(refund_id: str, **extra) -> bytes:
+    fields = REFUND_SCHEMA["fields"] + [{"field": name, "type": "string", "optional": True} for name in extra]
+    return json.dumps(
+        {"schema": {**REFUND_SCHEMA, "fields": fields}, "payload": {"refund_id": refund_id, **extra}}
+    ).encode()
+
+
+def _dead_letter_options(tmp_path) -> dict:
+    return {
+        "errors__tolerance": "all",
+        "errors__deadletterqueue__path": str(tmp_path / "dlq"),
+        "errors__deadletterqueue__context__headers__enable": "true",
+    }
+
+
+def test_a_record_that_does_not_fit_its_topics_table_fails_alone(spark, tmp_path, kafka_input):
+    tables = tmp_path / "tables"
+    first = kafka_input([envelope_order(1, 100), _refund("r-1")], topic=["orders", "refunds"])
+    run_pipeline(table_pipeline(first, str(tables / "${topic}")), spark=spark)
+    (tables / "notes").mkdir()
+    (tables / "notes" / "readme.txt").write_text("a folder beside the tables that is none")
+    mixed = kafka_input(
+        [
+            envelope_order(2, 200),
+            envelope_order(3, 300, schema=_narrowed_placed(), placed=5),  # orders' placed is a timestamp
+            _refund("r-2", reason="late"),  # refunds has no column reason
+            _refund("r-3"),
+            envelope_order(4, 400, schema=_narrowed_placed(), placed=6),  # a new table: its own columns
+        ],
+        topic=["orders", "orders", "refunds", "refunds", "archive"],
+    )
+    result = run_pipeline(
+        table_pipeline(mixed, str(tables / "${topic}"), **_dead_letter_options(tmp_path)), spark=spark
+    )
+    assert (result.counts.written, result.counts.dead_lettered) == (3, 2)
+    assert _task_put_reasons(spark, tmp_path / "dlq") == {
+        1: f"sink.path={tables}/orders: field 'placed' is timestamp in one schema and int in another; "
+        "the table's type stays",
+        2: f"sink.path={tables}/refunds: field 'reason' is not a column of the table; "
+        "set sink.schema.evolution=add_columns to add it",
+    }
+    assert sorted(r.order_id for r in spark.read.parquet(str(tables / "orders")).collect()) == [1, 2]
+    assert sorted(r.refund_id for r in spark.read.parquet(str(tables / "refunds")).collect()) == ["r-1", "r-3"]
+    assert [(r.order_id, r.placed) for r in spark.read.parquet(str(tables / "archive")).collect()] == [(4, 6)]
+
+
+def test_a_table_created_by_a_micro_batch_refuses_the_next_ones_misfits_alone(spark, tmp_path, kafka_input):
+    source, table = tmp_path / "in", str(tmp_path / "t")
+    source.mkdir()
+    batches = [
+        [envelope_order(1, 100), envelope_order(2, 200)],  # micro-batch 0 creates the table
+        [
+            envelope_order(3, 300),
+            envelope_order(4, 400, schema=_narrowed_placed(), placed=5),
+            envelope_order(5, 500, schema=EXTENDED, email="a@example.com"),
+        ],
+    ]
+    for number, values in enumerate(batches):
+        for part in Path(kafka_input(values)).glob("part-*"):
+            moved = source / f"{number}-{part.name}"
+            part.rename(moved)
+            os.utime(moved, (1_700_000_000 + number, 1_700_000_000 + number))  # the order the stream reads them
+    spec = table_pipeline(
+        str(source),
+        table,
+        mode="streaming",
+        checkpoint__location=str(tmp_path / "checkpoint"),
+        streaming__trigger="availableNow",
+        source__max__files__per__trigger="1",
+        **_dead_letter_options(tmp_path),
+    )
+    result = run_pipeline(spec, spark=spark)
+    assert (result.counts.written, result.counts.dead_lettered) == (3, 2)
+    assert _task_put_reasons(spark, tmp_path / "dlq") == {
+        1: f"sink.path={table}: field 'placed' is timestamp in one schema and int in another; the table's type stays",
+        2: f"sink.path={table}: field 'email' is not a column of the table; "
+        "set sink.schema.evolution=add_columns to add it",
+    }
+    assert sorted(r.order_id for r in spark.read.parquet(table).collect()) == [1, 2, 3]
+
+
 def test_a_replayed_micro_batch_is_written_once(spark, tmp_path, kafka_input):
     source = kafka_input([envelope_order(i, i) for i in range(4)])
     spec = table_pipeline(source, str(tmp_path / "t"))
@@ -317,3 +400,10 @@ def test_a_topic_names_a_table_with_only_letters_digits_and_underscores():
     assert sink.target.for_topic("orders.v1-eu").table == "cat.db.orders_v1_eu"
     sink.configure({"path": "/tables/${topic}"}, PluginContext("sink", "sink."))
     assert sink.target.for_topic("orders.v1").path == "/tables/orders.v1"
+
+
+def test_a_routed_record_without_a_topic_fails_alone_naming_the_key(tmp_path):
+    spec = table_pipeline(str(tmp_path), "/tables/${topic}")
+    schemas, values = spec.value_converter.to_connect_batch(["a", "b"], [envelope_order(1, 1)] * 2, pytest.fail)
+    errors = {row: str(exc) for row, exc in spec.sink.value_errors([None, "orders"], schemas, values)}
+    assert errors == {0: "sink.path=/tables/${topic}: a record has no topic to name its table"}

@@ -152,6 +152,64 @@ def test_records_whose_key_cannot_be_told_go_to_the_dead_letter_queue(spark, tmp
     }
 
 
+def value_row(cid: int, name: str, score: int | str = 0, **extra: str) -> bytes:
+    """A JsonConverter envelope of a customer; ``score`` a string changes its type, ``extra`` adds fields."""
+    fields = [f for f in VALUE_FIELDS if f["field"] != "score" or not isinstance(score, str)]
+    if isinstance(score, str):
+        fields.append({"field": "score", "type": "string", "optional": True})
+    fields += [{"field": field, "type": "string", "optional": True} for field in extra]
+    return envelope(fields, {"id": cid, "name": name, "score": score, **extra}).encode()
+
+
+@pytest.mark.spark
+def test_upserts_routed_by_topic_add_columns_and_refuse_a_misfit_alone(spark, tmp_path, kafka_input, postgres):  # noqa: F811
+    def run(changes: list, **keys):
+        values, topics, ids = zip(*changes)
+        source = kafka_input(list(values), topic=list(topics), keys=[key(i) for i in ids])
+        spec = upsert_pipeline(
+            source,
+            "${topic}",
+            postgres.jdbc_url,
+            sink__key__columns="id",
+            value__converter__schemas__enable="true",
+            sink__value__schema="",
+            **keys,
+        )
+        return run_pipeline(spec, spark=spark)
+
+    created = run(
+        [
+            (value_row(1, "Ada"), "clients", 1),
+            (value_row(2, "Bob"), "clients", 2),
+            (value_row(2, "Bob (vip)", 7), "vips", 2),
+        ]
+    )
+    assert created.counts.written == 3
+    result = run(
+        [
+            (value_row(1, "Ada L.", 10, email="ada@example.com"), "clients", 1),  # adds a column
+            (None, "clients", 2),  # deletes clients' row 2, not vips'
+            (value_row(3, "Cy", "high"), "clients", 3),  # score is an integer column
+            (value_row(4, "Di", 4), "vips", 4),
+        ],
+        sink__schema__evolution="add_columns",
+        errors__tolerance="all",
+        errors__deadletterqueue__path=str(tmp_path / "dlq"),
+        errors__deadletterqueue__context__headers__enable="true",
+    )
+    assert (result.counts.written, result.counts.dead_lettered) == (3, 1)
+    letters = spark.read.json(str(tmp_path / "dlq")).collect()
+    headers = [{h["key"]: h["value"] for h in letter["headers"]} for letter in letters]
+    assert [(h["__connect.errors.stage"], h["__connect.errors.exception.message"]) for h in headers] == [
+        ("TASK_PUT", "sink.table=clients: field 'score' is int in one schema and string in another; "
+         "the table's type stays"),
+    ]  # fmt: skip
+    assert postgres.query("select id, name, score, email from clients order by id") == [
+        ["1", "Ada L.", "10", "ada@example.com"]
+    ]
+    assert postgres.query("select id, name, score from vips order by id") == [["2", "Bob (vip)", "7"], ["4", "Di", "4"]]
+
+
 def test_key_columns_missing_from_a_value_or_a_tombstones_key_fail_that_record_naming_the_column(tmp_path):
     spec = upsert_pipeline(
         str(tmp_path),
@@ -213,17 +271,17 @@ VALUE_FIELDS = [
 ]
 
 
-def change_line(cid: int, name: str | None = None, score: int = 0) -> str:
-    """A jsonl record: a struct key and a struct value (JsonConverter's envelope), or a tombstone."""
-    record = {"topic": "customers", "key": envelope(KEY_FIELDS, {"id": cid})}
+def change_line(cid: int, name: str | None = None, score: int | str = 0, topic: str = "customers", **extra) -> str:
+    """A jsonl record: a struct key and a struct value (JsonConverter's envelope, see value_row), or a tombstone."""
+    record = {"topic": topic, "key": envelope(KEY_FIELDS, {"id": cid})}
     if name is not None:
-        record["value"] = envelope(VALUE_FIELDS, {"id": cid, "name": name, "score": score})
+        record["value"] = value_row(cid, name, score, **extra).decode()
     return json.dumps(record) + "\n"
 
 
 ICEBERG_SINK = (
     "spark.sql.catalog.local=org.apache.iceberg.spark.SparkCatalog\nspark.sql.catalog.local.type=hadoop\n"
-    "spark.sql.catalog.local.warehouse=warehouse\nsink.table=local.shop.customers\nsink.table.auto.create=true\n"
+    "spark.sql.catalog.local.warehouse=warehouse\nsink.table=local.shop.${topic}\nsink.table.auto.create=true\n"
 )
 
 
@@ -231,30 +289,41 @@ ICEBERG_SINK = (
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["delta", "iceberg"])
 def test_delta_and_iceberg_tables_merge_upserts_and_tombstones_in_streaming(tmp_path, fmt):
+    """Routed by topic, each table created by micro-batch 0; in micro-batch 1 a new field adds a column,
+    and a record whose field's type changed fails alone to the dead-letter queue."""
     (tmp_path / "in").mkdir()
     batches = [
-        [change_line(1, "Ada"), change_line(2, "Bob"), change_line(3, "Cy")],  # micro-batch 0 creates the table
         [
-            change_line(1, "Ada L.", 10),
-            change_line(2),  # deletes row 2
+            change_line(1, "Ada"),
+            change_line(2, "Bob"),
+            change_line(3, "Cy"),
+            change_line(2, "Bob (vip)", 7, topic="vip"),
+        ],  # micro-batch 0 creates the tables
+        [
+            change_line(1, "Ada L.", 10, email="ada@example.com"),  # adds a column
+            change_line(2),  # deletes row 2 of customers, not of vip
             change_line(3),
             change_line(3, "Cy again", 33),  # deleted then re-inserted: the last read wins
             change_line(4, "Di"),
             change_line(4, "Di B.", 44),
             change_line(5, "Eve"),
             change_line(5),  # inserted then deleted: no row
+            change_line(6, "Fay", "high"),  # score is an int column: fails alone
+            change_line(4, "Di", 4, topic="vip"),
         ],
     ]
     for number, lines in enumerate(batches):
         part = tmp_path / "in" / f"part{number}.jsonl"
         part.write_text("".join(lines))
         os.utime(part, (1_700_000_000 + number, 1_700_000_000 + number))  # the order the stream reads them
-    where = ICEBERG_SINK if fmt == "iceberg" else "sink.path=customers\n"
+    where = ICEBERG_SINK if fmt == "iceberg" else "sink.path=tables/${topic}\n"
     (tmp_path / "pipeline.properties").write_text(
         "mode=streaming\ncheckpoint.location=checkpoint\nstreaming.trigger=availableNow\n"
         "spark.master=local[2]\nspark.ui.enabled=false\nspark.sql.shuffle.partitions=2\n"
         "source=file\nsource.path=in\nsource.format=jsonl\nsource.max.files.per.trigger=1\n"
-        f"key.converter=json\nvalue.converter=json\nsink=table\nsink.format={fmt}\nsink.write.mode=upsert\n{where}"
+        "errors.tolerance=all\nerrors.deadletterqueue.path=dlq\nerrors.deadletterqueue.context.headers.enable=true\n"
+        f"key.converter=json\nvalue.converter=json\nsink=table\nsink.format={fmt}\nsink.write.mode=upsert\n"
+        f"sink.schema.evolution=add_columns\n{where}"
     )
     try:
         format_bundle(fmt)
@@ -262,16 +331,30 @@ def test_delta_and_iceberg_tables_merge_upserts_and_tombstones_in_streaming(tmp_
         with pytest.raises(ConfigError, match=f"sink.format: Maven Central has no {fmt} release for Spark"):
             PipelineSpec.from_properties(tmp_path / "pipeline.properties").spark_conf()
         return
-    table = "local.shop.customers" if fmt == "iceberg" else f"delta.`{tmp_path / 'customers'}`"
+    tables = {
+        topic: f"local.shop.{topic}" if fmt == "iceberg" else f"delta.`{tmp_path / 'tables' / topic}`"
+        for topic in ("customers", "vip")
+    }
+    query = (
+        f"SELECT 'customers', id, name, score, email FROM {tables['customers']} "
+        f"UNION ALL SELECT 'vip', id, name, score, NULL FROM {tables['vip']} ORDER BY 1, 2"
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "tests.connectors.table.run_and_query", "pipeline.properties",
-         f"SELECT id, name, score FROM {table} ORDER BY id"],
+        [sys.executable, "-m", "tests.connectors.table.run_and_query", "pipeline.properties", query],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert [json.loads(line) for line in done.stdout.splitlines()] == [
-        [1, "Ada L.", 10],
-        [3, "Cy again", 33],
-        [4, "Di B.", 44],
+        ["customers", 1, "Ada L.", 10, "ada@example.com"],
+        ["customers", 3, "Cy again", 33, None],
+        ["customers", 4, "Di B.", 44, None],
+        ["vip", 2, "Bob (vip)", 7, None],
+        ["vip", 4, "Di", 4, None],
+    ]
+    letters = [json.loads(text) for part in (tmp_path / "dlq").glob("*.json") for text in part.read_text().splitlines()]
+    headers = [{h["key"]: h["value"] for h in letter["headers"]} for letter in letters]
+    table = "sink.table=local.shop.customers" if fmt == "iceberg" else f"sink.path={tmp_path / 'tables' / 'customers'}"
+    assert [(h["__connect.errors.stage"], h["__connect.errors.exception.message"]) for h in headers] == [
+        ("TASK_PUT", f"{table}: field 'score' is int in one schema and string in another; the table's type stays")
     ]
