@@ -48,7 +48,7 @@ from typing import Any
 from smt.driver_files import driver_files
 from smt.errors import SmtError
 
-__all__ = ["COMMITS_DIR", "STAGING_DIR", "QueryCommits", "batch_file_prefix", "write_micro_batch"]
+__all__ = ["COMMITS_DIR", "STAGING_DIR", "QueryCommits", "batch_file_prefix", "query_name", "write_micro_batch"]
 
 COMMITS_DIR = "_smt_commits"
 STAGING_DIR = "_smt_staging"

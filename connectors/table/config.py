@@ -194,7 +194,8 @@ TABLE_SINK_CONFIG = (
         Importance.LOW,
         "Streaming into Delta or Iceberg: the writer's id (Delta's txnAppId; an Iceberg snapshot "
         "property) that, with the micro-batch id, tells a committed batch. Empty: derived from the "
-        "table's path or name. Two pipelines writing one table need different ids.",
+        "streaming query's id (kept in checkpoint.location) and the table, so each query writing the "
+        "table has its own. Set by hand, two pipelines writing one table need different ids.",
     )
     .define_prefix(OPTION_PREFIX, "Options given to Spark's writer, prefix removed (sink.option.compression=zstd).")
 )

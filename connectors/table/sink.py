@@ -37,6 +37,7 @@ ones created or widened (:class:`connectors.table.fit.TableFits`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -149,6 +150,10 @@ class TableSink(Sink):
         if self.config["format.jars"] == "none":
             return {}
         return format_spark_conf(self.config["format"], self.context.prefix)
+
+    def bind_checkpoint(self, location) -> None:
+        """Each streaming query writes with its own writer id and commits (see connectors.table.writer)."""
+        self.target = dataclasses.replace(self.target, checkpoint=location)
 
     def bind_session(self, spark) -> None:
         """Looks up the table's columns (with ``${topic}``: of each table it names that exists), so that
@@ -329,7 +334,7 @@ class TableSink(Sink):
             if batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)
             else:
-                app_id = target.app_id(self.config["txn.app.id"])
+                app_id = target.app_id(self.config["txn.app.id"], df.sparkSession)
                 target.write_micro_batch(rows, batch_id, app_id, existing is not None, merge)
             # The next micro-batch's records are judged against the table as this write left it.
             self._learn(df.sparkSession, target, existing if existing is not None and not grows else None)
@@ -354,7 +359,9 @@ class TableSink(Sink):
             layout = ColumnLayout(columns, strict=declared is not None)
             rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
             added = [] if existing is None else [f for f in columns.fields if f.name not in existing.names]
-            app_id = target.app_id(self.config["txn.app.id"])
+            # A streamed table that does not exist yet is created by an append: with the writer's id.
+            streamed = batch_id is not None and not target.is_jdbc
+            app_id = target.app_id(self.config["txn.app.id"], df.sparkSession) if streamed else ""
             self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, existing is not None, added)
             self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:

@@ -12,8 +12,15 @@ exactly once (:meth:`TableTarget.write_micro_batch`):
   micro-batch id in its summary (``snapshot-property.*`` write options), and a
   batch the table's snapshots already hold is skipped;
 - other path formats (parquet, orc): the file sink's commit marker per batch
-  (:mod:`connectors.file`), so a replayed batch replaces what a crashed
-  attempt left;
+  of the query (:class:`connectors.file.QueryCommits`), so a replayed batch
+  replaces what a crashed attempt left;
+
+The writer's id (:meth:`TableTarget.app_id`) is the streaming query's, so two
+queries (two checkpoints) writing one table each have theirs: Spark numbers
+every query's micro-batches from 0, and a writer id shared by two queries
+would make the second skip its batches as committed.  The default is derived
+from the id Spark keeps in the query's checkpoint (a restart keeps it; a new
+checkpoint, even in the same folder, gets a new one) and the table.
 - other catalog tables and JDBC: refused in streaming (no way to tell a
   committed batch), see :meth:`TableTarget.streaming_problem`, unless the sink
   upserts (:mod:`connectors.table.upsert`: merging a batch twice changes nothing).
@@ -29,7 +36,7 @@ from typing import Any
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from connectors.file import write_micro_batch
+from connectors.file import QueryCommits, query_name
 from connectors.table.alter import add_columns
 from smt.driver_files import driver_files
 from smt.errors import SmtError
@@ -63,6 +70,8 @@ class TableTarget:
     partition_by: list[str]
     auto_create: bool
     prefix: str = "sink."
+    #: The streaming query's ``checkpoint.location`` (see :meth:`app_id`); empty in batch mode.
+    checkpoint: str = ""
 
     @property
     def where(self) -> str:
@@ -121,11 +130,16 @@ class TableTarget:
             f"use format=delta, or a parquet/orc path"
         )
 
-    def app_id(self, explicit: str) -> str:
-        """Delta's ``txnAppId``: ``explicit``, else one derived from where the table is."""
+    def app_id(self, explicit: str, spark: Any) -> str:
+        """The writer's id that, with the micro-batch id, tells a committed batch (Delta's ``txnAppId``,
+        an Iceberg snapshot property): ``explicit``, else one derived from the streaming query's id
+        (read from its checkpoint) and the table, so that each query writing the table has its own."""
         if explicit:
             return explicit
-        return "smt-" + hashlib.sha256(self.where.encode()).hexdigest()[:16]
+        if not self.checkpoint:
+            raise TableWriteError(f"{self.where}: a micro-batch came before the streaming query's checkpoint")
+        query = query_name(driver_files(spark), self.checkpoint)
+        return "smt-" + hashlib.sha256(f"{query}\n{self.where}".encode()).hexdigest()[:16]
 
     # --- the table as it is ------------------------------------------------------------
 
@@ -218,7 +232,9 @@ class TableTarget:
                 self._evolve(df, exists, options)
             self._write_catalog(df, "append", exists, options)
             return
-        write_micro_batch(_PathFormat(self.fmt, self.options), df, self.path, batch_id)
+        if not self.checkpoint:
+            raise TableWriteError(f"{self.where}: a micro-batch came before the streaming query's checkpoint")
+        QueryCommits(self.path, self.checkpoint).write(_PathFormat(self.fmt, self.options), df, batch_id)
 
     def _iceberg_committed(self, spark: Any, app_id: str, batch_id: int) -> bool:
         """Whether a snapshot of the table already holds micro-batch ``batch_id`` of ``app_id``."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from connectors.table import TableSink
+from connectors.table.writer import TableWriteError
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from smt.record import KAFKA_ROW_SCHEMA_DDL
@@ -335,7 +336,7 @@ def test_a_table_created_by_a_micro_batch_refuses_the_next_ones_misfits_alone(sp
     assert sorted(r.order_id for r in spark.read.parquet(table).collect()) == [1, 2, 3]
 
 
-def test_a_replayed_micro_batch_is_written_once(spark, tmp_path, kafka_input):
+def test_a_replayed_micro_batch_is_written_once_by_each_query(spark, tmp_path, kafka_input):
     source = kafka_input([envelope_order(i, i) for i in range(4)])
     spec = table_pipeline(source, str(tmp_path / "t"))
     # The records as the pipeline hands them to the sink: values encoded by the sink itself.
@@ -343,9 +344,26 @@ def test_a_replayed_micro_batch_is_written_once(spark, tmp_path, kafka_input):
     schemas, decoded = spec.value_converter.to_connect_batch(["orders"] * 4, values, pytest.fail)
     encoded = spec.sink.encode_values(["orders"] * 4, schemas, decoded).to_pylist()
     rows = spark.createDataFrame(kafka_rows(encoded), KAFKA_ROW_SCHEMA_DDL)
+    with pytest.raises(TableWriteError, match="sink.path=.*: a micro-batch came before the streaming query's check"):
+        spec.sink.write(rows, 0)
+
+    def checkpoint(query_id: str) -> str:  # as Spark leaves it when a query starts
+        folder = tmp_path / f"checkpoint-{query_id}"
+        folder.mkdir()
+        (folder / "metadata").write_text(json.dumps({"id": query_id}))
+        return str(folder)
+
+    def ids():
+        return sorted(r.order_id for r in spark.read.parquet(str(tmp_path / "t")).collect())
+
+    spec.sink.bind_checkpoint(checkpoint("a8b1f0c6-0d2e-4000-8000-000000000001"))
     for batch_id in (0, 0, 1):  # batch 0 replayed after a crash, then batch 1
         spec.sink.write(rows, batch_id)
-    assert sorted(r.order_id for r in spark.read.parquet(str(tmp_path / "t")).collect()) == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert ids() == [0, 0, 1, 1, 2, 2, 3, 3]
+    # Another query (another checkpoint) numbers its micro-batches from 0 too: they are its own.
+    spec.sink.bind_checkpoint(checkpoint("b37c9e10-52aa-4000-8000-000000000002"))
+    spec.sink.write(rows, 0)
+    assert ids() == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
 
 
 def test_streaming_writes_the_records_into_the_table(spark, tmp_path, kafka_input):
