@@ -57,7 +57,7 @@ MARKERS = {
 #: fixture name -> the markers every test using it, directly or through other fixtures, gets.
 #: Checked by running ``pytest -m "not spark" -p no:cacheprovider -q tests/`` with ``java``, ``javac``,
 #: ``keytool`` and ``mvn`` shims first on PATH that log their calls and exit 1: none was called
-#: (tests/smt/testing/test_no_jvm.py runs that check over a few of our modules on every CI run).
+#: (tests/test_python_only_lane.py runs that check over a few of our modules on every CI run).
 FIXTURE_MARKERS = {
     "spark": (JVM_MARKER,),
     "connect_servers": (JVM_MARKER,),
