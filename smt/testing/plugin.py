@@ -2,7 +2,7 @@
 
 Registered by the package's ``pytest11`` entry point, so it is active in any
 test run of an environment with spark-smt and pytest installed (``pip install
-spark-smt[testing]`` installs both, and confluent-kafka for ``kafka_broker``).
+spark-smt[testing]`` installs both).
 A user's tests get:
 
 - ``make_record(**fields)``: a record factory with sensible defaults;
