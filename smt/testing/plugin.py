@@ -76,13 +76,24 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)  # before -m deselects, so the markers count there
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        used = set(getattr(item, "fixturenames", ()))
+        used = set(getattr(item, "fixturenames", ())) - _direct_parameters(item)
         wanted = {marker for fixture, markers in FIXTURE_MARKERS.items() if fixture in used for marker in markers}
         if any(item.get_closest_marker(marker) for marker in MARKERS if marker != JVM_MARKER):
             wanted.add(JVM_MARKER)  # a finer marker placed by hand (a broker of its own) starts a JVM too
         for marker in sorted(wanted):
             if item.get_closest_marker(marker) is None:
                 item.add_marker(marker)
+
+
+def _direct_parameters(item: pytest.Item) -> set[str]:
+    """The names ``@pytest.mark.parametrize`` gives values directly: arguments, not fixtures (a ``java`` case)."""
+    names: set[str] = set()
+    for mark in item.iter_markers("parametrize"):
+        argnames = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
+        given = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
+        indirect = mark.kwargs.get("indirect", False)
+        names.update(n for n in given if not (indirect is True or (indirect and n in indirect)))
+    return names
 
 
 @pytest.fixture

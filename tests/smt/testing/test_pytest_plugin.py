@@ -150,10 +150,14 @@ def test_tests_that_start_a_jvm_are_marked_spark_by_the_fixtures(user_tests):
 
         def test_plain(make_record):
             pass
+
+        @pytest.mark.parametrize("java, maven_resolve", [("a value", "not the fixtures")])
+        def test_parametrized(java, maven_resolve):
+            pass
         """
     )
     result = run(user_tests, "-m", "not spark", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*test_plain*", "*1/8 tests collected (7 deselected)*"])
+    result.stdout.fnmatch_lines(["*test_plain*", "*test_parametrized*", "*2/9 tests collected (7 deselected)*"])
     user_tests.makeconftest(
         """
         def pytest_collection_finish(session):
@@ -175,6 +179,7 @@ def test_tests_that_start_a_jvm_are_marked_spark_by_the_fixtures(user_tests):
             "test_resolves_jars is marked java_oracle spark",
             "test_connect is marked spark",
             "test_plain is marked ",
+            "test_parametrized* is marked parametrize",
             "marker spark: starts a JVM: a Spark session, the local Kafka broker, or a Java oracle*",
             "marker kafka: needs the local Kafka broker*",
             "marker java_oracle: runs Java itself*",
