@@ -25,7 +25,7 @@ def smt_spark_conf() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def spark_connect_server(tmp_path_factory):
+def spark_connect_server(connect_servers, tmp_path_factory):
     """A Spark Connect server (``local[2]``, 127.0.0.1), one for the test session: its ``url`` is ``sc://...``.
 
     It starts on first use (about 20 s) and stops at the end.  Clients run in
@@ -35,8 +35,7 @@ def spark_connect_server(tmp_path_factory):
     pipelines must be (a connector uploaded by a session loads only once).
     """
     from connectors.kafka import spark_jars
-    from smt.local.spark_connect import LocalConnectServer
 
     conf = {"spark.jars": ",".join(spark_jars())}
-    with LocalConnectServer(tmp_path_factory.mktemp("spark-connect"), conf=conf) as server:
+    with connect_servers(tmp_path_factory.mktemp("spark-connect"), conf=conf) as server:
         yield server

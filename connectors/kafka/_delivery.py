@@ -26,6 +26,7 @@ from connectors.kafka._record_checks import legal_topic_name
 from connectors.kafka._subscription import same_cluster, server_addresses
 from connectors.kafka._task_write import TASK_RESULT_DDL
 from connectors.kafka._transactional import TransactionalWrite, deal_to_tasks, new_run_id
+from connectors.kafka.dead_letters import DEAD_LETTER_PREFIX, DEAD_LETTER_TOPIC_KEY
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.errors import ConfigError, ConfigProblem
 
@@ -44,6 +45,8 @@ SPARK = "spark"
 
 log = logging.getLogger(__name__)
 
+#: confluent-kafka is a dependency of spark-smt: missing, it was left out of an environment by hand.
+_INSTALL = "run `pip install confluent-kafka==2.16.1` where the pipeline runs (the driver and the executors)"
 _PREFIX_CHARACTERS = re.compile(r"[A-Za-z0-9._-]+")
 
 
@@ -86,6 +89,15 @@ def _exactly_once_problems(config: Mapping[str, Any], kafka_params: Mapping[str,
 
 
 def _fall_back(key_prefix: str, why: str) -> None:
+    if key_prefix == DEAD_LETTER_PREFIX:  # no errors.deadletterqueue.writer: the key would name nothing
+        log.warning(
+            "%s: the dead letters are written through Spark's Kafka connector, whose records get the time of "
+            "writing as their timestamp, because the Kafka producer of the Python writer cannot take the "
+            "settings: %s (the dead-letter topic has no writer setting of its own, and does not follow "
+            "sink.writer: change those settings to keep the dead letters' timestamps)",
+            DEAD_LETTER_TOPIC_KEY, why,
+        )  # fmt: skip
+        return
     log.warning(
         "%swriter=%s: writing through Spark's Kafka connector, whose records get the time of writing as their "
         "timestamp, because the Kafka producer of the Python writer cannot take the settings: %s (set "
@@ -173,12 +185,12 @@ class LibrdkafkaWriter:
             import confluent_kafka  # noqa: F401  (on the executors too: they write)
         except ImportError:
             if writer == AUTO and not exactly_once:
-                _fall_back(key_prefix, "confluent-kafka is not installed (`pip install 'spark-smt[kafka]'`)")
+                _fall_back(key_prefix, f"confluent-kafka is not installed ({_INSTALL})")
                 return None
             chosen = "delivery.guarantee" if exactly_once else "writer"
             raise ConfigError.for_key(
                 f"{key_prefix}{chosen}",
-                "writes with confluent-kafka, which is not installed: run `pip install 'spark-smt[kafka]'`",
+                f"writes with confluent-kafka, which is not installed: {_INSTALL}",
                 config[chosen],
             ) from None
         problems = _exactly_once_problems(config, kafka_params, key_prefix) if exactly_once else []

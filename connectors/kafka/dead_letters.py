@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEAD_LETTER_TOPIC_KEY", "TopicDeadLetters"]
+__all__ = ["DEAD_LETTER_PREFIX", "DEAD_LETTER_TOPIC_KEY", "TopicDeadLetters"]
 
-DEAD_LETTER_TOPIC_KEY = "errors.deadletterqueue.topic.name"
+#: The key prefix of the Kafka sink a dead-letter topic is written through (its settings are the
+#: ``kafka.*`` ones alone: it has no ``writer`` or ``delivery.guarantee`` of its own).
+DEAD_LETTER_PREFIX = "errors.deadletterqueue."
+DEAD_LETTER_TOPIC_KEY = f"{DEAD_LETTER_PREFIX}topic.name"
 
 
 class TopicDeadLetters:

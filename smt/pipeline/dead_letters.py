@@ -35,18 +35,18 @@ def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | N
         if write_mode is None or write_mode == "upsert":  # an upsert keeps the table's rows: the letters pile up too
             return FileDeadLetters(policy.dlq_path)
         return FileDeadLetters(policy.dlq_path, write_mode, f"{sink.context.prefix}write.mode")
-    from connectors.kafka.dead_letters import TopicDeadLetters
+    from connectors.kafka.dead_letters import DEAD_LETTER_PREFIX, TopicDeadLetters
 
-    return TopicDeadLetters(_kafka_sink(policy, props, sink_name), policy.dlq_topic)
+    return TopicDeadLetters(_kafka_sink(policy, props, sink_name, DEAD_LETTER_PREFIX), policy.dlq_topic)
 
 
-def _kafka_sink(policy: Any, props: Mapping[str, Any], sink_name: str | None) -> Any:
+def _kafka_sink(policy: Any, props: Mapping[str, Any], sink_name: str | None, prefix: str) -> Any:
     from smt.plugins import default_plugins
 
     sink = default_plugins().get("sink", "kafka")()
     sink.configure(
         {**dead_letter_kafka_settings(props, sink_name), "topic": policy.dlq_topic},
-        PluginContext(alias="dead-letter-queue", prefix="errors.deadletterqueue."),
+        PluginContext(alias="dead-letter-queue", prefix=prefix),
     )
     return sink
 

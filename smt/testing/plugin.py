@@ -2,7 +2,7 @@
 
 Registered by the package's ``pytest11`` entry point, so it is active in any
 test run of an environment with spark-smt and pytest installed (``pip install
-spark-smt[testing]`` installs both, and confluent-kafka for ``kafka_broker``).
+spark-smt[testing]`` installs both).
 A user's tests get:
 
 - ``make_record(**fields)``: a record factory with sensible defaults;
@@ -15,18 +15,29 @@ A user's tests get:
 - ``smt_spark_conf``: the extra Spark settings that session gets (override
   it in a conftest to add jars or settings);
 - ``kafka_broker``: a real single-node Kafka broker on loopback for the
-  session (needs Java, Maven and the ``test`` extra).
+  session (needs Java, Maven and the ``test`` extra);
+- ``java``: the ``java`` launcher, for a test that runs Java code itself
+  (Kafka's own classes as an oracle);
+- ``maven_resolve(bundle)``: :func:`smt.maven.resolve`, for a test that
+  resolves jars (Maven is a JVM too, when the cache lacks them);
+- ``connect_servers(work_dir, **options)``: a
+  :class:`smt.local.spark_connect.LocalConnectServer` (not started), stopped
+  at the end of the test session.
 
-A test that uses ``spark`` (directly or through another fixture) is marked
-``spark``, and one that uses ``kafka_broker`` is marked ``kafka``, by the
-fixtures themselves: ``pytest -m "not spark"`` deselects every test that
-would start a Spark JVM, whether or not its author remembered the marker.
+``spark`` is the "starts a JVM" marker: every test that uses one of the
+fixtures above that start a JVM (directly or through another fixture) gets
+it by the fixture itself, with a finer marker naming which JVM (see
+:data:`FIXTURE_MARKERS`), and a test marked ``kafka`` or ``java_oracle`` by
+hand gets ``spark`` too.  So ``pytest -m "not spark"`` is the Python-only
+lane, whether or not a test's author remembered a marker, and ``-m "not
+kafka"`` still leaves out the broker alone.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from typing import Any, Callable, Mapping
 
 import pytest
@@ -34,25 +45,56 @@ import pytest
 from smt.testing.kafka import kafka_broker  # noqa: F401  (a fixture, offered to users too)
 from smt.testing.records import make_record as _make_record
 
-#: fixture name -> the marker every test using it gets (registered in pytest_configure)
+#: The markers this plugin applies (registered in pytest_configure).  ``spark`` is the coarse one.
+JVM_MARKER = "spark"
+MARKERS = {
+    JVM_MARKER: "starts a JVM: a Spark session, the local Kafka broker, or a Java oracle (Kafka Connect's "
+    "classes); -m 'not spark' is the Python-only lane",
+    "kafka": "needs the local Kafka broker (a JVM; also marked spark)",
+    "java_oracle": "runs Java itself: Kafka Connect's classes as an oracle, javac, or Maven resolving jars "
+    "(also marked spark)",
+}
+#: fixture name -> the markers every test using it, directly or through other fixtures, gets.
+#: Checked on our suite with ``PATH=<shims>:$PATH pytest -m "not spark" -p no:cacheprovider -q tests/``,
+#: the shims a ``java``, ``javac``, ``keytool`` and ``mvn`` that log their calls and exit 1, with the jar
+#: cache ./test.sh fills: 2979 passed, 329 deselected, no call (November 2026; a cold cache would have
+#: ``smt local fetch``'s tests run Maven). tests/test_python_only_lane.py runs that check over a few of
+#: our modules on every CI run.
 FIXTURE_MARKERS = {
-    "spark": ("spark", "needs a local Spark session (a JVM)"),
-    "kafka_broker": ("kafka", "needs the local Kafka broker (a JVM)"),
+    "spark": (JVM_MARKER,),
+    "connect_servers": (JVM_MARKER,),
+    "kafka_broker": ("kafka", JVM_MARKER),
+    "java": ("java_oracle", JVM_MARKER),
+    "maven_resolve": ("java_oracle", JVM_MARKER),
 }
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for marker, description in FIXTURE_MARKERS.values():
+    for marker, description in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {description}")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects, so the markers count there
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        used = set(getattr(item, "fixturenames", ()))
-        for fixture, (marker, _) in FIXTURE_MARKERS.items():
-            if fixture in used and item.get_closest_marker(marker) is None:
+        used = set(getattr(item, "fixturenames", ())) - _direct_parameters(item)
+        wanted = {marker for fixture, markers in FIXTURE_MARKERS.items() if fixture in used for marker in markers}
+        if any(item.get_closest_marker(marker) for marker in MARKERS if marker != JVM_MARKER):
+            wanted.add(JVM_MARKER)  # a finer marker placed by hand (a broker of its own) starts a JVM too
+        for marker in sorted(wanted):
+            if item.get_closest_marker(marker) is None:
                 item.add_marker(marker)
+
+
+def _direct_parameters(item: pytest.Item) -> set[str]:
+    """The names ``@pytest.mark.parametrize`` gives values directly: arguments, not fixtures (a ``java`` case)."""
+    names: set[str] = set()
+    for mark in item.iter_markers("parametrize"):
+        argnames = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
+        given = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
+        indirect = mark.kwargs.get("indirect", False)
+        names.update(n for n in given if not (indirect is True or (indirect and n in indirect)))
+    return names
 
 
 @pytest.fixture
@@ -97,6 +139,39 @@ def run_pipeline(spark, tmp_path):
         return run_test_pipeline(props_or_path, spark, tmp_path / f"pipeline-run-{next(runs)}", overrides)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def java() -> str:
+    """The ``java`` on ``PATH``, for a test that runs Java code itself; a missing one fails the test, naming it."""
+    found = shutil.which("java")
+    assert found, "this test runs Java code: put a JDK 17 or newer on PATH"
+    return found
+
+
+@pytest.fixture(scope="session")
+def maven_resolve() -> Callable[..., list]:
+    """:func:`smt.maven.resolve`: the jars of a bundle, resolved by Maven (a JVM) unless already cached."""
+    from smt import maven
+
+    return maven.resolve
+
+
+@pytest.fixture(scope="session")
+def connect_servers():
+    """Factory: ``connect_servers(work_dir, master=..., conf=...)`` → a
+    :class:`smt.local.spark_connect.LocalConnectServer`, not started; each is stopped at the session's end."""
+    from smt.local.spark_connect import LocalConnectServer
+
+    servers: list[LocalConnectServer] = []
+
+    def make(work_dir: str | os.PathLike, **options: Any) -> LocalConnectServer:
+        servers.append(LocalConnectServer(work_dir, **options))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

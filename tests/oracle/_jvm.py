@@ -27,9 +27,9 @@ ZONED = "Asia/Kolkata"
 MAIN_CLASS = "KafkaConnectOracle"
 
 
-def compile_oracle() -> tuple[Path, list[Path]]:
+def compile_oracle(resolve) -> tuple[Path, list[Path]]:
     """The compiled classes folder and the jars of its classpath (compiling when needed)."""
-    jars = maven.resolve(CONNECT_BUNDLE)
+    jars = resolve(CONNECT_BUNDLE)
     classpath = os.pathsep.join(map(str, jars))
     digest = hashlib.sha256(SOURCE.read_bytes() + classpath.encode()).hexdigest()[:16]
     classes = maven.cache_dir() / "oracle" / digest
@@ -52,12 +52,11 @@ def compile_oracle() -> tuple[Path, list[Path]]:
 
 
 class Oracle:
-    """One JVM running KafkaConnectOracle for the whole test session, in ``time_zone``."""
+    """One JVM (``java``, the plugin's fixture) running KafkaConnectOracle for the whole test session, in
+    ``time_zone``; ``resolve`` (the ``maven_resolve`` fixture) finds Kafka Connect's jars."""
 
-    def __init__(self, log_path: Path, time_zone: str = "UTC") -> None:
-        classes, jars = compile_oracle()
-        java = shutil.which("java")
-        assert java, "the Kafka Connect oracle needs java"
+    def __init__(self, java: str, resolve, log_path: Path, time_zone: str = "UTC") -> None:
+        classes, jars = compile_oracle(resolve)
         self._log = open(log_path, "wb")
         self._process = subprocess.Popen(
             [

@@ -19,16 +19,16 @@ POOL_BATCHES = 12
 
 
 @pytest.fixture(scope="session")
-def kafka_connect(tmp_path_factory):
-    oracle = Oracle(tmp_path_factory.mktemp("oracle") / "jvm.log")
+def kafka_connect(java, maven_resolve, tmp_path_factory):
+    oracle = Oracle(java, maven_resolve, tmp_path_factory.mktemp("oracle") / "jvm.log")
     yield oracle
     oracle.close()
 
 
 @pytest.fixture(scope="session")
-def kafka_connect_zoned(tmp_path_factory):
+def kafka_connect_zoned(java, maven_resolve, tmp_path_factory):
     """A second oracle JVM, in a time zone other than UTC (see worker-time-zone)."""
-    oracle = Oracle(tmp_path_factory.mktemp("oracle-zoned") / "jvm.log", ZONED)
+    oracle = Oracle(java, maven_resolve, tmp_path_factory.mktemp("oracle-zoned") / "jvm.log", ZONED)
     yield oracle
     oracle.close()
 

@@ -31,27 +31,27 @@ def test_cache_dir_can_be_set_explicitly(monkeypatch, tmp_path):
     assert maven.cache_dir() == tmp_path / "elsewhere"
 
 
-def test_broker_bundle_resolves_to_the_kafka_server_and_its_dependencies():
-    jars = maven.resolve(BROKER_BUNDLE)
+def test_broker_bundle_resolves_to_the_kafka_server_and_its_dependencies(maven_resolve):
+    jars = maven_resolve(BROKER_BUNDLE)
     names = {jar.name for jar in jars}
     assert {"kafka_2.13-4.1.1.jar", "kafka-raft-4.1.1.jar", "kafka-storage-4.1.1.jar",
             "kafka-metadata-4.1.1.jar", "kafka-clients-4.1.1.jar", "log4j-slf4j-impl-2.24.3.jar"} <= names  # fmt: skip
     assert all(jar.is_file() for jar in jars)
 
 
-def test_a_cached_bundle_needs_no_maven(monkeypatch, tmp_path):
-    maven.resolve(BROKER_BUNDLE)  # warm
+def test_a_cached_bundle_needs_no_maven(monkeypatch, tmp_path, maven_resolve):
+    maven_resolve(BROKER_BUNDLE)  # warm
     monkeypatch.setenv("PATH", str(tmp_path))  # no mvn to be found
     assert maven.resolve(BROKER_BUNDLE)
 
 
-def test_a_bundle_whose_jar_vanished_is_resolved_again(monkeypatch, tmp_path):
+def test_a_bundle_whose_jar_vanished_is_resolved_again(monkeypatch, tmp_path, maven_resolve):
     bundle = maven.Bundle("just-jopt", (maven.Artifact("net.sf.jopt-simple", "jopt-simple", "5.0.4"),))
     cache = cache_sharing_downloads(tmp_path)
-    first = maven.resolve(bundle, cache)
+    first = maven_resolve(bundle, cache)
     assert [jar.name for jar in first] == ["jopt-simple-5.0.4.jar"]
     (cache / "maven" / "just-jopt" / "classpath.txt").write_text(str(tmp_path / "gone.jar"))
-    assert maven.resolve(bundle, cache) == first
+    assert maven_resolve(bundle, cache) == first
 
 
 def test_missing_maven_is_reported_with_the_bundle(monkeypatch, tmp_path):
@@ -61,14 +61,14 @@ def test_missing_maven_is_reported_with_the_bundle(monkeypatch, tmp_path):
         maven.resolve(bundle, tmp_path / "cache")
 
 
-def test_an_unknown_artifact_is_reported_with_its_coordinates(tmp_path):
+def test_an_unknown_artifact_is_reported_with_its_coordinates(tmp_path, maven_resolve):
     cache = cache_sharing_downloads(tmp_path)
     bundle = maven.Bundle("no-such", (maven.Artifact("org.apache.kafka", "no-such-artifact-xyz", "0.0.1"),))
     with pytest.raises(
         maven.MissingArtifactError,
         match=r"Maven could not resolve org\.apache\.kafka:no-such-artifact-xyz:0\.0\.1 \(exit 1\)",
     ):
-        maven.resolve(bundle, cache)
+        maven_resolve(bundle, cache)
     assert not (cache / "maven" / "no-such" / "classpath.txt").exists()
 
 

@@ -6,7 +6,6 @@ import json
 import pathlib
 import random
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -164,9 +163,7 @@ def test_load_malformed_escape_names_the_file_and_line(tmp_path):
 _TRICKY = ["\\", "\\", "=", ":", " ", "\t", "\f", "\n", "\r", "\r\n", "#", "!", "a", "u", "0041", "é", "t"]
 
 
-def _java_load(paths: list[pathlib.Path]) -> list[dict]:
-    java = shutil.which("java")
-    assert java, "a JVM is required (PySpark needs one too)"
+def _java_load(java: str, paths: list[pathlib.Path]) -> list[dict]:
     result = subprocess.run(
         [java, str(DATA / "PropertiesDump.java"), *map(str, paths)],
         capture_output=True,
@@ -184,7 +181,7 @@ def _ours(path: pathlib.Path) -> dict:
         return {"error": True}
 
 
-def test_matches_java_on_golden_file_and_random_inputs(tmp_path):
+def test_matches_java_on_golden_file_and_random_inputs(tmp_path, java):
     rng = random.Random(20261125)
     paths = [DATA / "everything.properties"]
     for index in range(400):
@@ -192,13 +189,13 @@ def test_matches_java_on_golden_file_and_random_inputs(tmp_path):
         path = tmp_path / f"case{index}.properties"
         path.write_bytes(text.encode("utf-8"))
         paths.append(path)
-    java_results = _java_load(paths)
+    java_results = _java_load(java, paths)
     assert len(java_results) == len(paths)
     mismatches = []
-    for path, java in zip(paths, java_results):
-        expected = {"error": True} if "error" in java else java
+    for path, theirs in zip(paths, java_results):
+        expected = {"error": True} if "error" in theirs else theirs
         if _ours(path) != expected:
-            mismatches.append((path.read_bytes(), java, _ours(path)))
+            mismatches.append((path.read_bytes(), theirs, _ours(path)))
     assert not mismatches, mismatches[:5]
     assert sum("error" in r for r in java_results) > 0, "the sample should include malformed escapes"
 

@@ -66,16 +66,16 @@ def test_kafka_to_kafka_over_spark_connect(spark_connect_server, kafka_broker, t
     assert "Spark Connect: the Kafka checks for source.kafka.bootstrap.servers" in run.stderr
 
 
-def test_a_server_without_the_connector_gets_its_jars_and_counts_a_run_into_one_topic(kafka_broker, tmp_path):
+def test_a_server_without_the_connector_gets_its_jars_and_counts_a_run_into_one_topic(
+    kafka_broker, connect_servers, tmp_path
+):
     # A server of its own, started without Spark's Kafka connector: the session uploads the jars.
     # One destination, no dead letters: nothing but the write itself runs the records.
-    from smt.local.spark_connect import LocalConnectServer
-
     stem = kafka_broker.unique_topic("connect-one")
     source, out = kafka_broker.create_topic(f"{stem}-in", partitions=2), kafka_broker.create_topic(f"{stem}-out")
     kafka_broker.produce(source, [{"value": v, "partition": n % 2} for n, v in enumerate("abc")])
     servers = kafka_broker.bootstrap_servers
-    with LocalConnectServer(tmp_path / "server") as server:
+    with connect_servers(tmp_path / "server") as server:
         (tmp_path / "pipeline.properties").write_text(
             f"spark.remote={server.url}\n"
             f"source=kafka\nsource.kafka.bootstrap.servers={servers}\nsource.topics={source}\n"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -18,7 +17,6 @@ from host_functions.kafka_wire import HEADERS_TYPE, encode_record_bodies
 from host_functions.proxy_wasm._produce import decode_forwarded, encode_produce_request
 from host_functions.proxy_wasm._record_codec import RecordCodec
 from host_functions.runtime.engine import runtime
-from smt import maven
 from smt.local.kafka import BROKER_BUNDLE
 
 ORACLE = Path(__file__).resolve().parent / "ProduceRequestOracle.java"
@@ -67,10 +65,8 @@ def _lines(correlation_id, topic, partition, keys, values, headers, millis) -> l
     return lines
 
 
-def test_kafka_reads_the_requests_the_host_writes(codec, tmp_path):
-    java = shutil.which("java")
-    assert java, "a JVM is required (PySpark needs one too)"
-    classpath = [str(jar) for jar in maven.resolve(BROKER_BUNDLE)]  # the broker's: kafka-clients and its logging
+def test_kafka_reads_the_requests_the_host_writes(codec, tmp_path, java, maven_resolve):
+    classpath = [str(jar) for jar in maven_resolve(BROKER_BUNDLE)]  # the broker's: kafka-clients and its logging
     rng = random.Random(20261126)
     files, expected = [], []
     for n in range(25):

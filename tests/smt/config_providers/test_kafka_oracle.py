@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -37,14 +36,13 @@ def generated_values(allowed: Path, outside: Path, count: int, seed: int) -> lis
 
 
 @pytest.fixture(scope="module")
-def kafka_classpath() -> str:
-    from smt import maven
+def kafka_classpath(maven_resolve) -> str:
     from smt.local.kafka import BROKER_BUNDLE
 
-    return os.pathsep.join(str(jar) for jar in maven.resolve(BROKER_BUNDLE))
+    return os.pathsep.join(str(jar) for jar in maven_resolve(BROKER_BUNDLE))
 
 
-def test_resolution_matches_kafkas_config_transformer(tmp_path, kafka_classpath, monkeypatch):
+def test_resolution_matches_kafkas_config_transformer(tmp_path, kafka_classpath, java, monkeypatch):
     allowed, outside = tmp_path / "allowed", tmp_path / "outside"
     for folder in (allowed, outside):
         folder.mkdir()
@@ -54,8 +52,6 @@ def test_resolution_matches_kafkas_config_transformer(tmp_path, kafka_classpath,
     (tmp_path / "env").write_text("".join(f"{b64(k)} {b64(v)}\n" for k, v in ENV.items()))
     (tmp_path / "values").write_text("".join(b64(v) + "\n" for v in values))
 
-    java = shutil.which("java")
-    assert java, "a JVM is required (PySpark needs one too)"
     # Its providers log what they refuse: keep their logs out of the answers on stdout.
     done = subprocess.run([java, "-Dlog4j2.level=OFF", "-cp", kafka_classpath, str(HERE / "ConfigTransformerOracle.java"),
                            str(tmp_path / "env"), str(allowed), str(tmp_path / "values")],

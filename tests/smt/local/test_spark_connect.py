@@ -2,11 +2,11 @@
 
 import pytest
 
-from smt.local.spark_connect import LocalConnectServer, SparkConnectServerError
+from smt.local.spark_connect import SparkConnectServerError
 
 
-def test_a_server_that_cannot_start_is_reported_with_its_log(tmp_path):
-    server = LocalConnectServer(tmp_path, master="no-such-master://x")
+def test_a_server_that_cannot_start_is_reported_with_its_log(tmp_path, connect_servers):
+    server = connect_servers(tmp_path, master="no-such-master://x")
     with pytest.raises(
         SparkConnectServerError, match=r"the Spark Connect server exited with code \d+; see .*spark-connect\.log"
     ):

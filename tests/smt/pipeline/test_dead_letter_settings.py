@@ -62,3 +62,39 @@ def test_without_a_queue_there_is_no_writer(tmp_path):
     source.touch()
     spec = PipelineSpec.from_properties({"source.path": str(source), "sink.path": str(tmp_path / "out")})
     assert spec.dead_letters is None
+
+
+def test_a_dead_letter_topic_that_falls_back_to_spark_s_connector_names_keys_that_exist(tmp_path, caplog):
+    """A Java-only trust store rules the Python writer out for the sink and its dead-letter topic alike: the
+    sink's warning names sink.writer, the dead-letter topic's names its topic key (it has no writer key)."""
+    import logging
+
+    from smt.pipeline import PipelineSpec
+
+    source = tmp_path / "in.txt"
+    source.touch()
+    props = {
+        "source.path": str(source),
+        "sink": "kafka",
+        "sink.topic": "out",
+        "sink.kafka.bootstrap.servers": "127.0.0.1:1",
+        "sink.kafka.ssl.truststore.location": "/t.p12",
+        "sink.kafka.ssl.truststore.type": "PKCS12",
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.topic.name": "dlq",
+    }
+    with caplog.at_level(logging.WARNING, logger="connectors.kafka._delivery"):
+        spec = PipelineSpec.from_properties(props)
+    assert spec.dead_letters.sink._librdkafka is None
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 2, warnings
+    sink, dead_letters = warnings
+    assert sink.startswith("sink.writer=auto: writing through Spark's Kafka connector, whose records get the time")
+    assert "set sink.writer=spark to choose Spark's connector" in sink
+    assert dead_letters.startswith(
+        "errors.deadletterqueue.topic.name: the dead letters are written through Spark's Kafka connector, whose "
+        "records get the time of writing as their timestamp"
+    )
+    assert "errors.deadletterqueue.kafka.ssl.truststore.location: cannot be given to the Kafka producer" in dead_letters
+    assert "has no writer setting of its own, and does not follow sink.writer" in dead_letters
+    assert "errors.deadletterqueue.writer" not in dead_letters

@@ -110,9 +110,10 @@ def test_spark_fixture_is_one_local_session(user_tests):
     run(user_tests).assert_outcomes(passed=2)
 
 
-def test_tests_using_spark_or_the_broker_are_marked_by_the_fixtures(user_tests):
-    """-m "not spark" deselects every test that would start Spark, marked by hand or not
-    (through another fixture too); collection only, so no JVM starts here."""
+def test_tests_that_start_a_jvm_are_marked_spark_by_the_fixtures(user_tests):
+    """-m "not spark" deselects every test that would start a JVM, marked by hand or not
+    (through another fixture too), and the finer markers select each kind; collection only,
+    so no JVM starts here."""
     user_tests.makepyfile(
         """
         import pytest
@@ -120,6 +121,10 @@ def test_tests_using_spark_or_the_broker_are_marked_by_the_fixtures(user_tests):
         @pytest.fixture
         def frame(spark):
             return spark.range(1)
+
+        @pytest.fixture
+        def oracle(java, maven_resolve):
+            return java
 
         def test_direct(spark):
             pass
@@ -130,11 +135,53 @@ def test_tests_using_spark_or_the_broker_are_marked_by_the_fixtures(user_tests):
         def test_broker(kafka_broker):
             pass
 
+        @pytest.mark.kafka
+        def test_a_broker_of_its_own():
+            pass
+
+        def test_oracle(oracle):
+            pass
+
+        def test_resolves_jars(maven_resolve):
+            pass
+
+        def test_connect(connect_servers):
+            pass
+
         def test_plain(make_record):
+            pass
+
+        @pytest.mark.parametrize("java, maven_resolve", [("a value", "not the fixtures")])
+        def test_parametrized(java, maven_resolve):
             pass
         """
     )
-    result = run(user_tests, "-m", "not spark and not kafka", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*test_plain*", "*1/4 tests collected (3 deselected)*"])
-    result = run(user_tests, "-m", "spark", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*test_direct*", "*test_through_a_fixture*", "*2/4 tests collected (2 deselected)*"])
+    result = run(user_tests, "-m", "not spark", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_plain*", "*test_parametrized*", "*2/9 tests collected (7 deselected)*"])
+    user_tests.makeconftest(
+        """
+        def pytest_collection_finish(session):
+            write = session.config.pluginmanager.get_plugin("terminalreporter").write_line
+            for item in session.items:
+                write(f"{item.name} is marked " + " ".join(sorted(m.name for m in item.iter_markers())))
+            for line in session.config.getini("markers"):
+                write(f"marker {line}")
+        """
+    )
+    result = run(user_tests, "--collect-only", "-q")
+    result.stdout.fnmatch_lines(
+        [
+            "test_direct is marked spark",
+            "test_through_a_fixture is marked spark",
+            "test_broker is marked kafka spark",
+            "test_a_broker_of_its_own is marked kafka spark",
+            "test_oracle is marked java_oracle spark",
+            "test_resolves_jars is marked java_oracle spark",
+            "test_connect is marked spark",
+            "test_plain is marked ",
+            "test_parametrized* is marked parametrize",
+            "marker spark: starts a JVM: a Spark session, the local Kafka broker, or a Java oracle*",
+            "marker kafka: needs the local Kafka broker*",
+            "marker java_oracle: runs Java itself*",
+        ]
+    )
