@@ -48,6 +48,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
+from connectors.table.compiled import type_lines, with_compiled
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
 from connectors.table.fit import TableFits
@@ -58,6 +59,7 @@ from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
 from connectors.table.upsert_jdbc import jdbc_columns, jdbc_tables
 from connectors.table.writer import TableTarget, TableWriteError
+from smt.compiled import CompiledRows
 from smt.config import ConfigProblem
 from smt.connector import Sink, SinkRecordError
 from smt.errors import ConfigError
@@ -112,6 +114,8 @@ class TableSink(Sink):
         self.encoder = TypedJsonEncoder() if typed_json else None
         #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
         self._input_cached = False
+        #: The records of this run that took the compiled path (see connectors.table.compiled), or None.
+        self.compiled: CompiledRows | None = None
         if declared is not None:
             clash = [n for n in declared.names if n in {metadata_column(m) for m in self.metadata}]
             if clash:
@@ -196,6 +200,19 @@ class TableSink(Sink):
 
     def _value_columns(self, existing: T.StructType) -> T.StructType:
         return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
+
+    def compiled_problem(self, schema) -> str | None:
+        """Why values of ``schema`` cannot come as columns from the compiled path (see :mod:`smt.compiled`)."""
+        prefix = self.context.prefix
+        if self.encoder is None:
+            return f"{prefix}write.mode=upsert or {prefix}value.schema: values go through the converter's bytes"
+        if self.metadata or self.target.routes:
+            return f"{prefix}columns.metadata or a table per topic: records need their Kafka fields"
+        return self.fit.problem(schema) if self.fit is not None and schema is not None else None
+
+    def bind_compiled(self, compiled: CompiledRows | None) -> None:
+        """The compiled records the next write adds to the table, with the records it is given."""
+        self.compiled = compiled
 
     # --- on the executors ------------------------------------------------------------
 
@@ -311,7 +328,8 @@ class TableSink(Sink):
         checked = self._checked_columns(existing, target)
         # Values with schemas are read twice (their distinct types, then the rows): from a cache.
         # Not when every record was checked against the table's columns already: they are the columns.
-        cache = may_persist and self.declared is None and checked is None
+        compiled = self.compiled if batch_id is None else None
+        cache = may_persist and self.declared is None and checked is None and compiled is None
         if cache:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
@@ -325,11 +343,16 @@ class TableSink(Sink):
                 text = F.col("value").cast("string")
                 if checked is not None:
                     columns, grows = checked, False
+                elif compiled is not None:
+                    observed = self._struct_columns(type_lines(compiled), target, "type")
+                    columns, grows = self._layout(observed, existing, target)
                 else:
                     columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
                 metadata = [F.col(name).alias(metadata_column(name)) for name in self.metadata]
                 rows = df.select(table_rows(text, columns).alias(_ROW), *metadata)
                 rows = rows.select(f"{_ROW}.*", *(metadata_column(name) for name in self.metadata))
+                if compiled is not None:
+                    rows = with_compiled(rows, compiled, columns)
             merge = grows and self.config["schema.evolution"] == "add_columns"
             if batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)

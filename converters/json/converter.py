@@ -14,11 +14,13 @@ import pyarrow.compute as pc
 
 from converters._binary import binary_column, with_nulls
 from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
+from converters.json.compiled import EnvelopeReader
 from converters.json._deep import dumps_deep
 from converters.json._reader import compile_reader
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from converters.json._writer import compile_writer, has_non_finite_float
+from smt.compiled import NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.converter import Converter, ConverterError, HeaderConverter, OnError, raise_error
 from smt.data import Schema
@@ -400,6 +402,18 @@ class JsonConverter(Converter, HeaderConverter):
 
     def to_connect_header(self, topic, header_key, data):
         return self.to_connect_data(topic, data)
+
+    # ----------------------------------------------------------- compiled --
+    def compiled_reader(self, functions: Any) -> EnvelopeReader:
+        """Spark's reading of envelope records, for the compiled path (see :mod:`converters.json.compiled`).
+
+        ``functions`` is ``pyspark.sql.functions``.  Raises :class:`NotCompilable` saying why not.
+        """
+        if not self.schemas_enabled:
+            raise NotCompilable(f"{self.context.prefix}schemas.enable=false: values have no schema")
+        if self._validator is not None:
+            raise NotCompilable("payloads are validated against a JSON Schema")
+        return EnvelopeReader(self.options, functions)
 
 
 #: orjson's refusal to write past its 254 levels (JSONEncodeError, a TypeError).

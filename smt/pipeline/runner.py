@@ -28,6 +28,7 @@ import pyarrow as pa
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
+from smt.pipeline.compiled_plan import CompiledPlan, compile_problem, plan_compiled
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
@@ -241,6 +242,8 @@ class _Run:
         self.started = time.perf_counter()
         #: The writes of a batch run that completed (see smt.pipeline.failed_counts).
         self.writes_done: set[str] = set()
+        #: The run's compiled path, when its records may take it (see smt.pipeline.compiled_plan).
+        self.compiled: CompiledPlan | None = None
 
     def execute(self, progress_interval: float) -> None:
         """Run; an error raised carries ``failed_counts``, what the run committed before it failed."""
@@ -286,10 +289,19 @@ class _Run:
         """The source's records through the processor: read in Python where the source can, else by Spark."""
         spec, spark = self.spec, self.spark
         plan = spec.field_plan
-        tasks = None if spec.streaming else spec.source.read_tasks(spark)
         fields = (
             "all fields" if plan is None else f"fields in: {', '.join(plan.inputs)}; out: {', '.join(plan.outputs)}"
         )
+        if compile_problem(spec) is None:
+            df = spec.source.read(spark, streaming=False)
+            self.compiled = plan_compiled(spec, spark, df)
+            if self.compiled is not None:
+                python, compiled_rows, unknown_types = self.compiled.split(df)
+                step = functools.partial(transform_dataframe, processor=self.processor, counts=self.layout, plan=plan)
+                records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
+                spec.sink.bind_compiled(self.compiled.rows(compiled_rows, step(unknown_types).where(records)))
+                return step(python, live=self.live)
+        tasks = None if spec.streaming else spec.source.read_tasks(spark)
         if tasks is not None:
             log.info("reading the source in %d Python task(s), transformed where read (%s)", len(tasks), fields)
             return read_and_transform(spark, tasks, self.processor, self.layout, self.live, plan)
@@ -315,6 +327,8 @@ class _Run:
             log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])
         else:
             self._add(observed)
+        if self.compiled is not None:
+            self.counts.add(self.compiled.counts())
 
     def _stream(self, out, write_outputs, progress_interval: float) -> None:
         from smt.pipeline.streaming import run_streaming

@@ -31,6 +31,7 @@ from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.errors import ConfigError, ConfigProblem, SmtError
 from smt.pipeline import paths
 from smt.pipeline.cluster import spark_master_url
+from smt.pipeline.compiled_plan import COMPILE_CONFIG
 from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.pipeline.streaming import STREAMING_CONFIG, CheckpointMismatch, check_local_checkpoint, checkpoint_keys
@@ -144,6 +145,7 @@ PIPELINE_CONFIG = (
     )
     .merge(STREAMING_CONFIG)
     .merge(ERRORS_CONFIG)
+    .merge(COMPILE_CONFIG)
 )
 
 

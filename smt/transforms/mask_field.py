@@ -7,6 +7,7 @@ import decimal
 from typing import Any, Callable
 
 from smt.batch import RecordBatch
+from smt.compiled import CompiledValue, NotCompilable
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.config import kafka_non_empty_string as non_empty_string
@@ -34,6 +35,19 @@ _EMPTY: dict[type, Callable[[], Any]] = {
     _dt.time: lambda: _dt.time(0),
     list: list,
     dict: dict,
+}
+
+
+#: The masked value of each primitive Connect type, and its Spark type, on the compiled path.
+_COMPILED_EMPTY = {
+    "int8": (0, "tinyint"),
+    "int16": (0, "smallint"),
+    "int32": (0, "int"),
+    "int64": (0, "bigint"),
+    "float32": (0.0, "float"),
+    "float64": (0.0, "double"),
+    "boolean": (False, "boolean"),
+    "string": ("", "string"),
 }
 
 
@@ -177,6 +191,21 @@ class MaskField(PartTransform):
         if self.replacement is not None and schema.type.value in ("float32", "float64"):
             return _parse_replacement(float, self.replacement)
         return self.mask(value)
+
+    def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
+        """The value masked in Spark SQL (the compiled path, :mod:`smt.compiled`): top-level primitive
+        fields, no replacement.  ``functions`` is ``pyspark.sql.functions``."""
+        if self.part.name != "value" or self.replacement is not None or any(p.nested for p in self.paths):
+            raise NotCompilable(f"{self.name} compiles as a Value transform of top-level fields, no replacement")
+        columns = dict(value.columns)
+        for path in self.paths:
+            field = value.schema.field(path.last)
+            if field is None or field.schema.name is not None or field.schema.type.value not in _COMPILED_EMPTY:
+                raise NotCompilable(f"{self.name}: field '{path.last}' is not a primitive field of the schema")
+            empty, ddl = _COMPILED_EMPTY[field.schema.type.value]
+            column = columns[path.last]
+            columns[path.last] = functions.when(column.isNull(), column).otherwise(functions.lit(empty).cast(ddl))
+        return CompiledValue(value.schema, columns)
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         if not self.schemaless_batch(batch):

@@ -6,6 +6,7 @@ from operator import itemgetter
 from typing import Any
 
 from smt.batch import RecordBatch
+from smt.compiled import CompiledValue, NotCompilable
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, finish_column, literal, run_map_loop
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.record import Record
@@ -127,6 +128,18 @@ class ReplaceField(PartTransform):
             else:
                 updated.put(field, item)
         return new_schema, updated
+
+    def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
+        """The value's fields kept and renamed in Spark SQL (the compiled path, :mod:`smt.compiled`):
+        top-level names only."""
+        if self.part.name != "value" or self.nested is not None:
+            raise NotCompilable(f"{self.name} compiles as a Value transform of top-level fields")
+        names = [self.renames.get(f.name, f.name) for f in value.schema.fields if self.keeps(f.name)]
+        if len(set(names)) != len(names):
+            raise NotCompilable(f"{self.name}: two fields take one name (Kafka picks one by hash order)")
+        new_schema, sources = self.schema_cache.get(value.schema, self._derive_schema)
+        columns = {field.name: value.columns[source] for field, source in zip(new_schema.fields, sources)}
+        return CompiledValue(new_schema, columns)
 
     def _derive_schema(self, schema: Any) -> tuple[Any, tuple[str, ...]]:
         """The new schema, and for each of its fields the input field it comes from.

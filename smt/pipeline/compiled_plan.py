@@ -1,0 +1,186 @@
+"""The compiled path: a pipeline whose every stage has a Spark SQL form runs its records in the JVM.
+
+When the value converter, every transform and the sink offer compiled forms
+(:mod:`smt.compiled`), a batch run splits its source's records in two:
+
+- the records the converter's compiled reader vouches for (their schema is
+  one the plan learned from the first :data:`SAMPLE_ROWS` records, and Spark
+  reads them exactly as the converter does) become Spark columns, go through
+  the transforms' column rewrites and reach the sink as columns;
+- every other record (another schema, malformed JSON, a value Spark would
+  read differently) goes through the Python path unchanged: decoded,
+  transformed, dead-lettered and counted with Kafka's semantics.
+
+Both halves land in the sink's one write (:meth:`Sink.bind_compiled`).  The
+compiled records are counted in the JVM (``DataFrame.observe``): each is
+read and written once.  ``pipeline.compile=off`` turns the path off; the run
+log (and ``smt explain``) says which path was taken and, if not this one,
+the stage that has no compiled form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from smt.compiled import CompiledRows, CompiledValue, NotCompilable
+from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.connector import SOURCE_ERROR_COLUMN
+from smt.pipeline.counts import observed_sums
+from smt.pipeline.processor import BatchCounts
+
+__all__ = ["COMPILE_CONFIG", "CompiledPlan", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
+
+log = logging.getLogger(__name__)
+
+#: How many of the source's first records the plan reads to learn their schemas.
+SAMPLE_ROWS = 500
+
+#: How long a finished batch run waits for Spark's listener to deliver the compiled count.
+_OBSERVATION_WAIT_S = 30.0
+
+_KEY = "pipeline.compile"
+
+COMPILE_CONFIG = ConfigDef().define(
+    _KEY,
+    ConfigType.STRING,
+    "auto",
+    one_of("auto", "off"),
+    Importance.LOW,
+    "'auto' runs a batch pipeline in the JVM, without Python, when its value converter (json with "
+    "schemas), every transform (MaskField$Value, ReplaceField$Value; no predicates) and its sink (table, "
+    "append/overwrite/error) have compiled forms: records of the schemas seen in the first 500 records "
+    "that Spark reads exactly as the converter does take it, every other record the Python path, in the "
+    "same write. 'off' sends every record through Python.",
+)
+
+
+def compile_problem(spec: Any) -> str | None:
+    """Why ``spec``'s records cannot take the compiled path whatever their schema (None: they may)."""
+    if spec.config.get(_KEY, "auto") == "off":
+        return f"{_KEY}=off"
+    if spec.streaming:
+        return "streaming runs take the Python path (the compiled path is for batch runs)"
+    if not spec.key_converter.passthrough:
+        return "key.converter is not bytearray: keys are decoded in Python"
+    for stage in spec.chain.stages:
+        if stage.predicate is not None:
+            return f"transform '{stage.alias}' has a predicate"
+        if not hasattr(stage.transform, "compile_value"):
+            return f"transform '{stage.alias}' ({stage.class_name}) has no compiled form"
+    if not hasattr(spec.sink, "bind_compiled"):
+        return f"sink {type(spec.sink).class_name()} takes records only from Python"
+    problem = spec.sink.compiled_problem(None)
+    if problem is not None:
+        return f"sink: {problem}"
+    if not hasattr(spec.value_converter, "compiled_reader"):
+        return f"value.converter {type(spec.value_converter).class_name()} has no compiled form"
+    return None
+
+
+def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None":
+    """The compiled plan of ``spec`` over ``source_df``, or None (logged, naming why)."""
+    from pyspark.sql import functions as F
+
+    problem = compile_problem(spec)
+    reader = None
+    if problem is None:
+        try:
+            reader = spec.value_converter.compiled_reader(F)
+        except NotCompilable as exc:
+            problem = f"value.converter: {exc}"
+    if problem is not None:
+        log.info("every record takes the Python path: %s", problem)
+        return None
+    text = F.col("value").cast("string")
+    sample = source_df.limit(SAMPLE_ROWS).select(reader.schema_text(text).alias("s")).distinct().collect()
+    compiled = []
+    for schema_text in sorted(row["s"] for row in sample if row["s"] is not None):
+        try:
+            compiled.append(_compiled_schema(spec, reader, text, schema_text, f"{_PARSED}{len(compiled)}", F))
+        except NotCompilable as exc:
+            log.info("records of schema %s take the Python path: %s", _short(schema_text), exc)
+    if not compiled:
+        log.info("every record takes the Python path: no schema in the first %d records compiles", SAMPLE_ROWS)
+        return None
+    log.info("records of %d schema(s) take the compiled path (Spark SQL, no Python); the others Python",
+             len(compiled))  # fmt: skip
+    return CompiledPlan(spec.config["name"], compiled, F)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Schema:
+    """One compiled schema: which records take it (``exact``), their values after the chain, and which
+    records would be decoded with it or fail in Python (``same_schema``)."""
+
+    name: str
+    parsed: Any
+    exact: Any
+    same_schema: Any
+    value: CompiledValue
+
+
+#: The columns of each schema's parsed records, computed once per record (see CompiledPlan.split).
+_PARSED = "_smt_parsed_"
+
+
+def _compiled_schema(spec: Any, reader: Any, text: Any, schema_text: str, name: str, F: Any) -> _Schema:
+    read = reader.read(text, schema_text, F.col(name))
+    value = read.value
+    for stage in spec.chain.stages:
+        try:
+            value = stage.transform.compile_value(value, F)
+        except NotCompilable as exc:
+            raise NotCompilable(f"transform '{stage.alias}': {exc}") from None
+    problem = spec.sink.compiled_problem(value.schema)
+    if problem is not None:
+        raise NotCompilable(f"sink: {problem}")
+    return _Schema(name, read.parsed, read.exact, read.same_schema, value)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class CompiledPlan:
+    """How a batch run's source splits between the compiled path and Python, and the compiled count."""
+
+    def __init__(self, name: str, schemas: list[_Schema], functions: Any) -> None:
+        self.schemas = schemas
+        self.F = functions
+        self.observation_name = f"smt-compiled-{name}"
+        self.observation = None
+
+    def split(self, df: Any) -> tuple[Any, Any, Any]:
+        """``df`` (the source's records) as (records for Python, compiled rows, the Python records whose
+        written type is not a compiled schema's)."""
+        from pyspark.sql import Observation
+
+        F = self.F
+        ok = F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
+        # Each record parsed once: a generator is a wall the optimizer does not copy the parse through
+        # (into every field read and every filter).
+        parsed = F.struct(*(schema.parsed.alias(schema.name) for schema in self.schemas))
+        tagged = df.select("*", F.inline(F.array(parsed)))
+        compiled_rows, any_exact, any_same = None, F.lit(False), F.lit(False)
+        for schema in self.schemas:
+            exact = ok & schema.exact
+            columns = schema.value.columns.items()
+            rows = tagged.where(exact).select(*(column.alias(name) for name, column in columns))
+            compiled_rows = rows if compiled_rows is None else compiled_rows.unionByName(rows, allowMissingColumns=True)
+            any_exact = any_exact | exact
+            any_same = any_same | (ok & schema.same_schema)
+        self.observation = Observation(self.observation_name)
+        compiled_rows = compiled_rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
+        python = tagged.where(~any_exact).select(*(F.col(f"`{name}`") for name in df.columns))
+        return python, compiled_rows, df.where(~any_same)
+
+    def rows(self, compiled_rows: Any, python_types: Any) -> CompiledRows:
+        return CompiledRows(compiled_rows, tuple(s.value.schema for s in self.schemas), python_types)
+
+    def counts(self) -> BatchCounts:
+        """The compiled records of the finished write: each read and written once."""
+        observed = observed_sums(self.observation, wait_s=_OBSERVATION_WAIT_S) if self.observation else None
+        n = int(observed["n"]) if observed else 0
+        return BatchCounts(read=n, written=n, output_rows=n)
