@@ -14,12 +14,12 @@ import pyarrow.compute as pc
 
 from converters._binary import binary_column, with_nulls
 from converters.json._codec import CodecOptions, json_type_name, needs_exact_numbers
-from converters.json.compiled import EnvelopeReader
 from converters.json._deep import dumps_deep
 from converters.json._reader import compile_reader
 from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from converters.json._writer import compile_writer, has_non_finite_float
+from converters.json.compiled import EnvelopeReader
 from smt.compiled import NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.converter import Converter, ConverterError, HeaderConverter, OnError, raise_error

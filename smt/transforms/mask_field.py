@@ -7,8 +7,8 @@ import decimal
 from typing import Any, Callable
 
 from smt.batch import RecordBatch
-from smt.compiled import CompiledValue, NotCompilable
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
+from smt.compiled import CompiledValue, NotCompilable
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.config import kafka_non_empty_string as non_empty_string
 from smt.data.logical import EPOCH, EPOCH_DATE

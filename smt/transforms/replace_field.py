@@ -6,8 +6,8 @@ from operator import itemgetter
 from typing import Any
 
 from smt.batch import RecordBatch
-from smt.compiled import CompiledValue, NotCompilable
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, finish_column, literal, run_map_loop
+from smt.compiled import CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.record import Record
 from smt.transform import ErrorSink
