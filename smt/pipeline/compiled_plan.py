@@ -123,6 +123,9 @@ class _Schema:
 
 #: The columns of each schema's parsed records, computed once per record (see CompiledPlan.split).
 _PARSED = "_smt_parsed_"
+#: Whether a record takes the compiled path (of schema i), and its value columns there.
+_EXACT = "_smt_exact_"
+_VALUE = "_smt_value_"
 
 
 def _compiled_schema(spec: Any, reader: Any, text: Any, schema_text: str, name: str, F: Any) -> _Schema:
@@ -151,10 +154,12 @@ class CompiledPlan:
         self.F = functions
         self.observation_name = f"smt-compiled-{name}"
         self.observation = None
+        self.cached = None
 
     def split(self, df: Any) -> tuple[Any, Any, Any]:
         """``df`` (the source's records) as (records for Python, compiled rows, the Python records whose
         written type is not a compiled schema's)."""
+        from pyspark import StorageLevel
         from pyspark.sql import Observation
 
         F = self.F
@@ -163,17 +168,29 @@ class CompiledPlan:
         # (into every field read and every filter).
         parsed = F.struct(*(schema.parsed.alias(schema.name) for schema in self.schemas))
         tagged = df.select("*", F.inline(F.array(parsed)))
-        compiled_rows, any_exact, any_same = None, F.lit(False), F.lit(False)
-        for schema in self.schemas:
-            exact = ok & schema.exact
-            columns = schema.value.columns.items()
-            rows = tagged.where(exact).select(*(column.alias(name) for name, column in columns))
-            compiled_rows = rows if compiled_rows is None else compiled_rows.unionByName(rows, allowMissingColumns=True)
-            any_exact = any_exact | exact
+        flags = [(ok & schema.exact).alias(f"{_EXACT}{i}") for i, schema in enumerate(self.schemas)]
+        tagged = tagged.select("*", *flags)
+        any_exact, any_same = F.lit(False), F.lit(False)
+        for i, schema in enumerate(self.schemas):
+            any_exact = any_exact | F.col(f"{_EXACT}{i}")
             any_same = any_same | (ok & schema.same_schema)
+        # One pass computes both halves: the compiled records keep their columns, the others their record.
+        values = [
+            column.alias(f"{_VALUE}{i}_{name}")
+            for i, schema in enumerate(self.schemas)
+            for name, column in schema.value.columns.items()
+        ]
+        source = [F.when(~any_exact, F.col(f"`{name}`")).alias(name) for name in df.columns]
+        exacts = [F.col(f"{_EXACT}{i}") for i in range(len(self.schemas))]
+        self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), *values).persist(StorageLevel.MEMORY_AND_DISK)
+        compiled_rows = None
+        for i, schema in enumerate(self.schemas):
+            columns = [F.col(f"{_VALUE}{i}_{name}").alias(name) for name in schema.value.columns]
+            rows = self.cached.where(F.col(f"{_EXACT}{i}")).select(*columns)
+            compiled_rows = rows if compiled_rows is None else compiled_rows.unionByName(rows, allowMissingColumns=True)
         self.observation = Observation(self.observation_name)
         compiled_rows = compiled_rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
-        python = tagged.where(~any_exact).select(*(F.col(f"`{name}`") for name in df.columns))
+        python = self.cached.where(~F.col(_EXACT)).select(*(F.col(f"`{name}`") for name in df.columns))
         return python, compiled_rows, df.where(~any_same)
 
     def rows(self, compiled_rows: Any, python_types: Any) -> CompiledRows:
@@ -181,6 +198,8 @@ class CompiledPlan:
 
     def counts(self) -> BatchCounts:
         """The compiled records of the finished write: each read and written once."""
+        if self.cached is not None:
+            self.cached.unpersist()
         observed = observed_sums(self.observation, wait_s=_OBSERVATION_WAIT_S) if self.observation else None
         n = int(observed["n"]) if observed else 0
         return BatchCounts(read=n, written=n, output_rows=n)
