@@ -182,7 +182,9 @@ class CompiledPlan:
         ]
         source = [F.when(~any_exact, F.col(f"`{name}`")).alias(name) for name in df.columns]
         exacts = [F.col(f"{_EXACT}{i}") for i in range(len(self.schemas))]
-        self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), *values).persist(StorageLevel.MEMORY_AND_DISK)
+        self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), *values).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
         compiled_rows = None
         for i, schema in enumerate(self.schemas):
             columns = [F.col(f"{_VALUE}{i}_{name}").alias(name) for name in schema.value.columns]
