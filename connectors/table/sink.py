@@ -16,6 +16,12 @@ streaming micro-batch exactly once.  Values without a schema keep the value
 converter's bytes, which the write decodes on the executors into the
 declared columns (:class:`~connectors.table.typed.TypedRows`).
 
+A batch run may also hand the sink records that never entered Python: the
+pipeline's compiled path (:mod:`smt.pipeline.compiled_plan`) decodes and
+transforms them as Spark columns, and the next write adds them to the
+typed JSON rows, in the same write (:meth:`TableSink.bind_compiled`,
+:mod:`connectors.table.compiled`).
+
 With ``write.mode=upsert`` the records keep the value converter's bytes (an
 upsert reads each record's key and value, a tombstone's key included): the
 write learns the columns from the decoded values, and merges the rows by key
