@@ -153,6 +153,10 @@ class TableFits:
         self._shipped = self._known_json()
         spark.sparkContext.setLocalProperty(_PROPERTY, f"{self.token} {self._shipped}")
 
+    def problem(self, where: str, schema: Any) -> str | None:
+        """Why records of ``schema`` cannot go into the table at ``where`` as the driver knows it, or None."""
+        return SchemaFit(self.known.get(where), self.evolution_key, self.may_add, self.widens_bytes).problem(schema)
+
     def _known_json(self) -> str:
         return json.dumps({where: columns.jsonValue() for where, columns in self.known.items()})
 

@@ -214,7 +214,9 @@ class TableSink(Sink):
             return f"{prefix}write.mode=upsert or {prefix}value.schema: values go through the converter's bytes"
         if self.metadata or self.target.routes:
             return f"{prefix}columns.metadata or a table per topic: records need their Kafka fields"
-        return self.fit.problem(schema) if self.fit is not None and schema is not None else None
+        if self.fits is None or schema is None:
+            return None
+        return self.fits.problem(self.target.where, schema)
 
     def bind_compiled(self, compiled: CompiledRows | None) -> None:
         """The compiled records the next write adds to the table, with the records it is given."""

@@ -6,17 +6,26 @@ it only when Spark's reading is provably Kafka's:
 - its bytes start with ``{"schema":<S>,"payload":`` for the exact schema
   text ``S`` (compact, as Kafka's JsonConverter writes it) and end with
   ``}``;
-- the payload, parsed with the schema's Spark types and written back with
-  ``to_json``, gives back the payload's text byte for byte.  That one check
-  refuses every token Spark would coerce where Kafka reads another value or
-  fails: a number in a string field (or the reverse), a float in an integer
-  field, an integer out of range, ``"NaN"``, escapes, a missing or extra
-  field, a duplicate key, whitespace, invalid UTF-8, trailing text;
+- its payload holds no backslash (so no escape: every string is its
+  literal text), and the values Spark parsed, written back in their
+  canonical forms (``Long.toString`` for an integer, ``Double.toString``
+  for a double, the string between quotes, ``null``) in the schema's field
+  order, give back the payload's bytes exactly.  The payload is then the
+  object ``{"f1":t1,...}`` of exactly the schema's fields, once each, and
+  each token ``ti`` is the canonical text of the value Spark holds, which
+  Kafka reads as that very value.  That one check refuses every token Spark
+  would coerce where Kafka reads another value or fails: a number in a
+  string field (or the reverse), a float in an integer field, an integer
+  out of range, ``"NaN"``, a missing, extra or repeated field, whitespace,
+  invalid UTF-8, trailing text;
 - no required field, and no field with a default, is null (Kafka fails the
   first and reads the second as its default).
 
-Only flat structs of primitive fields, ``Timestamp`` (in years 1900 to 9999)
-and ``Date`` compile; any other schema takes the Python path.
+Only flat structs of integer, ``float64``, boolean and string fields,
+``Timestamp`` (in years 1900 to 9999) and ``Date`` compile; any other schema
+(``float32``, whose rounding the check cannot vouch for, included) takes the
+Python path.  The payload is cut out of the record by byte offsets, not
+characters: Spark's character offsets scan the whole record.
 """
 
 from __future__ import annotations
@@ -42,7 +51,6 @@ _PRIMITIVES = {
     Type.INT16: "smallint",
     Type.INT32: "int",
     Type.INT64: "bigint",
-    Type.FLOAT32: "float",
     Type.FLOAT64: "double",
     Type.BOOLEAN: "boolean",
     Type.STRING: "string",
@@ -50,7 +58,6 @@ _PRIMITIVES = {
 
 # Kafka reads no non-numeric numbers (NaN, Infinity) nor any other leniency Jackson could allow.
 _PARSE_OPTIONS = {"mode": "PERMISSIVE", "allowNonNumericNumbers": "false"}
-_WRITE_OPTIONS = {"ignoreNullFields": "false"}
 
 #: Timestamps (ms) and dates (days) in 1900-01-01 .. 9999-12-31: both paths hold them alike.
 _TIMESTAMP_RANGE = (-2_208_988_800_000, 253_402_300_799_999)
@@ -67,29 +74,32 @@ class EnvelopeReader:
         self.options = options
         self.F = functions
 
-    def schema_text(self, text: Any) -> Any:
-        """Each record's schema object as compact text (null when there is none)."""
-        return self.F.from_json(text, "struct<schema:string>", {"mode": "PERMISSIVE"})["schema"]
+    def schema_text(self, value: Any) -> Any:
+        """Each record's schema object as compact text, where the record starts with it (see :meth:`read`),
+        else null; ``value`` is binary."""
+        F, text = self.F, value.cast("string")
+        schema = F.from_json(text, "struct<schema:string>", {"mode": "PERMISSIVE"})["schema"]
+        return F.when(text.startswith(F.concat(F.lit(_HEAD), schema, F.lit(_PAYLOAD))), schema)
 
-    def read(self, text: Any, schema_text: str, parsed_as: Any) -> CompiledRead:
-        """The records of ``text`` (a string column) with schema ``schema_text``; raises NotCompilable.
+    def read(self, value: Any, schema_text: str, parsed_as: Any) -> CompiledRead:
+        """The records of ``value`` (a binary column) with schema ``schema_text``; raises NotCompilable.
 
         ``parsed_as`` is the column the caller gives :attr:`CompiledRead.parsed`, computed once.
         """
-        try:
-            schema = from_json_schema(orjson.loads(schema_text), self.options)
-        except Exception as exc:  # the Python path reports it, record by record
-            raise NotCompilable(f"the schema does not parse: {exc}") from None
-        if schema is None or schema.type is not Type.STRUCT:
-            raise NotCompilable("the value schema is not a struct")
-        F, guards = self.F, []
-        parse_type = ", ".join(f"`{f.name.replace('`', '``')}`: {_parse_type(f.name, f.schema)}" for f in schema.fields)
+        schema = _flat_struct(schema_text, self.options)
+        F = self.F
+        text = value.cast("string")
         prefix = f"{_HEAD}{schema_text}{_PAYLOAD}"
-        payload = text.substr(F.lit(len(prefix) + 1), F.length(text) - len(prefix) - 1)
+        start = len(prefix.encode("utf-8"))
+        payload = value.substr(F.lit(start + 1), F.length(value) - start - 1).cast("string")
         framed = text.startswith(prefix) & text.endswith("}")
-        parsing = F.when(framed, F.from_json(payload, f"struct<{parse_type}>", _PARSE_OPTIONS))
-        parsed = parsed_as
-        guards.append(F.to_json(parsed, _WRITE_OPTIONS) == payload)
+        parse_type = ", ".join(f"`{f.name}`: {_parse_type(f.name, f.schema)}" for f in schema.fields)
+        parsing = F.struct(
+            F.when(framed, F.from_json(payload, f"struct<{parse_type}>", _PARSE_OPTIONS)).alias("value"),
+            payload.alias("payload"),
+        )
+        parsed, payload = parsed_as["value"], parsed_as["payload"]
+        guards = [F.instr(payload, "\\") == 0, _rendered(F, schema, parsed) == payload]
         columns = {}
         for field in schema.fields:
             column = parsed[field.name]
@@ -102,15 +112,44 @@ class EnvelopeReader:
         exact = framed
         for guard in guards:
             exact = exact & guard
-        rest = text.substr(F.lit(len(prefix) + 1), F.length(text))
         # Another "schema" key (spelled plainly or escaped) could replace S in a full parse.
-        same_schema = framed & ~rest.contains("schema") & ~rest.contains("\\u")
+        same_schema = framed & ~payload.contains("schema") & ~payload.contains("\\u")
         return CompiledRead(
             parsing,
             CompiledValue(schema, columns),
             F.coalesce(exact, F.lit(False)),
             F.coalesce(same_schema, F.lit(False)),
         )
+
+
+def _flat_struct(schema_text: str, options: CodecOptions) -> Any:
+    """The Connect schema of ``schema_text`` if it is a struct the compiled path reads; raises NotCompilable."""
+    try:
+        schema = from_json_schema(orjson.loads(schema_text), options)
+    except Exception as exc:  # the Python path reports it, record by record
+        raise NotCompilable(f"the schema does not parse: {exc}") from None
+    if schema is None or schema.type is not Type.STRUCT:
+        raise NotCompilable("the value schema is not a struct")
+    seen = set()
+    for field in schema.fields:
+        if any(c in field.name for c in '"\\`') or any(ord(c) < 0x20 for c in field.name):
+            raise NotCompilable(f"field '{field.name}' has a name JSON or Spark SQL would escape")
+        if field.name.lower() in seen:
+            raise NotCompilable(f"field '{field.name}' differs from another only in case, which Spark SQL ignores")
+        seen.add(field.name.lower())
+    return schema
+
+
+def _rendered(F: Any, schema: Any, parsed: Any) -> Any:
+    """The payload's text as Kafka's JsonConverter would write the values Spark parsed (see the module doc)."""
+    parts = []
+    for i, field in enumerate(schema.fields):
+        parts.append(F.lit(("{" if i == 0 else ",") + f'"{field.name}":'))
+        column = parsed[field.name]
+        token = F.concat(F.lit('"'), column, F.lit('"')) if field.schema.type is Type.STRING else column.cast("string")
+        parts.append(F.coalesce(token, F.lit("null")))
+    parts.append(F.lit("}"))
+    return F.concat(*parts)
 
 
 def _parse_type(name: str, schema: Any) -> str:

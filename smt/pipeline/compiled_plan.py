@@ -93,12 +93,12 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
     if problem is not None:
         log.info("every record takes the Python path: %s", problem)
         return None
-    text = F.col("value").cast("string")
-    sample = source_df.limit(SAMPLE_ROWS).select(reader.schema_text(text).alias("s")).distinct().collect()
+    value = F.col("value").cast("binary")
+    sample = source_df.limit(SAMPLE_ROWS).select(reader.schema_text(value).alias("s")).distinct().collect()
     compiled = []
     for schema_text in sorted(row["s"] for row in sample if row["s"] is not None):
         try:
-            compiled.append(_compiled_schema(spec, reader, text, schema_text, f"{_PARSED}{len(compiled)}", F))
+            compiled.append(_compiled_schema(spec, reader, value, schema_text, f"{_PARSED}{len(compiled)}", F))
         except NotCompilable as exc:
             log.info("records of schema %s take the Python path: %s", _short(schema_text), exc)
     if not compiled:
@@ -125,11 +125,13 @@ class _Schema:
 _PARSED = "_smt_parsed_"
 #: Whether a record takes the compiled path (of schema i), and its value columns there.
 _EXACT = "_smt_exact_"
+#: Whether a record's written type is a compiled schema's (see CompiledRead.same_schema).
+_SAME = "_smt_same_"
 _VALUE = "_smt_value_"
 
 
-def _compiled_schema(spec: Any, reader: Any, text: Any, schema_text: str, name: str, F: Any) -> _Schema:
-    read = reader.read(text, schema_text, F.col(name))
+def _compiled_schema(spec: Any, reader: Any, value: Any, schema_text: str, name: str, F: Any) -> _Schema:
+    read = reader.read(value, schema_text, F.col(name))
     value = read.value
     for stage in spec.chain.stages:
         try:
@@ -182,7 +184,7 @@ class CompiledPlan:
         ]
         source = [F.when(~any_exact, F.col(f"`{name}`")).alias(name) for name in df.columns]
         exacts = [F.col(f"{_EXACT}{i}") for i in range(len(self.schemas))]
-        self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), *values).persist(
+        self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), any_same.alias(_SAME), *values).persist(
             StorageLevel.MEMORY_AND_DISK
         )
         compiled_rows = None
@@ -192,16 +194,22 @@ class CompiledPlan:
             compiled_rows = rows if compiled_rows is None else compiled_rows.unionByName(rows, allowMissingColumns=True)
         self.observation = Observation(self.observation_name)
         compiled_rows = compiled_rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
-        python = self.cached.where(~F.col(_EXACT)).select(*(F.col(f"`{name}`") for name in df.columns))
-        return python, compiled_rows, df.where(~any_same)
+        source_columns = [F.col(f"`{name}`") for name in df.columns]
+        python = self.cached.where(~F.col(_EXACT)).select(*source_columns)
+        return python, compiled_rows, self.cached.where(~F.col(_EXACT) & ~F.col(_SAME)).select(*source_columns)
 
     def rows(self, compiled_rows: Any, python_types: Any) -> CompiledRows:
         return CompiledRows(compiled_rows, tuple(s.value.schema for s in self.schemas), python_types)
 
-    def counts(self) -> BatchCounts:
-        """The compiled records of the finished write: each read and written once."""
+    def release(self) -> None:
+        """Drop the split's cache (the write finished or failed)."""
         if self.cached is not None:
             self.cached.unpersist()
+            self.cached = None
+
+    def counts(self) -> BatchCounts:
+        """The compiled records of the finished write: each read and written once."""
+        self.release()
         observed = observed_sums(self.observation, wait_s=_OBSERVATION_WAIT_S) if self.observation else None
         n = int(observed["n"]) if observed else 0
         return BatchCounts(read=n, written=n, output_rows=n)

@@ -320,6 +320,8 @@ class _Run:
             write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
         except BaseException:
             new_outputs.remove()
+            if self.compiled is not None:
+                self.compiled.release()
             raise
         log.info("written in %.1f s; waiting for the counts", time.perf_counter() - self.started)
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)

@@ -41,7 +41,6 @@ FLAT = {
         _field("tiny", "int8"),
         _field("small", "int16"),
         _field("count", "int32"),
-        _field("ratio", "float"),
         _field("amount", "double"),
         _field("paid", "boolean"),
         _field("placed", "int64", name=TIMESTAMP),
@@ -51,13 +50,16 @@ FLAT = {
 }
 #: A second schema: one more field.
 WIDER = {**FLAT, "fields": [*FLAT["fields"], _field("note", "string")]}
-#: Types the compiled reader leaves to Python: decimal, bytes, arrays, maps, nested structs.
+#: A schema only a record that names two schemas has (the last wins).
+LATE = {**FLAT, "fields": [*FLAT["fields"], _field("late", "string")]}
+#: Types the compiled reader leaves to Python: float32, decimal, bytes, arrays, maps, nested structs.
 RICH = {
     "type": "struct",
     "optional": False,
     "fields": [
         _field("id", "int64", optional=False),
         _field("email", "string"),
+        _field("ratio", "float"),
         _field("price", "bytes", name="org.apache.kafka.connect.data.Decimal", parameters={"scale": "2"}),
         _field("blob", "bytes"),
         {"field": "tags", "type": "array", "items": {"type": "string"}, "optional": True},
@@ -79,7 +81,6 @@ def _payload(i: int, **changes) -> dict:
         "tiny": 1,
         "small": 2,
         "count": 3,
-        "ratio": 0.5,
         "amount": i * 0.25,
         "paid": True,
         "placed": 1_700_000_000_000 + i,
@@ -102,10 +103,10 @@ def _good() -> list[bytes]:
     return [
         _envelope(FLAT, _payload(1)),
         _envelope(FLAT, _payload(2, email=None, amount=None)),  # nulls in optional fields, a masked null
-        _envelope(FLAT, _payload(3, secret='quote " and \\ and \n newline')),  # escapes Spark writes back alike
         _envelope(FLAT, _payload(4, secret="rå UTF-8 ✓")),
         _envelope(WIDER, {**_payload(5), "note": "wider"}),
-        _envelope(FLAT, _payload(6, amount=-1.5, ratio=-2.0)),
+        _envelope(FLAT, _payload(6, amount=-1.5, tiny=-128, small=-1, count=0, paid=False)),
+        _envelope(FLAT, _payload(7, amount=1.0e-3, placed=-999_999_999_999, day=-9_999)),
     ]
 
 
@@ -115,6 +116,7 @@ def _hostile() -> list[bytes | None]:
     return [
         _envelope(FLAT, _payload(10, email=5)),  # a number in a string field: Spark reads "5"
         _envelope(FLAT, _payload(11, count="3")),  # a string in an int field
+        _envelope(FLAT, _payload(3, secret='quote " and \\ and \n newline')),  # escapes: no backslash compiles
         _envelope(FLAT, _payload(12, amount="NaN")),  # Spark reads the string "NaN" as a double
         _envelope(FLAT, None, raw_payload=ok.replace('"amount":25.0', '"amount":NaN')),  # not JSON for Kafka
         _envelope(FLAT, _payload(14, amount=1.7976931348623157e308)),  # Java writes it back as 1.7976931348623157E308
@@ -130,7 +132,8 @@ def _hostile() -> list[bytes | None]:
         _envelope(FLAT, None, raw_payload=ok[:-1] + ',"id":24}'),  # a duplicate key
         _envelope(FLAT, None, raw_payload=ok.replace('"email"', '"em\\u0061il"')),  # an escaped key
         _envelope(FLAT, {**_payload(26), "extra": {"email": 1}}),  # an extra field
-        _envelope(FLAT, _payload(27))[:-1] + b',"schema":' + _compact(WIDER).encode() + b"}",  # schema twice
+        # Schema twice: the last wins, and it is one no other record has (its column exists only if seen).
+        _envelope(FLAT, _payload(27))[:-1] + b',"schema":' + _compact(LATE).encode() + b"}",
         json.dumps({"schema": FLAT, "payload": _payload(28)}).encode(),  # whitespace: not the compact text
         _envelope(FLAT, _payload(29, placed=253_402_300_800_000)),  # a timestamp past year 9999
         _envelope(FLAT, _payload(30, day=-1_000_000)),  # a date before year 1900
@@ -146,6 +149,7 @@ def _hostile() -> list[bytes | None]:
             {
                 "id": 40,
                 "email": "r@x",
+                "ratio": 0.5,
                 "price": "AAAE4g==",
                 "blob": "AQI=",
                 "tags": ["a"],
