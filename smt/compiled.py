@@ -12,6 +12,8 @@ Python path, where it is decoded, transformed and dead-lettered as always.
 
 Hooks (all optional, duck-typed):
 
+- ``Source.compiled_problem()`` → why Spark's reading of the source
+  (``Source.read``) is not the records its Python tasks read, or None;
 - ``Converter.compiled_reader()`` → an object with
   ``schema_text(text)`` (a column: the schema text of each record) and
   ``read(text, schema_text, parsed_as)`` → :class:`CompiledRead`;

@@ -8,8 +8,8 @@ A batch read of local files happens in the pipeline's Python tasks
 (:meth:`TextFormat.read_tasks`, see :mod:`connectors.read_tasks`): lines end
 with ``\n`` or ``\r\n`` and their bytes are kept exactly.  Streaming, and
 paths Spark must list itself (URIs, globs, compressed files), use Spark's text
-reader, which also ends lines at a lone ``\r`` and replaces bytes that are
-not UTF-8.
+reader, told to read alike: lines end with ``\n`` or ``\r\n``, and their bytes are
+kept exactly (not decoded: a byte that is not UTF-8 stays).
 Writing, each value is one line (a null value is an empty line); keys,
 headers and metadata are not kept.  A value that contains a line break (``\n``
 or ``\r``) cannot be written: it would be read back as several records, so it
@@ -45,11 +45,14 @@ class TextFormat(FileFormat):
     def read(self, spark, options: ReadOptions):
         from pyspark.sql import functions as F
 
-        lines = options.reader(spark).format("text").load(options.path)
+        lines = options.reader(spark).format("text").option("lineSep", "\n").load(options.path)
         offset = F.lit(None).cast("long") if options.streaming else F.monotonically_increasing_id()
+        # The line's bytes as they are (a cast, not an encoding), without the \r of a \r\n; byte offsets.
+        line = F.col("value").cast("binary")
+        value = F.when(F.col("value").endswith("\r"), line.substr(F.lit(1), F.length(line) - 1)).otherwise(line)
         return lines.select(
             F.lit(None).cast("binary").alias("key"),
-            F.encode(F.col("value"), "UTF-8").alias("value"),
+            value.alias("value"),
             F.lit(options.topic).alias("topic"),
             F.lit(0).alias("partition"),
             offset.alias("offset"),

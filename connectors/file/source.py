@@ -76,6 +76,12 @@ class FileSource(Source):
     def read(self, spark, streaming=False):
         return FORMATS[self.config["format"]].read(spark, self._options(streaming))
 
+    def compiled_problem(self) -> str | None:
+        """Why the pipeline's compiled path may not read these files with Spark (see :mod:`smt.compiled`)."""
+        if self.config["format"] in _SPARK_READS_ALIKE:
+            return None
+        return f"{self.context.prefix}format={self.config['format']}: Spark's reader is not the Python tasks' reader"
+
     def input_paths(self):
         return {f"{self.context.prefix}path": self.config["path"]}
 
@@ -99,6 +105,11 @@ class FileSource(Source):
         return ReadOptions(
             path, topic, streaming, self.config["max.files.per.trigger"], where=f"{self.context.prefix}path"
         )
+
+
+#: Formats whose Spark reader gives the records the Python tasks read (tests/connectors/file/test_read_tasks.py),
+#: or that have no Python tasks.
+_SPARK_READS_ALIKE = {"text", "parquet", "avro"}
 
 
 def _unreadable(path: str) -> str | None:

@@ -62,6 +62,9 @@ def compile_problem(spec: Any) -> str | None:
         return f"{_KEY}=off"
     if spec.streaming:
         return "streaming runs take the Python path (the compiled path is for batch runs)"
+    source_problem = getattr(spec.source, "compiled_problem", None)
+    if source_problem is not None and source_problem() is not None:
+        return f"source: {source_problem()}"
     if not spec.key_converter.passthrough:
         return "key.converter is not bytearray: keys are decoded in Python"
     for stage in spec.chain.stages:

@@ -45,6 +45,19 @@ def test_text_lines_match_spark_text_reader_and_offsets_are_unique(spark, tmp_pa
     assert len({r["timestamp"] for r in rows}) == 1
 
 
+def test_spark_text_reader_keeps_line_bytes_as_the_python_tasks_do(spark, tmp_path):
+    """\\r\\n and \\n end lines, a lone \\r does not, and bytes that are not UTF-8 stay as they are."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    content = b"crlf\r\nlone\rcr\n\ninvalid \xff\xfe utf-8\r\n\xc3\xa9t\xc3\xa9\nlast\r"
+    (folder / "a.txt").write_bytes(content)
+    _, rows = read_in_python("text", folder)
+    spark_rows = FORMATS["text"].read(spark, ReadOptions(str(folder), "events")).collect()
+    expected = [b"crlf", b"lone\rcr", b"", b"invalid \xff\xfe utf-8", "été".encode(), b"last"]
+    assert [r["value"] for r in rows] == expected
+    assert sorted(bytes(r["value"]) for r in spark_rows) == sorted(expected)
+
+
 def test_parquet_records_match_spark_parquet_reader(spark, tmp_path):
     out = str(tmp_path / "pq")
     FORMATS["parquet"].write(records_df(spark), out, "errorifexists")

@@ -246,6 +246,10 @@ def test_what_keeps_a_pipeline_off_the_compiled_path_is_named(tmp_path, kafka_in
     props = dict(spec.props, **{"pipeline.compile": "auto", "transforms.mask.predicate": "p", "predicates": "p",
                                 "predicates.p.type": "TopicNameMatches", "predicates.p.pattern": "x"})  # fmt: skip
     assert compile_problem(PipelineSpec.from_properties(props)) == "transform 'mask' has a predicate"
+    props = dict(spec.props, **{"pipeline.compile": "auto", "source.format": "jsonl"})
+    assert compile_problem(PipelineSpec.from_properties(props)) == (
+        "source: source.format=jsonl: Spark's reader is not the Python tasks' reader"
+    )
     props = dict(spec.props, **{"pipeline.compile": "auto", "sink.columns.metadata": "offset"})
     assert compile_problem(PipelineSpec.from_properties(props)) == (
         "sink: sink.columns.metadata or a table per topic: records need their Kafka fields"
