@@ -169,10 +169,9 @@ class CompiledPlan:
 
         F = self.F
         ok = F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
-        # Each record parsed once: a generator is a wall the optimizer does not copy the parse through
-        # (into every field read and every filter).
-        parsed = F.struct(*(schema.parsed.alias(schema.name) for schema in self.schemas))
-        tagged = df.select("*", F.inline(F.array(parsed)))
+        # Each record parsed once, in a projection of its own: the optimizer does not merge a projection
+        # into the next when that would copy an expensive expression (the parse) into each use.
+        tagged = df.select("*", *(schema.parsed.alias(schema.name) for schema in self.schemas))
         flags = [(ok & schema.exact).alias(f"{_EXACT}{i}") for i, schema in enumerate(self.schemas)]
         tagged = tagged.select("*", *flags)
         any_exact, any_same = F.lit(False), F.lit(False)
