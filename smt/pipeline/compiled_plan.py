@@ -48,9 +48,9 @@ COMPILE_CONFIG = ConfigDef().define(
     "auto",
     one_of("auto", "off"),
     Importance.LOW,
-    "'auto' runs a batch pipeline in the JVM, without Python, when its value converter (json with "
-    "schemas), every transform (MaskField$Value, ReplaceField$Value; no predicates) and its sink (table, "
-    "append/overwrite/error) have compiled forms: records of the schemas seen in the first 500 records "
+    "'auto' runs a batch pipeline in the JVM, without Python, when its source (Kafka; files in text, "
+    "parquet or avro), value converter (json with schemas), every transform (MaskField$Value, "
+    "ReplaceField$Value; no predicates) and its sink (table, append/overwrite/error) have compiled forms: records of the schemas seen in the first 500 records "
     "that Spark reads exactly as the converter does take it, every other record the Python path, in the "
     "same write. 'off' sends every record through Python.",
 )
