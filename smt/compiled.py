@@ -21,7 +21,9 @@ Hooks (all optional, duck-typed):
   after the transform);
 - ``Sink.compiled_problem(schema)`` → why values of this Connect schema
   cannot be written from columns (None: they can), and
-  ``Sink.bind_compiled(rows)`` with :class:`CompiledRows`.
+  ``Sink.bind_compiled(rows)`` with :class:`CompiledRows`; and
+  ``Sink.compiled_write_aborts_cleanly()`` → whether a failed write leaves
+  the output as it was (the plan may then bet on every record first).
 """
 
 from __future__ import annotations

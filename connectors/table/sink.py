@@ -218,6 +218,12 @@ class TableSink(Sink):
             return None
         return self.fits.problem(self.target.where, schema)
 
+    def compiled_write_aborts_cleanly(self) -> bool:
+        """Whether a write that fails leaves the table as it was, so that the compiled path may bet on every
+        record (see :class:`smt.pipeline.compiled_plan.CompiledPlan`): Delta, Iceberg and Spark's file
+        commit (an overwritten folder is emptied first, then written again), not JDBC, which commits per task."""
+        return not self.target.is_jdbc
+
     def bind_compiled(self, compiled: CompiledRows | None) -> None:
         """The compiled records the next write adds to the table, with the records it is given."""
         self.compiled = compiled

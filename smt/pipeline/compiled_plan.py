@@ -30,7 +30,7 @@ from smt.connector import SOURCE_ERROR_COLUMN
 from smt.pipeline.counts import observed_sums
 from smt.pipeline.processor import BatchCounts
 
-__all__ = ["COMPILE_CONFIG", "CompiledPlan", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
+__all__ = ["COMPILE_CONFIG", "CompiledPlan", "NOT_EXACT", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,13 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
         return None
     log.info("records of %d schema(s) take the compiled path (Spark SQL, no Python); the others Python",
              len(compiled))  # fmt: skip
-    return CompiledPlan(spec.config["name"], compiled, F)
+    plan = CompiledPlan(spec.config["name"], compiled, F)
+    plan.all_exact_first = (
+        len(compiled) == 1
+        and getattr(spec.sink, "compiled_write_aborts_cleanly", lambda: False)()
+        and plan.all_exact(source_df.limit(SAMPLE_ROWS))
+    )
+    return plan
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,8 +157,24 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: The message of the error a record fails the all-compiled write with (see CompiledPlan.all_compiled).
+NOT_EXACT = "smt-compiled-path: a record is not read by Spark exactly as by the value converter"
+
+
 class CompiledPlan:
-    """How a batch run's source splits between the compiled path and Python, and the compiled count."""
+    """How a batch run's source splits between the compiled path and Python, and the compiled count.
+
+    Two ways to run it:
+
+    - :meth:`all_compiled` bets that every record takes the compiled path: one pass, every record
+      read, parsed and written by Spark, nothing cached.  The first record that does not fails the
+      write (:meth:`refused` tells that failure apart); the runner then runs again with
+      :meth:`split`.  Taken only when the sink's failed write leaves the table as it was
+      (``Sink.compiled_write_aborts_cleanly``) and every record of the sample was exact
+      (:attr:`all_exact_first`).
+    - :meth:`split` parses each record once into a cache, and hands the records that are not exact
+      to the Python path; both halves go into one write.
+    """
 
     def __init__(self, name: str, schemas: list[_Schema], functions: Any) -> None:
         self.schemas = schemas
@@ -160,6 +182,53 @@ class CompiledPlan:
         self.observation_name = f"smt-compiled-{name}"
         self.observation = None
         self.cached = None
+        #: Whether the run first bets that every record takes the compiled path (see all_compiled).
+        self.all_exact_first = False
+
+    def _parsed(self, df: Any) -> Any:
+        """``df`` with each record parsed once, in a projection of its own: the optimizer does not merge a
+        projection into the next when that would copy an expensive expression (the parse) into each use."""
+        return df.select("*", *(schema.parsed.alias(schema.name) for schema in self.schemas))
+
+    def _any_exact(self, df: Any) -> Any:
+        F = self.F
+        ok = F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
+        any_exact = F.lit(False)
+        for schema in self.schemas:
+            any_exact = any_exact | (ok & schema.exact)
+        return any_exact
+
+    def all_exact(self, df: Any) -> bool:
+        """Whether every record of ``df`` (a sample) takes the compiled path."""
+        return self._parsed(df).where(~self._any_exact(df)).limit(1).count() == 0
+
+    def all_compiled(self, df: Any) -> Any:
+        """``df``'s records as compiled rows (of the plan's one schema), failing (:meth:`refused`) at the
+        first that is not exact."""
+        from pyspark.sql import Observation
+
+        F, schema = self.F, self.schemas[0]
+        # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
+        exact = F.when(self._any_exact(df), F.lit(True)).otherwise(F.raise_error(F.lit(NOT_EXACT)))
+        names = list(schema.value.columns)
+        columns = [
+            (F.when(exact, column) if i == 0 else column).alias(name)
+            for i, (name, column) in enumerate(schema.value.columns.items())
+        ]
+        rows = self._parsed(df).select(*columns).select(*names)
+        self.observation = Observation(self.observation_name)
+        return rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
+
+    @staticmethod
+    def refused(exc: BaseException) -> bool:
+        """Whether ``exc`` is the all-compiled write failing at a record that is not exact."""
+        seen = set()
+        while exc is not None and id(exc) not in seen:
+            if NOT_EXACT in str(exc):
+                return True
+            seen.add(id(exc))
+            exc = exc.__cause__ or exc.__context__
+        return False
 
     def split(self, df: Any) -> tuple[Any, Any, Any]:
         """``df`` (the source's records) as (records for Python, compiled rows, the Python records whose
@@ -169,9 +238,7 @@ class CompiledPlan:
 
         F = self.F
         ok = F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
-        # Each record parsed once, in a projection of its own: the optimizer does not merge a projection
-        # into the next when that would copy an expensive expression (the parse) into each use.
-        tagged = df.select("*", *(schema.parsed.alias(schema.name) for schema in self.schemas))
+        tagged = self._parsed(df)
         flags = [(ok & schema.exact).alias(f"{_EXACT}{i}") for i, schema in enumerate(self.schemas)]
         tagged = tagged.select("*", *flags)
         any_exact, any_same = F.lit(False), F.lit(False)

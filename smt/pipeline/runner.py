@@ -28,6 +28,7 @@ import pyarrow as pa
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
+from smt.pipeline.compiled_plan import NOT_EXACT as _NOT_EXACT
 from smt.pipeline.compiled_plan import CompiledPlan, compile_problem, plan_compiled
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
@@ -244,6 +245,8 @@ class _Run:
         self.writes_done: set[str] = set()
         #: The run's compiled path, when its records may take it (see smt.pipeline.compiled_plan).
         self.compiled: CompiledPlan | None = None
+        #: The source's records the compiled plan reads.
+        self.compiled_source = None
 
     def execute(self, progress_interval: float) -> None:
         """Run; an error raised carries ``failed_counts``, what the run committed before it failed."""
@@ -260,7 +263,7 @@ class _Run:
             if self.spec.streaming:
                 self._stream(out, write_outputs, progress_interval)
             else:
-                self._batch(out, write_outputs)
+                self._batch_betting_on_compiled(out, write_outputs)
         except SmtError as exc:
             exc.failed_counts = self._failed_counts()
             raise
@@ -296,11 +299,8 @@ class _Run:
             df = spec.source.read(spark, streaming=False)
             self.compiled = plan_compiled(spec, spark, df)
             if self.compiled is not None:
-                python, compiled_rows, unknown_types = self.compiled.split(df)
-                step = functools.partial(transform_dataframe, processor=self.processor, counts=self.layout, plan=plan)
-                records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
-                spec.sink.bind_compiled(self.compiled.rows(compiled_rows, step(unknown_types).where(records)))
-                return step(python, live=self.live)
+                self.compiled_source = df
+                return self._compiled_source(df, all_compiled=self.compiled.all_exact_first)
         tasks = None if spec.streaming else spec.source.read_tasks(spark)
         if tasks is not None:
             log.info("reading the source in %d Python task(s), transformed where read (%s)", len(tasks), fields)
@@ -309,6 +309,36 @@ class _Run:
                  " as a stream" if spec.streaming else "", fields)  # fmt: skip
         df = spec.source.read(spark, streaming=spec.streaming)
         return transform_dataframe(df, self.processor, self.layout, self.live, plan)
+
+    def _compiled_source(self, df, all_compiled: bool):
+        """The records of the compiled plan's Python half through the processor, the compiled half bound
+        to the sink: none and all (``all_compiled``), or as the split finds them."""
+        step = functools.partial(
+            transform_dataframe, processor=self.processor, counts=self.layout, plan=self.spec.field_plan
+        )
+        records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
+        if all_compiled:
+            log.info("betting that every record takes the compiled path (if one does not, the run starts again)")
+            python, compiled_rows, unknown_types = df.limit(0), self.compiled.all_compiled(df), df.limit(0)
+        else:
+            python, compiled_rows, unknown_types = self.compiled.split(df)
+        self.spec.sink.bind_compiled(self.compiled.rows(compiled_rows, step(unknown_types).where(records)))
+        return step(python, live=self.live)
+
+    def _batch_betting_on_compiled(self, out, write_outputs) -> None:
+        """A batch run; when it bet on the compiled path and a record was not exact, once more, split."""
+        try:
+            self._batch(out, write_outputs)
+        except Exception as exc:
+            if self.compiled is None or not self.compiled.all_exact_first or not self.compiled.refused(exc):
+                raise
+            log.info(
+                "running again, each record parsed once and split: a record takes the Python path "
+                "(Spark logged the failed write: %s)",
+                _NOT_EXACT,
+            )
+            self.compiled.all_exact_first = False
+            self._batch(self._compiled_source(self.compiled_source, all_compiled=False), write_outputs)
 
     def _batch(self, out, write_outputs) -> None:
         from pyspark.sql import Observation

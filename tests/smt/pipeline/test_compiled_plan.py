@@ -11,12 +11,13 @@ equal, and the split must send exactly the hostile records to Python.
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
 from connectors.file.formats import FORMATS
 from smt.pipeline import PipelineSpec, run_pipeline
-from smt.pipeline.compiled_plan import compile_problem, plan_compiled
+from smt.pipeline.compiled_plan import SAMPLE_ROWS, compile_problem, plan_compiled
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 from tests.connectors.table.conftest import kafka_rows
 
@@ -254,3 +255,32 @@ def test_what_keeps_a_pipeline_off_the_compiled_path_is_named(tmp_path, kafka_in
     assert compile_problem(PipelineSpec.from_properties(props)) == (
         "sink: sink.columns.metadata or a table per topic: records need their Kafka fields"
     )
+
+
+@pytest.mark.parametrize("with_hostile", [False, True], ids=["every-record-exact", "hostile-after-the-sample"])
+def test_the_bet_on_every_record_gives_what_the_python_path_gives(spark, tmp_path, kafka_input, caplog, with_hostile):
+    """With a sample of exact records the run bets on the compiled path in one pass; a record after the
+    sample that is not exact fails that write, and the run starts again, split."""
+    good = [_envelope(FLAT, _payload(i)) for i in range(SAMPLE_ROWS + 100)]
+    source = kafka_input(good + (_hostile() if with_hostile else []))
+    results = {}
+    for mode in ("off", "auto"):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="smt.pipeline.runner"):
+            spec = _spec(source, str(tmp_path / mode), str(tmp_path / f"dlq-{mode}"), mode)
+            result = run_pipeline(spec, spark=spark)
+        results[mode] = (result.counts, _table(spark, str(tmp_path / mode)))
+        if with_hostile:
+            results[mode] += (_dead_letters(spark, str(tmp_path / f"dlq-{mode}")),)
+    assert results["auto"] == results["off"]
+    counts = results["auto"][0]
+    assert counts.read == len(good) + (len(_hostile()) if with_hostile else 0)
+    if with_hostile:
+        assert counts.failed > 0
+    else:
+        assert counts.written == len(good) and counts.failed == 0
+    betting = [
+        r.getMessage() for r in caplog.records if "betting" in r.getMessage() or "running again" in r.getMessage()
+    ]
+    assert betting[0].startswith("betting that every record takes the compiled path")
+    assert len(betting) == (2 if with_hostile else 1)
