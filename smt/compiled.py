@@ -73,7 +73,7 @@ class CompiledRows:
     schemas (the value schemas after the chain).  ``python_types``: a
     DataFrame of the Python path's output records whose value types are not
     among ``schemas`` as far as the plan can tell (the sink reads their types
-    from it instead of from every record).
+    from it instead of from every record), or None when there are none.
     """
 
     rows: Any

@@ -97,9 +97,10 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
         log.info("every record takes the Python path: %s", problem)
         return None
     value = F.col("value").cast("binary")
-    sample = source_df.limit(SAMPLE_ROWS).select(reader.schema_text(value).alias("s")).distinct().collect()
+    sample = _sample(spark, source_df, F)
+    schema_texts = {row["s"] for row in sample.select(reader.schema_text(value).alias("s")).collect()}
     compiled = []
-    for schema_text in sorted(row["s"] for row in sample if row["s"] is not None):
+    for schema_text in sorted(text for text in schema_texts if text is not None):
         try:
             compiled.append(_compiled_schema(spec, reader, value, schema_text, f"{_PARSED}{len(compiled)}", F))
         except NotCompilable as exc:
@@ -113,9 +114,21 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
     plan.all_exact_first = (
         len(compiled) == 1
         and getattr(spec.sink, "compiled_write_aborts_cleanly", lambda: False)()
-        and plan.all_exact(source_df.limit(SAMPLE_ROWS))
+        and plan.all_exact(sample)
     )
     return plan
+
+
+#: A sampled record longer than this is left out of the sample (its bytes would come to the driver).
+_SAMPLE_RECORD_BYTES = 1 << 16
+
+
+def _sample(spark: Any, source_df: Any, F: Any) -> Any:
+    """The first :data:`SAMPLE_ROWS` records' values (and source errors), read once, as a driver-side DataFrame."""
+    columns = [column for column in ("value", SOURCE_ERROR_COLUMN) if column in source_df.columns]
+    short = F.length(F.col("value").cast("binary")) <= _SAMPLE_RECORD_BYTES
+    first = source_df.limit(SAMPLE_ROWS).where(short).select(*columns)
+    return spark.createDataFrame(first.collect(), first.schema)
 
 
 @dataclasses.dataclass(frozen=True)

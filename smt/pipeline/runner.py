@@ -319,9 +319,9 @@ class _Run:
         records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
         if all_compiled:
             log.info("betting that every record takes the compiled path (if one does not, the run starts again)")
-            python, compiled_rows, unknown_types = df.limit(0), self.compiled.all_compiled(df), df.limit(0)
-        else:
-            python, compiled_rows, unknown_types = self.compiled.split(df)
+            self.spec.sink.bind_compiled(self.compiled.rows(self.compiled.all_compiled(df), None))
+            return step(df.limit(0), live=self.live)
+        python, compiled_rows, unknown_types = self.compiled.split(df)
         self.spec.sink.bind_compiled(self.compiled.rows(compiled_rows, step(unknown_types).where(records)))
         return step(python, live=self.live)
 
