@@ -28,8 +28,7 @@ import pyarrow as pa
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
-from smt.pipeline.compiled_plan import NOT_EXACT as _NOT_EXACT
-from smt.pipeline.compiled_plan import CompiledPlan, compile_problem, plan_compiled
+from smt.pipeline.compiled_plan import NOT_EXACT, CompiledPlan, compile_problem, plan_compiled
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
@@ -335,7 +334,7 @@ class _Run:
             log.info(
                 "running again, each record parsed once and split: a record takes the Python path "
                 "(Spark logged the failed write: %s)",
-                _NOT_EXACT,
+                NOT_EXACT,
             )
             self.compiled.all_exact_first = False
             self._batch(self._compiled_source(self.compiled_source, all_compiled=False), write_outputs)
