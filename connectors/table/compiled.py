@@ -20,12 +20,12 @@ __all__ = ["type_lines", "with_compiled"]
 
 def type_lines(compiled: CompiledRows) -> list[str]:
     """The distinct type lines of the write: the compiled schemas' and those the Python records show."""
-    if compiled.python_types is None:
-        return sorted(type_text(schema) for schema in compiled.schemas)
-    text = F.col("value").cast("string")
-    shown = compiled.python_types.select(type_line(text).alias("t")).where(F.col("t").isNotNull()).distinct()
-    lines = {row["t"] for row in shown.collect()}
-    return sorted(lines | {type_text(schema) for schema in compiled.schemas})
+    lines = {type_text(schema) for schema in compiled.schemas}
+    if compiled.python_types is not None:
+        text = F.col("value").cast("string")
+        shown = compiled.python_types.select(type_line(text).alias("t")).where(F.col("t").isNotNull()).distinct()
+        lines |= {row["t"] for row in shown.collect()}
+    return sorted(lines)
 
 
 def with_compiled(rows, compiled: CompiledRows, columns: T.StructType):

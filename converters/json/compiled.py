@@ -91,13 +91,14 @@ class EnvelopeReader:
         text = value.cast("string")
         prefix = f"{_HEAD}{schema_text}{_PAYLOAD}"
         start = len(prefix.encode("utf-8"))
-        payload = value.substr(F.lit(start + 1), F.length(value) - start - 1).cast("string")
+        cut = value.substr(F.lit(start + 1), F.length(value) - start - 1).cast("string")
         framed = text.startswith(prefix) & text.endswith("}")
         parse_type = ", ".join(f"`{f.name}`: {_parse_type(f.name, f.schema)}" for f in schema.fields)
         parsing = F.struct(
-            F.when(framed, F.from_json(payload, f"struct<{parse_type}>", _PARSE_OPTIONS)).alias("value"),
-            payload.alias("payload"),
+            F.when(framed, F.from_json(cut, f"struct<{parse_type}>", _PARSE_OPTIONS)).alias("value"),
+            cut.alias("payload"),
         )
+        # From here on, the parse and the payload as computed once (the caller's column).
         parsed, payload = parsed_as["value"], parsed_as["payload"]
         guards = [F.instr(payload, "\\") == 0, _rendered(F, schema, parsed) == payload]
         columns = {}

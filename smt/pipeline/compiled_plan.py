@@ -1,7 +1,9 @@
 """The compiled path: a pipeline whose every stage has a Spark SQL form runs its records in the JVM.
 
-When the value converter, every transform and the sink offer compiled forms
-(:mod:`smt.compiled`), a batch run splits its source's records in two:
+When the source, the value converter, every transform and the sink offer
+compiled forms (:mod:`smt.compiled`), a batch run splits its source's records
+in two (or first bets that every record takes the first half: see
+:class:`CompiledPlan`):
 
 - the records the converter's compiled reader vouches for (their schema is
   one the plan learned from the first :data:`SAMPLE_ROWS` records, and Spark
@@ -50,9 +52,9 @@ COMPILE_CONFIG = ConfigDef().define(
     Importance.LOW,
     "'auto' runs a batch pipeline in the JVM, without Python, when its source (Kafka; files in text, "
     "parquet or avro), value converter (json with schemas), every transform (MaskField$Value, "
-    "ReplaceField$Value; no predicates) and its sink (table, append/overwrite/error) have compiled forms: records of the schemas seen in the first 500 records "
-    "that Spark reads exactly as the converter does take it, every other record the Python path, in the "
-    "same write. 'off' sends every record through Python.",
+    "ReplaceField$Value; no predicates) and its sink (table, append/overwrite/error) have compiled forms: "
+    "records of the schemas seen in the first 500 records that Spark reads exactly as the converter does "
+    "take it, every other record the Python path, in the same write. 'off' sends every record through Python.",
 )
 
 
@@ -203,10 +205,13 @@ class CompiledPlan:
         projection into the next when that would copy an expensive expression (the parse) into each use."""
         return df.select("*", *(schema.parsed.alias(schema.name) for schema in self.schemas))
 
-    def _any_exact(self, df: Any) -> Any:
+    def _read_ok(self, df: Any) -> Any:
+        """Whether the source read each record of ``df`` (no source error)."""
         F = self.F
-        ok = F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
-        any_exact = F.lit(False)
+        return F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
+
+    def _any_exact(self, df: Any) -> Any:
+        ok, any_exact = self._read_ok(df), self.F.lit(False)
         for schema in self.schemas:
             any_exact = any_exact | (ok & schema.exact)
         return any_exact
@@ -249,8 +254,7 @@ class CompiledPlan:
         from pyspark import StorageLevel
         from pyspark.sql import Observation
 
-        F = self.F
-        ok = F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
+        F, ok = self.F, self._read_ok(df)
         tagged = self._parsed(df)
         flags = [(ok & schema.exact).alias(f"{_EXACT}{i}") for i, schema in enumerate(self.schemas)]
         tagged = tagged.select("*", *flags)
