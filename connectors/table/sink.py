@@ -122,6 +122,8 @@ class TableSink(Sink):
         self._input_cached = False
         #: The records of this run that took the compiled path (see connectors.table.compiled), or None.
         self.compiled: CompiledRows | None = None
+        #: Each table's columns as bind_session looked them up, for the first write to it (not looked up again).
+        self._columns_at_bind: dict[str, T.StructType | None] = {}
         if declared is not None:
             clash = [n for n in declared.names if n in {metadata_column(m) for m in self.metadata}]
             if clash:
@@ -170,13 +172,14 @@ class TableSink(Sink):
         a record that cannot go into them fails alone."""
         if self.fits is None:
             return  # a declared schema: record_errors checks each value against it
+        self._columns_at_bind = {}
         if not self.target.routes:
-            self._learn(spark, self.target)
+            self._learn(spark, self.target, at_bind=True)
         else:
             tables = functools.partial(jdbc_tables, spark, self.target) if self._looks_up_jdbc else None
             for target in self.target.routes_found(spark, tables):
                 try:
-                    self._learn(spark, target)
+                    self._learn(spark, target, at_bind=True)
                 except Exception as exc:  # noqa: BLE001 - a folder beside the tables that is none
                     # Not judged before its batches then: the write checks what goes into it.
                     log.info(
@@ -186,18 +189,26 @@ class TableSink(Sink):
                     )
         self.fits.start()
 
-    def _learn(self, spark, target: TableTarget, existing: T.StructType | None = None) -> None:
+    def _learn(self, spark, target: TableTarget, existing: T.StructType | None = None, at_bind: bool = False) -> None:
         """Note the columns ``target``'s table has now (``existing`` when they are known: no lookup)."""
         if self.fits is None:
             return
         if existing is None:
             existing = self._table_columns(spark, target)
+            if at_bind and not target.is_jdbc:
+                self._columns_at_bind[target.where] = existing
         self.fits.learn(target.where, self._value_columns(existing) if existing is not None else None)
 
     def _table_columns(self, spark, target: TableTarget) -> T.StructType | None:
         if target.is_jdbc:
             return jdbc_columns(spark, target) if self._looks_up_jdbc else None
         return target.columns(spark)
+
+    def _table_columns_now(self, spark, target: TableTarget, batch_id: int | None) -> T.StructType | None:
+        """The columns of ``target``'s table before a write: in a batch run, as bind_session found them
+        moments before (a micro-batch may come much later: it looks again)."""
+        found = self._columns_at_bind.pop(target.where, _NOT_LOOKED_UP)
+        return target.columns(spark) if found is _NOT_LOOKED_UP or batch_id is not None else found
 
     @property
     def _looks_up_jdbc(self) -> bool:
@@ -338,7 +349,7 @@ class TableSink(Sink):
             problem = target.streaming_problem()
             if problem is not None:
                 raise TableWriteError(problem)
-        existing = target.columns(df.sparkSession)
+        existing = self._table_columns_now(df.sparkSession, target, batch_id)
         checked = self._checked_columns(existing, target)
         # Values with schemas are read twice (their distinct types, then the rows): from a cache.
         # Not when every record was checked against the table's columns already: they are the columns.
@@ -472,6 +483,8 @@ class TableSink(Sink):
 
 #: The struct column of a value's fields, before they become the table's columns.
 _ROW = "_smt_row"
+#: No columns were looked up for the table at bind_session (see TableSink._table_columns_now).
+_NOT_LOOKED_UP = object()
 
 
 def _is_metadata(name: str, metadata: tuple[str, ...]) -> bool:

@@ -95,12 +95,14 @@ class EnvelopeReader:
         framed = text.startswith(prefix) & text.endswith("}")
         parse_type = ", ".join(f"`{f.name}`: {_parse_type(f.name, f.schema)}" for f in schema.fields)
         parsing = F.struct(
+            framed.alias("framed"),
             F.when(framed, F.from_json(cut, f"struct<{parse_type}>", _PARSE_OPTIONS)).alias("value"),
             cut.alias("payload"),
         )
-        # From here on, the parse and the payload as computed once (the caller's column).
-        parsed, payload = parsed_as["value"], parsed_as["payload"]
-        guards = [F.instr(payload, "\\") == 0, _rendered(F, schema, parsed) == payload]
+        # From here on, the framing, the parse and the payload as computed once (the caller's column).
+        framed, parsed, payload = parsed_as["framed"], parsed_as["value"], parsed_as["payload"]
+        # contains, not instr: instr walks the text character by character.
+        guards = [~payload.contains("\\"), _rendered(F, schema, parsed) == payload]
         columns = {}
         for field in schema.fields:
             column = parsed[field.name]

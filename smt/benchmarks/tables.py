@@ -69,7 +69,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
                     lambda fmt=fmt: _run_handwritten(spark, source, os.path.join(work, f"hand-{fmt}"), fmt),
                 ),
                 TARGET_RATIO,
-                rounds=2,
+                rounds=3,
             )
             for fmt in formats
         ]

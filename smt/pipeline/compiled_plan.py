@@ -23,6 +23,7 @@ the stage that has no compiled form.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 from typing import Any
 
@@ -99,7 +100,7 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
         log.info("every record takes the Python path: %s", problem)
         return None
     value = F.col("value").cast("binary")
-    sample = _sample(spark, source_df, F)
+    sample = _sample(spark, spec.source, source_df, F)
     schema_texts = {row["s"] for row in sample.select(reader.schema_text(value).alias("s")).collect()}
     compiled = []
     for schema_text in sorted(text for text in schema_texts if text is not None):
@@ -125,12 +126,45 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
 _SAMPLE_RECORD_BYTES = 1 << 16
 
 
-def _sample(spark: Any, source_df: Any, F: Any) -> Any:
-    """The first :data:`SAMPLE_ROWS` records' values (and source errors), read once, as a driver-side DataFrame."""
+def _sample(spark: Any, source: Any, source_df: Any, F: Any) -> Any:
+    """The first :data:`SAMPLE_ROWS` records' values (and source errors) as a local relation.
+
+    Read by the source's own Python tasks in the driver where it has them, else by one Spark job.  What
+    the plan asks of the sample (its schema texts, whether each record is exact) are projections of a
+    local relation, which Spark's optimizer evaluates in the driver: no job, no generated code to compile.
+    """
+    import pyarrow.compute as pc
+
     columns = [column for column in ("value", SOURCE_ERROR_COLUMN) if column in source_df.columns]
-    short = F.length(F.col("value").cast("binary")) <= _SAMPLE_RECORD_BYTES
-    first = source_df.limit(SAMPLE_ROWS).where(short).select(*columns)
-    return spark.createDataFrame(first.collect(), first.schema)
+    table = _read_in_the_driver(source, spark)
+    if table is None:
+        short = F.length(F.col("value").cast("binary")) <= _SAMPLE_RECORD_BYTES
+        table = source_df.limit(SAMPLE_ROWS).where(short).select(*columns).toArrow()
+    else:
+        short = pc.fill_null(pc.less_equal(pc.binary_length(table["value"]), _SAMPLE_RECORD_BYTES), True)
+        table = table.filter(short).select([column for column in columns if column in table.column_names])
+    return spark.createDataFrame(table)
+
+
+def _read_in_the_driver(source: Any, spark: Any) -> Any:
+    """The source's first :data:`SAMPLE_ROWS` records as read by its Python tasks (an Arrow table), or None
+    when it has none (Spark reads it)."""
+    import pyarrow as pa
+
+    tasks = source.read_tasks(spark)
+    if tasks is None:
+        return None
+    batches = itertools.chain.from_iterable(task.batches(SAMPLE_ROWS) for task in tasks)
+    taken, rows = [], 0
+    for batch in batches:
+        taken.append(pa.Table.from_batches([batch.slice(0, SAMPLE_ROWS - rows)]))
+        rows += taken[-1].num_rows
+        if rows >= SAMPLE_ROWS:
+            break
+    if not taken:
+        return pa.table({"value": pa.array([], pa.binary())})
+    # Each task's batches may or may not carry the source-error column.
+    return pa.concat_tables(taken, promote_options="default")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,7 +252,8 @@ class CompiledPlan:
 
     def all_exact(self, df: Any) -> bool:
         """Whether every record of ``df`` (a sample) takes the compiled path."""
-        return self._parsed(df).where(~self._any_exact(df)).limit(1).count() == 0
+        # A projection, not a filter: over a local relation (the sample) Spark evaluates it without a job.
+        return all(row[0] for row in self._parsed(df).select(self._any_exact(df)).collect())
 
     def all_compiled(self, df: Any) -> Any:
         """``df``'s records as compiled rows (of the plan's one schema), failing (:meth:`refused`) at the

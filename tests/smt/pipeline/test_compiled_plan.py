@@ -17,7 +17,7 @@ import pytest
 
 from connectors.file.formats import FORMATS
 from smt.pipeline import PipelineSpec, run_pipeline
-from smt.pipeline.compiled_plan import SAMPLE_ROWS, compile_problem, plan_compiled
+from smt.pipeline.compiled_plan import SAMPLE_ROWS, _sample, compile_problem, plan_compiled
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 from tests.connectors.table.conftest import kafka_rows
 
@@ -255,6 +255,21 @@ def test_what_keeps_a_pipeline_off_the_compiled_path_is_named(tmp_path, kafka_in
     assert compile_problem(PipelineSpec.from_properties(props)) == (
         "sink: sink.columns.metadata or a table per topic: records need their Kafka fields"
     )
+
+
+@pytest.mark.parametrize("reader", ["auto", "spark"], ids=["read-in-the-driver", "read-by-spark"])
+def test_the_sample_is_the_first_records_whoever_reads_them(spark, tmp_path, kafka_input, reader):
+    """The plan's sample: the source's first records but the longest, read by the source's Python tasks in
+    the driver where it has them (no Spark job), else by Spark; the same records either way."""
+    from pyspark.sql import functions as F
+
+    values = [_envelope(FLAT, _payload(i)) for i in range(SAMPLE_ROWS + 50)]
+    values[3] = b"x" * 70_000  # longer than a sampled record may be
+    spec = _spec(kafka_input(values), str(tmp_path / "t"), str(tmp_path / "d"), "auto")
+    spec = PipelineSpec.from_properties(dict(spec.props, **{"source.reader": reader}))
+    assert (spec.source.read_tasks(spark) is None) == (reader == "spark")
+    sample = _sample(spark, spec.source, spec.source.read(spark), F)
+    assert [bytes(row["value"]) for row in sample.collect()] == values[:3] + values[4:SAMPLE_ROWS]
 
 
 @pytest.mark.parametrize("with_hostile", [False, True], ids=["every-record-exact", "hostile-after-the-sample"])
