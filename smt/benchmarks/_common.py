@@ -61,12 +61,22 @@ def measure(label: str, records: int, work: Callable[[], object], repeat: int = 
 
 
 def alternating(
-    name: str, records: int, ours: tuple, baseline: tuple, target: float | None = None, rounds: int = 3
+    name: str,
+    records: int,
+    ours: tuple,
+    baseline: tuple,
+    target: float | None = None,
+    rounds: int = 3,
+    warmup: int = 0,
 ) -> Comparison:
     """Best of ``rounds`` for each path, measured alternately so both see the same machine load.
 
-    ``ours`` and ``baseline`` are ``(label, work)`` pairs.
+    ``ours`` and ``baseline`` are ``(label, work)`` pairs.  ``warmup`` rounds run first, untimed: a JVM
+    path's first runs load classes, compile generated code and warm the JIT.
     """
+    for _ in range(warmup):
+        for _label, work in (ours, baseline):
+            work()
     best = best_alternating(records, rounds, ours, baseline)
     return Comparison(name, best[ours[0]], best[baseline[0]], target)
 

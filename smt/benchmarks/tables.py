@@ -70,6 +70,7 @@ def run(scale: float = 1.0) -> list[Comparison]:
                 ),
                 TARGET_RATIO,
                 rounds=3,
+                warmup=1,
             )
             for fmt in formats
         ]
