@@ -41,6 +41,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from typing import Iterator
 
 from smt.benchmarks._common import Comparison, best_alternating
@@ -307,9 +308,29 @@ class _Topics:
                 for name in names
             ]
             admin.createTopics(new).all().get()
+            self._await_leaders(admin, names)
         finally:
             admin.close()
         return list(names)
+
+    @staticmethod
+    def _await_leaders(admin, names: tuple[str, ...], timeout_s: float = 60.0) -> None:
+        """Wait until each partition of ``names`` has a leader: a write sooner may wait out its delivery
+        timeout on a loaded machine."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            described = admin.describeTopics(list(names)).allTopicNames().get()
+            leaderless = [
+                f"{name}-{partition.partition()}"
+                for name in names
+                for partition in described.get(name).partitions()
+                if partition.leader() is None
+            ]
+            if not leaderless:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no leader after {timeout_s:.0f} s for partitions {', '.join(leaderless)}")
+            time.sleep(0.2)
 
     def create_dated(self, topic: str) -> None:
         self.create(*_dated_topics(topic))

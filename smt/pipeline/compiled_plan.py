@@ -263,12 +263,11 @@ class CompiledPlan:
         F, schema = self.F, self.schemas[0]
         # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
         exact = F.when(self._any_exact(df), F.lit(True)).otherwise(F.raise_error(F.lit(NOT_EXACT)))
-        names = list(schema.value.columns)
         columns = [
             (F.when(exact, column) if i == 0 else column).alias(name)
             for i, (name, column) in enumerate(schema.value.columns.items())
         ]
-        rows = self._parsed(df).select(*columns).select(*names)
+        rows = self._parsed(df).select(*columns)
         self.observation = Observation(self.observation_name)
         return rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
 
