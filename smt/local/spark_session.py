@@ -31,6 +31,9 @@ def local_spark(app_name: str, conf: Mapping[str, str] | None = None, project_ro
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
+        # PySpark records the Python call site of each column operation, for error messages that name
+        # the user's line: several JVM calls per operation, and the lines would be ours, not theirs.
+        .config("spark.python.sql.dataFrameDebugging.enabled", "false")
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
