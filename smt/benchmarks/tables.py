@@ -3,11 +3,13 @@
 Writes ``1_000_000 × scale`` orders once as text (one JsonConverter envelope
 per line), then, in the same SparkSession, for each table format this Spark
 can write (Parquet always; Delta and Iceberg where Maven Central has their
-jars for it, see :mod:`connectors.table.jars`):
+jars for it, see :mod:`connectors.table.jars`; Iceberg tables by name, in a
+Hadoop catalog in the benchmark's temporary folder):
 
 - ours: ``file(text) → json → MaskField(email) + ReplaceField(exclude secret) → table``;
 - baseline: ``spark.read.text → from_json`` with the payload's schema, the
-  same masking in SQL, ``write.format(...)``.
+  same masking in SQL, ``write.format(...)`` (Iceberg: ``writeTo``, created
+  then overwritten, as the table sink does).
 
 The target is ours ≥ 0.8× the baseline's records/s.  ``python -m
 smt.benchmarks.tables [scale]`` prints the table.
@@ -48,25 +50,25 @@ def run(scale: float = 1.0) -> list[Comparison]:
 
     records = max(1_000, int(RECORDS * scale))
     formats = ["parquet"]
-    for fmt in ("delta",):
+    for fmt in ("delta", "iceberg"):
         try:
             format_bundle(fmt)
             formats.append(fmt)
         except UnsupportedSparkError as exc:
             print(f"tables benchmark: no {fmt} row: {exc}", file=sys.stderr)
-    spark = _session(formats)
     work = tempfile.mkdtemp(prefix="smt-bench-tables-")
     try:
+        spark = _session(formats, work)
         source = os.path.join(work, "in")
         _write_orders(source, records)
         return [
             alternating(
                 f"tables: JSON envelope → mask → {fmt}",
                 records,
-                ("smt, sink=table", lambda fmt=fmt: _run_ours(spark, source, os.path.join(work, f"ours-{fmt}"), fmt)),
+                ("smt, sink=table", lambda fmt=fmt: _run_ours(spark, source, _where(work, "ours", fmt), fmt)),
                 (
                     "PySpark from_json",
-                    lambda fmt=fmt: _run_handwritten(spark, source, os.path.join(work, f"hand-{fmt}"), fmt),
+                    lambda fmt=fmt: _run_handwritten(spark, source, _where(work, "hand", fmt), fmt),
                 ),
                 TARGET_RATIO,
                 rounds=3,
@@ -78,15 +80,35 @@ def run(scale: float = 1.0) -> list[Comparison]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _session(formats: list[str]) -> Any:
+#: The Iceberg tables' catalog: a Hadoop catalog in the benchmark's folder.
+_CATALOG = "smt_bench"
+
+
+def _where(work: str, path: str, fmt: str) -> str:
+    """Where a path writes ``fmt``: a folder, or for Iceberg a table of the benchmark's catalog."""
+    return f"{_CATALOG}.orders.{path}" if fmt == "iceberg" else os.path.join(work, f"{path}-{fmt}")
+
+
+#: Session settings that list classes or jars: the formats' lists are joined.
+_LISTS = ("spark.jars", "spark.sql.extensions")
+
+
+def _session(formats: list[str], work: str) -> Any:
     from smt.pipeline import PipelineSpec
 
     conf: dict[str, str] = {}
     for fmt in formats:
-        spec = PipelineSpec.from_properties(
-            {"source": "generator", "sink": "table", "sink.format": fmt, "sink.path": "/unused"}
-        )
-        conf.update({k: v for k, v in spec.spark_conf().items() if k not in ("spark.master",)})
+        where = {"sink.table": _where(work, "unused", fmt)} if fmt == "iceberg" else {"sink.path": "/unused"}
+        spec = PipelineSpec.from_properties({"source": "generator", "sink": "table", "sink.format": fmt, **where})
+        for key, value in spec.spark_conf().items():
+            if key in _LISTS and key in conf:  # each format's jars and session extensions, all of them
+                conf[key] = f"{conf[key]},{value}"
+            elif key != "spark.master":
+                conf[key] = value
+    if "iceberg" in formats:
+        conf[f"spark.sql.catalog.{_CATALOG}"] = "org.apache.iceberg.spark.SparkCatalog"
+        conf[f"spark.sql.catalog.{_CATALOG}.type"] = "hadoop"
+        conf[f"spark.sql.catalog.{_CATALOG}.warehouse"] = os.path.join(work, "iceberg")
     return local_spark("smt-bench-tables", conf)
 
 
@@ -121,7 +143,7 @@ def _run_ours(spark: Any, source: str, table: str, fmt: str) -> None:
             "transforms.drop.exclude": "secret",
             "sink": "table",
             "sink.format": fmt,
-            "sink.path": table,
+            **({"sink.table": table, "sink.table.auto.create": "true"} if fmt == "iceberg" else {"sink.path": table}),
             "sink.write.mode": "overwrite",
         }
     )
@@ -137,7 +159,12 @@ def _run_handwritten(spark: Any, source: str, table: str, fmt: str) -> None:
     orders = spark.read.text(source).select(F.from_json("value", f"struct<payload:{_PAYLOAD_DDL}>").alias("r"))
     orders = orders.select("r.payload.*").drop("secret")
     orders = orders.withColumn("email", F.lit("")).withColumn("placed", F.timestamp_millis("placed"))
-    orders.write.format(fmt).mode("overwrite").save(table)
+    if fmt != "iceberg":
+        orders.write.format(fmt).mode("overwrite").save(table)
+    elif spark.catalog.tableExists(table):  # as the table sink writes a catalog table
+        orders.writeTo(table).overwrite(F.lit(True))
+    else:
+        orders.writeTo(table).using("iceberg").create()
 
 
 if __name__ == "__main__":  # pragma: no cover
