@@ -89,6 +89,13 @@ def _where(work: str, path: str, fmt: str) -> str:
     return f"{_CATALOG}.orders.{path}" if fmt == "iceberg" else os.path.join(work, f"{path}-{fmt}")
 
 
+def _sink_keys(fmt: str, where: str) -> dict[str, str]:
+    """The table sink's keys for ``fmt`` at ``where`` (see :func:`_where`)."""
+    if fmt == "iceberg":
+        return {"sink.format": fmt, "sink.table": where, "sink.table.auto.create": "true"}
+    return {"sink.format": fmt, "sink.path": where}
+
+
 #: Session settings that list classes or jars: the formats' lists are joined.
 _LISTS = ("spark.jars", "spark.sql.extensions")
 
@@ -98,8 +105,9 @@ def _session(formats: list[str], work: str) -> Any:
 
     conf: dict[str, str] = {}
     for fmt in formats:
-        where = {"sink.table": _where(work, "unused", fmt)} if fmt == "iceberg" else {"sink.path": "/unused"}
-        spec = PipelineSpec.from_properties({"source": "generator", "sink": "table", "sink.format": fmt, **where})
+        spec = PipelineSpec.from_properties(
+            {"source": "generator", "sink": "table", **_sink_keys(fmt, _where(work, "unused", fmt))}
+        )
         for key, value in spec.spark_conf().items():
             if key in _LISTS and key in conf:  # each format's jars and session extensions, all of them
                 conf[key] = f"{conf[key]},{value}"
@@ -142,8 +150,7 @@ def _run_ours(spark: Any, source: str, table: str, fmt: str) -> None:
             "transforms.drop.type": "ReplaceField$Value",
             "transforms.drop.exclude": "secret",
             "sink": "table",
-            "sink.format": fmt,
-            **({"sink.table": table, "sink.table.auto.create": "true"} if fmt == "iceberg" else {"sink.path": table}),
+            **_sink_keys(fmt, table),
             "sink.write.mode": "overwrite",
         }
     )
