@@ -22,7 +22,10 @@ A user's tests get:
   resolves jars (Maven is a JVM too, when the cache lacks them);
 - ``connect_servers(work_dir, **options)``: a
   :class:`smt.local.spark_connect.LocalConnectServer` (not started), stopped
-  at the end of the test session.
+  at the end of the test session;
+- ``require_guest_toolchains(*names)``: for a fixture that builds Wasm guests,
+  skips the test, naming what is absent, when a toolchain it needs (``c``,
+  ``zig``, ``go``, ``rust``) is not installed here.
 
 ``spark`` is the "starts a JVM" marker: every test that uses one of the
 fixtures above that start a JVM (directly or through another fixture) gets
@@ -31,6 +34,11 @@ it by the fixture itself, with a finer marker naming which JVM (see
 hand gets ``spark`` too.  So ``pytest -m "not spark"`` is the Python-only
 lane, whether or not a test's author remembered a marker, and ``-m "not
 kafka"`` still leaves out the broker alone.
+
+``guest_toolchain`` is applied the same way, by ``require_guest_toolchains``:
+``-m "not guest_toolchain"`` leaves out every test that compiles a guest.
+``benchmark`` is placed by hand on a benchmark's smoke tests; the fast lane is
+``-m "not spark and not benchmark"``.
 """
 
 from __future__ import annotations
@@ -47,12 +55,20 @@ from smt.testing.records import make_record as _make_record
 
 #: The markers this plugin applies (registered in pytest_configure).  ``spark`` is the coarse one.
 JVM_MARKER = "spark"
-MARKERS = {
+#: The markers saying which JVM a test starts: each implies ``spark``.
+JVM_MARKERS = {
     JVM_MARKER: "starts a JVM: a Spark session, the local Kafka broker, or a Java oracle (Kafka Connect's "
     "classes); -m 'not spark' is the Python-only lane",
     "kafka": "needs the local Kafka broker (a JVM; also marked spark)",
     "java_oracle": "runs Java itself: Kafka Connect's classes as an oracle, javac, or Maven resolving jars "
     "(also marked spark)",
+}
+GUEST_TOOLCHAIN_MARKER = "guest_toolchain"
+MARKERS = {
+    **JVM_MARKERS,
+    GUEST_TOOLCHAIN_MARKER: "compiles WebAssembly guests: skipped, naming the toolchain, where one it needs "
+    "(clang and lld, Zig, Go, Rust with its wasm targets) is not installed",
+    "benchmark": "runs a benchmark, even a small one: -m 'not spark and not benchmark' is the fast lane",
 }
 #: fixture name -> the markers every test using it, directly or through other fixtures, gets.
 #: Checked on our suite with ``PATH=<shims>:$PATH pytest -m "not spark" -p no:cacheprovider -q tests/``,
@@ -66,6 +82,7 @@ FIXTURE_MARKERS = {
     "kafka_broker": ("kafka", JVM_MARKER),
     "java": ("java_oracle", JVM_MARKER),
     "maven_resolve": ("java_oracle", JVM_MARKER),
+    "require_guest_toolchains": (GUEST_TOOLCHAIN_MARKER,),
 }
 
 
@@ -79,11 +96,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         used = set(getattr(item, "fixturenames", ())) - _direct_parameters(item)
         wanted = {marker for fixture, markers in FIXTURE_MARKERS.items() if fixture in used for marker in markers}
-        if any(item.get_closest_marker(marker) for marker in MARKERS if marker != JVM_MARKER):
+        if any(item.get_closest_marker(marker) for marker in JVM_MARKERS if marker != JVM_MARKER):
             wanted.add(JVM_MARKER)  # a finer marker placed by hand (a broker of its own) starts a JVM too
         for marker in sorted(wanted):
             if item.get_closest_marker(marker) is None:
                 item.add_marker(marker)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A ``guest_toolchain("c", ...)`` marker placed by hand skips like :func:`require_guest_toolchains`."""
+    _skip_without_toolchains(*(name for marker in item.iter_markers(GUEST_TOOLCHAIN_MARKER) for name in marker.args))
+
+
+def _skip_without_toolchains(*names: str) -> None:
+    from host_functions.sdk.toolchains import missing
+
+    absent = [reason for reason in map(missing, names) if reason is not None]
+    if absent:
+        pytest.skip("; ".join(absent))
 
 
 def _direct_parameters(item: pytest.Item) -> set[str]:
@@ -155,6 +185,13 @@ def maven_resolve() -> Callable[..., list]:
     from smt import maven
 
     return maven.resolve
+
+
+@pytest.fixture(scope="session")
+def require_guest_toolchains() -> Callable[..., None]:
+    """``require_guest_toolchains("c", "rust")``, first thing in a fixture that builds guests: skips the
+    tests that use it, naming what is absent, where one of the toolchains is not installed here."""
+    return _skip_without_toolchains
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,10 @@
 """The converter benchmark runs and compares like with like (no timing is asserted here)."""
 
+import pytest
+
 from smt.benchmarks import converters as converter_benchmark
+
+pytestmark = pytest.mark.benchmark
 
 
 def test_benchmark_runs_on_a_small_scale():

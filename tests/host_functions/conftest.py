@@ -23,8 +23,9 @@ CARGO_TARGET_DIR = Path.home() / ".cache" / "spark-smt" / "cargo-target"
 
 
 @pytest.fixture(scope="session")
-def kafka_connect_rust_guest(tmp_path_factory) -> bytes:
+def kafka_connect_rust_guest(tmp_path_factory, require_guest_toolchains) -> bytes:
     """The Kafka Connect transformer's Rust guest shape, built from source with cargo."""
+    require_guest_toolchains("rust")
     from host_functions.sdk import build_cargo_guest
 
     out_dir = tmp_path_factory.mktemp("rust-guests")

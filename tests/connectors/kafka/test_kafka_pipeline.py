@@ -29,8 +29,9 @@ EVENTS = [
 
 
 @pytest.fixture(scope="module")
-def pii_mask_module(tmp_path_factory) -> str:
+def pii_mask_module(tmp_path_factory, require_guest_toolchains) -> str:
     """The PII-mask example guest, compiled from its C source."""
+    require_guest_toolchains("c")
     return str(build_guest(PII_MASK_SOURCE, tmp_path_factory.mktemp("guests")))
 
 

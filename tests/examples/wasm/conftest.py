@@ -44,9 +44,10 @@ def wasm_aliases(props: dict[str, Any]) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def guest_modules(request, tmp_path_factory) -> dict[tuple[str, str], Path]:
+def guest_modules(request, tmp_path_factory, require_guest_toolchains) -> dict[tuple[str, str], Path]:
     """Every example guest compiled from source, in pytest's cache when it is on (a module is
     rebuilt only when its source or the SDK changed), else in a fresh temporary folder."""
+    require_guest_toolchains(*sorted({language for _, language in example_sources()}))
     cache = getattr(request.config, "cache", None)
     out_dir = Path(cache.mkdir("wasm-guests")) if cache is not None else tmp_path_factory.mktemp("wasm-guests")
     return {key: build_guest(source, out_dir) for key, source in example_sources().items()}

@@ -33,8 +33,9 @@ WASI_PLUGINS = frozenset(name for name in PLUGIN_SOURCES if name.endswith("-go")
 
 
 @pytest.fixture(scope="session")
-def extism_plugins() -> dict[str, Path]:
+def extism_plugins(require_guest_toolchains) -> dict[str, Path]:
     """Every Extism plug-in (examples and test guests) built from source: name -> module."""
+    require_guest_toolchains("rust", "go")
     return {name: build_plugin(folder) for name, folder in PLUGIN_SOURCES.items()}
 
 

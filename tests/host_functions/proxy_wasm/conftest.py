@@ -25,12 +25,13 @@ SOURCES = {
 
 
 @pytest.fixture(scope="session")
-def proxy_wasm_filters(request, tmp_path_factory) -> dict[tuple[str, str], Path]:
+def proxy_wasm_filters(request, tmp_path_factory, require_guest_toolchains) -> dict[tuple[str, str], Path]:
     """``(name, language) -> module`` for the examples and the hostile test filters.
 
     Rust crates compile in the project cache's Cargo target folder (as the benchmark's do), so the SDK
     compiles once per machine.
     """
+    require_guest_toolchains("rust", "go")
     cache = getattr(request.config, "cache", None)
     out_dir = Path(cache.mkdir("proxy-wasm-filters")) if cache is not None else tmp_path_factory.mktemp("proxy-wasm")
     return {key: build_filter(source, out_dir, cache_dir() / "cargo-target") for key, source in SOURCES.items()}

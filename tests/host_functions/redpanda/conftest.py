@@ -21,11 +21,12 @@ LANGUAGES = ("rust", "go")
 
 
 @pytest.fixture(scope="session")
-def redpanda_guests(request, tmp_path_factory) -> dict[tuple[str, str], Path]:
+def redpanda_guests(request, tmp_path_factory, require_guest_toolchains) -> dict[tuple[str, str], Path]:
     """``(name, language) -> module`` for the examples and the hostile test guest, in Rust and Go.
 
     The Rust guests share one cargo target folder, so the SDK is compiled once.
     """
+    require_guest_toolchains(*LANGUAGES)
     cache = getattr(request.config, "cache", None)
     out_dir = Path(cache.mkdir("redpanda-guests")) if cache is not None else tmp_path_factory.mktemp("redpanda")
     sources = {(name, language): EXAMPLES / name / language for name in EXAMPLE_NAMES for language in LANGUAGES}

@@ -13,7 +13,8 @@ GUESTS = Path(__file__).parents[1] / "guests"
 
 
 @pytest.mark.parametrize("language", ["c", "zig"])
-def test_builds_a_module_with_the_sdk_exports_and_no_unused_imports(language, tmp_path):
+def test_builds_a_module_with_the_sdk_exports_and_no_unused_imports(language, tmp_path, require_guest_toolchains):
+    require_guest_toolchains(language)
     wasm = build_guest(GUESTS / f"noop.{language}", tmp_path)
 
     assert wasm == tmp_path / f"noop.{language}.wasm"
@@ -23,7 +24,8 @@ def test_builds_a_module_with_the_sdk_exports_and_no_unused_imports(language, tm
     assert list(module.imports) == []
 
 
-def test_builds_a_self_initializing_go_module_that_imports_only_wasi(tmp_path):
+def test_builds_a_self_initializing_go_module_that_imports_only_wasi(tmp_path, require_guest_toolchains):
+    require_guest_toolchains("go")
     wasm = build_guest(GUESTS / "noop.go", tmp_path)
 
     engine = wasmtime.Engine()
@@ -45,7 +47,8 @@ def test_c_zig_and_go_are_the_supported_languages():
     assert supported_extensions() == (".c", ".zig", ".go")
 
 
-def test_an_up_to_date_module_is_not_rebuilt(tmp_path):
+def test_an_up_to_date_module_is_not_rebuilt(tmp_path, require_guest_toolchains):
+    require_guest_toolchains("c")
     first = build_guest(GUESTS / "noop.c", tmp_path)
     built_at = first.stat().st_mtime_ns
 
@@ -55,7 +58,8 @@ def test_an_up_to_date_module_is_not_rebuilt(tmp_path):
     assert second.stat().st_mtime_ns == built_at
 
 
-def test_a_changed_source_is_rebuilt(tmp_path):
+def test_a_changed_source_is_rebuilt(tmp_path, require_guest_toolchains):
+    require_guest_toolchains("c")
     source = tmp_path / "guest.c"
     source.write_text((GUESTS / "noop.c").read_text())
     wasm = build_guest(source, tmp_path / "out")
@@ -68,7 +72,8 @@ def test_a_changed_source_is_rebuilt(tmp_path):
     assert "renamed" in {export.name for export in module.exports}
 
 
-def test_compiler_errors_name_the_source_and_carry_the_compiler_output(tmp_path):
+def test_compiler_errors_name_the_source_and_carry_the_compiler_output(tmp_path, require_guest_toolchains):
+    require_guest_toolchains("c")
     with pytest.raises(
         GuestBuildError, match=r"(?s)cannot build .*broken\.c: .*clang exited with 1.*undeclared_identifier"
     ):
@@ -122,7 +127,8 @@ def test_a_missing_go_toolchain_names_the_install_script(tmp_path, monkeypatch):
         build_guest(GUESTS / "noop.go", tmp_path / "out")
 
 
-def test_the_command_line_builds_every_source_and_reports_failures(tmp_path, capsys):
+def test_the_command_line_builds_every_source_and_reports_failures(tmp_path, capsys, require_guest_toolchains):
+    require_guest_toolchains("c", "zig")
     from host_functions.sdk.build import main
 
     assert main([str(GUESTS / "noop.c"), str(GUESTS / "noop.zig"), "-o", str(tmp_path)]) == 0
@@ -146,7 +152,8 @@ def test_a_module_depends_on_its_source_its_sdk_and_the_builder(language):
     assert (sdk.parent / "wasm_sections.py").is_file()
 
 
-def test_an_input_newer_than_the_module_makes_it_stale(tmp_path):
+def test_an_input_newer_than_the_module_makes_it_stale(tmp_path, require_guest_toolchains):
+    require_guest_toolchains("c")
     from host_functions.sdk import build as builder
 
     wasm = build_guest(GUESTS / "noop.c", tmp_path)

@@ -19,7 +19,8 @@ PATHS = ["fast", "reference"]
 
 
 @pytest.fixture(scope="module")
-def tour_module(tmp_path_factory):
+def tour_module(tmp_path_factory, require_guest_toolchains):
+    require_guest_toolchains(*LANGUAGES)
     out_dir = tmp_path_factory.mktemp("sdk-tour")
     return {language: build_guest(GUESTS / f"sdk_tour.{language}", out_dir).read_bytes() for language in LANGUAGES}
 

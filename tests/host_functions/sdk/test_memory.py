@@ -44,7 +44,8 @@ class Guest:
 
 
 @pytest.fixture(scope="module", params=["c", "zig", "go"])
-def guest(request, tmp_path_factory):
+def guest(request, tmp_path_factory, require_guest_toolchains):
+    require_guest_toolchains(request.param)
     out_dir = tmp_path_factory.mktemp(f"sdk-memory-{request.param}")
     return Guest(build_guest(GUESTS / f"noop.{request.param}", out_dir), request.param)
 

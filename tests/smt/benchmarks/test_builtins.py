@@ -7,6 +7,8 @@ import pytest
 
 from smt.benchmarks import builtins as bench
 
+pytestmark = pytest.mark.benchmark
+
 
 def test_sample_values_are_about_200_bytes_of_json():
     rng = random.Random(1)

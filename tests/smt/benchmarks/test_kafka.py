@@ -4,6 +4,8 @@ import pytest
 
 from smt.benchmarks import kafka as bench
 
+pytestmark = pytest.mark.benchmark
+
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow]
 
 

@@ -1,6 +1,10 @@
 """The Extism benchmark row compares like with like (no timing is asserted here)."""
 
+import pytest
+
 from smt.benchmarks import wasm, wasm_extism
+
+pytestmark = [pytest.mark.benchmark, pytest.mark.guest_toolchain("rust", "go")]
 
 
 def test_ours_and_the_naive_host_give_the_same_values():

@@ -3,6 +3,7 @@
 import base64
 import json
 
+import pytest
 import wasmtime
 
 from smt.batch import RecordBatch
@@ -10,7 +11,10 @@ from smt.benchmarks import wasm as bench
 from smt.benchmarks import wasm_kafka_connect as rows
 from smt.benchmarks._common import RaiseErrors, kafka_connect_transform
 
+pytestmark = pytest.mark.benchmark
 
+
+@pytest.mark.guest_toolchain("rust")
 def test_the_rust_guest_row_builds_the_guest_and_runs_both_paths(tmp_path):
     [comparison] = rows.rust_guest(bench._values(1000), str(tmp_path), batch_rows=400)
 

@@ -1,7 +1,11 @@
 """The proxy-wasm row of ``smt bench wasm`` runs, and both hosts give the filter's same output (timing is not checked)."""
 
+import pytest
+
 from smt.benchmarks import wasm_proxy_wasm
 from smt.benchmarks.wasm import _values
+
+pytestmark = [pytest.mark.benchmark, pytest.mark.guest_toolchain("rust")]
 
 
 def test_the_proxy_wasm_benchmark_runs_both_hosts_on_the_same_records():

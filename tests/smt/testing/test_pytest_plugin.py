@@ -185,3 +185,57 @@ def test_tests_that_start_a_jvm_are_marked_spark_by_the_fixtures(user_tests):
             "marker java_oracle: runs Java itself*",
         ]
     )
+
+
+def test_a_missing_guest_toolchain_skips_naming_it_and_the_marker_selects_guest_builds(user_tests, monkeypatch):
+    """A fixture that builds guests asks ``require_guest_toolchains`` first: where a toolchain is absent
+    (here: a PATH with no clang, wasm-ld, go or cargo) its tests skip, naming it, instead of failing in
+    the build; a hand-placed marker does the same, and ``-m "not guest_toolchain"`` leaves them out."""
+    user_tests.makepyfile(
+        """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def c_guest(require_guest_toolchains):
+            require_guest_toolchains("c")
+            raise AssertionError("a guest build ran without its toolchain")
+
+        def test_uses_a_c_guest(c_guest):
+            pass
+
+        @pytest.mark.guest_toolchain("go", "rust")
+        def test_marked_by_hand():
+            raise AssertionError("ran without its toolchains")
+
+        @pytest.mark.guest_toolchain("zig")
+        def test_with_a_toolchain_present():
+            pass
+
+        def test_plain():
+            pass
+        """
+    )
+    python_dir = user_tests.path / "python-only-bin"
+    python_dir.mkdir()
+    (python_dir / "python").symlink_to(__import__("sys").executable)
+    monkeypatch.setenv("PATH", str(python_dir))
+
+    result = run(user_tests, "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*the c guest toolchain, clang and lld (Debian's clang and lld packages), is missing: "
+            "clang and wasm-ld not on PATH*",
+            "*the go guest toolchain, Go 1.21 or newer, is missing: go not on PATH; the rust guest toolchain*"
+            "is missing: cargo not on PATH*",
+        ]
+    )
+    selected = run(user_tests, "-m", "not guest_toolchain", "--collect-only", "-q")
+    selected.stdout.fnmatch_lines(["*test_plain*", "*1/4 tests collected (3 deselected)*"])
+
+
+def test_an_unknown_guest_toolchain_is_refused_naming_the_known_ones():
+    from host_functions.sdk.toolchains import missing
+
+    with pytest.raises(ValueError, match=r"unknown guest toolchain 'cobol': expected one of c, zig, go, rust"):
+        missing("cobol")
