@@ -11,7 +11,7 @@ from pathlib import Path
 
 import wasmtime
 
-from host_functions.guest_abi import KAFKA_CONNECT, detect_abi
+from host_functions.guest_abi import KAFKA_CONNECT, detect_abi, registered_abis
 from host_functions.kafka_connect.adapter import adapter_wat
 from host_functions.kafka_connect.guest import GuestModule, inspect_guest
 from host_functions.runtime.engine import runtime
@@ -52,7 +52,7 @@ def readable_columns(guest: GuestModule) -> frozenset[str]:
 def describe_module(path: str | Path, function_name: str | None = None) -> str:
     """A summary of the module: ABI, imports, entry functions, name section, fast-path shape."""
     module = _compile(path)
-    abi = detect_abi(module)
+    abi = _abi_name(module, path)
     entries = _entry_functions(module)
     names = {(imp.module, imp.name) for imp in module.imports}
     lines = [
@@ -86,8 +86,9 @@ def adapter_text(path: str | Path, function_name: str | None = None) -> str:
     Raises InspectError when the module is not a kafka-connect guest the fast path can run.
     """
     module = _compile(path)
-    if detect_abi(module) != KAFKA_CONNECT:
-        raise InspectError(f"{path}: a {detect_abi(module)} guest has no kafka-connect adapter")
+    abi = _abi_name(module, path)
+    if abi != KAFKA_CONNECT:
+        raise InspectError(f"{path}: a {abi} guest has no kafka-connect adapter")
     entries = _entry_functions(module)
     if function_name is None:
         if len(entries) != 1:
@@ -95,6 +96,11 @@ def adapter_text(path: str | Path, function_name: str | None = None) -> str:
         function_name = entries[0]
     guest = _guest(module, path, function_name)
     return adapter_wat(guest.adapter_shape(readable_columns(guest)))
+
+
+def _abi_name(module: wasmtime.Module, path: str | Path) -> str:
+    """The name of the registered ABI that claims ``module`` (or the default one)."""
+    return detect_abi(module, registered_abis(), str(path)).name
 
 
 def _compile(path: str | Path) -> wasmtime.Module:

@@ -8,16 +8,15 @@ from typing import Any, Mapping
 
 import wasmtime
 
-from host_functions.guest_abi import ABI_NAMES, AUTO, KAFKA_CONNECT, abi_config_defs, detect_abi, guest_abi
-from host_functions.kafka_connect.abi import ABI_VERSION, ABI_VERSION_EXPORT
+from host_functions.builtin_abis import BUILTIN_ABIS
+from host_functions.guest_abi import AUTO, GuestAbi, GuestBuild, abi_config_defs, choose_abi, registered_abis
 from host_functions.kafka_connect.fast_path import FastPath
-from host_functions.kafka_connect.guest import GuestModule, inspect_guest
+from host_functions.kafka_connect.guest_abi import KafkaConnectAbi
 from host_functions.kafka_connect.host_function import HostFunction
-from host_functions.kafka_connect.reference import ReferenceInstance, ReferencePath
 from host_functions.runtime.engine import runtime
 from host_functions.runtime.module_file import read_module
 from host_functions.runtime.record_bytes import Converters
-from host_functions.runtime.sandbox import Settings, StartFailure, error_cause
+from host_functions.runtime.sandbox import Settings, error_cause
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
 from smt.converter import load_converter
@@ -83,9 +82,10 @@ class WasmTransform(Transform):
             "abi",
             ConfigType.STRING,
             AUTO,
-            one_of(AUTO, *ABI_NAMES),
+            non_empty_string,
             Importance.MEDIUM,
-            "The ABI the guest was built for; auto detects it from the module's imports and exports.",
+            "The ABI the guest was built for: kafka-connect, redpanda, extism, proxy-wasm, or one a plugin "
+            "registers; auto detects it from the module's imports and exports.",
         )
         .define(
             "function.name",
@@ -184,7 +184,7 @@ class WasmTransform(Transform):
             plugin_kind="converter",
             plugin_key="header.converter",
         )
-    ).merge(abi_config_defs())
+    ).merge(abi_config_defs(BUILTIN_ABIS))
 
     # --- configuration ------------------------------------------------------
 
@@ -194,50 +194,43 @@ class WasmTransform(Transform):
 
     def _build(self, module_bytes: bytes, check: bool = True) -> None:
         self._module_bytes = module_bytes
-        config, prefix = self.config, self.context.prefix
-        label = os.path.basename(config["module.path"])
-        rt = runtime()
+        prefix = self.context.prefix
+        label = os.path.basename(self.config["module.path"])
         try:
-            module = rt.compile(module_bytes)
+            module = runtime().compile(module_bytes)
         except wasmtime.WasmtimeError as exc:
             raise ConfigError.for_key(
                 f"{prefix}module.path",
-                f"'{config['module.path']}' is not a valid WebAssembly module: {error_cause(exc)}",
-                config["module.path"],
+                f"'{self.config['module.path']}' is not a valid WebAssembly module: {error_cause(exc)}",
+                self.config["module.path"],
             ) from exc
-        abi = config["abi"] if config["abi"] != AUTO else detect_abi(module)
-        self.abi = abi
-        conv = Converters(
-            key=self._converter("key.converter", is_key=True),
-            value=self._converter("value.converter", is_key=False),
-            header=self._converter("header.converter", is_key=False),
-        )
-        if abi != KAFKA_CONNECT:
-            # the transform's converters travel with its parsed keys: they are built from sub-configs
-            self._path = guest_abi(abi, prefix).build(
-                module, self._settings(label), {**config, "converters": conv}, prefix, check
+        abi_class = choose_abi(self.config["abi"], module, self._registered_abis(), prefix)
+        if abi_class not in BUILTIN_ABIS:  # a plugin's ABI: its own keys are parsed now
+            self.config = self.config_def.merge(abi_class.config_def).parse(self.raw_config, prefix=prefix)
+        self._abi: GuestAbi = abi_class()
+        self.abi = abi_class.name
+        self._path = self._abi.build(
+            GuestBuild(
+                module=module,
+                module_digest=hashlib.sha256(module_bytes).hexdigest(),
+                settings=self._settings(label),
+                config=self.config,
+                converters=Converters(
+                    key=self._converter("key.converter", is_key=True),
+                    value=self._converter("value.converter", is_key=False),
+                    header=self._converter("header.converter", is_key=False),
+                ),
+                key_prefix=prefix,
+                check=check,
+                host_functions=self._plugin_functions(),
             )
-            self.guest = None
-            return
-        if not config["function.name"]:
-            raise ConfigError.for_key(f"{prefix}function.name", "is required and has no default")
-        plugin_functions = self._plugin_functions()
-        guest = inspect_guest(
-            module,
-            label=label,
-            function_name=config["function.name"],
-            plugin_functions=plugin_functions,
-            wasi=config["wasi"],
-            key_prefix=prefix,
         )
-        settings = self._settings(label)
-        if check:  # an unpickled copy was checked where it was configured
-            self._check_instance(rt, guest, settings, plugin_functions)
-        if config["path"] == "fast" and guest.fast_path_possible:
-            self._path = FastPath(rt, guest, settings, conv, hashlib.sha256(module_bytes).hexdigest())
-        else:
-            self._path = ReferencePath(rt, guest, settings, conv, plugin_functions)
-        self.guest = guest
+        #: The inspected kafka-connect guest (None for another ABI's).
+        self.guest = self._abi.guest if isinstance(self._abi, KafkaConnectAbi) else None
+
+    def _registered_abis(self) -> list[type[GuestAbi]]:
+        # a registry of a test's own making may hold no ABI: the built-in ones serve then
+        return registered_abis(self.context.plugins) or list(BUILTIN_ABIS)
 
     def _settings(self, label: str) -> Settings:
         config = self.config
@@ -255,22 +248,12 @@ class WasmTransform(Transform):
         )
 
     def input_fields(self) -> frozenset[str] | None:
-        """The record fields the guest can read, from the host functions it imports."""
-        if self.abi != KAFKA_CONNECT:
-            return guest_abi(self.abi, self.context.prefix).input_fields(self.config)
-        if self.guest.plugin_imports:
-            return None  # a Python host function may read anything
-        fields: set[str] = set()
-        for name in self.guest.imports:
-            fields |= _FIELDS_READ_BY.get(name, frozenset())
-        return frozenset(fields)
+        """The record fields the guest can read (its ABI knows); None for all."""
+        return self._abi.input_fields(self.config)
 
     def changed_fields(self) -> frozenset[str] | None:
-        """The record fields the guest can change, from the host functions it imports."""
-        if self.abi != KAFKA_CONNECT or self.guest.plugin_imports:
-            return None  # another ABI's host, or a Python host function, may change anything
-        shape = self.guest.adapter_shape()
-        return frozenset(field for field in _CHANGEABLE_FIELDS if shape.modifies(field))
+        """The record fields the guest can change (its ABI knows); None for any."""
+        return self._abi.changed_fields(self.config)
 
     @property
     def path(self) -> str:
@@ -299,23 +282,6 @@ class WasmTransform(Transform):
             return load_converter(self.config[key], sub, is_key, context=context)
         except KeyError as exc:
             raise ConfigError.for_key(f"{self.context.prefix}{key}", str(exc.args[0]), self.config[key]) from exc
-
-    def _check_instance(self, rt, guest: GuestModule, settings: Settings, plugin_functions) -> None:
-        """Instantiate once now, so linking problems and ABI versions fail at build time."""
-        key = f"{self.context.prefix}module.path"
-        try:
-            # a start function that never returns is cut off like a record would be
-            instance = rt.start(settings, lambda: ReferenceInstance(rt.engine, guest, settings, plugin_functions))
-        except StartFailure as exc:
-            raise ConfigError.for_key(
-                key, f"WebAssembly module '{guest.label}' cannot be instantiated: {exc.cause}"
-            ) from exc
-        version = _abi_version(instance)
-        if version is not None and version > ABI_VERSION:
-            raise ConfigError.for_key(
-                key,
-                f"WebAssembly module '{guest.label}' needs ABI version {version}; this host implements {ABI_VERSION}",
-            )
 
     # --- running ------------------------------------------------------------
 
@@ -348,31 +314,3 @@ class WasmTransform(Transform):
         self.raw_config = dict(state["raw_config"])
         self.config = self.config_def.parse(self.raw_config, prefix=self.context.prefix)
         self._build(state["module_bytes"], check=False)
-
-
-#: Fields a kafka-connect guest may change, each through its setter (or set_record).
-_CHANGEABLE_FIELDS = ("key", "value", "topic", "headers", "timestamp")
-
-#: Host function → the Kafka row fields it reads.
-_FIELDS_READ_BY = {
-    "get_key": frozenset({"key"}),
-    "get_value": frozenset({"value"}),
-    "get_topic": frozenset({"topic"}),
-    "get_header": frozenset({"headers"}),
-    "get_timestamp": frozenset({"timestamp"}),
-    "get_partition": frozenset({"partition"}),
-    "get_offset": frozenset({"offset"}),
-    "get_record": frozenset({"topic", "key", "value", "headers"}),
-}
-
-
-def _abi_version(instance: ReferenceInstance) -> int | None:
-    try:
-        item = instance.exports[ABI_VERSION_EXPORT]
-    except (KeyError, AttributeError):
-        return None
-    if isinstance(item, wasmtime.Global):
-        return int(item.value(instance.store))
-    if isinstance(item, wasmtime.Func):
-        return int(item(instance.store))
-    return None

@@ -25,13 +25,15 @@ import wasmtime
 
 from host_functions.extism._plugin import inspect_plugin
 from host_functions.extism._runner import ExtismRunner, StartFailure
+from host_functions.guest_abi import EXTISM, GuestBuild
 from host_functions.runtime.engine import runtime
-from host_functions.runtime.sandbox import Settings
 from smt.config import ConfigDef
 from smt.errors import ConfigError
 
 __all__ = ["ExtismAbi", "DEFAULT_FUNCTION_NAME"]
 
+#: The import module of the Extism kernel's functions.
+_KERNEL_MODULE = "extism:host/env"
 #: The export run per record when ``function.name`` is not set (the XTP Kafka demo's).
 DEFAULT_FUNCTION_NAME = "transform"
 
@@ -39,25 +41,34 @@ DEFAULT_FUNCTION_NAME = "transform"
 class ExtismAbi:
     """The :class:`host_functions.guest_abi.GuestAbi` of Extism plug-ins."""
 
-    name = "extism"
+    name = EXTISM
+    default = False
     config_def = ConfigDef()
 
-    def build(
-        self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str, check: bool
-    ) -> ExtismRunner:
+    @staticmethod
+    def detect(module: wasmtime.Module) -> bool:
+        """An Extism plug-in imports the Extism kernel's ``extism:host/env`` functions."""
+        return any(imported.module == _KERNEL_MODULE for imported in module.imports)
+
+    def build(self, build: GuestBuild) -> ExtismRunner:
+        settings, config, key_prefix = build.settings, build.config, build.key_prefix
         function_name = config.get("function.name") or DEFAULT_FUNCTION_NAME
         plugin = inspect_plugin(
-            module, label=settings.module_label, function_name=function_name, wasi=config["wasi"], key_prefix=key_prefix
+            build.module,
+            label=settings.module_label,
+            function_name=function_name,
+            wasi=config["wasi"],
+            key_prefix=key_prefix,
         )
 
         runner = ExtismRunner(
             runtime(),
             plugin,
             dataclasses.replace(settings, function_name=function_name),
-            config["converters"],
+            build.converters,
             config["max.outputs.per.record"],
         )
-        if check:
+        if build.check:
             try:
                 runner.start()  # a plug-in that cannot start fails now, under the time limit
             except StartFailure as failure:
@@ -69,3 +80,7 @@ class ExtismAbi:
     def input_fields(self, config: dict[str, Any]) -> frozenset[str] | None:
         """Both shapes give the plug-in the topic, key, value and headers."""
         return frozenset({"topic", "key", "value", "headers"})
+
+    def changed_fields(self, config: dict[str, Any]) -> None:
+        """A plug-in returns whole records."""
+        return None

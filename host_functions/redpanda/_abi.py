@@ -7,7 +7,7 @@ from typing import Any
 
 import wasmtime
 
-from host_functions.guest_abi import REDPANDA
+from host_functions.guest_abi import REDPANDA, GuestBuild
 from host_functions.redpanda._guest import inspect_redpanda_guest
 from host_functions.redpanda._instance import StartFailed
 from host_functions.redpanda._runner import RedpandaRunner
@@ -20,6 +20,8 @@ from smt.errors import ConfigError
 
 __all__ = ["RedpandaAbi"]
 
+#: The import module of the Redpanda transform host's functions.
+_HOST_MODULE = "redpanda_transform"
 #: Redpanda reserves this prefix for the variables it sets itself.
 _RESERVED_PREFIX = "REDPANDA_"
 
@@ -28,6 +30,7 @@ class RedpandaAbi:
     """Guests built with Redpanda's transform SDKs (Go, Rust, JavaScript)."""
 
     name = REDPANDA
+    default = False
     config_def = (
         ConfigDef()
         .define(
@@ -50,10 +53,14 @@ class RedpandaAbi:
         )
     )
 
-    def build(
-        self, module: wasmtime.Module, settings: Settings, config: dict[str, Any], key_prefix: str, check: bool
-    ) -> RedpandaRunner:
-        guest = inspect_redpanda_guest(module, settings.module_label, key_prefix)
+    @staticmethod
+    def detect(module: wasmtime.Module) -> bool:
+        """A Redpanda guest imports the host's ``redpanda_transform`` functions."""
+        return any(imported.module == _HOST_MODULE for imported in module.imports)
+
+    def build(self, build: GuestBuild) -> RedpandaRunner:
+        settings, config, key_prefix = build.settings, build.config, build.key_prefix
+        guest = inspect_redpanda_guest(build.module, settings.module_label, key_prefix)
         refuse_entry_choice(
             config, key_prefix, "Redpanda guests", "their _start loops over batches", "served per batch"
         )
@@ -74,7 +81,7 @@ class RedpandaAbi:
             environment=environment,
             max_outputs=config["max.outputs.per.record"],
         )
-        if check:
+        if build.check:
             start_once(
                 lambda: runner.instance(runner.input_topic or "input"),
                 runner.close,
@@ -87,6 +94,10 @@ class RedpandaAbi:
     def input_fields(self, config: dict[str, Any]) -> frozenset[str]:
         """Key, value and headers make the record body; the topic picks the instance; timestamp and offset too."""
         return frozenset({"key", "value", "headers", "topic", "timestamp", "offset"})
+
+    def changed_fields(self, config: dict[str, Any]) -> None:
+        """A guest writes whole records."""
+        return None
 
 
 def _settings(settings: Settings) -> Settings:

@@ -34,6 +34,7 @@ KINDS = {
     "converter": "smt_converters",
     "connector": "smt_connectors",
     "config_provider": "smt_config_providers",
+    "guest_abi": "smt_guest_abis",
 }
 
 #: The kinds users look plugins up by; connectors split into sources and sinks.

@@ -1,5 +1,5 @@
 """Hook specifications: how plugins add transforms, predicates, converters,
-connectors, config providers and host functions.
+connectors, config providers, WebAssembly guest ABIs and host functions.
 
 Every hook is collected from all plugins (none stops at the first result);
 each returns a list of plugin classes (or host-function definitions).
@@ -52,6 +52,17 @@ def smt_config_providers():
 
     :return: a list of :class:`smt.config_providers.ConfigProvider` subclasses,
         each with a ``name`` and optional ``aliases`` (Kafka class names).
+    """
+
+
+@hookspec
+def smt_guest_abis():
+    """WebAssembly guest ABIs this plugin provides, for the ``wasm`` transform.
+
+    :return: a list of :class:`host_functions.guest_abi.GuestAbi` classes, each with a ``name`` (the
+        ``transforms.X.abi`` value choosing it), a ``config_def`` of the keys only it reads, ``default``
+        (True only for the ABI of modules no other claims), ``detect(module)`` saying whether a module
+        was built for it, and ``build(guest)`` returning the guest's runner.
     """
 
 
