@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the toolchains that build the WebAssembly guest examples from source:
-#   C   -> Debian's clang + lld (wasm32 target, wasm-ld)
+#   C   -> Debian's clang + lld (wasm32 target, wasm-ld); with them Debian's wabt (wat2wasm),
+#          which validates the host's own .wat files in the tests
 #   Zig -> the `ziglang` wheel from PyPI, into the Python that runs the tests
 #   Go  -> checked only: Go >= 1.21 must be on PATH (CI images have it); Go
 #          guests need 1.24, which `go` fetches itself as a toolchain module
@@ -31,13 +32,13 @@ as_root() {
 }
 
 install_c_toolchain() {
-    if command -v clang >/dev/null && command -v wasm-ld >/dev/null; then
-        echo "guest toolchains: clang + wasm-ld already installed"
+    if command -v clang >/dev/null && command -v wasm-ld >/dev/null && command -v wat2wasm >/dev/null; then
+        echo "guest toolchains: clang + wasm-ld + wabt already installed"
         return
     fi
-    echo "guest toolchains: installing clang and lld from Debian"
+    echo "guest toolchains: installing clang, lld and wabt (the tests validate our .wat files) from Debian"
     as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang lld >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang lld wabt >/dev/null
     # Debian ships versioned names only in some releases; make sure the plain ones exist.
     command -v wasm-ld >/dev/null || { echo "wasm-ld missing after installing lld" >&2; exit 1; }
 }

@@ -1,7 +1,7 @@
 """The compilers guests are built with, each named once, and how to tell that one is missing.
 
 The names are the ones a test's ``guest_toolchain`` marker gives (``c``, ``zig``, ``go``,
-``rust``).  :func:`missing` answers without building anything, so a test suite can skip
+``rust``, and ``wabt``, whose ``wat2wasm`` validates WebAssembly text).  :func:`missing` answers without building anything, so a test suite can skip
 a test whose toolchain is absent, naming it, instead of failing in the middle of a build.
 All of them come from ``scripts/install-guest-toolchains.sh``.
 """
@@ -46,6 +46,10 @@ def _absent_go() -> str | None:
     return None if shutil.which("go") else "go not on PATH"
 
 
+def _absent_wabt() -> str | None:
+    return None if shutil.which("wat2wasm") else "wat2wasm not on PATH"
+
+
 @functools.cache
 def _absent_rust() -> str | None:
     if shutil.which("cargo") is None or shutil.which("rustc") is None:
@@ -67,6 +71,7 @@ _TOOLCHAINS = {
     "zig": _Toolchain("Zig (the ziglang PyPI package)", _absent_zig),
     "go": _Toolchain("Go 1.21 or newer", _absent_go),
     "rust": _Toolchain(f"Rust from rustup with the {' and '.join(RUST_TARGETS)} targets", _absent_rust),
+    "wabt": _Toolchain("the WebAssembly Binary Toolkit (Debian's wabt package)", _absent_wabt),
 }
 #: Every toolchain name a guest_toolchain marker may give.
 NAMES = tuple(_TOOLCHAINS)

@@ -66,7 +66,7 @@ JVM_MARKERS = {
 GUEST_TOOLCHAIN_MARKER = "guest_toolchain"
 MARKERS = {
     **JVM_MARKERS,
-    GUEST_TOOLCHAIN_MARKER: "compiles WebAssembly guests: skipped, naming the toolchain, where one it needs "
+    GUEST_TOOLCHAIN_MARKER: "compiles WebAssembly (guests, or our .wat files): skipped, naming the toolchain, where one it needs "
     "(clang and lld, Zig, Go, Rust with its wasm targets) is not installed",
     "benchmark": "runs a benchmark, even a small one: -m 'not spark and not benchmark' is the fast lane",
 }

@@ -237,5 +237,5 @@ def test_a_missing_guest_toolchain_skips_naming_it_and_the_marker_selects_guest_
 def test_an_unknown_guest_toolchain_is_refused_naming_the_known_ones():
     from host_functions.sdk.toolchains import missing
 
-    with pytest.raises(ValueError, match=r"unknown guest toolchain 'cobol': expected one of c, zig, go, rust"):
+    with pytest.raises(ValueError, match=r"unknown guest toolchain 'cobol': expected one of c, zig, go, rust, wabt"):
         missing("cobol")
