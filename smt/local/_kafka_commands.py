@@ -9,6 +9,7 @@ from smt.commands.output import EXIT_NOT_RUNNING, EXIT_OK
 from smt.errors import SmtError
 from smt.local._kafka_security import PROTOCOLS
 from smt.local._kafka_setup import DEFAULT_PORT
+from smt.local.kafka_tools import ISOLATION_LEVELS
 
 __all__ = ["add_commands"]
 
@@ -22,6 +23,7 @@ def add_commands(services: argparse._SubParsersAction, common: argparse.Argument
     actions = kafka.add_subparsers(dest="action", metavar="ACTION", required=True)
     _add_lifecycle(actions, common)
     _add_topics(actions, common)
+    _add_groups(actions, common)
     _add_records(actions, common)
 
 
@@ -65,6 +67,23 @@ def _add_topics(actions: argparse._SubParsersAction, common: argparse.ArgumentPa
     delete = verbs.add_parser("delete", parents=[common], help="delete a topic and its records")
     delete.add_argument("name", help="the topic's name")
     delete.set_defaults(handler=_topics_delete)
+    describe = verbs.add_parser("describe", parents=[common],
+                                help="a topic's settings and partitions (leader, replicas, in-sync replicas)")  # fmt: skip
+    describe.add_argument("name", help="the topic's name")
+    describe.set_defaults(handler=_topics_describe)
+
+
+def _add_groups(actions: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    groups = actions.add_parser("groups", parents=[common],
+                                help="consumer groups, their committed offsets and lag (kafka-consumer-groups)")  # fmt: skip
+    verbs = groups.add_subparsers(dest="verb", metavar="VERB", required=True)
+    verbs.add_parser("list", parents=[common], help="list the consumer groups, one per line").set_defaults(
+        handler=_groups_list
+    )
+    describe = verbs.add_parser("describe", parents=[common],
+                                help="per partition: the group's committed offset, the log's end, and the lag")  # fmt: skip
+    describe.add_argument("group", nargs="?", default=None, help="the group (default: every group)")
+    describe.set_defaults(handler=_groups_describe)
 
 
 def _add_records(actions: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -100,6 +119,13 @@ def _add_records(actions: argparse._SubParsersAction, common: argparse.ArgumentP
                          help="print CreateTime:MS (or LogAppendTime:MS)<SEP> first")  # fmt: skip
     consume.add_argument("--partitions", action="store_true",
                          help="print Partition:N<SEP>Offset:N<SEP> before the headers, key and value")  # fmt: skip
+    consume.add_argument("--isolation", choices=ISOLATION_LEVELS, default="read_uncommitted",
+                         help="read_committed leaves out the records of open and aborted transactions (what an "
+                         "exactly-once pipeline's readers see); default read_uncommitted")  # fmt: skip
+    consume.add_argument("--json", action="store_true",
+                         help="print each record as one JSON object: partition, offset, timestamp, headers as "
+                         "[name, value] pairs, key and value (UTF-8 as text, other bytes as {\"base64\": ...}); "
+                         "unambiguous whatever the record holds")  # fmt: skip
     consume.set_defaults(handler=_consume)
 
 
@@ -217,6 +243,28 @@ def _produce(args: argparse.Namespace) -> int:
 
 
 def _consume(args: argparse.Namespace) -> int:
+    if args.json:
+        if args.keys or args.headers or args.timestamps or args.partitions:
+            raise SmtError("--json prints every part of a record: leave out --keys, --headers, --timestamps and "
+                           "--partitions")  # fmt: skip
+        _tools(args).consume_json(args.topic, args.max_records, args.idle, isolation=args.isolation)
+        return EXIT_OK
     _tools(args).consume(args.topic, args.keys, args.headers, args.separator, args.max_records, args.idle,
-                         timestamps=args.timestamps, partitions=args.partitions)  # fmt: skip
+                         timestamps=args.timestamps, partitions=args.partitions, isolation=args.isolation)  # fmt: skip
+    return EXIT_OK
+
+
+def _topics_describe(args: argparse.Namespace) -> int:
+    print(_tools(args).describe_topic(args.name).rstrip())
+    return EXIT_OK
+
+
+def _groups_list(args: argparse.Namespace) -> int:
+    for name in _tools(args).list_groups():
+        print(name)
+    return EXIT_OK
+
+
+def _groups_describe(args: argparse.Namespace) -> int:
+    print(_tools(args).describe_groups(args.group).rstrip())
     return EXIT_OK

@@ -35,8 +35,15 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     services = local.add_subparsers(dest="service", metavar="SERVICE", required=True)
     _kafka_commands.add_commands(services, common)
     fetch = services.add_parser(
-        "fetch", parents=[common], help="download the Java artifacts the project uses into the cache"
+        "fetch",
+        parents=[common],
+        help="download the Java artifacts the project uses into the cache, and print where they are",
+        description="Download the Java artifacts the project uses (the Kafka broker and tools, Spark's Kafka "
+        "connector, the table formats' jars, Kafka Connect's classes) into the cache, and print each bundle's "
+        "jar count and the cache's folder; --jars prints each bundle's jar paths too, comma-separated, as "
+        "spark-submit's --jars and the spark.jars setting of your own Spark jobs take them.",
     )
+    fetch.add_argument("--jars", action="store_true", help="print each bundle's jar paths, comma-separated")
     fetch.set_defaults(handler=_fetch)
 
 
@@ -55,6 +62,8 @@ def _fetch(args: argparse.Namespace) -> int:
         started = time.monotonic()
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")
+        if args.jars:
+            print("  " + ",".join(str(jar) for jar in jars))
     print(f"cache: {maven.cache_dir()}")
     note = older_connector_note(kafka_connector)
     if note is not None:

@@ -127,3 +127,79 @@ def test_the_connectors_readme_gives_the_status_exit_code_the_command_returns():
 
     readme = (Path(__file__).resolve().parents[3] / "connectors" / "kafka" / "README.md").read_text()
     assert f"`smt local kafka status` prints the same (exit {EXIT_NOT_RUNNING} when it is not running)" in readme
+
+
+@pytest.mark.kafka
+def test_topics_describe_names_the_partitions_and_settings(broker, capfd):
+    state, _ = broker
+    assert smt_kafka(state, "topics", "create", "described", "--partitions", "2", "--config", "retention.ms=1234") == 0
+    capfd.readouterr()
+    assert smt_kafka(state, "topics", "describe", "described") == EXIT_OK
+    out = capfd.readouterr().out
+    assert "Topic: described" in out and "PartitionCount: 2" in out and "retention.ms=1234" in out
+    assert [line.split("\t")[2] for line in out.splitlines() if "\tPartition: " in line] == ["Partition: 0",
+                                                                                           "Partition: 1"]  # fmt: skip
+    assert smt_kafka(state, "topics", "describe", "absent") == EXIT_FAILED
+    assert "error: topic 'absent' does not exist" in capfd.readouterr().err
+
+
+@pytest.mark.kafka
+def test_groups_show_each_groups_committed_offsets_and_lag(broker, capfd):
+    from confluent_kafka import Consumer, TopicPartition
+
+    state, client = broker
+    topic = client.create_topic("lagging", partitions=2)
+    client.produce(topic, [{"value": str(i), "partition": i % 2} for i in range(7)])  # 4 on p0, 3 on p1
+    consumer = Consumer({"bootstrap.servers": client.bootstrap_servers, "group.id": "lag-watcher"})
+    consumer.commit(offsets=[TopicPartition(topic, 0, 1), TopicPartition(topic, 1, 3)], asynchronous=False)
+    consumer.close()
+
+    assert smt_kafka(state, "groups", "list") == EXIT_OK
+    assert "lag-watcher" in capfd.readouterr().out.splitlines()
+    assert smt_kafka(state, "groups", "describe", "lag-watcher") == EXIT_OK
+    rows = [line.split() for line in capfd.readouterr().out.splitlines() if line.startswith("lag-watcher ")]
+    # GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG ...
+    assert sorted(row[2:6] for row in rows) == [["0", "1", "4", "3"], ["1", "3", "3", "0"]]
+
+
+@pytest.mark.kafka
+def test_consume_read_committed_leaves_out_an_aborted_transaction_and_json_is_unambiguous(broker, capfd):
+    from confluent_kafka import Producer
+
+    state, client = broker
+    topic = client.create_topic("transactional")
+    producer = Producer({"bootstrap.servers": client.bootstrap_servers, "transactional.id": "tools-test"})
+    producer.init_transactions()
+    for value, commit in ((b"kept", True), (b"aborted", False)):
+        producer.begin_transaction()
+        producer.produce(topic, value=value, key=b"k\t1", headers=[("a:b,c", b"x\ty"), ("raw", b"\xff\x00")])
+        producer.flush()  # sent before the abort (which drops what is still queued), so it is in the log
+        producer.commit_transaction() if commit else producer.abort_transaction()
+
+    assert smt_kafka(state, "consume", topic, "--idle", "3") == EXIT_OK
+    assert capfd.readouterr().out.splitlines() == ["kept", "aborted"]
+    assert smt_kafka(state, "consume", topic, "--isolation", "read_committed", "--idle", "3") == EXIT_OK
+    assert capfd.readouterr().out.splitlines() == ["kept"]
+    assert smt_kafka(state, "consume", topic, "--json", "--isolation", "read_committed", "--idle", "3") == EXIT_OK
+    [line] = capfd.readouterr().out.splitlines()
+    record = __import__("json").loads(line)
+    assert {k: record[k] for k in ("partition", "offset", "key", "value", "headers")} == {
+        "partition": 0, "offset": 0, "key": "k\t1", "value": "kept",
+        "headers": [["a:b,c", "x\ty"], ["raw", {"base64": "/wA="}]],
+    }  # fmt: skip
+    assert smt_kafka(state, "consume", topic, "--json", "--keys") == EXIT_FAILED
+    assert capfd.readouterr().err.splitlines() == [
+        "error: --json prints every part of a record: leave out --keys, --headers, --timestamps and --partitions"
+    ]
+
+
+@pytest.mark.java_oracle
+def test_fetch_with_jars_prints_each_bundles_jar_paths(capsys):
+    """The jars are in the cache (./test.sh fetched them): each bundle's line is followed by its jars, comma-joined."""
+    assert main(["local", "fetch", "--jars"]) == EXIT_OK
+    lines = capsys.readouterr().out.splitlines()
+    kafka = next(index for index, line in enumerate(lines) if line.startswith("spark-sql-kafka"))
+    count = int(lines[kafka].split(": ")[1].split()[0])
+    jars = lines[kafka + 1].strip().split(",")
+    assert len(jars) == count and all(jar.endswith(".jar") and os.path.isfile(jar) for jar in jars)
+    assert any("spark-sql-kafka-0-10" in jar for jar in jars)
