@@ -125,6 +125,17 @@ class Source(Plugin):
         the pipeline decodes it as it decodes any other.  The default does nothing.
         """
 
+    def committed(self, end_offsets: Any = None) -> None:
+        """Called on the driver once what the source read is durably written (records and dead letters).
+
+        In batch mode once, after the run's writes committed (``end_offsets`` None: the source knows
+        what it read); in streaming mode after each micro-batch, with ``end_offsets`` the
+        micro-batch's end as Spark's progress reports it for this source (``endOffset``).  A source
+        that reports progress outside Spark does it here (the Kafka source commits its consumer
+        group's offsets, as Kafka Connect does).  It must not raise for a reporting failure: the
+        records are written.  The default does nothing.
+        """
+
     def input_paths(self) -> dict[str, str]:
         """The files or folders the source reads, by full key (``{"source.path": "/data/in"}``).
 

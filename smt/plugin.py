@@ -17,13 +17,16 @@ class PluginContext:
     ``prefix`` is the full key prefix of its configuration (for example
     ``transforms.mask.``), used to name keys in errors; ``alias`` the name the
     user gave it; ``plugins`` the :class:`smt.plugins.Plugins` registry, to
-    load nested plugins such as a transform's own converters.
+    load nested plugins such as a transform's own converters; ``pipeline`` the
+    pipeline's ``name`` (empty outside a pipeline), which Kafka Connect names a
+    connector's consumer group after.
     """
 
-    def __init__(self, alias: str = "", prefix: str = "", plugins: Any = None) -> None:
+    def __init__(self, alias: str = "", prefix: str = "", plugins: Any = None, pipeline: str = "") -> None:
         self.alias = alias
         self.prefix = prefix
         self._plugins = plugins
+        self.pipeline = pipeline
 
     @property
     def plugins(self) -> Any:

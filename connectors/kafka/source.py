@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
+from connectors.kafka._group_offsets import GroupOffsets, Offsets, offsets_json, parse_offsets
 from connectors.kafka._jars import spark_jars
 from connectors.kafka._options import KAFKA_FILE_CONFIG, KAFKA_PREFIX, kafka_params, offsets_spec, spark_kafka_options
 from connectors.kafka._preflight import (
@@ -36,9 +37,13 @@ class KafkaSource(Source):
     ``kafka.sasl.jaas.config``, ...), as Spark's ``kafka.`` options do.  In
     batch mode it reads from ``starting.offsets`` to ``ending.offsets``; as a
     stream it resumes from the query's checkpoint, using ``starting.offsets``
-    only on the first run.  Offsets are never committed to Kafka consumer
-    groups: Spark tracks them itself.  Before reading, it checks that the
-    cluster answers and that the topics exist, and fails naming them if not.
+    only on the first run.  After each committed batch run or micro-batch it
+    commits the offsets just past what it read to the consumer group
+    ``kafka.group.id`` (``connect-<name>`` by default, as Kafka Connect names a
+    connector's group), so lag monitors see its progress and a batch run with
+    ``starting.offsets=group`` goes on where the last one stopped.  Before
+    reading, it checks that the cluster answers and that the topics exist, and
+    fails naming them if not.
     """
 
     name = "kafka"
@@ -54,10 +59,21 @@ class KafkaSource(Source):
                 "Topics to read, comma-separated. Set this or topic.pattern.")
         .define("topic.pattern", ConfigType.STRING, None, None, Importance.HIGH,
                 "A Java regular expression; every topic matching it is read. Set this or topics.")
-        .define("starting.offsets", ConfigType.STRING, "earliest", offsets_spec("earliest", "latest"),
+        .define("starting.offsets", ConfigType.STRING, "earliest", offsets_spec("earliest", "latest", "group"),
                 Importance.MEDIUM,
-                "Where reading starts: earliest, latest, or JSON such as "
-                '{"events":{"0":23,"1":-2}} (-2 = earliest, -1 = latest).')
+                "Where reading starts: earliest, latest, group (where the consumer group kafka.group.id "
+                "committed, earliest for a partition it has no offset of: a batch rerun goes on where the last "
+                "run stopped), or JSON such as "
+                '{"events":{"0":23,"1":-2}} (-2 = earliest, -1 = latest). A streaming run uses it on its '
+                "first run only; later runs resume from the checkpoint.")
+        .define("kafka.group.id", ConfigType.STRING, None, None, Importance.MEDIUM,
+                "The consumer group the source commits its progress to and starting.offsets=group reads; "
+                "empty: connect-<name> (the pipeline's name), as Kafka Connect names a connector's group. "
+                "Spark's own consumers are not in it.")
+        .define("offsets.commit", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
+                "After each committed batch run or micro-batch (records and dead letters written), commit the "
+                "offsets just past the records it read to kafka.group.id, so kafka-consumer-groups and lag "
+                "monitors see the pipeline's progress. A failed commit is logged; the records stay written.")
         .define("ending.offsets", ConfigType.STRING, "latest", offsets_spec("latest"), Importance.MEDIUM,
                 "Batch mode only: where reading stops, latest or JSON as for starting.offsets.")
         .define("include.headers", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
@@ -87,6 +103,23 @@ class KafkaSource(Source):
                     f"{prefix}topic.pattern", f"is not a valid regular expression: {exc}", pattern
                 ) from exc
         self.kafka_params = kafka_params(self.raw_config)
+        #: Where a batch run reads up to, resolved once on the driver (what it commits afterwards).
+        self._read_until: Offsets | None = None
+
+    @property
+    def group(self) -> GroupOffsets:
+        """The source's consumer group (``kafka.group.id``, else ``connect-<pipeline name>``)."""
+        group_id = self.config["kafka.group.id"] or f"connect-{self.context.pipeline or 'smt-pipeline'}"
+        prefix = f"{self.context.prefix}kafka."
+        return GroupOffsets(self.kafka_params, group_id, prefix, f"{prefix}group.id")
+
+    def committed(self, end_offsets: Any = None) -> None:
+        """Commit what was read (a batch run's resolved end, or the micro-batch's end) to the group."""
+        if not self.config["offsets.commit"]:
+            return
+        offsets = parse_offsets(end_offsets) if end_offsets is not None else self._read_until
+        if offsets:
+            self.group.commit(offsets)
 
     def subscription(self) -> Subscription:
         """The topics this source reads, and from which servers."""
@@ -102,7 +135,7 @@ class KafkaSource(Source):
     def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
         self._check_topics(spark, streaming)
         reader = (spark.readStream if streaming else spark.read).format("kafka")
-        reader = reader.options(**self._spark_options(streaming))
+        reader = reader.options(**{**self._spark_options(streaming), **self._resolved_offsets(streaming)})
         try:
             df = reader.load()
         except Exception as exc:
@@ -115,6 +148,8 @@ class KafkaSource(Source):
     def _spark_options(self, streaming: bool) -> dict[str, str]:
         config = self.config
         options = spark_kafka_options(self.raw_config)
+        # Ours, for committing progress; Spark would name its own consumers' group after it.
+        options.pop("kafka.group.id", None)
         if config["topics"]:
             options["subscribe"] = ",".join(config["topics"])
         else:
@@ -127,6 +162,32 @@ class KafkaSource(Source):
         options["includeHeaders"] = str(config["include.headers"]).lower()
         options["failOnDataLoss"] = str(config["fail.on.data.loss"]).lower()
         return options
+
+    def _resolved_offsets(self, streaming: bool) -> dict[str, str]:
+        """The offsets options resolved against the cluster: the group's (``starting.offsets=group``), and a
+        batch run's end, resolved once, so that what it commits afterwards is what it read."""
+        config, resolved = self.config, {}
+        if config["starting.offsets"] != "group" and streaming:
+            return resolved
+        partitions = self.group.partitions(config["topics"], config["topic.pattern"])
+        if config["starting.offsets"] == "group":
+            resolved["startingOffsets"] = offsets_json(self.group.committed(partitions))
+        if not streaming:
+            if self._read_until is None:  # once: a second read of the run reads the same records
+                self._read_until = self._resolved_end(partitions)
+            resolved["endingOffsets"] = offsets_json(self._read_until)
+        return resolved
+
+    def _resolved_end(self, partitions: list[tuple[str, int]]) -> Offsets:
+        """``ending.offsets`` with each ``latest`` (the keyword, or -1) as the partition's end now."""
+        ends = self.group.ends(partitions)
+        if self.config["ending.offsets"] == "latest":
+            return ends
+        given = parse_offsets(self.config["ending.offsets"])
+        return {
+            topic: {p: (ends.get(topic, {}).get(p, 0) if offset == -1 else offset) for p, offset in parts.items()}
+            for topic, parts in given.items()
+        }
 
     def _check_topics(self, spark: "SparkSession", streaming: bool) -> None:
         prefix = self.context.prefix

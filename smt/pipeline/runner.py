@@ -263,6 +263,7 @@ class _Run:
                 self._stream(out, write_outputs, progress_interval)
             else:
                 self._batch_betting_on_compiled(out, write_outputs)
+                self.spec.source.committed()
         except SmtError as exc:
             exc.failed_counts = self._failed_counts()
             raise
@@ -367,6 +368,8 @@ class _Run:
         name = f"smt-counts-{self.spec.config['name']}"
 
         def on_batch(progress) -> None:
+            if progress.sources:  # written: what the micro-batch read is the source's to report
+                self.spec.source.committed(progress.sources[0].endOffset)
             observed = (progress.observedMetrics or {}).get(name)
             if observed is not None:
                 self._add(observed_values(observed))

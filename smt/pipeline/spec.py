@@ -41,13 +41,16 @@ __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
 
 log = logging.getLogger(__name__)
 
+#: The pipeline's ``name`` when the file gives none.
+DEFAULT_NAME = "smt-pipeline"
+
 PIPELINE_CONFIG = (
     (
         ConfigDef()
         .define(
             "name",
             ConfigType.STRING,
-            "smt-pipeline",
+            DEFAULT_NAME,
             None,
             Importance.LOW,
             "Name of the pipeline: the Spark application name and the connector name in dead-letter context headers.",
@@ -463,7 +466,9 @@ class _Builder:
 
     def _configure(self, plugin: Any, configs: dict, prefix: str, alias: str) -> Any:
         try:
-            plugin.configure(configs, PluginContext(alias=alias, prefix=prefix, plugins=self.plugins))
+            name = str(self.props.get("name") or DEFAULT_NAME)
+            context = PluginContext(alias=alias, prefix=prefix, plugins=self.plugins, pipeline=name)
+            plugin.configure(configs, context)
         except ConfigError as exc:
             self.problems.extend(exc.problems)
             return None
@@ -481,6 +486,6 @@ class _Builder:
 
     def _policy(self, config: dict[str, Any]) -> ErrorPolicy | None:
         try:
-            return ErrorPolicy.from_properties(self.props, connector_name=config.get("name", "smt-pipeline"))
+            return ErrorPolicy.from_properties(self.props, connector_name=config.get("name", DEFAULT_NAME))
         except ConfigError:
             return None  # already reported by the top-level parse

@@ -34,7 +34,7 @@ def test_registered_by_name():
         ({"topics": "a,,b"}, r"^source\.topics: must not contain an empty topic name$"),
         ({"topic_pattern": "a("}, r"^source\.topic\.pattern: is not a valid regular expression"),
         ({"topics": "a", "starting_offsets": "oldest"},
-         r"^source\.starting\.offsets: must be earliest or latest, or a JSON object of topic -> partition"),
+         r"^source\.starting\.offsets: must be earliest or latest or group, or a JSON object of topic -> partition"),
         ({"topics": "a", "starting_offsets": '{"a": [1]}'},
          r"^source\.starting\.offsets: the JSON form must map each topic to an object"),
         ({"topics": "a", "ending_offsets": "earliest"}, r"^source\.ending\.offsets: must be latest, or a JSON"),
