@@ -52,7 +52,8 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     validate.add_argument(
         "--strict",
         action="store_true",
-        help="deprecated keys are errors (exit 3), not warnings (unknown keys always are)",
+        help="deprecated keys, and converter keys no converter reads, are errors (exit 3), not "
+        "warnings (unknown keys always are)",
     )
     validate.set_defaults(handler=validate_command)
 

@@ -164,7 +164,8 @@ class PipelineSpec:
     policy: ErrorPolicy
     #: What config providers replaced; :meth:`shown_props` and its ``mask`` hide the values.
     variables: ResolvedProperties | None = None
-    #: Deprecated keys in use (``smt validate`` warns, ``smt run`` logs them); unknown keys are problems.
+    #: Deprecated keys in use and converter keys nothing reads (``smt validate`` warns, ``smt run`` logs
+    #: them); unknown keys are problems.
     notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
     #: The dead-letter writer (``errors.deadletterqueue.*``), or None: built once, when the spec is validated.
     dead_letters: Any = None
@@ -179,8 +180,9 @@ class PipelineSpec:
         ``overrides`` replace keys of ``source`` before variables are resolved;
         ``base_dir`` is where a mapping's relative paths start (default: the
         current directory).  Unknown keys (a key of ours that nothing reads)
-        are problems; deprecated keys are ``notices`` of the spec (and of the
-        error, when there is one), and problems with ``strict``.
+        are problems; deprecated keys and converter keys no converter reads
+        are ``notices`` of the spec (and of the error, when there is one), and
+        problems with ``strict``.
         """
         pipeline_file = None
         if isinstance(source, Mapping):
@@ -341,7 +343,8 @@ class _Builder:
         notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
         # A key of ours that nothing reads is a typo that changes what happens (errors.tolerence=all):
         # an error.  Keys under a prefix handed to another system (spark.*, *.kafka.*) are never
-        # reported; deprecated keys still work, so they stay warnings unless strict.
+        # reported; deprecated keys still work, and converters ignore keys they do not read (as Kafka
+        # Connect does), so those stay warnings unless strict.
         refused = [n for n in notices if self.strict or n.kind == "unknown"]
         self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in refused]
         notices = [n for n in notices if n not in refused]
