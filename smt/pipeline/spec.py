@@ -36,6 +36,7 @@ from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.pipeline.streaming import STREAMING_CONFIG, CheckpointMismatch, check_local_checkpoint, checkpoint_keys
 from smt.plugin import PluginContext
+from smt.properties import with_inline_comment_hints
 
 __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
 
@@ -211,6 +212,7 @@ class PipelineSpec:
             props = resolve_paths(variables.values, base_dir, plugins)
             spec = _Builder(props, plugins, pipeline_file, strict, variables).build(cls)
         except ConfigError as exc:
+            exc = with_inline_comment_hints(exc, variables.written)
             raise variables.mask_error(with_notices(exc, duplicated, strict)) from None
         if strict and duplicated:
             raise variables.mask_error(with_notices(ConfigError([]), duplicated, strict))
