@@ -19,7 +19,7 @@ import dataclasses
 import functools
 import logging
 import os
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
@@ -175,10 +175,13 @@ class PipelineSpec:
     def from_properties(
         cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None,
         overrides: Mapping[str, str] | None = None, base_dir: str | None = None, strict: bool = False,
+        unset: Collection[str] = (),
     ) -> "PipelineSpec":  # fmt: skip
         """Build and validate; raises :class:`ConfigError` listing every problem.
 
-        ``overrides`` replace keys of ``source`` before variables are resolved;
+        ``unset`` keys are removed from ``source`` (``smt run --unset``; a key
+        it does not set is a notice), then ``overrides`` replace keys of
+        ``source``, both before variables are resolved;
         ``base_dir`` is where a mapping's relative paths start (default: the
         current directory).  Unknown keys (a key of ours that nothing reads)
         are problems; deprecated keys and converter keys no converter reads
@@ -204,10 +207,12 @@ class PipelineSpec:
             len(props),
             f", {len(overrides)} set on the command line" if overrides else "",
         )
+        removed = _unset_notices(props, unset)
+        props = _without(props, unset)
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
         if variables.resolved_keys:
             log.info("resolved the variables of %s", ", ".join(sorted(variables.resolved_keys)))
-        duplicated = duplicate_notices(props, overrides)
+        duplicated = removed + duplicate_notices(props, overrides)
         try:
             props = resolve_paths(variables.values, base_dir, plugins)
             spec = _Builder(props, plugins, pipeline_file, strict, variables).build(cls)
@@ -275,6 +280,23 @@ class PipelineSpec:
             conf["spark.jars"] = ",".join(jars)
         conf["spark.master"] = self.config["spark.master"]
         return conf
+
+
+def _unset_notices(props: Mapping[str, Any], unset: Collection[str]) -> list[ConfigNotice]:
+    return [
+        ConfigNotice(key, "unset", "--unset names a key the file does not set, so nothing was removed")
+        for key in unset
+        if key not in props
+    ]
+
+
+def _without(props: Any, unset: Collection[str]) -> Any:
+    """``props`` less the ``unset`` keys, of the same type (a file's Properties keep their duplicates)."""
+    kept = type(props)()
+    kept.update((k, v) for k, v in props.items() if k not in unset)
+    if hasattr(props, "duplicates"):
+        kept.duplicates = {k: lines for k, lines in props.duplicates.items() if k not in unset}
+    return kept
 
 
 def _shown_props(props: dict[str, Any], variables: ResolvedProperties | None) -> dict[str, Any]:
