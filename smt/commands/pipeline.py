@@ -77,7 +77,7 @@ def run_command(args: argparse.Namespace) -> int:
     mask = spec.variables.mask if spec.variables is not None else str
     for notice in spec.notices:  # once, before anything runs
         logging.getLogger("smt.config").warning("%s", mask(str(notice)))
-    log_file = None if verbosity >= Verbosity.DEBUG or "spark.log.level" in spec.props else _new_log_file(spec)
+    log_file = spark_log_file(spec, args)
     if log_file is not None:
         log.info("Spark's own output goes to %s", log_file)
     progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
@@ -112,6 +112,13 @@ def process_seconds() -> float | None:
         return max(0.0, now - started_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+
+
+def spark_log_file(spec, args: argparse.Namespace) -> Path | None:
+    """Where a command's Spark output goes: a new log file, or None (the terminal) with --debug or spark.log.level."""
+    if Verbosity.of(args) >= Verbosity.DEBUG or "spark.log.level" in spec.props:
+        return None
+    return _new_log_file(spec)
 
 
 def _new_log_file(spec) -> Path:

@@ -94,7 +94,7 @@ def transform_dataframe(
     internal = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # extras, a source's error column
     if plan is not None:
         df = df.select(*plan.inputs, *internal)
-    df = _null_headers_empty(df)
+    df = null_headers_empty(df)
     extras = {
         field.name: field.dataType.simpleString() for field in df.schema.fields if field.name in extra_columns(internal)
     }
@@ -107,7 +107,7 @@ def transform_dataframe(
     return df.mapInArrow(process_partition, _output_ddl(plan, processor, extras))
 
 
-def _null_headers_empty(df):
+def null_headers_empty(df):
     """``df`` with null header lists made empty (the same to Kafka: no headers).
 
     Spark's Kafka source gives a record without headers a null list, and
