@@ -344,3 +344,14 @@ class TestCredentialSources:
         with pytest.raises(ConfigError, match=message) as refused:
             converters.load("avro", {"schema.registry.url": locked.url, **configs})
         assert "s3cret-Pa55" not in str(refused.value)
+
+
+def test_a_refused_login_names_no_credential(registry):
+    registry.credentials = "admin:s3cret-Pa55"
+    registry.register("orders-value", ORDER_TEXT)
+    converter = converters.load("avro", {"schema.registry.url": registry.url,
+                                         "basic.auth.credentials.source": "USER_INFO",
+                                         "basic.auth.user.info": "admin:wr0ng-Pa55"})  # fmt: skip
+    with pytest.raises(ConverterError, match=r"schema registry answered 401") as refused:
+        converter.to_connect_data("orders", b"\x00\x00\x00\x00\x01\x0e\x06pen")
+    assert "wr0ng-Pa55" not in str(refused.value) and "admin:" not in str(refused.value)
