@@ -65,14 +65,14 @@ def review_plugin_keys(
     configs: Mapping[str, Any],
     prefix: str = "",
     plugins: Any = None,
-    unread_kind: str = "unknown",
+    converter: str | None = None,
 ) -> list[ConfigNotice]:
     """Notices for the keys of one plugin (``configs`` has ``prefix`` stripped).
 
     ``plugins`` (the registry) lets nested plugins' keys be reviewed; without
     it, keys under a nested plugin's prefix are taken as they are.  A key the
-    plugin does not read is a notice of ``unread_kind``; under a converter's
-    prefix it is always ``ignored`` (see :data:`IGNORED`).
+    plugin does not read is ``unknown``; when the plugin is a ``converter``
+    (its name), ``ignored`` (see :data:`IGNORED`).
     """
     declared = {key.name for key in config_def.keys}
     deprecated = {old.name: old for old in config_def.deprecated}
@@ -88,8 +88,9 @@ def review_plugin_keys(
         owner = next((p for p in prefixes if name.startswith(p.prefix)), None)
         if owner is None:
             candidates = [*declared, *(p.prefix + "*" for p in prefixes)]
-            if unread_kind == IGNORED:
-                notices.append(_ignored_notice(prefix, name, candidates, _converters_reading(plugins, name)))
+            if converter is not None:
+                readers = _converters_reading(plugins, name)
+                notices.append(_ignored_notice(prefix, name, candidates, converter, readers))
             else:
                 notices.append(_unknown_notice(prefix, name, candidates))
         elif owner.plugin_kind is not None:
@@ -97,8 +98,8 @@ def review_plugin_keys(
     for owner in (p for p in config_def.prefixes if p.prefix in nested):
         cls = _nested_class(config_def, owner, configs, plugins)
         if cls is not None:
-            kind = IGNORED if owner.plugin_kind == "converter" else unread_kind
-            notices += review_plugin_keys(cls.config_def, nested[owner.prefix], prefix + owner.prefix, plugins, kind)
+            name = getattr(cls, "name", cls.__name__) if owner.plugin_kind == "converter" else None
+            notices += review_plugin_keys(cls.config_def, nested[owner.prefix], prefix + owner.prefix, plugins, name)
     return notices
 
 
@@ -165,8 +166,10 @@ def _unknown_notice(prefix: str, name: str, candidates: Iterable[str]) -> Config
     return ConfigNotice(prefix + name, "unknown", message)
 
 
-def _ignored_notice(prefix: str, name: str, candidates: Iterable[str], readers: list[str]) -> ConfigNotice:
-    message = "was supplied but isn't a known config of this converter, so it has no effect"
+def _ignored_notice(
+    prefix: str, name: str, candidates: Iterable[str], converter: str, readers: list[str]
+) -> ConfigNotice:
+    message = f"was supplied but isn't a known config of the {converter} converter, so it has no effect"
     if readers:  # a real converter key, of another converter: no near name to suggest
         message += f" (the {', '.join(readers)} converter{'s' if len(readers) > 1 else ''} read{'' if len(readers) > 1 else 's'} it)"
     elif (suggestion := _closest(name, candidates)) is not None:
