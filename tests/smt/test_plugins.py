@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
