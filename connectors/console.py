@@ -45,10 +45,17 @@ class ConsoleSink(Sink):
             print(f"--- micro-batch {batch_id} ---", file=out)
         limit = self.config["max.records"]
         count = 0
-        for row in df.toLocalIterator():
-            if not limit or count < limit:
-                print(format_record(row, self.config["print.headers"]), file=out)
-            count += 1
+        df = df.persist()
+        try:
+            # Spark reports a run's observed counts only to a SQL action; toLocalIterator is none, so the
+            # records are first run through a write that is (and kept), then printed from what was kept.
+            df.write.format("noop").mode("overwrite").save()
+            for row in df.toLocalIterator():
+                if not limit or count < limit:
+                    print(format_record(row, self.config["print.headers"]), file=out)
+                count += 1
+        finally:
+            df.unpersist()
         if limit and count > limit:
             print(f"... {count - limit} more record(s) not shown", file=out)
         out.flush()

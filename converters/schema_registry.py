@@ -62,16 +62,19 @@ def subject_name(topic: str, is_key: bool) -> str:
 class SchemaRegistryClient:
     """Talks to one registry at ``url`` (several comma-separated URLs: the first that answers)."""
 
-    def __init__(self, url: str, *, timeout: float = 10.0, basic_auth: str | None = None) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 10.0, basic_auth: str | None = None, credentials_from_url: bool = True
+    ) -> None:
         """``basic_auth`` is ``user:password``; without it, credentials in a URL
         (``http://user:password@host``) log in, as Confluent's client does by default
-        (``basic.auth.credentials.source=URL``).  URLs are kept, and named in
-        messages, without their credentials."""
+        (``basic.auth.credentials.source=URL``), unless ``credentials_from_url`` is
+        False.  URLs are kept, and named in messages, without their credentials."""
         urls = [split_credentials(u.strip().rstrip("/")) for u in url.split(",") if u.strip()]
         if not urls:
             raise ValueError("schema registry url is empty")
         self.urls = [bare for bare, _ in urls]
-        basic_auth = basic_auth or next((credentials for _, credentials in urls if credentials), None)
+        if credentials_from_url:
+            basic_auth = basic_auth or next((credentials for _, credentials in urls if credentials), None)
         self.timeout = timeout
         self._auth = "Basic " + base64.b64encode(basic_auth.encode()).decode() if basic_auth else None
         self._by_id: dict[int, str] = {}

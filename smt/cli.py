@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from smt.commands import pipeline, plugins, wasm
+    from smt.commands import pipeline, plugins, preview, wasm
     from smt.local import cli as local
 
     parser = argparse.ArgumentParser(
@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.set_defaults(usage=None)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = common_options(suppress_defaults=True)
-    for group in (pipeline, plugins, local, wasm):
+    for group in (pipeline, preview, plugins, local, wasm):
         group.add_commands(commands, common)
     return parser
 

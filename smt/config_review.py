@@ -9,7 +9,8 @@ such key, with the nearest declared name as a suggestion, and for every
 deprecated key in use, naming its replacement.  The pipeline refuses a file
 with an unknown key (a typo such as ``errors.tolerence=all`` changes what
 happens); the keys of an alias the list does not name (a stage taken out of
-``transforms=``) are a warning, and keys under a prefix that goes to another
+``transforms=``) and a converter's keys that it does not read (as Kafka
+Connect, which logs them) are warnings, and keys under a prefix that goes to another
 system (``spark.*``, ``source.kafka.*``) are that system's to judge and never
 reported.
 
@@ -29,7 +30,14 @@ from typing import Any, Iterable, Mapping
 from smt._chain_builder import PREDICATE_STAGE_CONFIG, STAGE_CONFIG, configs_by_alias
 from smt.config import ConfigDef, ConfigType, parse_value
 
-__all__ = ["ConfigNotice", "review_plugin_keys", "review_chain_keys", "review_pipeline_keys"]
+__all__ = ["IGNORED", "ConfigNotice", "review_plugin_keys", "review_chain_keys", "review_pipeline_keys"]
+
+#: The kind of a converter's key that no converter reads.  Kafka Connect hands a
+#: converter every ``*.converter.*`` key and only logs the ones it does not know
+#: ("was supplied but isn't a known config"); real connector files carry such keys
+#: (``value.converter.schemas.enable`` next to an Avro converter), so they warn,
+#: and are errors only with ``--strict``.
+IGNORED = "ignored"
 
 #: Keys under ``transforms.<alias>.`` / ``predicates.<alias>.`` that the chain reads itself.
 _CHAIN_KEYS = {
@@ -41,7 +49,8 @@ _CHAIN_KEYS = {
 @dataclasses.dataclass(frozen=True)
 class ConfigNotice:
     """A key that is read by nothing (``unknown``; ``unlisted``: of an alias that ``transforms=`` or
-    ``predicates=`` does not list, a stage switched off) or under a deprecated name (``deprecated``)."""
+    ``predicates=`` does not list, a stage switched off; ``ignored``: a converter's key that the
+    converter does not read) or under a deprecated name (``deprecated``)."""
 
     key: str
     kind: str
@@ -52,12 +61,18 @@ class ConfigNotice:
 
 
 def review_plugin_keys(
-    config_def: ConfigDef, configs: Mapping[str, Any], prefix: str = "", plugins: Any = None
+    config_def: ConfigDef,
+    configs: Mapping[str, Any],
+    prefix: str = "",
+    plugins: Any = None,
+    converter: str | None = None,
 ) -> list[ConfigNotice]:
     """Notices for the keys of one plugin (``configs`` has ``prefix`` stripped).
 
     ``plugins`` (the registry) lets nested plugins' keys be reviewed; without
-    it, keys under a nested plugin's prefix are taken as they are.
+    it, keys under a nested plugin's prefix are taken as they are.  A key the
+    plugin does not read is ``unknown``; when the plugin is a ``converter``
+    (its name), ``ignored`` (see :data:`IGNORED`).
     """
     declared = {key.name for key in config_def.keys}
     deprecated = {old.name: old for old in config_def.deprecated}
@@ -73,13 +88,18 @@ def review_plugin_keys(
         owner = next((p for p in prefixes if name.startswith(p.prefix)), None)
         if owner is None:
             candidates = [*declared, *(p.prefix + "*" for p in prefixes)]
-            notices.append(_unknown_notice(prefix, name, candidates))
+            if converter is not None:
+                readers = _converters_reading(plugins, name)
+                notices.append(_ignored_notice(prefix, name, candidates, converter, readers))
+            else:
+                notices.append(_unknown_notice(prefix, name, candidates))
         elif owner.plugin_kind is not None:
             nested.setdefault(owner.prefix, {})[name[len(owner.prefix) :]] = configs[name]
     for owner in (p for p in config_def.prefixes if p.prefix in nested):
         cls = _nested_class(config_def, owner, configs, plugins)
         if cls is not None:
-            notices += review_plugin_keys(cls.config_def, nested[owner.prefix], prefix + owner.prefix, plugins)
+            name = getattr(cls, "name", cls.__name__) if owner.plugin_kind == "converter" else None
+            notices += review_plugin_keys(cls.config_def, nested[owner.prefix], prefix + owner.prefix, plugins, name)
     return notices
 
 
@@ -144,6 +164,23 @@ def _unknown_notice(prefix: str, name: str, candidates: Iterable[str]) -> Config
     if suggestion is not None:
         message += f"; did you mean '{prefix}{suggestion}'?"
     return ConfigNotice(prefix + name, "unknown", message)
+
+
+def _ignored_notice(
+    prefix: str, name: str, candidates: Iterable[str], converter: str, readers: list[str]
+) -> ConfigNotice:
+    message = f"was supplied but isn't a known config of the {converter} converter, so it has no effect"
+    if readers:  # a real converter key, of another converter: no near name to suggest
+        message += f" (the {', '.join(readers)} converter{'s' if len(readers) > 1 else ''} read{'' if len(readers) > 1 else 's'} it)"
+    elif (suggestion := _closest(name, candidates)) is not None:
+        message += f"; did you mean '{prefix}{suggestion}'?"
+    return ConfigNotice(prefix + name, IGNORED, message)
+
+
+def _converters_reading(plugins: Any, name: str) -> list[str]:
+    if plugins is None:
+        return []
+    return sorted({r.name for r in plugins.registrations("converter") if name in r.cls.config_def})
 
 
 def _stray_alias_notice(key: str, list_key: str, rest: str, aliases: list[str]) -> ConfigNotice:

@@ -29,11 +29,17 @@ from __future__ import annotations
 
 import bisect
 import os
-from typing import Iterator
+from typing import Any, Iterator, Mapping
 
 from smt.errors import ConfigError, ConfigProblem
 
-__all__ = ["Properties", "PropertiesError", "load_properties", "parse_properties"]
+__all__ = ["Properties", "PropertiesError", "with_inline_comment_hints", "load_properties", "parse_properties"]
+
+#: Added to the reason of a problem whose value holds `` #``: a comment written after a value.
+INLINE_COMMENT_HINT = (
+    "; note: .properties files have no inline comments, so everything after '=' is the value, "
+    "' #...' included: put the comment on a line of its own"
+)
 
 _WHITE_SPACE = " \t\f"
 _LINE_BREAKS = "\r\n"
@@ -59,6 +65,27 @@ class Properties(dict):
         super().__init__()
         #: Key -> the lines setting it, for each key set more than once (the last line wins, as in Java).
         self.duplicates: dict[str, list[int]] = {}
+
+
+def with_inline_comment_hints(error: ConfigError, props: Mapping[str, Any]) -> ConfigError:
+    """``error`` with :data:`INLINE_COMMENT_HINT` added to each problem whose value in ``props`` holds `` #``.
+
+    ``key=value   # note`` is a value of ``value   # note`` in Java: the key's
+    check fails on a comment the user never meant as part of the value.
+    """
+    problems = [
+        ConfigProblem(p.key, p.reason + INLINE_COMMENT_HINT, p.value) if _has_inline_comment(props.get(p.key)) else p
+        for p in error.problems
+    ]
+    if problems == list(error.problems):
+        return error
+    hinted = ConfigError(problems)
+    hinted.notices = error.notices
+    return hinted
+
+
+def _has_inline_comment(value: Any) -> bool:
+    return isinstance(value, str) and any(f"{space}#" in value for space in _WHITE_SPACE)
 
 
 def load_properties(path: str | os.PathLike[str]) -> Properties:

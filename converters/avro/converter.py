@@ -10,6 +10,7 @@ import fastavro
 import fastavro.validation
 from fastavro.validation import ValidationError
 
+from converters._registry_credentials import CREDENTIALS_CONFIG, registry_credentials
 from converters._schema_setting import load_schema_setting
 from converters.avro._mapping import (
     compile_avro_reader,
@@ -103,14 +104,6 @@ class AvroConverter(Converter):
             "With auto.register.schemas=false, write with the subject's latest registered schema.",
         )
         .define(
-            "basic.auth.user.info",
-            ConfigType.PASSWORD,
-            None,
-            None,
-            Importance.LOW,
-            "user:password for the schema registry's HTTP basic authentication.",
-        )
-        .define(
             "schema.registry.request.timeout.ms",
             ConfigType.INT,
             10_000,
@@ -118,6 +111,7 @@ class AvroConverter(Converter):
             Importance.LOW,
             "How long to wait for the schema registry to answer.",
         )
+        .merge(CREDENTIALS_CONFIG)
     )
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False, context: PluginContext | None = None) -> None:
@@ -130,15 +124,15 @@ class AvroConverter(Converter):
                 prefix + "schema.registry.url",
                 "AvroConverter needs schema.registry.url, or avro.schema / avro.schema.file for plain Avro",
             )
-        self.registry = (
-            SchemaRegistryClient(
+        self.registry = None
+        if url:
+            basic_auth, from_url = registry_credentials(self.config, url, prefix)
+            self.registry = SchemaRegistryClient(
                 url,
                 timeout=self.config["schema.registry.request.timeout.ms"] / 1000,
-                basic_auth=self.config["basic.auth.user.info"],
+                basic_auth=basic_auth,
+                credentials_from_url=from_url,
             )
-            if url
-            else None
-        )
         self._by_id: dict[int, _AvroSchema] = {}
         self._by_connect: dict[Schema, _AvroSchema] = {}
         self._ids: dict[tuple[str, str], int] = {}

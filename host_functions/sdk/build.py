@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "build_guest",
+    "toolchain_install_hint",
     "supported_extensions",
     "GuestBuildError",
     "ToolchainMissingError",
@@ -46,6 +47,7 @@ __all__ = [
 
 SDK_DIR = Path(__file__).resolve().parent
 _WASM_SECTIONS = SDK_DIR.parent / "wasm_sections.py"
+#: A source checkout's script that installs every toolchain (system packages: it needs root).
 INSTALL_SCRIPT = "scripts/install-guest-toolchains.sh"
 # Compilers are slow on a shared 2-core machine, but never this slow.
 BUILD_TIMEOUT_SECONDS = 300
@@ -56,7 +58,7 @@ class GuestBuildError(SmtError):
 
 
 class ToolchainMissingError(GuestBuildError):
-    """The compiler a guest needs is not installed; the message names it and the install script."""
+    """The compiler a guest needs is not installed; the message names it and how to install it at user level."""
 
 
 @dataclass(frozen=True)
@@ -70,17 +72,45 @@ class _Toolchain:
     post_link: Callable[[bytes], bytes] | None = None
 
 
-def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+#: pip for the Python running this: a toolchain on PyPI goes where the guests are built from.
+_PIP = f"{Path(sys.executable).name} -m pip"
+#: What to install for C guests, at user level first (no root: Zig's bundled clang compiles them).
+C_TOOLCHAIN_INSTALL = (
+    f"`{_PIP} install ziglang` (user level, no root: its `zig cc` compiles C guests), "
+    "or clang and lld (Debian/Ubuntu: `sudo apt-get install clang lld`)"
+)
+
+
+def _c_compiler() -> list[str]:
+    """clang with wasm-ld, else Zig's ``zig cc`` (the ``ziglang`` PyPI package: clang and lld inside)."""
     clang = shutil.which("clang")
-    if clang is None or shutil.which("wasm-ld") is None:
+    if clang is not None and shutil.which("wasm-ld") is not None:
+        return [clang, "--target=wasm32"]
+    zig = _zig_executable()
+    return [*zig, "cc", "--target=wasm32-freestanding"] if zig else []
+
+
+def toolchain_install_hint(extension: str) -> str | None:
+    """What to install to build guests of ``extension`` (``.c``, ``.zig``, ``.go``), or None when a toolchain is here."""
+    found = {".c": _c_compiler, ".zig": _zig_executable, ".go": lambda: shutil.which("go")}[extension]()
+    if found:
+        return None
+    return {
+        ".c": C_TOOLCHAIN_INSTALL,
+        ".zig": f"`{_PIP} install ziglang`",
+        ".go": "Go 1.24 or newer from https://go.dev/dl (unpack it in your home folder, put its bin/ on PATH)",
+    }[extension]
+
+
+def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
+    compiler = _c_compiler()
+    if not compiler:
         raise ToolchainMissingError(
-            f"cannot build {source}: the C guest toolchain (clang and wasm-ld from Debian's `clang` and `lld` "
-            f"packages) is not installed; run {INSTALL_SCRIPT}"
+            f"cannot build {source}: no C guest toolchain is installed; install {C_TOOLCHAIN_INSTALL}"
         )
     c_sdk = SDK_DIR / "c"
     return [
-        clang,
-        "--target=wasm32",
+        *compiler,
         "-O2",
         "-nostdlib",
         "-fno-builtin",
@@ -112,7 +142,7 @@ def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
     if not zig:
         raise ToolchainMissingError(
             f"cannot build {source}: the Zig guest toolchain (the `ziglang` PyPI package, or `zig` on PATH) "
-            f"is not installed; run {INSTALL_SCRIPT}"
+            f"is not installed; install it at user level: `{_PIP} install ziglang`"
         )
     return [
         *zig,
@@ -139,7 +169,7 @@ def _go_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
     if go is None:
         raise ToolchainMissingError(
             f"cannot build {source}: the Go guest toolchain (`go` 1.24 or newer on PATH) is not installed; "
-            f"run {INSTALL_SCRIPT}"
+            "install it at user level from https://go.dev/dl (unpack it in your home folder, put its bin/ on PATH)"
         )
     # A Go source cannot import a package from another folder without a module around it: build a
     # scratch module holding a copy of the source, whose go.mod points `smtguest` at the SDK.

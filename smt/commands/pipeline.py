@@ -1,8 +1,7 @@
 """``smt run`` and ``smt validate``: a pipeline file, checked or run.
 
-``--set KEY=VALUE`` (repeatable) replaces a key of the file after it is read
-and before config providers resolve variables, so a value given this way may
-itself be a ``${provider:...}`` variable; the last ``--set`` of a key wins.
+``--set KEY=VALUE`` and ``--unset KEY`` change the file's keys for one run
+(:mod:`smt.commands.overrides`).
 
 ``smt run`` keeps Spark's own output (its log, the Python workers' stderr)
 out of the terminal: it goes to a log file under ``<temp>/spark-smt-logs``,
@@ -21,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from smt.commands.output import EXIT_OK, Verbosity, print_warnings, report_failure
+from smt.commands.overrides import add_override_options, load_spec
 from smt.errors import SmtError
 
 __all__ = ["add_commands"]
@@ -36,7 +36,7 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                               description="Run a pipeline to completion and print a summary of where every "
                               "record went.")  # fmt: skip
     run.add_argument("pipeline", help="the pipeline's .properties file")
-    _add_set_option(run)
+    add_override_options(run)
     run.add_argument(
         "--metrics-json",
         metavar="PATH",
@@ -48,32 +48,18 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                                    description="Check a pipeline file without running it: every problem is "
                                    "printed on its own line, naming its key (exit 3); exit 0 when valid.")  # fmt: skip
     validate.add_argument("pipeline", help="the pipeline's .properties file")
-    _add_set_option(validate)
+    add_override_options(validate)
     validate.add_argument(
         "--strict",
         action="store_true",
-        help="deprecated keys are errors (exit 3), not warnings (unknown keys always are)",
+        help="deprecated keys, and converter keys no converter reads, are errors (exit 3), not "
+        "warnings (unknown keys always are)",
     )
     validate.set_defaults(handler=validate_command)
 
 
-def _add_set_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--set", action="append", dest="overrides", type=_key_value, default=[],
-                        metavar="KEY=VALUE", help="override KEY of the file (repeatable; applied before "
-                        "${provider:...} variables are resolved)")  # fmt: skip
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    key, equals, value = text.partition("=")
-    if not equals or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
-    return key.strip(), value
-
-
 def validate_command(args: argparse.Namespace) -> int:
-    from smt.pipeline import PipelineSpec
-
-    spec = PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides), strict=args.strict)
+    spec = load_spec(args, strict=args.strict)
     print_warnings(spec.notices, spec.variables.mask if spec.variables is not None else str)
     if Verbosity.of(args) > Verbosity.QUIET:
         count = len(spec.notices)
@@ -83,15 +69,15 @@ def validate_command(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from smt.pipeline import PipelineSpec, build_spark_session, run_pipeline
+    from smt.pipeline import build_spark_session, run_pipeline
     from smt.pipeline.report import ProgressLine, print_summary, write_metrics_json
 
     verbosity = Verbosity.of(args)
-    spec = PipelineSpec.from_properties(args.pipeline, overrides=dict(args.overrides))
+    spec = load_spec(args)
     mask = spec.variables.mask if spec.variables is not None else str
     for notice in spec.notices:  # once, before anything runs
         logging.getLogger("smt.config").warning("%s", mask(str(notice)))
-    log_file = None if verbosity >= Verbosity.DEBUG or "spark.log.level" in spec.props else _new_log_file(spec)
+    log_file = spark_log_file(spec, args)
     if log_file is not None:
         log.info("Spark's own output goes to %s", log_file)
     progress = ProgressLine(enabled=verbosity > Verbosity.QUIET)
@@ -126,6 +112,13 @@ def process_seconds() -> float | None:
         return max(0.0, now - started_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+
+
+def spark_log_file(spec, args: argparse.Namespace) -> Path | None:
+    """Where a command's Spark output goes: a new log file, or None (the terminal) with --debug or spark.log.level."""
+    if Verbosity.of(args) >= Verbosity.DEBUG or "spark.log.level" in spec.props:
+        return None
+    return _new_log_file(spec)
 
 
 def _new_log_file(spec) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from smt.commands.output import EXIT_FAILED, EXIT_OK
 
@@ -69,6 +70,27 @@ def plugins_command(args: argparse.Namespace) -> int:
 
 
 def bench_command(args: argparse.Namespace) -> int:
+    """Run the areas; Spark's output goes to a log file, as with ``smt run`` (``--debug``: the terminal)."""
     from smt.benchmarks.runner import run_benchmarks
+    from smt.commands.output import Verbosity
+    from smt.pipeline.jvm_output import child_output_to
 
-    return EXIT_OK if run_benchmarks(args.areas, args.scale) else EXIT_FAILED
+    if Verbosity.of(args) >= Verbosity.DEBUG:
+        return EXIT_OK if run_benchmarks(args.areas, args.scale) else EXIT_FAILED
+    log_file = _bench_log_file()
+    with child_output_to(log_file):
+        done = run_benchmarks(args.areas, args.scale)
+    print(f"Spark's log: {log_file}")
+    return EXIT_OK if done else EXIT_FAILED
+
+
+def _bench_log_file() -> Path:
+    import datetime
+    import os
+    import tempfile
+
+    from smt.commands.pipeline import LOG_DIR_NAME
+
+    folder = Path(tempfile.gettempdir()) / LOG_DIR_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"smt-bench-{datetime.datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.log"

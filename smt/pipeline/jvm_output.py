@@ -11,16 +11,59 @@ appended to one file, so a run's terminal shows only what ``smt`` prints and
 the whole story stays readable in the file.
 
 It must run before the first SparkSession of the process: a running JVM keeps
-its streams.
+its streams.  A command that starts its sessions deep inside (``smt bench``:
+each area its own) uses :func:`child_output_to` instead: every process started
+within it writes to the file, while this process keeps printing to the terminal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
-from typing import Mapping
+import sys
+from typing import Iterator, Mapping
 
-__all__ = ["start_jvm_logging_to"]
+__all__ = ["child_output_to", "start_jvm_logging_to"]
+
+
+@contextlib.contextmanager
+def child_output_to(log_path: str | os.PathLike) -> Iterator[None]:
+    """Within: processes started (Spark's JVM) inherit ``log_path`` as stdout and stderr; ``sys.stdout``
+    and ``sys.stderr`` still reach the terminal.
+
+    File descriptors 1 and 2 point at the log, which children inherit at
+    start; Python's own streams, when they were those descriptors, are
+    reopened on copies of the terminal's.  A child started within keeps the
+    log after the block.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    terminal = {fd: os.dup(fd) for fd in (1, 2)}
+    shown = sys.stdout, sys.stderr
+    with open(log_path, "ab") as log:
+        for fd in (1, 2):
+            os.dup2(log.fileno(), fd)
+    sys.stdout, sys.stderr = (_on_terminal(stream, fd, terminal[fd]) for stream, fd in zip(shown, (1, 2)))
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = shown
+        for fd, copy in terminal.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+def _on_terminal(stream, fd: int, copy: int):
+    try:
+        uses_fd = stream.fileno() == fd
+    except (AttributeError, OSError, ValueError):  # a stream of its own (pytest's capture): left as it is
+        return stream
+    if not uses_fd:
+        return stream
+    return open(copy, "w", buffering=1, encoding=getattr(stream, "encoding", None) or "utf-8", closefd=False)
 
 
 def start_jvm_logging_to(log_path: str | os.PathLike, conf: Mapping[str, str]) -> bool:

@@ -189,6 +189,17 @@ class BatchProcessor:
         output = self._output(arrow_batch, records, batch.origins(), failures)
         return output, self._count(arrow_batch.num_rows, batch, failures)
 
+    def decode(self, arrow_batch: pa.RecordBatch) -> tuple[RecordBatch, dict[int, FailedRecord]]:
+        """The records as the chain's first stage receives them, and the failed ones by input row.
+
+        What :meth:`process` does before the chain, every failure set aside
+        (none raised, none logged): for a preview of the chain's stages.
+        """
+        failures = _Failures(dataclasses.replace(self.policy, tolerance="all", log_enable=False))
+        batch = RecordBatch.from_arrow(arrow_batch)
+        batch = self._source_failures(arrow_batch, batch, failures)
+        return self._decode(batch, failures), failures.records
+
     def _source_failures(self, arrow_batch: pa.RecordBatch, batch: RecordBatch, failures: _Failures) -> RecordBatch:
         # A source marks a row it could not read (a malformed line, say) with
         # a message in SOURCE_ERROR_COLUMN; it fails at TASK_POLL, like any

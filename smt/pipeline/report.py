@@ -29,19 +29,25 @@ def metrics(
     For a failed run, ``failed`` (:class:`smt.pipeline.failed_counts.FailedRunCounts`) gives the
     records committed and the counts that are uncertain (listed as ``records_uncertain``).
     """
+    known = getattr(result, "known", "all")
+    records = dataclasses.asdict(result.counts)
     figures = {
         "pipeline": spec.shown_props().get("name", spec.config.get("name")),
         "status": "failed" if error is not None else "succeeded",
         **({"total_seconds": round(total_seconds, 3)} if total_seconds is not None else {}),
         "seconds": round(result.seconds, 3),
-        "records_per_second": float(f"{result.records_per_second:.4g}"),
-        "records": dataclasses.asdict(result.counts),
+        "records_per_second": float(f"{result.records_per_second:.4g}") if known != "none" else None,
+        "records": records if known != "none" else dict.fromkeys(records),
         "locations": locations(spec),
         "transforms": {
             alias: {**figures, "seconds": round(figures["seconds"], 3)}
             for alias, figures in result.stages.as_dict().items()
-        },
+        }
+        if known == "all"
+        else dict.fromkeys(stage.alias for stage in spec.chain.stages),
     }
+    if known == "none":
+        figures["records_uncertain"] = list(records)
     if failed is not None:
         figures["records"] = dataclasses.asdict(failed.counts)
         figures["records_uncertain"] = list(failed.uncertain)
@@ -56,7 +62,7 @@ def locations(spec: Any) -> dict[str, str]:
     may_route = spec.chain is not None and spec.chain.may_change("topic")
     where = {
         "source": _connector_location(props, "source"),
-        "sink": _connector_location(props, "sink", may_route),
+        "sink": _connector_location(props, "sink", may_route, _write_mode(spec.sink)),
     }
     if spec.policy.tolerates_all and spec.policy.dlq_path:
         mode_key = getattr(spec.dead_letters, "mode_key", None)
@@ -67,12 +73,11 @@ def locations(spec: Any) -> dict[str, str]:
     return where
 
 
-def _connector_location(props: dict[str, Any], kind: str, may_route: bool = False) -> str:
+def _connector_location(props: dict[str, Any], kind: str, may_route: bool = False, mode: str | None = None) -> str:
     name = str(props.get(kind, "file"))
     if props.get(f"{kind}.path"):
         fmt = props.get(f"{kind}.format", "text")
-        mode = f", {props.get('sink.write.mode', 'errorifexists')}" if kind == "sink" else ""
-        return f"{name} {props[f'{kind}.path']} ({fmt}{mode})"
+        return f"{name} {props[f'{kind}.path']} ({fmt}{f', {mode}' if mode else ''})"
     for key, label in (("topics", "topics"), ("topic.pattern", "topics matching"), ("topic", "topic")):
         if props.get(f"{kind}.{key}"):
             # The Kafka sink's topic takes every record but those a transform routed.
@@ -81,6 +86,27 @@ def _connector_location(props: dict[str, Any], kind: str, may_route: bool = Fals
     if name == "kafka" and kind == "sink":
         return "kafka (each record's own topic)"
     return name
+
+
+def _write_mode(sink: Any) -> str | None:
+    """The sink's write mode in force (its default when the file sets none), for a sink that has one."""
+    config = getattr(sink, "config", None) or {}
+    return config.get("write.mode")
+
+
+def failed_destination(spec: Any) -> str:
+    """Where the records that failed went, by ``errors.*``."""
+    policy = spec.policy
+    if not policy.tolerates_all:
+        return "none: errors.tolerance=none stops the run at the first"
+    logged = ", and logged (errors.log.enable)" if policy.log_enable else ""
+    if policy.dlq_path or policy.dlq_topic:
+        return f"set aside in the dead-letter queue{logged}"
+    return f"skipped: no dead-letter queue{logged or ' (errors.log.enable=true logs them)'}"
+
+
+#: Runs shorter than this show no rate: records per second of a sub-second run says little.
+RATE_MIN_SECONDS = 1.0
 
 
 def format_rate(per_second: float) -> str:
@@ -111,23 +137,22 @@ def print_summary(
     table = Table(title=f"pipeline {figures['pipeline']}")
     for column, justify in (("records", "left"), ("count", "right"), ("where", "left")):
         table.add_column(column, justify=justify)
-    table.add_row("read", f"{records['read']:,}", f"from {where['source']}")
-    table.add_row("written", f"{records['written']:,}", f"to {where['sink']}")
+    table.add_row("read", _count(records["read"]), f"from {where['source']}")
+    table.add_row("written", _count(records["written"]), f"to {where['sink']}")
     if records["output_rows"] != records["written"]:
-        table.add_row("output records", f"{records['output_rows']:,}", "what the sink received (fan-out)")
-    table.add_row("filtered", f"{records['filtered']:,}", "dropped by a transform or predicate")
-    table.add_row("failed", f"{records['failed']:,}", "")
+        table.add_row("output records", _count(records["output_rows"]), "what the sink received (fan-out)")
+    table.add_row("filtered", _count(records["filtered"]), "dropped by a transform or predicate")
+    table.add_row("failed", _count(records["failed"]), failed_destination(spec))
     dead = where.get("dead_letters")
-    table.add_row("dead-lettered", f"{records['dead_lettered']:,}", f"to {dead}" if dead else "no dead-letter queue")
+    table.add_row("dead-lettered", _count(records["dead_lettered"]), f"to {dead}" if dead else "no dead-letter queue")
     console.print(table)
-    rate = f"{format_rate(figures['records_per_second'])} records/s read"
-    if total_seconds is None:
-        footer = f"{figures['seconds']:.2f} s, {rate}"
-    else:
-        footer = (f"{total_seconds:.2f} s in all (Python, checks and Spark's start included; the pipeline "
-                  f"{figures['seconds']:.2f} s, {rate})")  # fmt: skip
+    if figures.get("records_uncertain"):
+        console.print("The counts are unknown: Spark reported none for this run's write (the records were written).")
+    footer = _time_line(figures, total_seconds)
     console.print(footer + (f"; Spark's log: {log_file}" if log_file else ""))
-    if figures["transforms"]:
+    if figures["transforms"] and None in figures["transforms"].values():
+        console.print("Per-transform figures are unknown: Spark reported none for this run's write.")
+    elif figures["transforms"]:
         stages = Table(title="transforms")
         for column in ("alias", "in", "out", "dropped", "errors", "seconds"):
             stages.add_column(column, justify="left" if column == "alias" else "right")
@@ -141,6 +166,21 @@ def print_summary(
                 f"{f['seconds']:.3f}",
             )
         console.print(stages)
+
+
+def _count(value: int | None) -> str:
+    return "unknown" if value is None else f"{value:,}"
+
+
+def _time_line(figures: dict[str, Any], total_seconds: float | None) -> str:
+    """How long the run took, and its rate when it ran long enough for one to mean something."""
+    per_second = figures["records_per_second"]
+    shown = per_second is not None and figures["seconds"] >= RATE_MIN_SECONDS
+    rate = f", {format_rate(per_second)} records/s read" if shown else ""
+    if total_seconds is None:
+        return f"{figures['seconds']:.2f} s{rate}"
+    return (f"{total_seconds:.2f} s in all (Python, checks and Spark's start included; the pipeline "
+            f"{figures['seconds']:.2f} s{rate})")  # fmt: skip
 
 
 class ProgressLine:

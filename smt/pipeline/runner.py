@@ -67,6 +67,9 @@ class PipelineResult:
     counts: BatchCounts
     seconds: float
     stages: ChainMetrics = dataclasses.field(default_factory=ChainMetrics)
+    #: Which figures are true: "all"; "counts" (the records' counts came from Spark's accumulators, the
+    #: per-transform figures did not come back); or "none" (no figure came back: they are unknown, not 0).
+    known: str = "all"
 
     @property
     def records_per_second(self) -> float:
@@ -91,7 +94,7 @@ def transform_dataframe(
     internal = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # extras, a source's error column
     if plan is not None:
         df = df.select(*plan.inputs, *internal)
-    df = _null_headers_empty(df)
+    df = null_headers_empty(df)
     extras = {
         field.name: field.dataType.simpleString() for field in df.schema.fields if field.name in extra_columns(internal)
     }
@@ -104,7 +107,7 @@ def transform_dataframe(
     return df.mapInArrow(process_partition, _output_ddl(plan, processor, extras))
 
 
-def _null_headers_empty(df):
+def null_headers_empty(df):
     """``df`` with null header lists made empty (the same to Kafka: no headers).
 
     Spark's Kafka source gives a record without headers a null list, and
@@ -223,7 +226,7 @@ def run_pipeline(
         quiet_py4j_while_failing(),
     ):
         run.execute(progress_interval)
-    return PipelineResult(run.counts, time.perf_counter() - run.started, run.stages)
+    return PipelineResult(run.counts, time.perf_counter() - run.started, run.stages, run.known)
 
 
 class _Run:
@@ -236,9 +239,12 @@ class _Run:
         self.processor = BatchProcessor.from_spec(spec)
         self.layout = CountsLayout(tuple(stage.alias for stage in spec.chain.stages))
         # Live counts need accumulators: classic sessions, batch runs (streaming reports per micro-batch).
-        self.live = LiveCounts(spark) if on_progress and not spec.streaming and not is_connect(spark) else None
+        # Kept without a progress line too: the counts when a sink's write reports no observed metrics.
+        self.live = LiveCounts(spark) if not spec.streaming and not is_connect(spark) else None
         self.counts = BatchCounts()
         self.stages = ChainMetrics()
+        #: See PipelineResult.known.
+        self.known = "all"
         self.started = time.perf_counter()
         #: The writes of a batch run that completed (see smt.pipeline.failed_counts).
         self.writes_done: set[str] = set()
@@ -355,10 +361,21 @@ class _Run:
             raise
         log.info("written in %.1f s; waiting for the counts", time.perf_counter() - self.started)
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
-        if observed is None:
-            log.warning("pipeline %s: no counts came back from Spark; the figures show zeros", self.spec.config["name"])
-        else:
+        if observed is not None and not observed.get(COUNTS_COLUMN) and self.live is not None:
+            # No counts row: none was observed where the batches ran (a sink that printed them before
+            # a write reported), or there was nothing to read; the accumulators tell which.
+            observed = None if self.live.snapshot().read else observed
+        if observed is not None:
             self._add(observed)
+        elif self.live is not None:
+            # A write Spark runs as a nested command (a table format's own) reports no observed metrics;
+            # the accumulators saw every batch of the job, but not the per-transform figures.
+            log.info("no observed counts came back from Spark: the records' counts are its accumulators'")
+            self.counts.add(self.live.snapshot())
+            self.known = "counts"
+        else:
+            log.warning("pipeline %s: no counts came back from Spark; they are unknown", self.spec.config["name"])
+            self.known = "none"
         if self.compiled is not None:
             self.counts.add(self.compiled.counts())
 

@@ -19,7 +19,7 @@ import dataclasses
 import functools
 import logging
 import os
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from smt._chain_builder import sub_configs
 from smt.chain import TransformChain
@@ -36,6 +36,7 @@ from smt.pipeline.dead_letters import build_dead_letters
 from smt.pipeline.fields import FieldPlan, plan_fields
 from smt.pipeline.streaming import STREAMING_CONFIG, CheckpointMismatch, check_local_checkpoint, checkpoint_keys
 from smt.plugin import PluginContext
+from smt.properties import with_inline_comment_hints
 
 __all__ = ["PIPELINE_CONFIG", "PipelineSpec"]
 
@@ -167,7 +168,8 @@ class PipelineSpec:
     policy: ErrorPolicy
     #: What config providers replaced; :meth:`shown_props` and its ``mask`` hide the values.
     variables: ResolvedProperties | None = None
-    #: Deprecated keys in use (``smt validate`` warns, ``smt run`` logs them); unknown keys are problems.
+    #: Deprecated keys in use and converter keys nothing reads (``smt validate`` warns, ``smt run`` logs
+    #: them); unknown keys are problems.
     notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
     #: The dead-letter writer (``errors.deadletterqueue.*``), or None: built once, when the spec is validated.
     dead_letters: Any = None
@@ -176,14 +178,18 @@ class PipelineSpec:
     def from_properties(
         cls, source: str | os.PathLike | Mapping[str, Any], *, plugins: Any = None,
         overrides: Mapping[str, str] | None = None, base_dir: str | None = None, strict: bool = False,
+        unset: Collection[str] = (),
     ) -> "PipelineSpec":  # fmt: skip
         """Build and validate; raises :class:`ConfigError` listing every problem.
 
-        ``overrides`` replace keys of ``source`` before variables are resolved;
+        ``unset`` keys are removed from ``source`` (``smt run --unset``; a key
+        it does not set is a notice), then ``overrides`` replace keys of
+        ``source``, both before variables are resolved;
         ``base_dir`` is where a mapping's relative paths start (default: the
         current directory).  Unknown keys (a key of ours that nothing reads)
-        are problems; deprecated keys are ``notices`` of the spec (and of the
-        error, when there is one), and problems with ``strict``.
+        are problems; deprecated keys and converter keys no converter reads
+        are ``notices`` of the spec (and of the error, when there is one), and
+        problems with ``strict``.
         """
         pipeline_file = None
         if isinstance(source, Mapping):
@@ -204,14 +210,17 @@ class PipelineSpec:
             len(props),
             f", {len(overrides)} set on the command line" if overrides else "",
         )
+        removed = _unset_notices(props, unset)
+        props = _without(props, unset)
         variables = resolve_variables({**props, **(overrides or {})}, plugins)
         if variables.resolved_keys:
             log.info("resolved the variables of %s", ", ".join(sorted(variables.resolved_keys)))
-        duplicated = duplicate_notices(props, overrides)
+        duplicated = removed + duplicate_notices(props, overrides)
         try:
             props = resolve_paths(variables.values, base_dir, plugins)
             spec = _Builder(props, plugins, pipeline_file, strict, variables).build(cls)
         except ConfigError as exc:
+            exc = with_inline_comment_hints(exc, variables.written)
             raise variables.mask_error(with_notices(exc, duplicated, strict)) from None
         if strict and duplicated:
             raise variables.mask_error(with_notices(ConfigError([]), duplicated, strict))
@@ -274,6 +283,23 @@ class PipelineSpec:
             conf["spark.jars"] = ",".join(jars)
         conf["spark.master"] = self.config["spark.master"]
         return conf
+
+
+def _unset_notices(props: Mapping[str, Any], unset: Collection[str]) -> list[ConfigNotice]:
+    return [
+        ConfigNotice(key, "unset", "--unset names a key the file does not set, so nothing was removed")
+        for key in unset
+        if key not in props
+    ]
+
+
+def _without(props: Any, unset: Collection[str]) -> Any:
+    """``props`` less the ``unset`` keys, of the same type (a file's Properties keep their duplicates)."""
+    kept = type(props)()
+    kept.update((k, v) for k, v in props.items() if k not in unset)
+    if hasattr(props, "duplicates"):
+        kept.duplicates = {k: lines for k, lines in props.duplicates.items() if k not in unset}
+    return kept
 
 
 def _shown_props(props: dict[str, Any], variables: ResolvedProperties | None) -> dict[str, Any]:
@@ -344,7 +370,8 @@ class _Builder:
         notices = review_pipeline_keys(PIPELINE_CONFIG, self.props, self.plugins)
         # A key of ours that nothing reads is a typo that changes what happens (errors.tolerence=all):
         # an error.  Keys under a prefix handed to another system (spark.*, *.kafka.*) are never
-        # reported; deprecated keys still work, so they stay warnings unless strict.
+        # reported; deprecated keys still work, and converters ignore keys they do not read (as Kafka
+        # Connect does), so those stay warnings unless strict.
         refused = [n for n in notices if self.strict or n.kind == "unknown"]
         self.problems += [ConfigProblem(n.key, n.message, self.props.get(n.key)) for n in refused]
         notices = [n for n in notices if n not in refused]

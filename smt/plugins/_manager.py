@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import os
@@ -106,8 +107,22 @@ class Plugins:
         found = table.get(name) or table.get(name.strip())
         if found is None:
             known = ", ".join(sorted({r.name for r in table.values()}))
-            raise UnknownPluginError(f"unknown {kind} '{name}'; known: {known or '(none)'}")
+            raise UnknownPluginError(
+                f"unknown {kind} '{name}'{self._hint(kind, name.strip())}; known: {known or '(none)'}"
+            )
         return found
+
+    def variants(self, kind: str, name: str) -> list[str]:
+        """The names that are ``name`` with a ``$`` variant (``MaskField`` -> ``MaskField$Key``, ``MaskField$Value``)."""
+        return sorted(key for key in self._by_kind.get(kind, {}) if key.startswith(name + "$"))
+
+    def _hint(self, kind: str, name: str) -> str:
+        """What to write instead of an unknown ``name``: its variants, or the nearest name (a typo)."""
+        variants = self.variants(kind, name)
+        if variants:
+            return f" (it comes in variants, one for each part of the record: {', '.join(variants)})"
+        close = difflib.get_close_matches(name, list(self._by_kind.get(kind, {})), n=1, cutoff=0.6)
+        return f" (did you mean '{close[0]}'?)" if close else ""
 
     def get(self, kind: str, name: str) -> Any:
         return self.lookup(kind, name).cls

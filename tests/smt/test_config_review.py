@@ -247,3 +247,45 @@ def test_a_failing_build_still_carries_its_notices():
              "transforms.r.blacklist": "a"}
         )  # fmt: skip
     assert [n.key for n in caught.value.notices] == ["transforms.r.blacklist"]
+
+
+# --- converter keys no converter reads warn, as in Kafka Connect (#34 item 1) -----------------------
+
+
+def test_a_converter_key_of_another_converter_names_the_converter_that_reads_it():
+    found = review_pipeline_keys(PIPELINE_CONFIG, {**BASE, "key.converter": "string",
+                                                   "key.converter.schemas.enable": "false"}, default_plugins())  # fmt: skip
+    assert [(n.key, n.kind, n.message) for n in found] == [(
+        "key.converter.schemas.enable", "ignored",
+        "was supplied but isn't a known config of the string converter, so it has no effect "
+        "(the json converter reads it)",
+    )]  # fmt: skip
+
+
+def test_a_converter_key_no_converter_reads_gets_the_nearest_name():
+    found = notices_of({"value.converter": "json", "value.converter.schemas.enabled": "false",
+                        "header.converter.nothing.like.it": "x"})  # fmt: skip
+    assert found == {
+        "value.converter.schemas.enabled": "was supplied but isn't a known config of the json converter, so it "
+        "has no effect; did you mean 'value.converter.schemas.enable'?",
+        "header.converter.nothing.like.it": "was supplied but isn't a known config of the simple converter, so it "
+        "has no effect",
+    }
+
+
+def test_a_wasm_transforms_converter_keys_warn_too():
+    found = review_pipeline_keys(PIPELINE_CONFIG, {
+        **BASE, "transforms": "w", "transforms.w.type": "wasm", "transforms.w.module.path": "m.wasm",
+        "transforms.w.function.name": "f", "transforms.w.key.converter": "string",
+        "transforms.w.key.converter.schemas.enable": "false",
+    }, default_plugins())  # fmt: skip
+    assert [(n.key, n.kind) for n in found] == [("transforms.w.key.converter.schemas.enable", "ignored")]
+
+
+def test_strict_refuses_converter_keys_no_converter_reads(tmp_path):
+    (tmp_path / "in.txt").write_text("a\n")
+    props = {"source.path": str(tmp_path / "in.txt"), "sink": "console", "key.converter": "string",
+             "key.converter.schemas.enable": "false"}  # fmt: skip
+    assert [n.key for n in PipelineSpec.from_properties(props).notices] == ["key.converter.schemas.enable"]
+    with pytest.raises(ConfigError, match=r"^key\.converter\.schemas\.enable: was supplied but isn't a known config"):
+        PipelineSpec.from_properties(props, strict=True)

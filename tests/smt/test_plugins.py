@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -271,3 +272,33 @@ def test_installed_plugin_appears_in_the_generated_reference(installed):
     assert "Reverses the record value, a string or bytes." in section
     assert "- Provided by: `example`" in section
     assert "| `transforms.<alias>.unit` | string | `chars` | medium |" in section
+
+
+# --- a wrong name gets help (#34 item 7) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind, name, hint",
+    [
+        ("transform", "MaskFeild$Value", "(did you mean 'MaskField$Value'?)"),
+        ("transform", "org.apache.kafka.connect.transforms.MaskFeild$Value",
+         "(did you mean 'org.apache.kafka.connect.transforms.MaskField$Value'?)"),
+        ("converter", "jsn", "(did you mean 'json'?)"),
+        ("predicate", "TopicNameMatchs", "(did you mean 'TopicNameMatches'?)"),
+        ("source", "kafak", "(did you mean 'kafka'?)"),
+        ("sink", "consle", "(did you mean 'console'?)"),
+        ("transform", "MaskField", "(it comes in variants, one for each part of the record: MaskField$Key, "
+         "MaskField$Value)"),
+        ("transform", "org.apache.kafka.connect.transforms.MaskField",
+         "(it comes in variants, one for each part of the record: org.apache.kafka.connect.transforms.MaskField$Key, "
+         "org.apache.kafka.connect.transforms.MaskField$Value)"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_or_partial_name_says_what_to_write(kind, name, hint):
+    with pytest.raises(UnknownPluginError, match=rf"^unknown {kind} '{re.escape(name)}' {re.escape(hint)}; known: "):
+        load_plugins(entry_points=False).lookup(kind, name)
+
+
+def test_a_name_with_nothing_close_lists_the_known_names_only():
+    with pytest.raises(UnknownPluginError, match=r"^unknown converter 'protobuf'; known: avro, "):
+        load_plugins(entry_points=False).lookup("converter", "protobuf")

@@ -16,6 +16,7 @@ Nothing is overwritten: an existing file is an error.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import string
 from importlib import resources
@@ -46,8 +47,26 @@ def add_command(actions: argparse._SubParsersAction, common: argparse.ArgumentPa
 def _init(args: argparse.Namespace) -> int:
     folder = init_project(args.name, args.lang, args.dir)
     print(f"created {folder}: {args.name}{LANGUAGES[args.lang]}, {args.name}.properties, test_{args.name}.py")
-    print(f"next: cd {folder} && smt wasm build && smt run {args.name}.properties && python -m pytest")
+    for line in next_steps(folder, args.name, args.lang):
+        print(line)
     return EXIT_OK
+
+
+#: What the project's tests need: pytest and the pytest plugin's fixtures (the ``testing`` extra).
+TESTING_INSTALL = "python -m pip install 'spark-smt[testing]'"
+
+
+def next_steps(folder: Path, name: str, lang: str) -> list[str]:
+    """The commands to run next, each prerequisite that is missing here first."""
+    from host_functions.sdk.build import toolchain_install_hint
+
+    lines = []
+    compiler = toolchain_install_hint(LANGUAGES[lang])
+    if compiler is not None:
+        lines.append(f"first, a {lang} compiler for WebAssembly: install {compiler}")
+    tests = "python -m pytest" if importlib.util.find_spec("pytest") else f"{TESTING_INSTALL} && python -m pytest"
+    lines.append(f"next: cd {folder} && smt wasm build && smt run {name}.properties && {tests}")
+    return lines
 
 
 def init_project(name: str, lang: str, folder: Path | None = None) -> Path:

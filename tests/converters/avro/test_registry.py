@@ -263,3 +263,95 @@ class TestCredentialsInTheUrl:
             converters.load("avro", {"schema.registry.url": registry.url}).to_connect_data(
                 "orders", b"\x00\x00\x00\x00\x01\x0e\x06pen"
             )
+
+
+class TestCredentialSources:
+    """Confluent's ``basic.auth.credentials.source`` (#34 item 1): each source logs in with its own credentials."""
+
+    WIRE = b"\x00\x00\x00\x00\x01\x0e\x06pen"
+
+    @pytest.fixture
+    def locked(self, registry):
+        registry.credentials = "admin:s3cret-Pa55"
+        registry.register("orders-value", ORDER_TEXT)
+        return registry
+
+    def url_with(self, registry, userinfo):
+        return registry.url.replace("http://", f"http://{userinfo}@")
+
+    @pytest.mark.parametrize(
+        "configs",
+        [
+            {"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "admin:s3cret-Pa55"},
+            {"basic.auth.credentials.source": "user_info", "basic.auth.user.info": "admin:s3cret-Pa55"},
+            {
+                "schema.registry.basic.auth.credentials.source": "USER_INFO",
+                "schema.registry.basic.auth.user.info": "admin:s3cret-Pa55",
+            },
+            {
+                "basic.auth.credentials.source": "SASL_INHERIT",
+                "sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                'username="admin" password="s3cret-Pa55";',
+            },
+        ],
+        ids=["user-info", "lower-case", "schema-registry-forms", "sasl-inherit"],
+    )
+    def test_each_source_logs_in(self, locked, configs):
+        converter = converters.load("avro", {"schema.registry.url": locked.url, **configs})
+        assert converter.to_connect_data("orders", self.WIRE)[1] == an_order()
+
+    def test_url_source_uses_the_url_and_user_info_ignores_it(self, locked):
+        url = self.url_with(locked, "admin:s3cret-Pa55")
+        by_url = converters.load("avro", {"schema.registry.url": url, "basic.auth.credentials.source": "URL",
+                                          "basic.auth.user.info": "wrong:one"})  # fmt: skip
+        assert by_url.to_connect_data("orders", self.WIRE)[1] == an_order()
+        by_info = converters.load("avro", {"schema.registry.url": url, "basic.auth.credentials.source": "USER_INFO",
+                                           "basic.auth.user.info": "wrong:one"})  # fmt: skip
+        with pytest.raises(ConverterError, match=r"schema registry answered 401"):
+            by_info.to_connect_data("orders", self.WIRE)
+
+    def test_the_short_form_wins_over_the_schema_registry_form(self, locked):
+        converter = converters.load("avro", {
+            "schema.registry.url": locked.url, "basic.auth.credentials.source": "USER_INFO",
+            "basic.auth.user.info": "admin:s3cret-Pa55", "schema.registry.basic.auth.user.info": "wrong:one",
+        })  # fmt: skip
+        assert converter.to_connect_data("orders", self.WIRE)[1] == an_order()
+
+    @pytest.mark.parametrize(
+        "configs, message",
+        [
+            ({"basic.auth.credentials.source": "USER_INFO"},
+             r"^basic\.auth\.credentials\.source: is USER_INFO, so basic\.auth\.user\.info \(user:password\) "
+             r"is required$"),
+            ({"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "s3cret-Pa55"},
+             r"^basic\.auth\.user\.info: must be user:password \(the value is not shown\)$"),
+            ({"basic.auth.credentials.source": "URL"},
+             r"^basic\.auth\.credentials\.source: is URL, but schema\.registry\.url has no user:password@"),
+            ({"basic.auth.credentials.source": "SASL_INHERIT"},
+             r"^basic\.auth\.credentials\.source: is SASL_INHERIT, so sasl\.jaas\.config is required: a converter "
+             r"sees only its own keys"),
+            ({"basic.auth.credentials.source": "SASL_INHERIT",
+              "sasl.jaas.config": 'com.sun.security.auth.module.Krb5LoginModule required password="s3cret-Pa55";'},
+             r"^sasl\.jaas\.config: only a PLAIN or SCRAM login module gives a user and password to inherit$"),
+            ({"basic.auth.credentials.source": "TOKEN"},
+             r"^basic\.auth\.credentials\.source: must be one of USER_INFO, URL, SASL_INHERIT; got 'TOKEN'"),
+        ],
+        ids=["user-info-missing", "user-info-malformed", "url-without", "sasl-without", "sasl-kerberos", "unknown"],
+    )  # fmt: skip
+    def test_a_source_with_nothing_to_give_is_refused_without_the_secret(self, locked, configs, message):
+        from smt.errors import ConfigError
+
+        with pytest.raises(ConfigError, match=message) as refused:
+            converters.load("avro", {"schema.registry.url": locked.url, **configs})
+        assert "s3cret-Pa55" not in str(refused.value)
+
+
+def test_a_refused_login_names_no_credential(registry):
+    registry.credentials = "admin:s3cret-Pa55"
+    registry.register("orders-value", ORDER_TEXT)
+    converter = converters.load("avro", {"schema.registry.url": registry.url,
+                                         "basic.auth.credentials.source": "USER_INFO",
+                                         "basic.auth.user.info": "admin:wr0ng-Pa55"})  # fmt: skip
+    with pytest.raises(ConverterError, match=r"schema registry answered 401") as refused:
+        converter.to_connect_data("orders", b"\x00\x00\x00\x00\x01\x0e\x06pen")
+    assert "wr0ng-Pa55" not in str(refused.value) and "admin:" not in str(refused.value)

@@ -65,3 +65,40 @@ def test_build_verbose_logs_each_step(tmp_path):
     again = smt("wasm", "build", "--verbose", cwd=project)
     assert f"shout.c: {project / 'build' / 'shout.c.wasm'} is up to date" in again.stderr
     assert smt("wasm", "build", cwd=project).stderr == ""  # quiet without -v
+
+
+def hide_modules(monkeypatch, *names):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *args: None if name in names else real_find_spec(name, *args)
+    )
+
+
+def test_init_names_the_next_commands(tmp_path, capsys):
+    assert main(["wasm", "init", "ok", "--lang", "zig", "--dir", str(tmp_path / "p")]) == EXIT_OK
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == f"next: cd {tmp_path / 'p'} && smt wasm build && smt run ok.properties && python -m pytest"
+
+
+def test_init_without_pytest_prints_the_install_of_the_testing_extra(tmp_path, capsys, monkeypatch):
+    # #34 item 9: the quickstart's venv has no pytest; `python -m pytest` alone failed there.
+    hide_modules(monkeypatch, "pytest")
+    assert main(["wasm", "init", "ok", "--lang", "zig", "--dir", str(tmp_path / "p")]) == EXIT_OK
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"next: cd {tmp_path / 'p'} && smt wasm build && smt run ok.properties && "
+        "python -m pip install 'spark-smt[testing]' && python -m pytest"
+    )
+
+
+def test_init_c_without_a_compiler_says_what_to_install_at_user_level(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no clang, no wasm-ld
+    hide_modules(monkeypatch, "ziglang")
+    assert main(["wasm", "init", "ok", "--lang", "c", "--dir", str(tmp_path / "p")]) == EXIT_OK
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("first, a c compiler for WebAssembly: install `python") and lines[1].endswith(
+        " -m pip install ziglang` (user level, no root: its `zig cc` compiles C guests), or clang and lld "
+        "(Debian/Ubuntu: `sudo apt-get install clang lld`)"
+    )
+    assert "install-guest-toolchains" not in "\n".join(lines)
