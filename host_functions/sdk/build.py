@@ -18,7 +18,6 @@ Command line: ``python -m host_functions.sdk SOURCE... [-o OUT_DIR]``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import logging
 import os
 import shlex
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from host_functions.sdk._wasm_start import WasmRewriteError, self_initializing
+from host_functions.sdk.toolchains import c_compiler, zig_executable
 from smt.errors import SmtError
 
 log = logging.getLogger(__name__)
@@ -81,18 +81,9 @@ C_TOOLCHAIN_INSTALL = (
 )
 
 
-def _c_compiler() -> list[str]:
-    """clang with wasm-ld, else Zig's ``zig cc`` (the ``ziglang`` PyPI package: clang and lld inside)."""
-    clang = shutil.which("clang")
-    if clang is not None and shutil.which("wasm-ld") is not None:
-        return [clang, "--target=wasm32"]
-    zig = _zig_executable()
-    return [*zig, "cc", "--target=wasm32-freestanding"] if zig else []
-
-
 def toolchain_install_hint(extension: str) -> str | None:
     """What to install to build guests of ``extension`` (``.c``, ``.zig``, ``.go``), or None when a toolchain is here."""
-    found = {".c": _c_compiler, ".zig": _zig_executable, ".go": lambda: shutil.which("go")}[extension]()
+    found = {".c": c_compiler, ".zig": zig_executable, ".go": lambda: shutil.which("go")}[extension]()
     if found:
         return None
     return {
@@ -103,7 +94,7 @@ def toolchain_install_hint(extension: str) -> str | None:
 
 
 def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
-    compiler = _c_compiler()
+    compiler = c_compiler()
     if not compiler:
         raise ToolchainMissingError(
             f"cannot build {source}: no C guest toolchain is installed; install {C_TOOLCHAIN_INSTALL}"
@@ -128,17 +119,8 @@ def _clang_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
     ]
 
 
-def _zig_executable() -> list[str]:
-    if importlib.util.find_spec("ziglang") is not None:
-        return [sys.executable, "-m", "ziglang"]
-    zig = shutil.which("zig")
-    if zig is not None:
-        return [zig]
-    return []
-
-
 def _zig_command(source: Path, output: Path, cache_dir: Path) -> list[str]:
-    zig = _zig_executable()
+    zig = zig_executable()
     if not zig:
         raise ToolchainMissingError(
             f"cannot build {source}: the Zig guest toolchain (the `ziglang` PyPI package, or `zig` on PATH) "

@@ -12,11 +12,12 @@ import functools
 import importlib.util
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["NAMES", "RUST_TARGETS", "missing", "describe"]
+__all__ = ["NAMES", "RUST_TARGETS", "c_compiler", "describe", "missing", "zig_executable"]
 
 #: The wasm targets the Rust guests are built for: Redpanda and proxy-wasm guests (wasip1),
 #: Extism plug-ins and Kafka Connect ABI guests (unknown-unknown).
@@ -31,15 +32,30 @@ class _Toolchain:
     absent: Callable[[], str | None]
 
 
+def zig_executable() -> list[str]:
+    """The command that runs Zig: the ``ziglang`` package's, else ``zig`` on PATH; empty when neither."""
+    if importlib.util.find_spec("ziglang") is not None:
+        return [sys.executable, "-m", "ziglang"]
+    zig = shutil.which("zig")
+    return [zig] if zig is not None else []
+
+
+def c_compiler() -> list[str]:
+    """clang with wasm-ld, else Zig's ``zig cc`` (the ``ziglang`` PyPI package: clang and lld inside);
+    empty when neither is here."""
+    clang = shutil.which("clang")
+    if clang is not None and shutil.which("wasm-ld") is not None:
+        return [clang, "--target=wasm32"]
+    zig = zig_executable()
+    return [*zig, "cc", "--target=wasm32-freestanding"] if zig else []
+
+
 def _absent_c() -> str | None:
-    gone = [tool for tool in ("clang", "wasm-ld") if shutil.which(tool) is None]
-    return f"{' and '.join(gone)} not on PATH" if gone else None
+    return None if c_compiler() else "neither clang with wasm-ld on PATH nor the ziglang package"
 
 
 def _absent_zig() -> str | None:
-    if importlib.util.find_spec("ziglang") is not None or shutil.which("zig") is not None:
-        return None
-    return "neither the ziglang package nor zig on PATH"
+    return None if zig_executable() else "neither the ziglang package nor zig on PATH"
 
 
 def _absent_go() -> str | None:
@@ -67,7 +83,7 @@ def _rust_target_installed(target: str) -> bool:
 
 
 _TOOLCHAINS = {
-    "c": _Toolchain("clang and lld (Debian's clang and lld packages)", _absent_c),
+    "c": _Toolchain("clang and lld (Debian's clang and lld packages), or Zig's clang (the ziglang package)", _absent_c),
     "zig": _Toolchain("Zig (the ziglang PyPI package)", _absent_zig),
     "go": _Toolchain("Go 1.21 or newer", _absent_go),
     "rust": _Toolchain(f"Rust from rustup with the {' and '.join(RUST_TARGETS)} targets", _absent_rust),

@@ -189,26 +189,26 @@ def test_tests_that_start_a_jvm_are_marked_spark_by_the_fixtures(user_tests):
 
 def test_a_missing_guest_toolchain_skips_naming_it_and_the_marker_selects_guest_builds(user_tests, monkeypatch):
     """A fixture that builds guests asks ``require_guest_toolchains`` first: where a toolchain is absent
-    (here: a PATH with no clang, wasm-ld, go or cargo) its tests skip, naming it, instead of failing in
-    the build; a hand-placed marker does the same, and ``-m "not guest_toolchain"`` leaves them out."""
+    (here: a PATH with no go or cargo) its tests skip, naming it, instead of failing in the build; a
+    hand-placed marker does the same, and ``-m "not guest_toolchain"`` leaves them out."""
     user_tests.makepyfile(
         """
         import pytest
 
         @pytest.fixture(scope="session")
-        def c_guest(require_guest_toolchains):
-            require_guest_toolchains("c")
+        def go_guest(require_guest_toolchains):
+            require_guest_toolchains("go")
             raise AssertionError("a guest build ran without its toolchain")
 
-        def test_uses_a_c_guest(c_guest):
+        def test_uses_a_go_guest(go_guest):
             pass
 
-        @pytest.mark.guest_toolchain("go", "rust")
+        @pytest.mark.guest_toolchain("zig", "rust")
         def test_marked_by_hand():
             raise AssertionError("ran without its toolchains")
 
-        @pytest.mark.guest_toolchain("zig")
-        def test_with_a_toolchain_present():
+        @pytest.mark.guest_toolchain("zig", "c")
+        def test_with_toolchains_present():
             pass
 
         def test_plain():
@@ -224,10 +224,9 @@ def test_a_missing_guest_toolchain_skips_naming_it_and_the_marker_selects_guest_
     result.assert_outcomes(passed=2, skipped=2)
     result.stdout.fnmatch_lines(
         [
-            "*the c guest toolchain, clang and lld (Debian's clang and lld packages), is missing: "
-            "clang and wasm-ld not on PATH*",
-            "*the go guest toolchain, Go 1.21 or newer, is missing: go not on PATH; the rust guest toolchain*"
-            "is missing: cargo not on PATH*",
+            "*the go guest toolchain, Go 1.21 or newer, is missing: go not on PATH*",
+            "*the rust guest toolchain, Rust from rustup with the wasm32-wasip1 and wasm32-unknown-unknown "
+            "targets, is missing: cargo not on PATH*",
         ]
     )
     selected = run(user_tests, "-m", "not guest_toolchain", "--collect-only", "-q")
