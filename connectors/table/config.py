@@ -101,7 +101,9 @@ TABLE_SINK_CONFIG = (
         Importance.HIGH,
         "Folder of a path-based table (parquet, orc, delta; not iceberg, written by catalog name). Relative paths resolve against the "
         "pipeline file's folder. ${topic} in it writes each topic's records to a table of their own "
-        "(after RegexRouter, TimestampRouter or a guest's set_topic). Give this or table.",
+        "(after RegexRouter, TimestampRouter or a guest's set_topic); a record whose topic is not a legal Kafka "
+        "topic name (letters, digits, '.', '_' and '-', 1 to 249 of them, not '.' or '..') fails alone at "
+        "TASK_PUT, so no topic names a folder outside this one. Give this or table.",
     )
     .define(
         "table",
@@ -111,7 +113,8 @@ TABLE_SINK_CONFIG = (
         Importance.HIGH,
         "Catalog table (catalog.db.name, written with DataFrameWriterV2), or the database table "
         "with format=jdbc. ${topic} in it routes each record to the table its topic names (characters "
-        "other than letters, digits and _ become _). Give this or path.",
+        "other than letters, digits and _ become _); the topic must be a legal Kafka topic name, and over "
+        "PostgreSQL the table name at most 63 bytes, else its records fail alone at TASK_PUT. Give this or path.",
     )
     .define(
         "table.auto.create",

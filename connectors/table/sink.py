@@ -250,9 +250,10 @@ class TableSink(Sink):
         upsert = self.upsert is not None
         errors = []
         for row, (topic, schema, value) in enumerate(zip(topics, schemas, values)):
-            where = where_of(topic)
-            if where is None:
-                where, found = self.target.where, "a record has no topic to name its table"
+            unroutable = self.target.routes and self.target.route_problem(topic)
+            where = self.target.where if unroutable else where_of(topic)
+            if unroutable:
+                found = unroutable
             elif value is None:
                 if upsert:
                     continue  # a tombstone deletes its row (Upsert.record_errors checks its key)
@@ -290,8 +291,13 @@ class TableSink(Sink):
         return pa.array(self.encoder.encode(schemas or [], values), pa.binary())
 
     def record_errors(self, records):
+        unroutable = self._unroutable(records)
         if self.value_converter is None or (self.declared is None and self.upsert is None):
-            return ()
+            return unroutable
+        if unroutable:  # the rest of the batch is judged without them
+            keep = sorted(set(range(records.num_rows)) - {row for row, _ in unroutable})
+            kept = self.record_errors(records.take(pa.array(keep, pa.int64())))
+            return unroutable + [(keep[row], exc) for row, exc in kept]
         problems, values = [], None
         if self.declared is not None:
             schema_key = f"{self.context.prefix}value.schema"
@@ -304,6 +310,17 @@ class TableSink(Sink):
             failed = {row for row, _ in problems}
             problems += [p for p in self.upsert.record_errors(records, values) if p[0] not in failed]
         return problems
+
+    def _unroutable(self, records) -> list[tuple[int, BaseException]]:
+        """The records whose topic cannot name a table (see :meth:`TableTarget.route_problem`)."""
+        if not self.target.routes:
+            return []
+        problems = {topic: self.target.route_problem(topic) for topic in set(records.column("topic").to_pylist())}
+        return [
+            (row, SinkRecordError(f"{self.target.where}: {problems[topic]}"))
+            for row, topic in enumerate(records.column("topic").to_pylist())
+            if problems[topic] is not None
+        ]
 
     # --- on the driver ---------------------------------------------------------------
 
@@ -333,8 +350,9 @@ class TableSink(Sink):
         try:
             topics = sorted(row["topic"] for row in df.select("topic").distinct().collect())
             for topic in topics:
-                if topic is None:
-                    raise TableWriteError(f"{self.target.where}: a record has no topic to name its table")
+                problem = self.target.route_problem(topic)  # record_errors failed each such record: never here
+                if problem is not None:
+                    raise TableWriteError(f"{self.target.where}: {problem}")
                 self._write_table(df.where(F.col("topic") == topic), self.target.for_topic(topic), batch_id)
         finally:
             if cache:

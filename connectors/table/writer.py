@@ -45,6 +45,13 @@ __all__ = ["TOPIC_VARIABLE", "TableTarget", "TableWriteError"]
 
 #: Stands for the record's topic in ``path`` or ``table``: one table per topic.
 TOPIC_VARIABLE = "${topic}"
+#: What ``${topic}`` takes: a legal Kafka topic name (Kafka's own rule: these characters, 1 to 249 of
+#: them, not ``.`` or ``..``).  A topic is data, and a transform may route a record anywhere: a name
+#: outside the rule could climb out of the sink's folder (``../x``), be absolute, hold a separator or
+#: NUL, or be more than a file system holds in a name.
+_ROUTABLE_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
+#: PostgreSQL's identifier limit (NAMEDATALEN - 1): a longer table name is cut there, silently.
+_POSTGRESQL_NAME_BYTES = 63
 
 #: Iceberg write options that become properties of the snapshot a write commits.
 _SNAPSHOT_PROPERTY = "snapshot-property."
@@ -82,6 +89,35 @@ class TableTarget:
     def routes(self) -> bool:
         """Whether the path or table name holds ``${topic}``: each topic's records go to a table of their own."""
         return TOPIC_VARIABLE in self.path or TOPIC_VARIABLE in self.table
+
+    def route_problem(self, topic: str | None) -> str | None:
+        """Why the records of ``topic`` cannot go to a table of their own (the sink routes by topic), or None.
+
+        The topic must be a legal Kafka topic name (see :data:`_ROUTABLE_TOPIC`), so that no record's
+        topic chooses a folder outside the sink's; over PostgreSQL the table name it makes must fit an
+        identifier, which PostgreSQL would cut short, silently, onto another topic's table.
+        """
+        if topic is None:
+            return "a record has no topic to name its table"
+        if not _ROUTABLE_TOPIC.fullmatch(topic) or topic in (".", ".."):
+            shown = topic if len(topic) <= 80 else topic[:77] + "..."
+            return (
+                f"the topic {shown!r} cannot name a table: {TOPIC_VARIABLE} takes a legal Kafka topic name "
+                "(letters, digits, '.', '_' and '-', 1 to 249 of them, not '.' or '..'), so that no topic "
+                "names a place outside the sink's"
+            )
+        table = self.for_topic(topic).table
+        if (
+            self.is_jdbc
+            and "postgresql" in self.options.get("url", "")
+            and len(table.encode()) > _POSTGRESQL_NAME_BYTES
+        ):
+            return (
+                f"the topic {topic!r} makes the table name {table!r}, longer than PostgreSQL's "
+                f"{_POSTGRESQL_NAME_BYTES} bytes: PostgreSQL would cut it, onto the table of any topic that "
+                "starts the same"
+            )
+        return None
 
     def for_topic(self, topic: str) -> "TableTarget":
         """This target with ``${topic}`` replaced: the topic as it is in a path, and in a table name
