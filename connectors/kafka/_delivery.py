@@ -242,7 +242,7 @@ class LibrdkafkaWriter:
         and, with exactly-once, the dead-letter flag) from Spark tasks; what they wrote comes back."""
         if self.exactly_once:
             self._ensure_markers_topic()
-            out, tasks = deal_to_tasks(out, self.keep_partition)
+            out, tasks = deal_to_tasks(out)
             write = TransactionalWrite(
                 settings=dict(self.settings),
                 prefix=self.prefix,

@@ -1,8 +1,7 @@
 """Exactly-once writes: one Kafka transaction per Spark task, and a marker that makes a replay skip it.
 
-The records are first spread over the write's tasks by a hash of their
-output topic and partition (or key, when the producer picks the partition):
-:func:`deal_to_tasks`.  Each Spark task that writes owns the transactional id
+The records are first spread over the write's tasks by a hash of the
+partition they were read from (which the chain keeps): :func:`deal_to_tasks`.  Each Spark task that writes owns the transactional id
 ``<prefix>-<task index>``.  It
 
 1. opens a transactional producer with that id and calls
@@ -26,18 +25,22 @@ fresh id per batch run.  Reading it with ``isolation.level=read_committed``
 after ``init_transactions()`` sees every transaction of the id that can
 still commit.
 
-A replay must give each task the same records.  Spark replays a micro-batch
-from the offset ranges in its offset log, but the order in which its Kafka
-source plans them is not kept: a first run lists a topic's partitions as the
-Kafka client returned them, a replay as the offset log sorted them, so the
-task that read partition 1 may read partition 0 after a restart (a test that
-kills the driver lost a batch that way).  Hence the hash: the same records
-(the same ranges through the same chain) give the same tasks, whatever order
-they were read in.  The task count is in the marker, so a replay with another
-count (another Spark parallelism) writes the batch again rather than skip a
-task whose records moved: a duplicate, never a loss.  Records of one output
-partition stay in their order when they come from one input partition (the
-chain keeps the partition).
+A replay must give each task the same input records.  Spark replays a
+micro-batch from the offset ranges in its offset log, but the order in which
+its Kafka source plans them is not kept: a first run lists a topic's
+partitions as the Kafka client returned them, a replay as the offset log
+sorted them, so the task that read partition 1 may read partition 0 after a
+restart (a test that kills the driver lost a batch that way).  Hence the
+hash, and a hash of where a record came from, not of where it goes: a restart
+may change the chain (a router, a new key), and the records a task's marker
+says it committed must be the ones it is given again, whatever the chain
+now makes of them (dealt by destination, a changed router moved records
+between a committed task and the others: some were lost, some written
+twice).  The task count is in the marker, so a replay with another count
+(another Spark parallelism) writes the batch again rather than skip a task
+whose records moved: a duplicate, never a loss.  The records of one input
+partition go to one task, in their order: an output partition keeps the
+order of the records it takes from one input partition.
 """
 
 from __future__ import annotations
@@ -69,15 +72,15 @@ _TIMEOUT_S = 60.0
 _TRANSACTION_TIMEOUT_MS = "600000"
 
 
-def deal_to_tasks(out: "DataFrame", keep_partition: bool) -> tuple["DataFrame", int]:
-    """``out`` spread over as many tasks as it has partitions by a hash of each record's destination,
-    so that a replayed batch gives each task the same records; and that task count."""
+def deal_to_tasks(out: "DataFrame") -> tuple["DataFrame", int]:
+    """``out`` spread over as many tasks as it has partitions by a hash of the partition each record was
+    read from (its ``partition``, which no transform changes), so that a replayed batch gives each task
+    the same input records, whatever the chain makes of them; and that task count."""
     try:
         tasks = out.rdd.getNumPartitions()
     except Exception:  # Spark Connect has no RDDs: the session's shuffle width
         tasks = int(out.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    destination = ("topic", "partition") if keep_partition else ("topic", "key")
-    return out.repartition(max(tasks, 1), *destination), max(tasks, 1)
+    return out.repartition(max(tasks, 1), "partition"), max(tasks, 1)
 
 
 def new_run_id() -> str:

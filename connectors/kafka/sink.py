@@ -130,14 +130,15 @@ class KafkaSink(Sink):
 
     def output_fields(self) -> frozenset[str]:
         """What the writer takes: key, value, headers, topic, the timestamp (unless Spark's
-        connector writes, which takes none) and the partition when kept.
+        connector writes, which takes none) and the partition when kept, or with exactly-once
+        (which deals records to its tasks by the partition they were read from).
 
         The topic is left out when every record goes to ``topic`` anyway.
         """
         fields = {"key", "value", "headers"}
         if self._only_topic is None:
             fields.add("topic")
-        if self.config["keep.partition"]:
+        if self._deals_by_partition():
             fields.add("partition")
         if self._librdkafka is not None:
             fields.add("timestamp")
@@ -264,6 +265,11 @@ class KafkaSink(Sink):
         finally:
             out.unpersist()
 
+    def _deals_by_partition(self) -> bool:
+        """Whether the records' partition is written (kept) or used: exactly-once deals records to its tasks
+        by the partition they were read from (see :mod:`connectors.kafka._transactional`)."""
+        return self.config["keep.partition"] or (self._librdkafka is not None and self._librdkafka.exactly_once)
+
     def _output_columns(self, df: "DataFrame", dead_letter: tuple[str, str] | None = None) -> "DataFrame":
         """The columns written; with ``dead_letter`` (flag column, topic) the flagged rows go to that topic."""
         from pyspark.sql import functions as F
@@ -278,7 +284,7 @@ class KafkaSink(Sink):
             # (see smt.pipeline.runner), ten times the whole write here.
             headers = F.coalesce(headers, F.array().cast(KAFKA_ROW_TYPES["headers"])).alias("headers")
         columns = [F.col("key"), F.col("value"), headers]
-        if self.config["keep.partition"]:
+        if self._deals_by_partition():
             columns.append(F.col("partition"))
         if self._librdkafka is not None:
             columns.append(F.col("timestamp"))
