@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping
 
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import ConfigError, SmtError
+from smt.secret_values import without_secrets
 
 __all__ = [
     "STREAMING_CONFIG",
@@ -204,8 +205,9 @@ class _ProgressReader:
 
 
 def pipeline_fingerprint(props: Mapping[str, Any]) -> dict[str, str]:
-    """The settings that define what a pipeline computes (tuning keys left out)."""
-    return {key: str(value) for key, value in sorted(props.items()) if not _is_tuning(key)}
+    """The settings that define what a pipeline computes (tuning keys left out), as the checkpoint stores
+    them: without a secret (a password does not change what the pipeline computes)."""
+    return without_secrets({key: value for key, value in sorted(props.items()) if not _is_tuning(key)})
 
 
 def _is_tuning(key: str) -> bool:
@@ -274,7 +276,10 @@ def _checked_fingerprint(
             f"is not empty and has no {FINGERPRINT_FILE}: it was not written by an smt pipeline; "
             "use a new checkpoint.location",
         )
-    stored = _load(files, checkpoint)
+    written = _load(files, checkpoint)
+    stored = pipeline_fingerprint(written)  # a checkpoint of an older version may hold secrets: compared without
+    if written != stored:
+        files.write_text(marker, json.dumps(stored, indent=2, sort_keys=True) + "\n")
     if any(stored.get(key) != fingerprint.get(key) for key in identity):
         moved = {key: value for key, value in stored.items() if key in identity}
         now = {key: value for key, value in fingerprint.items() if key in identity}
