@@ -18,7 +18,7 @@ from host_functions.runtime.module_file import read_module
 from host_functions.runtime.record_bytes import Converters
 from host_functions.runtime.sandbox import Settings, error_cause
 from smt.batch import RecordBatch
-from smt.config import ConfigDef, ConfigType, Importance, at_least, non_empty_string, one_of
+from smt.config import ConfigDef, ConfigType, Importance, at_least, between, non_empty_string, one_of
 from smt.converter import load_converter
 from smt.errors import ConfigError
 from smt.plugin import PluginContext
@@ -30,6 +30,8 @@ __all__ = ["WasmTransform"]
 GUEST_CONFIG_PREFIX = "config."
 DEFAULT_TIMEOUT_MS = 1000
 DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024
+#: 65,536 pages of 64 KiB: all a wasm32 memory can address.
+WASM32_MEMORY_MAX_BYTES = 4 * 1024**3
 DEFAULT_MAX_OUTPUTS_PER_RECORD = 10_000
 DEFAULT_MODULE_MAX_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH = 512 * 1024 * 1024
@@ -108,9 +110,10 @@ class WasmTransform(Transform):
             "memory.max.bytes",
             ConfigType.LONG,
             DEFAULT_MEMORY_MAX_BYTES,
-            at_least(1 << 17),
+            between(1 << 17, WASM32_MEMORY_MAX_BYTES, "a 32-bit WebAssembly memory holds at most 4 GiB"),
             Importance.MEDIUM,
-            "Largest size any linear memory of the guest may grow to; growing past it fails the record.",
+            "Largest size any linear memory of the guest may grow to (at most 4 GiB, all a 32-bit memory can "
+            "address); growing past it fails the record.",
         )
         .define(
             "max.outputs.per.record",

@@ -459,6 +459,18 @@ def at_least(minimum: float) -> Validator:
     return validate
 
 
+def between(minimum: float, maximum: float, why: str = "") -> Validator:
+    """The value must be a number from ``minimum`` to ``maximum``; ``why`` says where the maximum comes from."""
+
+    def validate(value: Any) -> None:
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}; got {value}")
+        if value > maximum:
+            raise ValueError(f"must be at most {maximum}{f' ({why})' if why else ''}; got {value}")
+
+    return validate
+
+
 def non_empty_string(value: Any) -> None:
     """The value must be a non-empty string."""
     if not str(value):

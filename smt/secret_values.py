@@ -37,7 +37,9 @@ def is_secret_key(key: str) -> bool:
 def without_secrets(props: Mapping[str, Any]) -> dict[str, str]:
     """``props`` as text, every secret value replaced by :data:`SECRET_SHOWN` and every URL's credentials
     removed from the value they sit in."""
-    return {key: SECRET_SHOWN if is_secret_key(key) else _without_url_secrets(str(value)) for key, value in props.items()}
+    return {
+        key: SECRET_SHOWN if is_secret_key(key) else _without_url_secrets(str(value)) for key, value in props.items()
+    }
 
 
 def _without_url_secrets(value: str) -> str:

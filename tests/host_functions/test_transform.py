@@ -93,6 +93,13 @@ def test_bad_config_values(make_transform):
         make_transform(g.TO_UPPER, "to_upper", timeout_ms=0)
     with pytest.raises(ConfigError, match=r"^transforms\.mask\.value\.converter: unknown converter 'nope'"):
         make_transform(g.TO_UPPER, "to_upper", value_converter="nope")
+    with pytest.raises(
+        ConfigError,
+        match=r"^transforms\.mask\.memory\.max\.bytes: must be at most 4294967296 \(a 32-bit WebAssembly memory "
+        r"holds at most 4 GiB\); got 8589934592$",
+    ):
+        make_transform(g.TO_UPPER, "to_upper", memory_max_bytes=8 * 1024**3)
+    make_transform(g.TO_UPPER, "to_upper", memory_max_bytes=4 * 1024**3)  # the most a guest can address
 
 
 @pytest.mark.parametrize("path", ["fast", "reference"])
