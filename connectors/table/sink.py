@@ -63,7 +63,7 @@ from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_
 from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
-from connectors.table.upsert_jdbc import jdbc_columns, jdbc_tables
+from connectors.table.upsert_jdbc import jdbc_columns, jdbc_tables, with_jdbc_driver
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.compiled import CompiledRows
 from smt.config import ConfigProblem
@@ -94,6 +94,8 @@ class TableSink(Sink):
         config = self.config
         check_where(config, prefix, "written")
         options = {k[len(OPTION_PREFIX) :]: str(v) for k, v in self.raw_config.items() if k.startswith(OPTION_PREFIX)}
+        if config["format"] == "jdbc":
+            options = with_jdbc_driver(options)
         self.target = TableTarget(
             config["format"],
             config["path"],

@@ -28,11 +28,32 @@ from typing import Any, Sequence
 from connectors.table.writer import TableWriteError
 from smt.sessions import is_connect
 
-__all__ = ["jdbc_columns", "jdbc_tables", "upsert_jdbc", "upsert_jdbc_problem"]
+__all__ = ["jdbc_columns", "jdbc_tables", "upsert_jdbc", "upsert_jdbc_problem", "with_jdbc_driver"]
 
 #: The only database whose upsert statement the sink speaks.
 _POSTGRESQL_URL = "jdbc:postgresql:"
 _POSTGRESQL_DRIVER = "org.postgresql.Driver"
+#: The driver class of each database's JDBC URL (``jdbc:<subprotocol>:``), as each driver documents it:
+#: Spark finds a driver loaded from spark.jars only when named, so the sink names it when the file does not.
+_DRIVERS = {
+    "postgresql": _POSTGRESQL_DRIVER,
+    "mysql": "com.mysql.cj.jdbc.Driver",
+    "mariadb": "org.mariadb.jdbc.Driver",
+    "sqlserver": "com.microsoft.sqlserver.jdbc.SQLServerDriver",
+    "oracle": "oracle.jdbc.OracleDriver",
+    "db2": "com.ibm.db2.jcc.DB2Driver",
+    "h2": "org.h2.Driver",
+    "sqlite": "org.sqlite.JDBC",
+}
+
+
+def with_jdbc_driver(options: dict[str, str]) -> dict[str, str]:
+    """``options`` with ``driver`` named after the URL's database when they do not name it (unknown: as given)."""
+    if "driver" in options:
+        return options
+    subprotocol = options.get("url", "").removeprefix("jdbc:").partition(":")[0].lower()
+    driver = _DRIVERS.get(subprotocol)
+    return {**options, "driver": driver} if driver else options
 #: Writer options that are Spark's, not the database driver's connection properties.
 _SPARK_OPTIONS = frozenset(
     {"url", "dbtable", "driver", "batchsize", "isolationlevel", "truncate", "createtableoptions", "numpartitions"}
@@ -145,7 +166,7 @@ def jdbc_tables(spark: Any, target: Any, schema: str) -> list[str]:
 
 def _writer_options(target: Any) -> dict[str, str]:
     # Spark finds a driver loaded from spark.jars only when named.
-    return {"driver": _POSTGRESQL_DRIVER, **{k: v for k, v in target.options.items() if k.lower() != "dbtable"}}
+    return with_jdbc_driver({k: v for k, v in target.options.items() if k.lower() != "dbtable"})
 
 
 def _refuse_connect(spark: Any, target: Any) -> None:

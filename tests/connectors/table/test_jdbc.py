@@ -24,7 +24,8 @@ def test_records_go_into_a_postgresql_table_with_typed_columns(tmp_path, postgre
         "value.converter=json\nvalue.converter.schemas.enable=false\n"
         "errors.tolerance=all\nerrors.deadletterqueue.path=dead\n"
         "sink=table\nsink.format=jdbc\nsink.table=orders\n"
-        f"sink.option.url={postgres.jdbc_url}\nsink.option.user=smt\nsink.option.driver=org.postgresql.Driver\n"
+        # No sink.option.driver: the keys the README lists; the sink names the driver of the URL's database.
+        f"sink.option.url={postgres.jdbc_url}\nsink.option.user=smt\n"
         "sink.value.schema=id BIGINT NOT NULL, amount DECIMAL(10,2), placed TIMESTAMP, name STRING\n"
         "spark.master=local[2]\nspark.ui.enabled=false\n"
     )
@@ -42,3 +43,18 @@ def test_records_go_into_a_postgresql_table_with_typed_columns(tmp_path, postgre
     ]
     dead = [json.loads(line) for f in (tmp_path / "dead").glob("part-*") for line in f.read_text().splitlines()]
     assert [d["value"] for d in dead] == ['{"id": 3, "amount": "lots"}']
+
+
+@pytest.mark.parametrize(
+    "options, driver",
+    [
+        ({"url": "jdbc:postgresql://127.0.0.1/db"}, "org.postgresql.Driver"),
+        ({"url": "jdbc:mysql://127.0.0.1/db"}, "com.mysql.cj.jdbc.Driver"),
+        ({"url": "jdbc:postgresql://h/db", "driver": "my.Own"}, "my.Own"),
+        ({"url": "jdbc:unheard:x"}, None),
+    ],
+)
+def test_the_driver_is_named_after_the_urls_database_unless_given(options, driver):
+    from connectors.table.upsert_jdbc import with_jdbc_driver
+
+    assert with_jdbc_driver(options).get("driver") == driver
