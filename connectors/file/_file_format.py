@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from smt.connector import ReadTask
 
+from connectors.file._lines import MAX_LINE_BYTES
 from smt.errors import SmtError
 
 __all__ = ["FileFormat", "OutputExistsError", "ReadOptions", "spark_save_mode"]
@@ -27,13 +28,21 @@ class ReadOptions:
     """What a format needs to know to read: where, the default topic, streaming knobs."""
 
     def __init__(
-        self, path: str, topic: str, streaming: bool = False, max_files_per_trigger: int = 0, where: str = "source.path"
+        self,
+        path: str,
+        topic: str,
+        streaming: bool = False,
+        max_files_per_trigger: int = 0,
+        where: str = "source.path",
+        max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         self.path = path
         self.topic = topic
         self.streaming = streaming
         self.max_files_per_trigger = max_files_per_trigger
         self.where = where
+        #: The longest line a line-based format's Python tasks read (``source.line.max.bytes``).
+        self.max_line_bytes = max_line_bytes
 
     def reader(self, spark: "SparkSession"):
         """Spark's batch or streaming reader, with the streaming options set."""

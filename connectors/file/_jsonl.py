@@ -61,7 +61,7 @@ class JsonLinesFormat(FileFormat):
     def read_tasks(self, options, files, parallelism, max_partition_bytes):
         size = max_split_bytes(sum(n for _, n in files), len(files), parallelism, max_partition_bytes)
         pieces = pack_splits(split_files(files, size), size)
-        return [_JsonLinesReadTask(task, options.topic) for task in pieces]
+        return [_JsonLinesReadTask(task, options.topic, options.max_line_bytes) for task in pieces]
 
     def write(self, df, path, mode):
         from pyspark.sql import functions as F
@@ -105,14 +105,15 @@ def _parse_batches(topic: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa
 class _JsonLinesReadTask(ReadTask):
     """Pieces of jsonl files, read and parsed in a Python task; errors name the file and line."""
 
-    def __init__(self, splits: list[FileSplit], topic: str) -> None:
+    def __init__(self, splits: list[FileSplit], topic: str, max_line_bytes: int) -> None:
         self.splits = splits
         self.topic = topic
+        self.max_line_bytes = max_line_bytes
 
     def batches(self, max_rows: int) -> Iterator[pa.RecordBatch]:
         for split in self.splits:
             numbers = _LineNumbers(split)
-            for lines in read_lines(split.path, split.start, split.end):
+            for lines in read_lines(split.path, split.start, split.end, max_line_bytes=self.max_line_bytes):
                 for start in range(0, len(lines), max_rows):
                     first = numbers.seen
                     piece = lines.slice(start, max_rows)

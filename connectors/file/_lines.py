@@ -15,23 +15,46 @@ from typing import BinaryIO, Iterator
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["line_number", "read_lines"]
+__all__ = ["MAX_LINE_BYTES", "LineTooLongError", "line_number", "read_lines"]
 
 #: Bytes read per chunk: big enough to amortise the per-chunk work, small enough to stay in cache-friendly sizes.
 CHUNK_BYTES = 8 * 1024 * 1024
+#: The longest line read by default (``source.line.max.bytes``): one record is never this big in Kafka.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
+
+class LineTooLongError(ValueError):
+    """A line runs past the longest a record may be; the message names the file, the line and the setting."""
+
 
 _NEWLINE = 0x0A
 _CARRIAGE_RETURN = 0x0D
 
 
-def read_lines(path: str, start: int, end: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.BinaryArray]:
-    """The lines that ``[start, end)`` of ``path`` owns, as binary arrays (one per chunk read)."""
+def read_lines(
+    path: str, start: int, end: int, chunk_bytes: int = CHUNK_BYTES, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[pa.BinaryArray]:
+    """The lines that ``[start, end)`` of ``path`` owns, as binary arrays (one per chunk read).
+
+    Raises :class:`LineTooLongError` as soon as a line has run past ``max_line_bytes`` (the bytes read so
+    far, not the whole line: a line of gigabytes fails after that many bytes, not after reading it all).
+    """
     with open(path, "rb") as handle:
         position = _first_line_start(handle, start, chunk_bytes)
         if position is None:
             return
         handle.seek(position)
-        yield from _owned_lines(handle, position, end, chunk_bytes)
+        owned = 0
+        try:
+            for lines in _owned_lines(handle, position, end, chunk_bytes, max_line_bytes):
+                owned += len(lines)
+                yield lines
+        except _LongLine as long_line:
+            number = line_number(path, start, owned + long_line.index, chunk_bytes)
+            raise LineTooLongError(
+                f"{path}: line {number:,} is longer than {max_line_bytes:,} bytes (source.line.max.bytes); "
+                "raise the setting if such records are meant"
+            ) from None
 
 
 def line_number(path: str, start: int, index: int, chunk_bytes: int = CHUNK_BYTES) -> int:
@@ -68,22 +91,39 @@ def _first_line_start(handle: BinaryIO, start: int, chunk_bytes: int) -> int | N
         position += len(data)
 
 
-def _owned_lines(handle: BinaryIO, position: int, end: int, chunk_bytes: int) -> Iterator[pa.BinaryArray]:
+class _LongLine(Exception):
+    """A line ran past the bound: the ``index``-th of those the piece has yet to yield (the caller names it)."""
+
+    def __init__(self, index: int = 0) -> None:
+        super().__init__(index)
+        self.index = index
+
+
+def _owned_lines(
+    handle: BinaryIO, position: int, end: int, chunk_bytes: int, max_line_bytes: int
+) -> Iterator[pa.BinaryArray]:
     carry = b""  # the start of a line whose end is not read yet
+    pieces: list[bytes] = []  # more of that line, a chunk each: joined once its end is read, copied once
     while position < end:
         data = handle.read(chunk_bytes)
         if not data:
-            if carry:
-                yield _split_lines(carry + b"\n", None)
+            if carry or pieces:
+                yield _split_lines(b"".join([carry, *pieces, b"\n"]), None)
             return
-        buffer = carry + data if carry else data
+        if data.find(b"\n") < 0:
+            pieces.append(data)
+            if len(carry) + sum(map(len, pieces)) > max_line_bytes:
+                raise _LongLine()
+            continue
+        buffer = b"".join([carry, *pieces, data]) if carry or pieces else data
+        pieces = []
         text = np.frombuffer(buffer, dtype=np.uint8)
         ends = np.flatnonzero(text == _NEWLINE)
-        if len(ends) == 0:
-            carry = buffer
-            continue
         starts = np.concatenate(([0], ends[:-1] + 1))
+        too_long = np.flatnonzero(ends - starts > max_line_bytes)
         owned = int(np.searchsorted(starts, end - position, side="left"))
+        if len(too_long) and too_long[0] < owned:
+            raise _LongLine(int(too_long[0]))
         if owned:
             yield _split_lines(buffer, ends[:owned], starts[:owned], text)
         if owned < len(ends):

@@ -66,7 +66,10 @@ class TextFormat(FileFormat):
         size = max_split_bytes(sum(n for _, n in files), len(files), parallelism, max_partition_bytes)
         read_at = int(time.time() * 1_000_000)
         pieces = pack_splits(split_files(files, size), size)
-        return [_TextReadTask(task, options.topic, read_at, index) for index, task in enumerate(pieces)]
+        return [
+            _TextReadTask(task, options.topic, read_at, index, options.max_line_bytes)
+            for index, task in enumerate(pieces)
+        ]
 
     def write(self, df, path, mode):
         from pyspark.sql import functions as F
@@ -78,8 +81,11 @@ class TextFormat(FileFormat):
 class _TextReadTask(ReadTask):
     """Pieces of text files, one record per line, read in a Python task."""
 
-    def __init__(self, splits: list[FileSplit], topic: str, read_at_micros: int, index: int) -> None:
+    def __init__(
+        self, splits: list[FileSplit], topic: str, read_at_micros: int, index: int, max_line_bytes: int
+    ) -> None:
         self.splits = splits
+        self.max_line_bytes = max_line_bytes
         self.topic = topic
         self.read_at_micros = read_at_micros
         self.index = index
@@ -90,7 +96,7 @@ class _TextReadTask(ReadTask):
         next_offset = self.index << _TASK_ID_SHIFT
         for split in self.splits:
             self._read.append((next_offset, split))
-            for lines in read_lines(split.path, split.start, split.end):
+            for lines in read_lines(split.path, split.start, split.end, max_line_bytes=self.max_line_bytes):
                 for start in range(0, len(lines), max_rows):
                     values = lines.slice(start, max_rows)
                     yield self._records(values, next_offset)

@@ -6,9 +6,10 @@ import glob
 import os
 import re
 
+from connectors.file._lines import MAX_LINE_BYTES
 from connectors.file._splits import list_files
 from connectors.file.formats import FORMAT_CONFIG, FORMATS, ReadOptions
-from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, one_of
+from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, between, one_of
 from smt.connector import Source
 from smt.errors import ConfigError, SmtError
 from smt.sessions import default_parallelism
@@ -52,6 +53,15 @@ class FileSource(Source):
             at_least(0),
             Importance.LOW,
             "Streaming: at most this many new files per micro-batch (0 = no limit).",
+        )
+        .define(
+            "line.max.bytes",
+            ConfigType.LONG,
+            MAX_LINE_BYTES,
+            between(1, 2**31 - 1, "Arrow's binary values hold less than 2 GiB"),
+            Importance.LOW,
+            "text and jsonl read by the pipeline's Python tasks: the longest line read. A longer one fails the "
+            "run as soon as that many of its bytes are read, naming the file and the line.",
         )
         .define(
             "reader",
@@ -103,7 +113,12 @@ class FileSource(Source):
             raise SmtError(f"{self.context.prefix}path: {reason}")
         topic = self.config["topic"] or os.path.splitext(os.path.basename(path.rstrip("/")))[0]
         return ReadOptions(
-            path, topic, streaming, self.config["max.files.per.trigger"], where=f"{self.context.prefix}path"
+            path,
+            topic,
+            streaming,
+            self.config["max.files.per.trigger"],
+            where=f"{self.context.prefix}path",
+            max_line_bytes=self.config["line.max.bytes"],
         )
 
 

@@ -54,6 +54,8 @@ def with_jdbc_driver(options: dict[str, str]) -> dict[str, str]:
     subprotocol = options.get("url", "").removeprefix("jdbc:").partition(":")[0].lower()
     driver = _DRIVERS.get(subprotocol)
     return {**options, "driver": driver} if driver else options
+
+
 #: Writer options that are Spark's, not the database driver's connection properties.
 _SPARK_OPTIONS = frozenset(
     {"url", "dbtable", "driver", "batchsize", "isolationlevel", "truncate", "createtableoptions", "numpartitions"}

@@ -133,3 +133,15 @@ def test_a_corrupt_file_fails_the_run_naming_it_and_writes_nothing(probe, spark,
     assert re.search(r"source\.path: " + message, outcome.err), outcome.err
     assert probe.lines("out") == [] and probe.lines("dlq") == []
     probe.assert_input_unchanged()
+
+
+def test_a_line_longer_than_line_max_bytes_fails_the_run_at_once_naming_the_file_the_line_and_the_key(probe, spark):
+    """A line of gigabytes used to be read whole (and copied per chunk) before Spark refused it, minutes later,
+    naming neither file nor setting; now reading stops once the bound is passed."""
+    path = probe.input("long.txt", b'{"a":1}\n{"a":2}\n' + b"x" * 3_000_000 + b"\n")
+    pipeline = probe.pipeline(
+        "source.path=in\nsource.format=text\nsource.line.max.bytes=1000000\nsink.path=out\nsink.format=text\n"
+    )
+    outcome = probe.run(pipeline)
+    assert outcome.code != 0
+    assert f"{path}: line 3 is longer than 1,000,000 bytes (source.line.max.bytes)" in outcome.err
