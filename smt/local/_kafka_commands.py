@@ -8,7 +8,7 @@ from pathlib import Path
 from smt.commands.output import EXIT_NOT_RUNNING, EXIT_OK
 from smt.errors import SmtError
 from smt.local._kafka_security import PROTOCOLS
-from smt.local._kafka_setup import DEFAULT_PORT
+from smt.local._kafka_setup import DEFAULT_PORT, port_is_free
 from smt.local.kafka_tools import ISOLATION_LEVELS
 
 __all__ = ["add_commands"]
@@ -30,8 +30,8 @@ def add_commands(services: argparse._SubParsersAction, common: argparse.Argument
 def _add_lifecycle(actions: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     start = actions.add_parser("start", parents=[common], help="start the broker and wait until it serves")
     start.add_argument("--port", type=int, default=None,
-                       help=f"the client listener's port (default: {DEFAULT_PORT} when free, else the last run's "
-                       "or any free port; 0: any free port)")  # fmt: skip
+                       help=f"the client listener's port (default: the last start's when free, else {DEFAULT_PORT} "
+                       "when free, else any free port; 0: any free port)")  # fmt: skip
     start.add_argument("--fresh", action="store_true", help="discard the data of earlier runs")
     start.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for readiness (default 120)")
     start.add_argument(
@@ -181,7 +181,8 @@ def _start(args: argparse.Namespace) -> int:
     print(f"Kafka {KAFKA_VERSION} broker {verb} (pid {status.pid}); state {status.state_dir}; log {status.log_file}")
     port = int(status.bootstrap_servers.rsplit(":", 1)[1])
     if args.port is None and port != DEFAULT_PORT and not status.already_running:
-        print(f"port {DEFAULT_PORT} is in use: the broker listens on port {port} instead")
+        why = "as it did when last started" if port_is_free(DEFAULT_PORT) else f"port {DEFAULT_PORT} is in use"
+        print(f"the broker listens on port {port}: {why}")
     _print_listeners(status)
     print(status.bootstrap_servers)
     return EXIT_OK

@@ -43,9 +43,11 @@ class Ports:
 def choose_ports(protocols: tuple[str, ...], earlier: dict, formatted: bool, port: int | None) -> Ports:
     """Ports for the ``protocols`` listeners (the first one takes ``port``) and the controller.
 
-    ``earlier`` is the last run's state; ``port`` None prefers
-    :data:`DEFAULT_PORT`, 0 any free port, another number exactly that one.
-    Raises :class:`BrokerError` when that exact port is in use.
+    ``earlier`` is the last run's state; ``port`` None prefers the port the
+    last start had (a broker killed and started again stays where its
+    pipelines point), then :data:`DEFAULT_PORT`; 0 any free port, another
+    number exactly that one.  Raises :class:`BrokerError` when that exact port
+    is in use.
     """
     earlier_ports = earlier.get("listener_ports") or {"PLAINTEXT": earlier.get("broker_port")}
     same_listeners = list(earlier_ports) == list(protocols)
@@ -56,6 +58,8 @@ def choose_ports(protocols: tuple[str, ...], earlier: dict, formatted: bool, por
             if not port_is_free(port):
                 raise BrokerError(f"port {port} on {HOST} is in use; choose another with --port, or --port 0 for any")
             listeners[protocol] = port
+        elif index == 0 and port is None and before and port_is_free(before):
+            listeners[protocol] = before
         elif index == 0 and port is None and port_is_free(DEFAULT_PORT):
             listeners[protocol] = DEFAULT_PORT
         else:

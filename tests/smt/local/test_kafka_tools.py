@@ -88,12 +88,18 @@ def _held_port():
     return sock
 
 
-def test_the_client_port_prefers_kafkas_default_then_the_last_one(monkeypatch):
+def test_the_client_port_prefers_the_last_ones_then_kafkas_default(monkeypatch):
     held = _held_port()
     free = _kafka_setup.free_port()
     try:
         monkeypatch.setattr(_kafka_setup, "DEFAULT_PORT", free)
         assert choose_ports(("PLAINTEXT",), {}, False, None).listeners == {"PLAINTEXT": free}
+        # A broker that ran on another port (the default was taken then) comes back there, though the
+        # default is free now: its pipelines point at the port it printed.
+        last = _kafka_setup.free_port()
+        assert choose_ports(("PLAINTEXT",), {"listener_ports": {"PLAINTEXT": last}}, True, None).listeners == {
+            "PLAINTEXT": last
+        }
         monkeypatch.setattr(_kafka_setup, "DEFAULT_PORT", held.getsockname()[1])
         earlier = {"listener_ports": {"PLAINTEXT": free}, "controller_port": _kafka_setup.free_port()}
         ports = choose_ports(("PLAINTEXT",), earlier, True, None)
