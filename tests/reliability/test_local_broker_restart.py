@@ -26,8 +26,10 @@ def test_a_sigkilled_broker_comes_back_on_its_port_though_the_default_is_free_ag
         first = broker.start()
         assert first.bootstrap_servers != f"127.0.0.1:{_kafka_setup.DEFAULT_PORT}"
         os.kill(first.pid, signal.SIGKILL)
+        os.waitpid(first.pid, 0)  # reaped: gone, not a zombie that still looks like a running broker
         held.close()  # ...and free when it starts again
         second = broker.start()
+        assert not second.already_running
         assert second.bootstrap_servers == first.bootstrap_servers
     finally:
         held.close()
