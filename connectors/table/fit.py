@@ -68,6 +68,7 @@ class SchemaFit:
         # What merged_type makes of the columns alone: as merged, every field nullable.
         self._as_merged = merged_type(columns, columns) if columns is not None else None
         self._problems: dict[Any, str | None] = {}
+        self._decimals: dict[Any, tuple[tuple[str, int, int], ...]] = {}
 
     def __reduce__(self):
         # The cache holds Connect schemas of one executor's records: each process starts its own.
@@ -80,6 +81,21 @@ class SchemaFit:
         except KeyError:
             found = self._problems[schema] = self._judge(schema)
             return found
+
+    def value_problem(self, schema: Any, value: Any) -> str | None:
+        """Why one value a fitting ``schema`` types cannot be written, or ``None``: a decimal with more
+        digits than its column's precision leaves for them (Spark would fail the whole write on it)."""
+        decimals = self._decimals.get(schema)
+        if decimals is None:
+            decimals = self._decimals[schema] = _decimal_fields(spark_type(schema))
+        for name, precision, scale in decimals:
+            number = value.get(name) if value is not None else None
+            if number is not None and number != 0 and number.adjusted() >= precision - scale:
+                return (
+                    f"field '{name}': {number} has more digits than DECIMAL({precision},{scale}) holds "
+                    f"(at most {precision - scale} before the point)"
+                )
+        return None
 
     def _judge(self, schema: Any) -> str | None:
         if schema.type is not Type.STRUCT:
@@ -200,3 +216,12 @@ def _bytes_as_shorts(data_type: T.DataType) -> T.DataType:
             _bytes_as_shorts(data_type.keyType), _bytes_as_shorts(data_type.valueType), data_type.valueContainsNull
         )
     return data_type
+
+
+def _decimal_fields(record_type: T.StructType) -> tuple[tuple[str, int, int], ...]:
+    """The top-level decimal columns of ``record_type``: (name, precision, scale)."""
+    return tuple(
+        (f.name, f.dataType.precision, f.dataType.scale)
+        for f in record_type.fields
+        if isinstance(f.dataType, T.DecimalType)
+    )

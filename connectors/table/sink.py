@@ -266,7 +266,8 @@ class TableSink(Sink):
                     "or use a converter that writes schemas"
                 )
             else:
-                found = fit(where).problem(schema)
+                judged = fit(where)
+                found = judged.problem(schema) or judged.value_problem(schema, value)
                 if found is None:
                     continue
             errors.append((row, SinkRecordError(f"{where}: {found}")))
