@@ -352,6 +352,9 @@ class TableSink(Sink):
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             topics = sorted(row["topic"] for row in df.select("topic").distinct().collect())
+            shared = self.target.shared_tables([topic for topic in topics if topic is not None])
+            if shared is not None:  # before any table is written
+                raise TableWriteError(f"{self.target.where}: {shared}")
             for topic in topics:
                 problem = self.target.route_problem(topic)  # record_errors failed each such record: never here
                 if problem is not None:

@@ -119,6 +119,23 @@ class TableTarget:
             )
         return None
 
+    def shared_tables(self, topics: "list[str]") -> str | None:
+        """Why the records of ``topics`` cannot each go to a table of their own, or None: two topics that make
+        one table name (``orders.v1`` and ``orders_v1`` make ``t_orders_v1``; ``Orders`` and ``orders`` one
+        name to a database or catalog, which do not tell case apart in unquoted names)."""
+        if not self.table or TOPIC_VARIABLE not in self.table:
+            return None
+        seen: dict[str, str] = {}
+        for topic in sorted(topics):
+            table = self.for_topic(topic).table
+            other = seen.setdefault(table.lower(), topic)
+            if other != topic:
+                return (
+                    f"the topics {other!r} and {topic!r} both name the table {table!r}: their records would be "
+                    f"written into one table; route them apart (RegexRouter) or write them to one topic"
+                )
+        return None
+
     def for_topic(self, topic: str) -> "TableTarget":
         """This target with ``${topic}`` replaced: the topic as it is in a path, and in a table name
         with every character but letters, digits and ``_`` made ``_`` (``orders.v1`` → ``orders_v1``)."""

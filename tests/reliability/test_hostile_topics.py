@@ -81,3 +81,43 @@ def test_with_errors_tolerance_none_the_run_stops_naming_the_topic(probe, spark)
     assert outcome.code != 0
     assert "the topic '../../escaped' cannot name a table" in outcome.err
     assert not (probe.root.parent / "escaped").exists()
+
+
+from tests.connectors.table.postgres import postgres  # noqa: E402,F401 - the fixture
+
+
+def _jdbc_pipeline(probe, postgres, table: str, **extra: str):  # noqa: F811
+    keys = "".join(f"{key}={value}\n" for key, value in extra.items())
+    return probe.pipeline(
+        "source.path=in\nsource.format=jsonl\nvalue.converter=json\n"
+        f"sink=table\nsink.format=jdbc\nsink.table={table}\n"
+        f"sink.option.url={postgres.jdbc_url}\nsink.option.user=smt\n"
+        "errors.tolerance=all\nerrors.deadletterqueue.path=dlq\nerrors.deadletterqueue.context.headers.enable=true\n"
+        + keys
+    )
+
+
+@pytest.mark.parametrize("first, second", [("orders.v1", "orders_v1"), ("Orders", "orders")])
+def test_two_topics_that_make_one_jdbc_table_are_refused_before_anything_is_written(
+    probe,
+    spark,
+    postgres,
+    first,
+    second,  # noqa: F811
+):
+    stem = f"collide_{first.lower().replace('.', '_')}_"
+    probe.input("records.jsonl", "\n".join([_line(f"{stem}{first}", 1), _line(f"{stem}{second}", 2)]) + "\n")
+    outcome = probe.run(_jdbc_pipeline(probe, postgres, "t_${topic}"))
+    assert outcome.code != 0
+    assert f"the topics '{stem}{first}' and '{stem}{second}' both name the table" in outcome.err
+    assert postgres.query(f"select count(*) from pg_tables where tablename ilike 't_{stem}%'") == [["0"]]
+
+
+def test_a_topic_that_makes_a_table_name_postgresql_would_cut_fails_alone(probe, spark, postgres):  # noqa: F811
+    long_topic = "long_" + "x" * 70
+    probe.input("records.jsonl", "\n".join([_line("short_ok", 1), _line(long_topic, 2)]) + "\n")
+    outcome = probe.run(_jdbc_pipeline(probe, postgres, "t_${topic}"))
+    assert_accounted(outcome, written_lines=1, dead_letters=1)
+    assert postgres.query("select id from t_short_ok") == [["1"]]
+    [letter] = probe.dead_letters()
+    assert "longer than PostgreSQL's 63 bytes" in context_header(letter, "exception.message")
