@@ -63,7 +63,7 @@ from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_
 from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
 from connectors.table.upsert import Upsert
-from connectors.table.upsert_jdbc import jdbc_columns, jdbc_tables, with_jdbc_driver
+from connectors.table.upsert_jdbc import claim_topic_table, jdbc_columns, jdbc_tables, with_jdbc_driver
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.compiled import CompiledRows
 from smt.config import ConfigProblem
@@ -359,7 +359,12 @@ class TableSink(Sink):
                 problem = self.target.route_problem(topic)  # record_errors failed each such record: never here
                 if problem is not None:
                     raise TableWriteError(f"{self.target.where}: {problem}")
-                self._write_table(df.where(F.col("topic") == topic), self.target.for_topic(topic), batch_id)
+                target = self.target.for_topic(topic)
+                if target.is_jdbc:
+                    claim_topic_table(df.sparkSession, target, topic)  # an earlier run's table of another topic
+                self._write_table(df.where(F.col("topic") == topic), target, batch_id)
+                if target.is_jdbc:
+                    claim_topic_table(df.sparkSession, target, topic)  # marks the table this write made
         finally:
             if cache:
                 df.unpersist()

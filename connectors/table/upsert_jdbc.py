@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from connectors.table.writer import TableWriteError
 from smt.sessions import is_connect
 
-__all__ = ["jdbc_columns", "jdbc_tables", "upsert_jdbc", "upsert_jdbc_problem", "with_jdbc_driver"]
+__all__ = ["claim_topic_table", "jdbc_columns", "jdbc_tables", "upsert_jdbc", "upsert_jdbc_problem", "with_jdbc_driver"]
 
 #: The only database whose upsert statement the sink speaks.
 _POSTGRESQL_URL = "jdbc:postgresql:"
@@ -209,6 +209,48 @@ def _statements(
         f"INSERT INTO {table} ({names}) SELECT {names} FROM {staging} WHERE NOT {pg_quote(delete_column)} "
         f"ON CONFLICT ({key_names}) {on_conflict}",
     ]
+
+
+#: The table comment that names the topic a routed table was made for.
+_TOPIC_COMMENT = "smt topic: "
+
+
+def claim_topic_table(spark: Any, target: Any, topic: str) -> None:
+    """Make sure ``target.table`` (PostgreSQL, routed by ``${topic}``) holds ``topic``'s records only: a table
+    an earlier run made for another topic (its comment names it) is refused, naming both; a table with no
+    such comment is marked for ``topic``.  Two topics whose names sanitize alike, or differ only by case,
+    can then never share a table across runs.  Other databases are left alone."""
+    if "postgresql" not in target.options.get("url", ""):
+        return
+    connection = _connect(spark, target.options)
+    try:
+        owner = _table_topic(connection, target.table)
+        if owner is not None and owner != topic:
+            raise TableWriteError(
+                f"{target.where}: the topic {topic!r} names the table {target.table!r}, which an earlier run "
+                f"made for the topic {owner!r}: their records would share one table; route them apart "
+                "(RegexRouter) or write them to one topic"
+            )
+        if owner is None and _exists(connection, target.table):
+            statement = connection.createStatement()
+            try:  # a literal: a topic holds only letters, digits, '.', '_' and '-' (TableTarget.route_problem)
+                statement.execute(f"COMMENT ON TABLE {target.table} IS '{_TOPIC_COMMENT}{topic}'")
+            finally:
+                statement.close()
+    finally:
+        connection.close()
+
+
+def _table_topic(connection: Any, table: str) -> str | None:
+    """The topic ``table``'s comment names, or None (no table, no such comment)."""
+    query = connection.prepareStatement("SELECT obj_description(to_regclass(?), 'pg_class')")
+    try:
+        query.setString(1, table)
+        result = query.executeQuery()
+        comment = result.getString(1) if result.next() else None
+    finally:
+        query.close()
+    return comment[len(_TOPIC_COMMENT) :] if comment and comment.startswith(_TOPIC_COMMENT) else None
 
 
 def _exists(connection: Any, table: str) -> bool:

@@ -121,3 +121,19 @@ def test_a_topic_that_makes_a_table_name_postgresql_would_cut_fails_alone(probe,
     assert postgres.query("select id from t_short_ok") == [["1"]]
     [letter] = probe.dead_letters()
     assert "longer than PostgreSQL's 63 bytes" in context_header(letter, "exception.message")
+
+
+def test_a_topic_whose_table_an_earlier_run_made_for_another_topic_is_refused(probe, spark, postgres):  # noqa: F811
+    """Across runs: ``orders.v2`` first, ``orders_v2`` in a later run; both make ``t_...orders_v2``."""
+    probe.input("records.jsonl", _line("across_orders.v2", 1) + "\n")
+    first = probe.run(_jdbc_pipeline(probe, postgres, "t_${topic}"))
+    assert first.code == 0, first.err
+    (probe.root / "in" / "records.jsonl").write_text(_line("across_orders_v2", 2) + "\n")
+    probe._before = None  # a new input for the second run
+    second = probe.run(_jdbc_pipeline(probe, postgres, "t_${topic}"))
+    assert second.code != 0
+    assert (
+        "the topic 'across_orders_v2' names the table 't_across_orders_v2', which an earlier run made for the "
+        "topic 'across_orders.v2'" in second.err
+    )
+    assert postgres.query("select id from t_across_orders_v2") == [["1"]]
