@@ -11,6 +11,7 @@ MINIMAL_CONFIG = {
     "Cast": {"spec": "a:int32"},
     "DropHeaders": {"headers": "h"},
     "ExtractField": {"field": "a"},
+    "ExtractNewRecordState": {},
     "Filter": {},
     "Flatten": {},
     "HeaderFrom": {"fields": "a", "headers": "h", "operation": "move"},
