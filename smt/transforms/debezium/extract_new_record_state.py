@@ -29,7 +29,8 @@ UNSUPPORTED_KEYS = (
     "drop.fields.from.key",
     "drop.fields.keep.schema.compatible",
 )
-_KEEPS_TOMBSTONES = frozenset({"tombstone", "rewrite-with-tombstone", "delete-to-tombstone"})
+# Debezium 3.6 keeps the connector's own tombstones only in this mode; the others drop them.
+_KEEPS_TOMBSTONES = frozenset({"rewrite-with-tombstone"})
 _REWRITES = frozenset({"rewrite", "rewrite-with-tombstone"})
 
 
@@ -39,8 +40,8 @@ class ExtractNewRecordState(Reconfigurable, Transform):
     Creates, reads and updates become the ``after`` struct. A delete is dropped, kept as a
     record with a null value, rewritten as ``before`` plus ``__deleted=true`` (every other
     event then carries ``__deleted=false``) or turned into a tombstone, as
-    ``delete.tombstone.handling.mode`` says. Tombstones are kept except by ``drop`` and
-    ``rewrite``. Truncate events are dropped. Records that are not Debezium envelopes (no
+    ``delete.tombstone.handling.mode`` says. The connector's own tombstones are kept only by
+    ``rewrite-with-tombstone``. Truncate events are dropped. Records that are not Debezium envelopes (no
     schema, or a value schema not named ``*.Envelope``) pass unchanged.
     """
 

@@ -79,10 +79,10 @@ def test_create_read_update_become_the_after_state():
     ("mode", "delete_value", "tombstone_kept"),
     [
         ("drop", "dropped", False),
-        ("tombstone", "null", True),
+        ("tombstone", "null", False),
         ("rewrite", "rewritten", False),
         ("rewrite-with-tombstone", "rewritten", True),
-        ("delete-to-tombstone", "tombstone", True),
+        ("delete-to-tombstone", "tombstone", False),
     ],
 )
 def test_delete_and_tombstone_handling_modes(mode, delete_value, tombstone_kept):
