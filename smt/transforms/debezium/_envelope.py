@@ -8,7 +8,7 @@ from smt.data import Struct
 from smt.record import Record
 
 ENVELOPE_SUFFIX = ".Envelope"
-DELETE, TRUNCATE = "d", "t"
+DELETE = "d"
 
 
 def is_envelope(record: Record) -> bool:

@@ -11,7 +11,7 @@ from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import Transform
 from smt.transforms._schema_cache import SchemaCache
-from smt.transforms.debezium._envelope import DELETE, TRUNCATE, envelope_part, is_envelope
+from smt.transforms.debezium._envelope import DELETE, envelope_part, is_envelope
 from smt.transforms.debezium._references import FieldReference, parse_references
 
 _LOG = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ class ExtractNewRecordState(Reconfigurable, Transform):
     record with a null value, rewritten as ``before`` plus ``__deleted=true`` (every other
     event then carries ``__deleted=false``) or turned into a tombstone, as
     ``delete.tombstone.handling.mode`` says. The connector's own tombstones are kept only by
-    ``rewrite-with-tombstone``. Truncate events are dropped. Records that are not Debezium envelopes (no
+    ``rewrite-with-tombstone``. Truncate events (neither ``before`` nor ``after``) are dropped. Records that are not Debezium envelopes (no
     schema, or a value schema not named ``*.Envelope``) pass unchanged.
     """
 
@@ -123,23 +123,29 @@ class ExtractNewRecordState(Reconfigurable, Transform):
 
     def apply(self, record: Record) -> Record | None:
         if record.value is None:
-            return record if self.mode in _KEEPS_TOMBSTONES else None
+            return self._tombstone(record)
         if not is_envelope(record):
             return record
         envelope = record.value
-        op = envelope_part(envelope, "op")
-        if op == TRUNCATE:
-            return None
         record = self._with_headers(record, envelope)
-        if op == DELETE:
+        if envelope_part(envelope, "after") is None:
+            if envelope_part(envelope, "before") is None:
+                return None  # a truncate event: Debezium drops it
             return self._delete(record, envelope)
         return self._state(record, envelope, "after", deleted=False)
+
+    def _tombstone(self, record: Record) -> Record | None:
+        """Kept only by rewrite-with-tombstone; an ``op`` header reads ``d`` (Debezium's rule)."""
+        if self.mode not in _KEEPS_TOMBSTONES:
+            return None
+        added = tuple((ref.new_name, DELETE) for ref in self.headers if ref.field == "op")
+        return record.replace(headers=record.headers + added) if added else record
 
     def _delete(self, record: Record, envelope: Struct) -> Record | None:
         if self.mode == "drop":
             return None
         if self.mode == "delete-to-tombstone":
-            return record.replace(value=None, value_schema=None)
+            return self._routed(record.replace(value=None, value_schema=None), envelope_part(envelope, "before"))
         if self.mode in _REWRITES:
             return self._state(record, envelope, "before", deleted=True)
         return self._state(record, envelope, "after", deleted=False)
@@ -147,8 +153,9 @@ class ExtractNewRecordState(Reconfigurable, Transform):
     def _state(self, record: Record, envelope: Struct, part: str, deleted: bool) -> Record:
         row = envelope.get(part)
         part_schema = envelope.schema.field(part).schema
-        if row is None:
-            return self._routed(record.replace(value=None, value_schema=part_schema), None)
+        if row is None:  # a delete in tombstone mode: routed by its before state, as in Debezium
+            before = envelope_part(envelope, "before")
+            return self._routed(record.replace(value=None, value_schema=part_schema), before)
         rewrite = self.mode in _REWRITES
         if not self.fields and not rewrite:
             return self._routed(record.replace(value=row, value_schema=row.schema), row)
@@ -157,26 +164,30 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         for field in row.schema.fields:
             value = row.get(field) if self.replace_null else row.get_without_default(field)
             out.put(field.name, value)
+        if rewrite:
+            out.put(DELETED_FIELD, "true" if deleted else "false")
         for reference in self.fields:
             if schema.field(reference.new_name) is not None:
                 out.put(reference.new_name, reference.value(envelope))
-        if rewrite:
-            out.put(DELETED_FIELD, "true" if deleted else "false")
         return self._routed(record.replace(value=out, value_schema=schema), out)
 
     def _derive(self, schemas: tuple[Schema, Schema]) -> Schema:
         row_schema, envelope_schema = schemas
         builder = SchemaBuilder.copy_of(row_schema)
+        if self.mode in _REWRITES:  # Debezium inserts __deleted before the added fields
+            builder.field(DELETED_FIELD, Schema.OPTIONAL_STRING_SCHEMA)
         for reference in self.fields:
             field_schema = reference.schema(envelope_schema)
             if field_schema is not None:
                 builder.field(reference.new_name, field_schema)
-        if self.mode in _REWRITES:
-            builder.field(DELETED_FIELD, Schema.OPTIONAL_STRING_SCHEMA)
         return builder.build()
 
     def _with_headers(self, record: Record, envelope: Struct) -> Record:
-        added = tuple((reference.new_name, reference.value(envelope)) for reference in self.headers)
+        added = tuple(
+            (reference.new_name, reference.value(envelope))
+            for reference in self.headers
+            if reference.schema(envelope.schema) is not None
+        )
         return record.replace(headers=record.headers + added) if added else record
 
     def _routed(self, record: Record, row: Struct | None) -> Record:

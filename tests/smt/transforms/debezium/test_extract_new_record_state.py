@@ -169,3 +169,23 @@ def test_config_rejections_name_the_key():
 def test_registered_under_debeziums_class_name():
     found = default_plugins().get("transform", "io.debezium.transforms.ExtractNewRecordState")
     assert found is ExtractNewRecordState
+
+
+def test_bare_transaction_names_read_the_transaction_block_and_deleted_comes_first():
+    xform = unwrap({"add.fields": "id,total_order,db", "delete.tombstone.handling.mode": "rewrite"})
+    out = xform.apply(event("d", before=row(5, "gone")))
+    names = [f.name for f in out.value_schema.fields]
+    assert names == ["id", "email", "__deleted", "__id", "__total_order", "__db"]
+    assert [out.value.get(n) for n in names[2:]] == ["true", "tx-7", 3, "shop"]
+
+
+def test_kept_tombstones_get_only_the_op_header_as_d():
+    xform = unwrap({"delete.tombstone.handling.mode": "rewrite-with-tombstone", "add.headers": "op,table"})
+    out = xform.apply(make_record(None, key={"id": 1}))
+    assert out.headers == (("__op", "d"),)
+
+
+def test_route_by_field_of_a_delete_reads_the_before_state():
+    xform = unwrap({"route.by.field": "email"})
+    out = xform.apply(event("d", before=row(1, "archive")))
+    assert (out.topic, out.value) == ("archive", None)
