@@ -91,7 +91,7 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             True,
             None,
             Importance.LOW,
-            "Whether a null field with a default reads as its default.",
+            "Whether a null before/after struct whose schema has a default reads as that default.",
         )
     )
 
@@ -151,7 +151,8 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         return self._state(record, envelope, "after", deleted=False)
 
     def _state(self, record: Record, envelope: Struct, part: str, deleted: bool) -> Record:
-        row = envelope.get(part)
+        # As Debezium's ExtractField delegate: only the before/after field's own default is at stake.
+        row = envelope.get(part) if self.replace_null else envelope.get_without_default(part)
         part_schema = envelope.schema.field(part).schema
         if row is None:  # a delete in tombstone mode: routed by its before state, as in Debezium
             before = envelope_part(envelope, "before")
@@ -162,8 +163,7 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         schema = self.schema_cache.get((row.schema, envelope.schema), self._derive)
         out = Struct(schema)
         for field in row.schema.fields:
-            value = row.get(field) if self.replace_null else row.get_without_default(field)
-            out.put(field.name, value)
+            out.put(field.name, row.get_without_default(field))  # Debezium copies raw values
         if rewrite:
             out.put(DELETED_FIELD, "true" if deleted else "false")
         for reference in self.fields:

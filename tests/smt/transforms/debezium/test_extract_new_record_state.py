@@ -189,3 +189,21 @@ def test_route_by_field_of_a_delete_reads_the_before_state():
     xform = unwrap({"route.by.field": "email"})
     out = xform.apply(event("d", before=row(1, "archive")))
     assert (out.topic, out.value) == ("archive", None)
+
+
+def test_replace_null_with_default_applies_to_the_after_struct_default():
+    plain = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).optional().build()
+    fallback = Struct(plain).put("id", -1)
+    row_schema = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).optional().default_value(fallback).build()
+    envelope_schema = (
+        SchemaBuilder.struct()
+        .name("s.t.Envelope")
+        .field("before", row_schema)
+        .field("after", row_schema)
+        .field("op", Schema.STRING_SCHEMA)
+        .build()
+    )
+    envelope = Struct(envelope_schema).put("op", "d").put("before", Struct(row_schema).put("id", 4))
+    record = make_record(envelope, value_schema=envelope_schema)
+    assert unwrap().apply(record).value.get("id") == -1
+    assert unwrap({"replace.null.with.default": "false"}).apply(record).value is None
