@@ -12,6 +12,7 @@ MINIMAL_CONFIG = {
     "DropHeaders": {"headers": "h"},
     "ExtractField": {"field": "a"},
     "ExtractNewRecordState": {},
+    "TombstoneHandler": {"behavior": "ignore"},
     "Filter": {},
     "Flatten": {},
     "HeaderFrom": {"fields": "a", "headers": "h", "operation": "move"},
