@@ -4,6 +4,8 @@ import logging
 
 import pytest
 
+from smt.batch import RecordBatch
+from smt.chain import TransformChain
 from smt.data import Schema, SchemaBuilder, Struct
 from smt.errors import ConfigError
 from smt.plugins import default_plugins
@@ -207,3 +209,35 @@ def test_replace_null_with_default_applies_to_the_after_struct_default():
     record = make_record(envelope, value_schema=envelope_schema)
     assert unwrap().apply(record).value.get("id") == -1
     assert unwrap({"replace.null.with.default": "false"}).apply(record).value is None
+
+
+CDC_PROPERTIES = {
+    "transforms": "unwrap,mask,dropTombstones",
+    "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.unwrap.delete.tombstone.handling.mode": "rewrite-with-tombstone",
+    "transforms.unwrap.add.fields": "op,table",
+    "transforms.mask.type": "org.apache.kafka.connect.transforms.MaskField$Value",
+    "transforms.mask.fields": "email",
+    "transforms.mask.predicate": "isTombstone",
+    "transforms.mask.negate": "true",
+    "transforms.dropTombstones.type": "io.confluent.connect.transforms.TombstoneHandler",
+    "transforms.dropTombstones.behavior": "ignore",
+    "predicates": "isTombstone",
+    "predicates.isTombstone.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+}
+
+
+@pytest.mark.parametrize("per_batch", [False, True], ids=["per-record", "per-batch"])
+def test_a_connector_file_chain_unwraps_masks_and_drops_tombstones(per_batch):
+    records = [
+        event("c", after=row(1, "a@b")),
+        event("d", before=row(1, "a@b")),
+        make_record(None, key={"id": 1}, topic="server.public.customers"),
+    ]
+    chain = TransformChain.from_properties(CDC_PROPERTIES)
+    if per_batch:
+        out = list(chain.apply_batch(RecordBatch.from_records(records)).records())
+    else:
+        out = [r for record in records for r in chain.apply(record)]
+    rows = [[o.value.get(f.name) for f in o.value_schema.fields] for o in out]
+    assert rows == [[1, "", "false", "c", "customers"], [1, "", "true", "d", "customers"]]
