@@ -25,6 +25,7 @@ from typing import Callable
 import pytest
 
 from smt.cli import main
+from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture, for the JDBC probes
 
 #: A run that takes longer than this is taken to hang (runs take seconds; CI machines are slow).
 RUN_BOUND_SECONDS = 300

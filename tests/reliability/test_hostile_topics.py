@@ -83,10 +83,7 @@ def test_with_errors_tolerance_none_the_run_stops_naming_the_topic(probe, spark)
     assert not (probe.root.parent / "escaped").exists()
 
 
-from tests.connectors.table.postgres import postgres  # noqa: E402,F401 - the fixture
-
-
-def _jdbc_pipeline(probe, postgres, table: str, **extra: str):  # noqa: F811
+def _jdbc_pipeline(probe, postgres, table: str, **extra: str):
     keys = "".join(f"{key}={value}\n" for key, value in extra.items())
     return probe.pipeline(
         "source.path=in\nsource.format=jsonl\nvalue.converter=json\n"
@@ -103,7 +100,7 @@ def test_two_topics_that_make_one_jdbc_table_are_refused_before_anything_is_writ
     spark,
     postgres,
     first,
-    second,  # noqa: F811
+    second,
 ):
     stem = f"collide_{first.lower().replace('.', '_')}_"
     probe.input("records.jsonl", "\n".join([_line(f"{stem}{first}", 1), _line(f"{stem}{second}", 2)]) + "\n")
@@ -113,7 +110,7 @@ def test_two_topics_that_make_one_jdbc_table_are_refused_before_anything_is_writ
     assert postgres.query(f"select count(*) from pg_tables where tablename ilike 't_{stem}%'") == [["0"]]
 
 
-def test_a_topic_that_makes_a_table_name_postgresql_would_cut_fails_alone(probe, spark, postgres):  # noqa: F811
+def test_a_topic_that_makes_a_table_name_postgresql_would_cut_fails_alone(probe, spark, postgres):
     long_topic = "long_" + "x" * 70
     probe.input("records.jsonl", "\n".join([_line("short_ok", 1), _line(long_topic, 2)]) + "\n")
     outcome = probe.run(_jdbc_pipeline(probe, postgres, "t_${topic}"))
@@ -123,7 +120,7 @@ def test_a_topic_that_makes_a_table_name_postgresql_would_cut_fails_alone(probe,
     assert "longer than PostgreSQL's 63 bytes" in context_header(letter, "exception.message")
 
 
-def test_a_topic_whose_table_an_earlier_run_made_for_another_topic_is_refused(probe, spark, postgres):  # noqa: F811
+def test_a_topic_whose_table_an_earlier_run_made_for_another_topic_is_refused(probe, spark, postgres):
     """Across runs: ``orders.v2`` first, ``orders_v2`` in a later run; both make ``t_...orders_v2``."""
     probe.input("records.jsonl", _line("across_orders.v2", 1) + "\n")
     first = probe.run(_jdbc_pipeline(probe, postgres, "t_${topic}"))
