@@ -9,7 +9,9 @@ from smt.benchmarks._common import Comparison
 from smt.pipeline.report import format_rate
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "tables", "startup")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "tables", "startup", "latency")
+#: Areas whose rows are not records/s: each prints its own table (``<area>_table(rows)``).
+OWN_TABLES = ("latency",)
 
 
 def console():
@@ -40,8 +42,12 @@ def run_benchmarks(areas: Sequence[str] = (), scale: float = 1.0) -> bool:
         except ModuleNotFoundError as exc:
             out.print(f"[yellow]{area}: not available ({exc})[/yellow]")
             continue
-        comparisons.extend(module.run(scale))
-    out.print(comparison_table(comparisons))
+        if area in OWN_TABLES:
+            out.print(getattr(module, f"{area}_table")(module.run(scale)))
+        else:
+            comparisons.extend(module.run(scale))
+    if comparisons:
+        out.print(comparison_table(comparisons))
     return True
 
 
