@@ -5,7 +5,7 @@ import pytest
 from smt.benchmarks import latency as bench
 from smt.benchmarks.runner import console
 
-pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.benchmark, pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def test_every_sent_record_is_timed_through_ours_and_the_hand_written_job(spark, kafka_broker, tmp_path):
