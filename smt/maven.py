@@ -129,7 +129,7 @@ def _run_maven(bundle: Bundle, bundle_dir: Path, repo: Path, classpath_file: Pat
         raise MavenError(f"cannot fetch {bundle.describe()}: 'java' is not on PATH (install a Java runtime)")
     ivy_jar = ivy.ivy_jar(bundle_dir.parent.parent)
     settings = bundle_dir / "ivysettings.xml"
-    settings.write_text(ivy.settings_xml(repo, bundle_dir.parent.parent / "ivy-cache", ivy.maven_settings()))
+    settings.write_text(ivy.settings_xml(bundle_dir.parent.parent / "ivy-cache", ivy.maven_settings()))
     module = bundle_dir / "ivy.xml"
     module.write_text(ivy.module_xml(bundle))
     partial = classpath_file.with_suffix(".partial")
