@@ -35,13 +35,16 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     services = local.add_subparsers(dest="service", metavar="SERVICE", required=True)
     _kafka_commands.add_commands(services, common)
     fetch = services.add_parser(
-        "fetch", parents=[common], help="download the Java artifacts the project uses into the cache"
+        "fetch",
+        parents=[common],
+        help="download the Java artifacts the project uses into the cache, and print the jar paths your own "
+        "PySpark session needs for Kafka (spark.jars=...)",
     )
     fetch.set_defaults(handler=_fetch)
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from connectors.kafka import older_connector_note, spark_kafka_bundle
+    from connectors.kafka import older_connector_note, spark_jars, spark_kafka_bundle
     from connectors.table import table_bundles
     from smt import maven
     from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
@@ -56,6 +59,8 @@ def _fetch(args: argparse.Namespace) -> int:
         jars = maven.resolve(bundle)
         print(f"{bundle.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")
     print(f"cache: {maven.cache_dir()}")
+    # For users' own PySpark code (the README's Kafka example): the connector's jars Spark does not ship.
+    print(f"spark.jars={','.join(spark_jars())}")
     note = older_connector_note(kafka_connector)
     if note is not None:
         print(f"note: {note}", file=sys.stderr)
