@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from connectors.table.jars import UnsupportedSparkError, format_bundle, spark_line
+from smt.commands.output import EXIT_INVALID
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
@@ -120,7 +121,7 @@ def test_orders_to_delta_and_iceberg(example, fmt, pipeline, table_folder):
         for command in ("validate", "run"):
             done = subprocess.run([sys.executable, "-m", "smt", command, pipeline], cwd=example, capture_output=True,
                                   text=True, timeout=300)  # fmt: skip
-            assert done.returncode == 2, (command, done.stderr[-3000:])
+            assert done.returncode == EXIT_INVALID, (command, done.stderr[-3000:])
             assert re.search(refusal, done.stderr), (command, done.stderr[-3000:])
         return
     done = subprocess.run(
