@@ -7,14 +7,10 @@
 # A second run finds everything cached and does not touch the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v mvn >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "fetch-jars: installing Maven with apt-get" >&2
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null
-  else
-    echo "error: Maven (mvn) is required to fetch the Kafka jars; install it (apt-get install maven)" >&2
-    exit 1
-  fi
+# Resolution runs Apache Ivy (PySpark's own jar) on Java: no Maven needed.
+if ! command -v java >/dev/null 2>&1; then
+  echo "error: Java (java) is required to fetch the jars; install a JDK 17 or later" >&2
+  exit 1
 fi
 python=.venv/bin/python
 [ -x "$python" ] || python=${PYTHON:-python3}

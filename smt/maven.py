@@ -2,12 +2,14 @@
 
 The local Kafka broker and Spark's Kafka connector are plain Maven artifacts
 with their runtime dependencies.  A :class:`Bundle` names the top-level
-coordinates; :func:`resolve` writes a throw-away POM for it, asks Maven for
-the runtime classpath, and caches the answer.  Maven's downloads go to a local
-repository under the user's cache directory (``$SMT_CACHE_DIR``, else
-``${XDG_CACHE_HOME:-~/.cache}/spark-smt``), so a machine that ran once works
-offline afterwards and CI can cache one folder.  ``settings.xml`` (mirrors,
-proxies) is honoured as usual.
+coordinates; :func:`resolve` asks Apache Ivy (the resolver Spark itself uses
+for ``spark.jars.packages``, run from the jar PySpark ships) for the runtime
+classpath, and caches the answer.  Nothing beyond Python and Java is needed:
+no Maven.  The jars land in a Maven-layout repository under the user's cache
+directory (``$SMT_CACHE_DIR``, else ``${XDG_CACHE_HOME:-~/.cache}/spark-smt``),
+so a machine that ran once works offline afterwards and CI can cache one
+folder.  Mirrors and proxies of Maven's ``settings.xml`` are honoured (see
+:mod:`smt._ivy`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
-from xml.sax.saxutils import escape
 
+from smt import _ivy as ivy
 from smt.errors import SmtError
 
 __all__ = [
@@ -39,20 +41,17 @@ __all__ = [
     "resolve",
 ]
 
-#: Pinned so resolution does not depend on the (old) plugin version Maven defaults to.
-DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
-
-#: Maven runs at most this long for one bundle (a cold fetch is well under it).
+#: Ivy runs at most this long for one bundle (a cold fetch is well under it).
 RESOLVE_TIMEOUT_S = 1200
 
 MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2"
 
-# Maven's words for "this version is not in the repository" (cached or fresh).
-_NOT_FOUND = re.compile(r"was not found in|Could not find artifact")
+# Ivy's words for "this version is not in the repository".
+_NOT_FOUND = re.compile(r"unresolved dependency: .*: not found|module not found")
 
 
 class MavenError(SmtError):
-    """Maven is missing, or could not resolve a bundle; the message names it."""
+    """A bundle could not be resolved (no Java, no network, a failing repository); the message names it."""
 
 
 class MissingArtifactError(MavenError):
@@ -94,10 +93,10 @@ def cache_dir() -> Path:
 def resolve(bundle: Bundle, cache: Path | None = None) -> list[Path]:
     """The jar files of ``bundle`` and its runtime dependencies.
 
-    Runs Maven only when the cached classpath is missing or a jar of it has
+    Runs Ivy only when the cached classpath is missing or a jar of it has
     gone.  Concurrent callers (two test processes) wait for each other on a
-    lock file.  Raises :class:`MavenError` naming the bundle when Maven is not
-    installed or fails (the message ends with Maven's own last lines).
+    lock file.  Raises :class:`MavenError` naming the bundle when Java is
+    missing or resolution fails (the message ends with Ivy's own last lines).
     """
     cache = cache or cache_dir()
     bundle_dir = cache / "maven" / bundle.name
@@ -109,7 +108,7 @@ def resolve(bundle: Bundle, cache: Path | None = None) -> list[Path]:
             _run_maven(bundle, bundle_dir, cache / "maven-repo", classpath_file)
             jars = _cached_classpath(classpath_file)
             if jars is None:
-                raise MavenError(f"Maven produced no usable classpath for {bundle.describe()}")
+                raise MavenError(f"Ivy produced no usable classpath for {bundle.describe()}")
     return jars
 
 
@@ -124,31 +123,37 @@ def _cached_classpath(classpath_file: Path) -> list[Path] | None:
 
 
 def _run_maven(bundle: Bundle, bundle_dir: Path, repo: Path, classpath_file: Path) -> None:
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise MavenError(
-            f"cannot fetch {bundle.describe()}: 'mvn' is not on PATH "
-            "(install Maven, for example `apt-get install maven`)"
-        )
-    pom = bundle_dir / "pom.xml"
-    pom.write_text(_pom(bundle))
+    """Resolves ``bundle`` with Apache Ivy (a JVM and Python are all it needs) into ``repo``."""
+    java = shutil.which("java")
+    if java is None:
+        raise MavenError(f"cannot fetch {bundle.describe()}: 'java' is not on PATH (install a Java runtime)")
+    ivy_jar = ivy.ivy_jar(bundle_dir.parent.parent)
+    settings = bundle_dir / "ivysettings.xml"
+    settings.write_text(ivy.settings_xml(bundle_dir.parent.parent / "ivy-cache", ivy.maven_settings()))
+    module = bundle_dir / "ivy.xml"
+    module.write_text(ivy.module_xml(bundle))
     partial = classpath_file.with_suffix(".partial")
     command = [
-        mvn, "-B", "-q", "-f", str(pom),
-        f"-Dmaven.repo.local={repo}",
-        f"{DEPENDENCY_PLUGIN}:build-classpath",
-        f"-Dmdep.outputFile={partial}",
-        "-Dmdep.includeScope=runtime",
+        java, *ivy.proxy_properties(ivy.maven_settings()), "-jar", str(ivy_jar),
+        "-settings", str(settings), "-ivy", str(module), "-confs", "default",
+        "-retrieve", f"{repo}/{ivy.MAVEN_LAYOUT}", "-cachepath", str(partial), "-warn",
     ]  # fmt: skip
     started = time.monotonic()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired as exc:
-        raise MavenError(f"Maven did not resolve {bundle.describe()} within {RESOLVE_TIMEOUT_S} s") from exc
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        error = MissingArtifactError if _NOT_FOUND.search(done.stdout + done.stderr) else MavenError
-        raise error(f"Maven could not resolve {bundle.describe()} (exit {done.returncode}); POM {pom}:\n{tail}")
+        raise MavenError(f"Ivy did not resolve {bundle.describe()} within {RESOLVE_TIMEOUT_S} s") from exc
+    output = done.stdout + done.stderr
+    if done.returncode != 0 or "UNRESOLVED DEPENDENCIES" in output or not partial.is_file():
+        tail = "\n".join(line for line in output.strip().splitlines() if line.strip() and not line.startswith(".."))
+        tail = "\n".join(tail.splitlines()[-15:])
+        error = MissingArtifactError if _NOT_FOUND.search(output) else MavenError
+        raise error(f"could not resolve {bundle.describe()} from {ivy.describe_repositories(ivy.maven_settings())} "
+                    f"(Ivy exit {done.returncode}); module {module}:\n{tail}")  # fmt: skip
+    # Ivy lists its cache's copies; the classpath names the same files in the Maven-layout repository.
+    ivy_cache = bundle_dir.parent.parent / "ivy-cache"
+    entries = [Path(e) for e in partial.read_text().strip().split(os.pathsep) if e]
+    partial.write_text(os.pathsep.join(str(repo / e.relative_to(ivy_cache)) for e in entries))
     # Renamed into place only when complete, so an interrupted fetch is redone.
     os.replace(partial, classpath_file)
     (bundle_dir / "resolved-in-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
@@ -163,30 +168,6 @@ def published_versions(group: str, artifact: str, timeout_s: float = 30) -> list
     except OSError as exc:
         raise MavenError(f"cannot list the versions of {group}:{artifact} at {url}: {exc}") from exc
     return re.findall(r"<version>([^<]+)</version>", metadata)
-
-
-def _pom(bundle: Bundle) -> str:
-    dependencies = "\n".join(
-        "    <dependency>"
-        f"<groupId>{escape(a.group)}</groupId>"
-        f"<artifactId>{escape(a.artifact)}</artifactId>"
-        f"<version>{escape(a.version)}</version>"
-        "</dependency>"
-        for a in bundle.artifacts
-    )
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<!-- Generated by spark-smt to resolve {escape(bundle.name)}; safe to delete. -->
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>local.spark-smt</groupId>
-  <artifactId>{escape(bundle.name)}</artifactId>
-  <version>0</version>
-  <packaging>pom</packaging>
-  <dependencies>
-{dependencies}
-  </dependencies>
-</project>
-"""
 
 
 @contextmanager

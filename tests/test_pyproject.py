@@ -1,8 +1,11 @@
 """The package metadata in the forms current setuptools takes without warnings, and a quiet set-up."""
 
+import re
 import subprocess
 import tomllib
 from pathlib import Path
+
+from connectors.table.jars import FORMAT_JARS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,3 +28,19 @@ def test_setup_shows_pips_output_only_when_pip_fails(tmp_path):
                             capture_output=True, text=True)  # fmt: skip
     assert failed.returncode == 1
     assert failed.stderr.splitlines() == ["why", "error: failed: bash -c echo why; exit 3"]
+
+
+def _requirement(requirements, name):
+    return next(r for r in requirements if re.match(rf"{re.escape(name)}(\[|[<>=!~ ]|$)", r))
+
+
+def test_the_default_install_is_a_pyspark_every_documented_format_runs_on():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    for requirements in (project["dependencies"], extras["connect"], extras["test"], extras["iceberg"]):
+        assert _requirement(requirements, "pyspark").endswith("<4.2"), requirements
+    # Each extra pins the release connectors/table/jars.py fetches for that Spark line.
+    assert FORMAT_JARS["delta"].releases["4.1"][2] == "4.3.1"
+    assert "delta-spark==4.3.1" in extras["delta"]
+    assert FORMAT_JARS["iceberg"].releases["4.1"][1].startswith("iceberg-spark-runtime-4.1_")
+    assert "delta-spark==4.3.1" in extras["test"]  # the suite runs Delta on what [delta] installs

@@ -1,7 +1,7 @@
 """The jars Spark needs to read and write Kafka.
 
 Spark's own Kafka connector (``spark-sql-kafka-0-10``, for the Spark version
-PySpark is) is resolved with Maven into the project cache once; the Spark
+PySpark is) is resolved (Apache Ivy) into the project cache once; the Spark
 session gets the jar files through ``spark.jars``, so nothing is resolved over
 the network (Ivy) when a session starts.  Jars Spark already ships (Scala,
 Hadoop client, compression codecs) are left out, so the classpath holds one

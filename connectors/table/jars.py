@@ -32,6 +32,7 @@ __all__ = [
     "FormatJars",
     "FORMAT_JARS",
     "UnsupportedSparkError",
+    "check_format_runs",
     "format_bundle",
     "format_spark_conf",
     "spark_line",
@@ -124,26 +125,35 @@ def session_settings(fmt: str) -> dict[str, str]:
     return dict(jars.session) if jars is not None else {}
 
 
-def format_spark_conf(fmt: str, prefix: str) -> dict[str, str]:
-    """The ``spark.*`` settings of a table connector reading or writing ``fmt``: its jars and session settings.
+def check_format_runs(fmt: str, prefix: str) -> maven.Bundle | None:
+    """The bundle ``fmt`` needs, checked at configure time so ``smt validate`` refuses what ``smt run`` does.
 
+    Looks the running Spark line up in :data:`FORMAT_JARS` (no network).
     ``prefix`` (``sink.``, ``source.``) names the connector's keys in the
     :class:`~smt.errors.ConfigError` raised when the format has no release
     for the running Spark.
     """
     try:
-        bundle = format_bundle(fmt)
+        return format_bundle(fmt)
     except UnsupportedSparkError as exc:
         raise ConfigError(
             [
                 ConfigProblem(
                     f"{prefix}format",
-                    f"{exc}; run on a PySpark the format supports, or give its jars and session "
-                    f"settings in spark.* keys with {prefix}format.jars=none",
+                    f"{exc}; run on a PySpark the format supports (pip install 'spark-smt[{fmt}]'), or give its "
+                    f"jars and session settings in spark.* keys with {prefix}format.jars=none",
                     fmt,
                 )
             ]
         ) from None
+
+
+def format_spark_conf(fmt: str, prefix: str) -> dict[str, str]:
+    """The ``spark.*`` settings of a table connector reading or writing ``fmt``: its jars and session settings.
+
+    Raises the :class:`~smt.errors.ConfigError` of :func:`check_format_runs`.
+    """
+    bundle = check_format_runs(fmt, prefix)
     conf = session_settings(fmt)
     if bundle is not None:
         conf["spark.jars"] = ",".join(maven.jars_spark_lacks(maven.resolve(bundle)))

@@ -58,7 +58,7 @@ from connectors.table.compiled import type_lines, with_compiled
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
 from connectors.table.fit import TableFits
-from connectors.table.jars import format_spark_conf
+from connectors.table.jars import check_format_runs, format_spark_conf
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type
@@ -93,6 +93,8 @@ class TableSink(Sink):
         prefix = self.context.prefix
         config = self.config
         check_where(config, prefix, "written")
+        if config["format.jars"] != "none":
+            check_format_runs(config["format"], prefix)
         options = {k[len(OPTION_PREFIX) :]: str(v) for k, v in self.raw_config.items() if k.startswith(OPTION_PREFIX)}
         if config["format"] == "jdbc":
             options = with_jdbc_driver(options)

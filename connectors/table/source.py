@@ -27,7 +27,7 @@ import os
 
 from connectors.table.config import FORMAT_JARS_CONFIG, OPTION_PREFIX, check_where
 from connectors.table.connect_types import UnsupportedColumn
-from connectors.table.jars import format_spark_conf
+from connectors.table.jars import check_format_runs, format_spark_conf
 from connectors.table.records import RECORDS_DDL, TableRecords, coordinate_columns
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.connector import Source
@@ -119,6 +119,8 @@ class TableSource(Source):
         prefix = self.context.prefix
         config = self.config
         check_where(config, prefix, "read")
+        if config["format.jars"] != "none":
+            check_format_runs(config["format"], prefix)
         self.options = {
             k[len(OPTION_PREFIX) :]: str(v) for k, v in self.raw_config.items() if k.startswith(OPTION_PREFIX)
         }

@@ -41,14 +41,14 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
         description="Download the Java artifacts the project uses (the Kafka broker and tools, Spark's Kafka "
         "connector, the table formats' jars, Kafka Connect's classes) into the cache, and print each bundle's "
         "jar count and the cache's folder; --jars prints each bundle's jar paths too, comma-separated, as "
-        "spark-submit's --jars and the spark.jars setting of your own Spark jobs take them.",
+        "spark-submit's --jars and the spark.jars setting of your own Spark jobs take them. Last, the spark.jars= line a user's own PySpark session needs for Kafka.",
     )
     fetch.add_argument("--jars", action="store_true", help="print each bundle's jar paths, comma-separated")
     fetch.set_defaults(handler=_fetch)
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from connectors.kafka import older_connector_note, spark_kafka_bundle
+    from connectors.kafka import older_connector_note, spark_jars, spark_kafka_bundle
     from connectors.table import table_bundles
     from smt import maven
     from smt.local.kafka import BROKER_BUNDLE, CONNECT_BUNDLE
@@ -65,6 +65,8 @@ def _fetch(args: argparse.Namespace) -> int:
         if args.jars:
             print("  " + ",".join(str(jar) for jar in jars))
     print(f"cache: {maven.cache_dir()}")
+    # For users' own PySpark code (the README's Kafka example): the connector's jars Spark does not ship.
+    print(f"spark.jars={','.join(spark_jars())}")
     note = older_connector_note(kafka_connector)
     if note is not None:
         print(f"note: {note}", file=sys.stderr)

@@ -3,7 +3,7 @@
 ``smt local kafka topics|groups|produce|consume`` run the tools that ship with Kafka
 (``kafka-topics``, ``kafka-consumer-groups``, ``kafka-console-producer``,
 ``kafka-console-consumer``: their Java classes, from the ``kafka-tools`` artifact
-fetched like the broker), so they need only Java, and behave as a Kafka user expects.
+fetched from Maven Central like the broker), so they need only Java, and behave as a Kafka user expects.
 They connect to the broker's first listener as the broker's own user, so a
 secured broker needs no extra settings.
 

@@ -15,11 +15,11 @@ A user's tests get:
 - ``smt_spark_conf``: the extra Spark settings that session gets (override
   it in a conftest to add jars or settings);
 - ``kafka_broker``: a real single-node Kafka broker on loopback for the
-  session (needs Java, Maven and the ``test`` extra);
+  session (needs Java and the ``test`` extra);
 - ``java``: the ``java`` launcher, for a test that runs Java code itself
   (Kafka's own classes as an oracle);
 - ``maven_resolve(bundle)``: :func:`smt.maven.resolve`, for a test that
-  resolves jars (Maven is a JVM too, when the cache lacks them);
+  resolves jars (Apache Ivy runs on a JVM when the cache lacks them);
 - ``connect_servers(work_dir, **options)``: a
   :class:`smt.local.spark_connect.LocalConnectServer` (not started), stopped
   at the end of the test session;
@@ -181,7 +181,7 @@ def java() -> str:
 
 @pytest.fixture(scope="session")
 def maven_resolve() -> Callable[..., list]:
-    """:func:`smt.maven.resolve`: the jars of a bundle, resolved by Maven (a JVM) unless already cached."""
+    """:func:`smt.maven.resolve`: the jars of a bundle, resolved by Apache Ivy (a JVM) unless already cached."""
     from smt import maven
 
     return maven.resolve

@@ -13,6 +13,7 @@ import datetime as dt
 import decimal
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from connectors.table.jars import UnsupportedSparkError, format_bundle, spark_line
+from smt.commands.output import EXIT_INVALID
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
 from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
@@ -109,14 +111,18 @@ def _data_rows(folder: Path) -> list[tuple]:
     ],
 )
 def test_orders_to_delta_and_iceberg(example, fmt, pipeline, table_folder):
-    spec = PipelineSpec.from_properties(example / pipeline)
     try:
         format_bundle(fmt)
     except UnsupportedSparkError:
-        with pytest.raises(
-            ConfigError, match=f"sink.format: Maven Central has no {fmt} release for Spark {spark_line()} .*newest"
-        ):
-            spec.spark_conf()
+        refusal = f"sink.format: Maven Central has no {fmt} release for Spark {spark_line()} .*newest"
+        with pytest.raises(ConfigError, match=refusal):
+            PipelineSpec.from_properties(example / pipeline)
+        # smt validate refuses what smt run refuses, with the same reason.
+        for command in ("validate", "run"):
+            done = subprocess.run([sys.executable, "-m", "smt", command, pipeline], cwd=example, capture_output=True,
+                                  text=True, timeout=300)  # fmt: skip
+            assert done.returncode == EXIT_INVALID, (command, done.stderr[-3000:])
+            assert re.search(refusal, done.stderr), (command, done.stderr[-3000:])
         return
     done = subprocess.run(
         [sys.executable, "-m", "smt", "run", "-q", pipeline], cwd=example, capture_output=True, text=True, timeout=600
@@ -133,14 +139,13 @@ CUSTOMERS = [
 
 
 def test_cdc_upsert_example_into_delta_run_twice_holds_each_row_once(example):
-    spec = PipelineSpec.from_properties(example / "cdc-upsert-delta.properties")
     try:
         format_bundle("delta")
     except UnsupportedSparkError:
         with pytest.raises(
             ConfigError, match=f"sink.format: Maven Central has no delta release for Spark {spark_line()}"
         ):
-            spec.spark_conf()
+            PipelineSpec.from_properties(example / "cdc-upsert-delta.properties")
         return
     table = f"delta.`{example / 'tables' / 'customers-delta'}`"
     query = f"SELECT id, name, email, CAST(updated_at AS STRING) FROM {table} ORDER BY id"

@@ -62,3 +62,16 @@ def test_an_older_connector_is_said_once_by_smt_local_fetch_not_on_every_run(cap
     assert [line for line in done.stderr.splitlines() if line.startswith("note:")] == (
         [f"note: {note}"] if note else []
     )
+
+
+def test_smt_local_fetch_prints_the_jars_a_users_own_pyspark_session_needs_for_kafka():
+    import subprocess
+    import sys
+
+    help_text = subprocess.run([sys.executable, "-m", "smt", "local", "--help"], capture_output=True, text=True).stdout
+    assert "print the jar paths" in " ".join(help_text.split())
+    done = subprocess.run([sys.executable, "-m", "smt", "local", "fetch"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = [line for line in done.stdout.splitlines() if line.startswith("spark.jars=")]
+    assert printed == [f"spark.jars={','.join(spark_jars())}"]
+    assert "spark-sql-kafka-0-10_2.13" in printed[0]

@@ -329,7 +329,7 @@ def test_delta_and_iceberg_tables_merge_upserts_and_tombstones_in_streaming(tmp_
         format_bundle(fmt)
     except UnsupportedSparkError:
         with pytest.raises(ConfigError, match=f"sink.format: Maven Central has no {fmt} release for Spark"):
-            PipelineSpec.from_properties(tmp_path / "pipeline.properties").spark_conf()
+            PipelineSpec.from_properties(tmp_path / "pipeline.properties")
         return
     tables = {
         topic: f"local.shop.{topic}" if fmt == "iceberg" else f"delta.`{tmp_path / 'tables' / topic}`"

@@ -46,7 +46,7 @@ def test_two_streaming_queries_into_one_delta_or_iceberg_table_write_both_inputs
     try:
         format_bundle(fmt)
     except UnsupportedSparkError as exc:
-        pytest.skip(f"{fmt} cannot run on this Spark ({exc}); scripts/test-table-formats.sh runs it on one it can")
+        pytest.skip(f"{fmt} cannot run on this Spark ({exc}); the default install (PySpark 4.1.x) runs it")
     # Both queries run in one session: its Iceberg catalog must not answer the query from a table it cached.
     where = f"{ICEBERG_SINK}spark.sql.catalog.local.cache-enabled=false\n" if fmt == "iceberg" else "sink.path=orders\n"
     pipelines = []
