@@ -15,6 +15,9 @@ partition they were read from (which the chain keeps): :func:`deal_to_tasks`.  E
 3. else writes its records, each with its own timestamp, and the marker in
    one transaction, and commits it.
 
+A task that has no records this batch still does 1, so that every task id's
+older producers are fenced on each batch, whichever tasks the records go to.
+
 The marker is the committed offset of the consumer group named like the
 transactional id, on partition 0 of the markers topic (nothing is ever
 written to that topic: it only anchors the offsets).  It is committed with
@@ -111,9 +114,13 @@ class TaskTransaction:
             "isolation.level": "read_committed", "enable.auto.commit": "false",
         })  # fmt: skip
 
+    def fence(self) -> None:
+        """Fence every older producer of this task's id: their open transactions are aborted and can never commit."""
+        self._call("initialising transactions", self.producer.init_transactions, _TIMEOUT_S)
+
     def begin(self) -> bool:
         """Fence older producers of this task; False when this batch's records are committed already."""
-        self._call("initialising transactions", self.producer.init_transactions, _TIMEOUT_S)
+        self.fence()
         if self.committed_marker() == self.marker:
             return False
         self._call("beginning a transaction", self.producer.begin_transaction)
@@ -202,14 +209,18 @@ class TransactionalWrite:
         task = context.partitionId()
         batches = iter(batches)
         first = first_rows(batches)
-        if first is None:
-            return
         run = self.run or context.getLocalProperty(_QUERY_ID_PROPERTY)
         if not run:
             raise SmtError("exactly-once write: no streaming query id and no run id; cannot name the batch")
         transaction = TaskTransaction(self.settings, f"{self.prefix}-{task}", self.markers_topic,
                                       f"{run}/{self.batch_id}/{self.tasks}")  # fmt: skip
         try:
+            if first is None:
+                # No records for this task: its id is still fenced, so that a hung attempt of an earlier
+                # run's task N (whose records now go to whichever task their input partition deals to)
+                # can never commit.
+                transaction.fence()
+                return
             yield self._write(transaction, task, first, batches)
         finally:
             transaction.close()
