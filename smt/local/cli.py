@@ -37,7 +37,8 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     fetch = services.add_parser(
         "fetch",
         parents=[common],
-        help="download the Java artifacts the project uses into the cache, and print where they are",
+        help="download the Java artifacts the project uses into the cache, and print the jar paths your own "
+        "PySpark session needs for Kafka (spark.jars=...)",
         description="Download the Java artifacts the project uses (the Kafka broker and tools, Spark's Kafka "
         "connector, the table formats' jars, Kafka Connect's classes) into the cache, and print each bundle's "
         "jar count and the cache's folder; --jars prints each bundle's jar paths too, comma-separated, as "
