@@ -20,6 +20,8 @@ BUILTIN_PLUGIN_MODULES = (
     "converters._plugin",
     "connectors._plugin",
     "smt.transforms._plugin",
+    "smt.transforms.debezium._plugin",
+    "smt.transforms.confluent._plugin",
     "smt.predicates._plugin",
     "host_functions._plugin",
     "smt.config_providers._plugin",

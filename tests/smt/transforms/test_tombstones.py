@@ -11,6 +11,8 @@ MINIMAL_CONFIG = {
     "Cast": {"spec": "a:int32"},
     "DropHeaders": {"headers": "h"},
     "ExtractField": {"field": "a"},
+    "ExtractNewRecordState": {},
+    "TombstoneHandler": {"behavior": "ignore"},
     "Filter": {},
     "Flatten": {},
     "HeaderFrom": {"fields": "a", "headers": "h", "operation": "move"},

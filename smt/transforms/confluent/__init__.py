@@ -1,0 +1,1 @@
+"""Confluent's single message transforms, under Confluent's class names, written from Confluent's documentation."""

@@ -1,0 +1,10 @@
+"""Registers Debezium's transforms."""
+
+from smt.plugins import hookimpl
+
+
+@hookimpl
+def smt_transforms():
+    from smt.transforms.debezium import extract_new_record_state
+
+    return [extract_new_record_state.ExtractNewRecordState]

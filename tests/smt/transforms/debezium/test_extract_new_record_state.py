@@ -1,0 +1,243 @@
+"""ExtractNewRecordState on PostgreSQL-layout change events, schema'd and schemaless."""
+
+import logging
+
+import pytest
+
+from smt.batch import RecordBatch
+from smt.chain import TransformChain
+from smt.data import Schema, SchemaBuilder, Struct
+from smt.errors import ConfigError
+from smt.plugins import default_plugins
+from smt.transforms.debezium.extract_new_record_state import ExtractNewRecordState
+from tests.smt.transforms._helpers import conf, make_record
+
+ROW = (
+    SchemaBuilder.struct()
+    .name("server.public.customers.Value")
+    .field("id", Schema.INT32_SCHEMA)
+    .field("email", Schema.OPTIONAL_STRING_SCHEMA)
+    .optional()
+    .build()
+)
+SOURCE = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.postgresql.Source")
+    .field("version", Schema.STRING_SCHEMA)
+    .field("db", Schema.STRING_SCHEMA)
+    .field("table", Schema.STRING_SCHEMA)
+    .field("ts_ms", Schema.INT64_SCHEMA)
+    .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
+    .build()
+)
+TRANSACTION = (
+    SchemaBuilder.struct()
+    .name("event.block")
+    .field("id", Schema.STRING_SCHEMA)
+    .field("total_order", Schema.INT64_SCHEMA)
+    .optional()
+    .build()
+)
+ENVELOPE = (
+    SchemaBuilder.struct()
+    .name("server.public.customers.Envelope")
+    .field("before", ROW)
+    .field("after", ROW)
+    .field("source", SOURCE)
+    .field("transaction", TRANSACTION)
+    .field("op", Schema.STRING_SCHEMA)
+    .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
+    .build()
+)
+
+
+def row(id_, email):
+    return Struct(ROW).put("id", id_).put("email", email)
+
+
+def event(op, before=None, after=None, lsn=33):
+    source = Struct(SOURCE).put("version", "3.6.1.Final").put("db", "shop").put("table", "customers")
+    source.put("ts_ms", 1000).put("lsn", lsn)
+    value = Struct(ENVELOPE).put("op", op).put("ts_ms", 2000).put("source", source)
+    value.put("before", before).put("after", after)
+    value.put("transaction", Struct(TRANSACTION).put("id", "tx-7").put("total_order", 3))
+    return make_record(value, value_schema=ENVELOPE, key={"id": 1}, topic="server.public.customers")
+
+
+def unwrap(props=None):
+    return conf(ExtractNewRecordState, props or {})
+
+
+def test_create_read_update_become_the_after_state():
+    xform = unwrap()
+    for op in ("c", "r", "u"):
+        out = xform.apply(event(op, before=row(1, "old"), after=row(1, "new")))
+        assert out.value_schema == ROW
+        assert (out.value.get("id"), out.value.get("email")) == (1, "new")
+        assert out.topic == "server.public.customers"
+
+
+@pytest.mark.parametrize(
+    ("mode", "delete_value", "tombstone_kept"),
+    [
+        ("drop", "dropped", False),
+        ("tombstone", "null", False),
+        ("rewrite", "rewritten", False),
+        ("rewrite-with-tombstone", "rewritten", True),
+        ("delete-to-tombstone", "tombstone", False),
+    ],
+)
+def test_delete_and_tombstone_handling_modes(mode, delete_value, tombstone_kept):
+    xform = unwrap({"delete.tombstone.handling.mode": mode})
+    out = xform.apply(event("d", before=row(1, "gone")))
+    if delete_value == "dropped":
+        assert out is None
+    elif delete_value == "null":
+        assert (out.value, out.value_schema) == (None, ROW)
+    elif delete_value == "tombstone":
+        assert (out.value, out.value_schema) == (None, None)
+    else:
+        assert out.value.get("email") == "gone"
+        assert out.value.get("__deleted") == "true"
+        assert out.value_schema.field("__deleted").schema == Schema.OPTIONAL_STRING_SCHEMA
+    tombstone = make_record(None, key={"id": 1})
+    if tombstone_kept:
+        assert xform.apply(tombstone) is tombstone
+    else:
+        assert xform.apply(tombstone) is None
+
+
+def test_rewrite_marks_live_rows_not_deleted():
+    out = unwrap({"delete.tombstone.handling.mode": "rewrite"}).apply(event("c", after=row(2, "a@b")))
+    assert out.value.get("__deleted") == "false"
+    assert out.value.get("email") == "a@b"
+
+
+def test_add_fields_reads_envelope_then_source_and_renames():
+    xform = unwrap({"add.fields": "op,table,lsn,source.ts_ms,transaction.id,ts_ms:event_ms"})
+    out = xform.apply(event("u", before=row(1, "x"), after=row(1, "y"), lsn=77))
+    names = [f.name for f in out.value_schema.fields]
+    assert names == ["id", "email", "__op", "__table", "__lsn", "__source_ts_ms", "__transaction_id", "__event_ms"]
+    values = [out.value.get(n) for n in names[2:]]
+    assert values == ["u", "customers", 77, 1000, "tx-7", 2000]
+    assert all(f.schema.optional for f in out.value_schema.fields[2:])
+    again = xform.apply(event("c", after=row(2, "z")))
+    assert again.value_schema is out.value_schema
+    assert xform.schema_cache.misses == 1
+
+
+def test_add_fields_prefix_and_headers():
+    xform = unwrap(
+        {"add.fields": "op", "add.fields.prefix": "cdc_", "add.headers": "db,op", "add.headers.prefix": "h_"}
+    )
+    out = xform.apply(event("c", after=row(3, "q")))
+    assert out.value.get("cdc_op") == "c"
+    assert out.headers == (("h_db", "shop"), ("h_op", "c"))
+
+
+def test_route_by_field_sets_the_topic_from_the_row():
+    out = unwrap({"route.by.field": "email"}).apply(event("c", after=row(3, "orders")))
+    assert out.topic == "orders"
+
+
+def test_truncate_events_are_dropped_and_non_envelopes_pass():
+    xform = unwrap()
+    assert xform.apply(event("t")) is None
+    schemaless = make_record({"before": None, "after": {"id": 1}, "op": "c"})
+    assert xform.apply(schemaless) is schemaless
+    plain = make_record(row(1, "a"), value_schema=ROW)
+    assert xform.apply(plain) is plain
+
+
+def test_obsolete_keys_are_ignored_with_a_warning(caplog):
+    with caplog.at_level(logging.WARNING):
+        xform = unwrap({"drop.tombstones": "true", "delete.handling.mode": "rewrite"})
+    assert "transforms.t.drop.tombstones is ignored" in caplog.text
+    assert "use transforms.t.delete.tombstone.handling.mode instead" in caplog.text
+    assert "transforms.t.delete.handling.mode is ignored" in caplog.text
+    out = xform.apply(event("d", before=row(1, "gone")))
+    assert out.value is None  # the default mode, tombstone, not the obsolete rewrite
+
+
+def test_config_rejections_name_the_key():
+    with pytest.raises(ConfigError, match=r"delete\.tombstone\.handling\.mode.*must be one of"):
+        unwrap({"delete.tombstone.handling.mode": "none"})
+    with pytest.raises(ConfigError, match=r"transforms\.t\.add\.fields.*struct\.field"):
+        unwrap({"add.fields": "a.b.c"})
+    with pytest.raises(ConfigError, match=r"transforms\.t\.drop\.fields\.from\.key.*not supported"):
+        unwrap({"drop.fields.from.key": "true"})
+
+
+def test_registered_under_debeziums_class_name():
+    found = default_plugins().get("transform", "io.debezium.transforms.ExtractNewRecordState")
+    assert found is ExtractNewRecordState
+
+
+def test_bare_transaction_names_read_the_transaction_block_and_deleted_comes_first():
+    xform = unwrap({"add.fields": "id,total_order,db", "delete.tombstone.handling.mode": "rewrite"})
+    out = xform.apply(event("d", before=row(5, "gone")))
+    names = [f.name for f in out.value_schema.fields]
+    assert names == ["id", "email", "__deleted", "__id", "__total_order", "__db"]
+    assert [out.value.get(n) for n in names[2:]] == ["true", "tx-7", 3, "shop"]
+
+
+def test_kept_tombstones_get_only_the_op_header_as_d():
+    xform = unwrap({"delete.tombstone.handling.mode": "rewrite-with-tombstone", "add.headers": "op,table"})
+    out = xform.apply(make_record(None, key={"id": 1}))
+    assert out.headers == (("__op", "d"),)
+
+
+def test_route_by_field_of_a_delete_reads_the_before_state():
+    xform = unwrap({"route.by.field": "email"})
+    out = xform.apply(event("d", before=row(1, "archive")))
+    assert (out.topic, out.value) == ("archive", None)
+
+
+def test_replace_null_with_default_applies_to_the_after_struct_default():
+    plain = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).optional().build()
+    fallback = Struct(plain).put("id", -1)
+    row_schema = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).optional().default_value(fallback).build()
+    envelope_schema = (
+        SchemaBuilder.struct()
+        .name("s.t.Envelope")
+        .field("before", row_schema)
+        .field("after", row_schema)
+        .field("op", Schema.STRING_SCHEMA)
+        .build()
+    )
+    envelope = Struct(envelope_schema).put("op", "d").put("before", Struct(row_schema).put("id", 4))
+    record = make_record(envelope, value_schema=envelope_schema)
+    assert unwrap().apply(record).value.get("id") == -1
+    assert unwrap({"replace.null.with.default": "false"}).apply(record).value is None
+
+
+CDC_PROPERTIES = {
+    "transforms": "unwrap,mask,dropTombstones",
+    "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.unwrap.delete.tombstone.handling.mode": "rewrite-with-tombstone",
+    "transforms.unwrap.add.fields": "op,table",
+    "transforms.mask.type": "org.apache.kafka.connect.transforms.MaskField$Value",
+    "transforms.mask.fields": "email",
+    "transforms.mask.predicate": "isTombstone",
+    "transforms.mask.negate": "true",
+    "transforms.dropTombstones.type": "io.confluent.connect.transforms.TombstoneHandler",
+    "transforms.dropTombstones.behavior": "ignore",
+    "predicates": "isTombstone",
+    "predicates.isTombstone.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+}
+
+
+@pytest.mark.parametrize("per_batch", [False, True], ids=["per-record", "per-batch"])
+def test_a_connector_file_chain_unwraps_masks_and_drops_tombstones(per_batch):
+    records = [
+        event("c", after=row(1, "a@b")),
+        event("d", before=row(1, "a@b")),
+        make_record(None, key={"id": 1}, topic="server.public.customers"),
+    ]
+    chain = TransformChain.from_properties(CDC_PROPERTIES)
+    if per_batch:
+        out = list(chain.apply_batch(RecordBatch.from_records(records)).records())
+    else:
+        out = [r for record in records for r in chain.apply(record)]
+    rows = [[o.value.get(f.name) for f in o.value_schema.fields] for o in out]
+    assert rows == [[1, "", "false", "c", "customers"], [1, "", "true", "d", "customers"]]
