@@ -329,3 +329,63 @@ def test_a_partitioned_delta_table_takes_deletes_soft_deletes_and_keeps_toasted_
         [3, "eu", "n3", "eu"],
         [4, "eu", "n4 moved", "eu"],
     ]
+
+
+# --- Debezium's change events through ExtractNewRecordState into PostgreSQL ---------------
+
+ROW = [field("id", "int64"), field("email", "string"), field("bio", "string")]
+SOURCE = [field("version", "string"), field("table", "string"), field("lsn", "int64")]
+
+
+def change_event(op: str, before: dict | None, after: dict | None, lsn: int) -> bytes:
+    """A PostgreSQL connector's change event as JsonConverter writes it (schemas.enable=true)."""
+    row_schema = {"type": "struct", "optional": True, "name": "shop.public.customers.Value", "fields": ROW}
+    fields = [
+        {**row_schema, "field": "before"},
+        {**row_schema, "field": "after"},
+        {"type": "struct", "optional": False, "name": "io.debezium.connector.postgresql.Source", "field": "source",
+         "fields": SOURCE},
+        field("op", "string", optional=False),
+        field("ts_ms", "int64"),
+    ]  # fmt: skip
+    source = {"version": "3.6.1.Final", "table": "customers", "lsn": lsn}
+    payload = {"before": before, "after": after, "source": source, "op": op, "ts_ms": 1_700_000_000_000 + lsn}
+    schema = {"type": "struct", "optional": False, "name": "shop.public.customers.Envelope", "fields": fields}
+    return json.dumps({"schema": schema, "payload": payload}).encode()
+
+
+@pytest.mark.spark
+def test_debeziums_events_unwrapped_and_masked_upsert_a_postgresql_table(spark, kafka_input, postgres):  # noqa: F811
+    def person(cid: int, email: str, bio: str) -> dict:
+        return {"id": cid, "email": email, "bio": bio}
+
+    postgres.query("create table people (id bigint primary key, email text, bio text, __op text, __deleted text)")
+    events = [
+        (1, change_event("r", None, person(1, "ada@x.org", "long bio 1"), 1)),
+        (2, change_event("c", None, person(2, "bob@x.org", "long bio 2"), 2)),
+        (3, change_event("c", None, person(3, "cy@x.org", "long bio 3"), 3)),
+        (1, change_event("u", person(1, "ada@x.org", PLACEHOLDER), person(1, "ada@y.org", PLACEHOLDER), 4)),
+        (2, change_event("d", person(2, "bob@x.org", PLACEHOLDER), None, 5)),
+        (2, None),  # the connector's tombstone after a delete: dropped by rewrite mode
+    ]
+    source = kafka_input([v for _, v in events], keys=[envelope(KEY, {"id": k}) for k, _ in events])
+    spec = jdbc_pipeline(
+        source,
+        "people",
+        postgres.jdbc_url,
+        transforms="unwrap,mask",
+        transforms__unwrap__type="io.debezium.transforms.ExtractNewRecordState",
+        transforms__unwrap__delete__tombstone__handling__mode="rewrite",
+        transforms__unwrap__add__fields="op",
+        transforms__mask__type="org.apache.kafka.connect.transforms.MaskField$Value",
+        transforms__mask__fields="email",
+        transforms__mask__replacement="****",
+        sink__delete__field="__deleted",
+    )
+    run = run_pipeline(spec, spark=spark)
+    assert run.counts.failed == 0
+    # Rows 1 to 3; the update of row 1 keeps its toasted bio; the delete of row 2 (a soft delete) deletes it.
+    assert postgres.query("select id, email, bio, __op, __deleted from people order by id") == [
+        ["1", "****", "long bio 1", "u", "false"],
+        ["3", "****", "long bio 3", "c", "false"],
+    ]
