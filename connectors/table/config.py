@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.table.cdc import DEFAULT_PLACEHOLDER
 from connectors.table.ddl import DdlError, parse_columns
 from smt.config import ConfigDef, ConfigProblem, ConfigType, Importance, one_of
 from smt.errors import ConfigError
@@ -62,6 +63,14 @@ def _ddl(value: Any) -> None:
             parse_columns(value)
         except DdlError as exc:
             raise ValueError(f"not a Spark DDL column list: {exc}") from None
+
+
+def _placeholder(value: Any) -> None:
+    if value.startswith("hex:"):
+        try:
+            bytes.fromhex(value[4:])
+        except ValueError:
+            raise ValueError(f"'hex:' must be followed by an even count of hex digits, found '{value[4:]}'") from None
 
 
 def _metadata(value: Any) -> None:
@@ -149,6 +158,30 @@ TABLE_SINK_CONFIG = (
         "as the one column). Empty: the fields of the record key's struct (key.converter with "
         "schemas), which the value must carry too. A record without a key, or with a key column "
         "null, fails at TASK_PUT naming the field.",
+    )
+    .define(
+        "delete.field",
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.MEDIUM,
+        "With write.mode=upsert, a value field that marks a soft delete: a record whose field is true "
+        "(boolean) or 'true' (string, as Debezium's ExtractNewRecordState writes __deleted with "
+        "delete.tombstone.handling.mode=rewrite) deletes the row with its key columns, as a tombstone "
+        "does. Empty: such records are kept as rows, the field a column.",
+    )
+    .define(
+        "unavailable.value.placeholder",
+        ConfigType.STRING,
+        DEFAULT_PLACEHOLDER,
+        _placeholder,
+        Importance.LOW,
+        "With write.mode=upsert, the value Debezium writes for a column it could not read (an "
+        "unchanged TOASTed PostgreSQL column; the connector's key of the same name; hex: followed by "
+        "hex digits gives its bytes). A column holding it, in any of Debezium's forms by type (the "
+        "string, its bytes, a one-element array of either, its bytes as an integer array, a "
+        "{string: string} map, a uuid array's name UUID), keeps the row's stored value; a new row "
+        "gets null. Empty: no placeholder.",
     )
     .define(
         "value.schema",

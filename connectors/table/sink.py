@@ -53,6 +53,7 @@ from pyspark import StorageLevel
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from connectors.table.cdc import ChangeRules, placeholder_bytes
 from connectors.table.columns import ColumnLayout
 from connectors.table.compiled import type_lines, with_compiled
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
@@ -138,15 +139,16 @@ class TableSink(Sink):
     def _upsert(self, options: dict[str, str]) -> Upsert | None:
         prefix, config = self.context.prefix, self.config
         if config["write.mode"] != "upsert":
-            if config["key.columns"]:
-                raise ConfigError(
-                    [ConfigProblem(f"{prefix}key.columns", f"is read only with {prefix}write.mode=upsert")]
-                )
+            for key in ("key.columns", "delete.field"):
+                if config[key]:
+                    raise ConfigError([ConfigProblem(f"{prefix}{key}", f"is read only with {prefix}write.mode=upsert")])
             return None
         problem = Upsert.problem(self.target, options, prefix)
         if problem is not None:
             raise ConfigError([ConfigProblem(f"{prefix}write.mode", problem, "upsert")])
-        return Upsert(config["key.columns"], prefix, config["schema.evolution"] == "add_columns")
+        placeholder = config["unavailable.value.placeholder"]
+        rules = ChangeRules(config["delete.field"], placeholder_bytes(placeholder) if placeholder else None)
+        return Upsert(config["key.columns"], prefix, config["schema.evolution"] == "add_columns", rules)
 
     def bind_converters(self, key_converter, value_converter) -> None:
         self.value_converter = value_converter

@@ -13,6 +13,8 @@ Each write:
 2. :class:`UpsertRows` turns the records into table rows on the executors
    (a tombstone into its key columns), each with a delete flag and its place
    in the order read;
+   A change event's soft delete and unavailable (toasted) values follow
+   :mod:`connectors.table.cdc`'s rules.
 3. :func:`latest_per_key` keeps, of several rows with one key, the last read
    (MERGE refuses a row matched by two source rows), so a tombstone followed
    by a record with its key re-inserts the row;
@@ -37,6 +39,7 @@ from pyspark.sql import Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from connectors.table.cdc import NO_RULES, UNAVAILABLE_COLUMN, ChangeRules, carry_unavailable, kept_if_unavailable_sql
 from connectors.table.columns import ColumnLayout, arrow_type
 from connectors.table.typed import TypedRows, record_name
 from connectors.table.upsert_jdbc import jdbc_columns, upsert_jdbc, upsert_jdbc_problem
@@ -62,12 +65,16 @@ def quote(name: str) -> str:
 class Upsert:
     """What ``write.mode=upsert`` adds to a table sink: the key columns, their checks, the merge."""
 
-    def __init__(self, key_columns: Sequence[str], prefix: str, may_add: bool = False) -> None:
+    def __init__(
+        self, key_columns: Sequence[str], prefix: str, may_add: bool = False, rules: ChangeRules = NO_RULES
+    ) -> None:
         #: ``key.columns``; empty: the record key's struct fields.
         self.key_columns = tuple(key_columns)
         self.prefix = prefix
         #: Whether ``schema.evolution=add_columns`` lets a write add columns to the table.
         self.may_add = may_add
+        #: Soft deletes and unavailable values (``delete.field``, ``unavailable.value.placeholder``).
+        self.rules = rules
         self.key_converter: Any = None
         self.value_converter: Any = None
 
@@ -194,20 +201,23 @@ class Upsert:
                 f"{target.where}: key column '{missing[0]}' is not a column of the table"
                 + ("" if self.key_columns else " (the key's fields must be value fields too)")
             )
-        upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns)
+        unavailable = self.rules.placeholder_columns(columns, key_columns)
+        upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns, self.rules, unavailable)
         rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
+        rows = carry_unavailable(rows, key_columns, unavailable, _ORDER_COLUMN, DELETE_COLUMN)
         latest = latest_per_key(rows, key_columns)
         if target.is_jdbc:
-            upsert_jdbc(latest, target, key_columns, DELETE_COLUMN, (f"{self.prefix}schema.evolution", self.may_add))
+            evolution = (f"{self.prefix}schema.evolution", self.may_add)
+            upsert_jdbc(latest, target, key_columns, DELETE_COLUMN, evolution, unavailable)
             return
         if not exists:
-            inserts = latest.where(~F.col(DELETE_COLUMN)).drop(DELETE_COLUMN)
+            inserts = latest.where(~F.col(DELETE_COLUMN)).drop(DELETE_COLUMN, UNAVAILABLE_COLUMN)
             if batch_id is None:
                 target.write(inserts, "append", False, False)
             else:
                 target.write_micro_batch(inserts, batch_id, app_id, False, False)
             return
-        merge_into(latest, target, key_columns, added)
+        merge_into(latest, target, key_columns, added, unavailable)
 
 
 class _KeyFields:
@@ -228,13 +238,23 @@ class _KeyFields:
 
 class UpsertRows:
     """``mapInArrow`` function: table rows (:class:`TypedRows`), a tombstone as its key columns, each
-    row with the delete flag and its place in the order read.
+    row with the delete flag (a tombstone, or a soft delete) and its place in the order read; with
+    ``unavailable`` columns, their placeholders nulled and listed in :data:`UNAVAILABLE_COLUMN`.
 
     The columns are all nullable: a tombstone's row has only its key.
     """
 
-    def __init__(self, rows_fn: TypedRows, key_converter: Any, key_columns: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        rows_fn: TypedRows,
+        key_converter: Any,
+        key_columns: tuple[str, ...],
+        rules: ChangeRules = NO_RULES,
+        unavailable: Sequence[str] = (),
+    ) -> None:
         self.rows_fn = rows_fn
+        self.rules = rules
+        self.unavailable = tuple(unavailable)
         self.key_converter = key_converter
         self.key_columns = key_columns
         key_type = T.StructType([rows_fn.layout.columns[name] for name in key_columns])
@@ -242,6 +262,8 @@ class UpsertRows:
 
     def output_type(self) -> T.StructType:
         fields = [T.StructField(f.name, f.dataType, True) for f in self.rows_fn.output_type().fields]
+        if self.unavailable:
+            fields.append(T.StructField(UNAVAILABLE_COLUMN, T.ArrayType(T.StringType())))
         return T.StructType(
             [*fields, T.StructField(DELETE_COLUMN, T.BooleanType(), False), T.StructField(_ORDER_COLUMN, T.LongType())]
         )
@@ -261,7 +283,11 @@ class UpsertRows:
                 parts.append(self._deletes(batch.take(dead), schema))
             order = pa.concat_arrays([live, dead]).cast(pa.int64())
             table = pa.Table.from_batches(parts, schema)
-            table = table.append_column(DELETE_COLUMN, pa.array([False] * len(live) + [True] * len(dead)))
+            tombstones = pa.array([False] * len(live) + [True] * len(dead))
+            deletes = pc.or_(tombstones, self.rules.soft_deletes(table))
+            if self.unavailable:
+                table = self.rules.mark_unavailable(table, self.unavailable)
+            table = table.append_column(DELETE_COLUMN, deletes)
             table = table.append_column(_ORDER_COLUMN, pc.add(order, first))
             first += batch.num_rows
             yield from table.combine_chunks().to_batches()
@@ -296,20 +322,29 @@ def latest_per_key(rows: Any, key_columns: Sequence[str]) -> Any:
     return rows.withColumn(rank, F.row_number().over(last_first)).where(F.col(rank) == 1).drop(rank, _ORDER_COLUMN)
 
 
-def merge_into(latest: Any, target: TableTarget, key_columns: Sequence[str], added: list[T.StructField]) -> None:
-    """``MERGE INTO`` the existing Delta or Iceberg table of ``target`` the rows of ``latest``."""
+def merge_into(
+    latest: Any,
+    target: TableTarget,
+    key_columns: Sequence[str],
+    added: list[T.StructField],
+    unavailable: Sequence[str] = (),
+) -> None:
+    """``MERGE INTO`` the existing Delta or Iceberg table of ``target`` the rows of ``latest``; a column of
+    ``unavailable`` that a row lists keeps its stored value."""
     spark = latest.sparkSession
     table = target.table or f"delta.{quote(target.path)}"
     if added:
         spark.sql(f"ALTER TABLE {table} ADD COLUMNS ({', '.join(_column_ddl(f) for f in added)})")
     view = f"smt_upsert_{uuid.uuid4().hex}"
     latest.createOrReplaceTempView(view)
-    columns = [name for name in latest.columns if name != DELETE_COLUMN]
+    columns = [name for name in latest.columns if name not in (DELETE_COLUMN, UNAVAILABLE_COLUMN)]
     on = " AND ".join(f"t.{quote(name)} = s.{quote(name)}" for name in key_columns)
-    updated = [name for name in columns if name not in key_columns]
-    update = (
-        f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{quote(n)} = s.{quote(n)}' for n in updated)} " if updated else ""
-    )
+    updated = [
+        f"t.{quote(n)} = " + (kept_if_unavailable_sql(n, "t", "s") if n in unavailable else f"s.{quote(n)}")
+        for n in columns
+        if n not in key_columns
+    ]
+    update = f"WHEN MATCHED THEN UPDATE SET {', '.join(updated)} " if updated else ""
     insert_columns = ", ".join(quote(n) for n in columns)
     insert_values = ", ".join(f"s.{quote(n)}" for n in columns)
     try:

@@ -10,6 +10,8 @@ Spark's JVM (py4j), runs in one transaction:
   staging table (``schema.evolution=add_columns``, which the sink checked),
   ``ALTER TABLE ... ADD COLUMN`` with the type Spark gave it there;
 - ``DELETE`` the rows whose key a tombstone holds;
+- with unavailable (toasted) columns, fill the staging rows' unavailable
+  values from the stored rows (see :mod:`connectors.table.cdc`);
 - ``INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE``: the other rows
   replace those with their key, or are added.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Sequence
 
+from connectors.table.cdc import UNAVAILABLE_COLUMN, fill_unavailable_pg
 from connectors.table.writer import TableWriteError
 from smt.sessions import is_connect
 
@@ -79,11 +82,17 @@ def pg_quote(name: str) -> str:
 
 
 def upsert_jdbc(
-    latest: Any, target: Any, key_columns: Sequence[str], delete_column: str, evolution: tuple[str, bool]
+    latest: Any,
+    target: Any,
+    key_columns: Sequence[str],
+    delete_column: str,
+    evolution: tuple[str, bool],
+    unavailable: Sequence[str] = (),
 ) -> None:
     """Merge ``latest`` (one row per key, ``delete_column`` marking deletes) into ``target``'s table.
 
-    ``evolution`` is the ``schema.evolution`` key and whether it lets the table take new columns.
+    ``evolution`` is the ``schema.evolution`` key and whether it lets the table take new columns;
+    ``unavailable`` the columns whose values a row may list as unavailable (kept as stored).
     """
     spark = latest.sparkSession
     _refuse_connect(spark, target)
@@ -91,7 +100,7 @@ def upsert_jdbc(
     staging = f"{table}_smt_{hashlib.sha256(table.encode()).hexdigest()[:8]}"
     options = _writer_options(target)
     latest.write.format("jdbc").options(**options).option("dbtable", staging).mode("overwrite").save()
-    columns = [name for name in latest.columns if name != delete_column]
+    columns = [name for name in latest.columns if name not in (delete_column, UNAVAILABLE_COLUMN)]
     connection = _connect(spark, target.options)
     try:
         connection.setAutoCommit(False)
@@ -103,7 +112,10 @@ def upsert_jdbc(
                     f"{target.where}: field '{next(iter(added))}' is not a column of the table; set "
                     f"{evolution[0]}=add_columns to add it"
                 )
-            for sql in _statements(connection, table, staging, columns, key_columns, delete_column, added):
+            statements = _statements(connection, table, staging, columns, key_columns, delete_column, added)
+            if unavailable:
+                statements.insert(-1, fill_unavailable_pg(table, staging, unavailable, key_columns))
+            for sql in statements:
                 statement.execute(sql)
             connection.commit()
         except TableWriteError:
