@@ -413,9 +413,12 @@ def test_a_topic_names_a_table_with_only_letters_digits_and_underscores():
     from smt.plugin import PluginContext
 
     sink = TableSink()
-    sink.configure({"table": "cat.db.${topic}", "format": "iceberg"}, PluginContext("sink", "sink."))
+    sink.configure(
+        {"table": "db.t_${topic}", "format": "jdbc", "option.url": "jdbc:postgresql://db/x"},
+        PluginContext("sink", "sink."),
+    )
     assert sink.target.routes
-    assert sink.target.for_topic("orders.v1-eu").table == "cat.db.orders_v1_eu"
+    assert sink.target.for_topic("orders.v1-eu").table == "db.t_orders_v1_eu"
     sink.configure({"path": "/tables/${topic}"}, PluginContext("sink", "sink."))
     assert sink.target.for_topic("orders.v1").path == "/tables/orders.v1"
 
