@@ -123,8 +123,8 @@ class Plugins:
         variants = self.variants(kind, name)
         if variants:
             return f" (it comes in variants, one for each part of the record: {', '.join(variants)})"
-        close = difflib.get_close_matches(name, list(self._by_kind.get(kind, {})), n=1, cutoff=0.6)
-        return f" (did you mean '{close[0]}'?)" if close else ""
+        close = _nearest(name, self._by_kind.get(kind, {}))
+        return f" (did you mean '{close}'?)" if close else ""
 
     def get(self, kind: str, name: str) -> Any:
         return self.lookup(kind, name).cls
@@ -213,3 +213,18 @@ def load_plugins(**kwargs: Any) -> Plugins:
 def default_plugins() -> Plugins:
     """The registry with entry points and built-ins, built once per process."""
     return load_plugins()
+
+
+def _nearest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``name`` is most likely a typo of, judged without the suffix the two share.
+
+    Plugin names share long suffixes (``ConfigProvider``, ``Converter``), which would make
+    ``VaultConfigProvider`` look like a typo of ``FileConfigProvider``.
+    """
+    best, best_ratio = None, 0.6
+    for candidate in candidates:
+        shared = len(os.path.commonprefix([name[::-1], candidate[::-1]]))
+        ratio = difflib.SequenceMatcher(None, name[: len(name) - shared], candidate[: len(candidate) - shared]).ratio()
+        if ratio >= best_ratio and (best is None or ratio > best_ratio):
+            best, best_ratio = candidate, ratio
+    return best
