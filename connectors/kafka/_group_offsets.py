@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from connectors.kafka._librdkafka import librdkafka_settings
-from smt.errors import SmtError
+from smt.errors import ConfigError, SmtError
 
 __all__ = ["EARLIEST", "GroupOffsets", "Offsets", "offsets_json", "parse_offsets"]
 
@@ -54,6 +54,16 @@ class GroupOffsets:
         self.group_id = group_id
         self.prefix = prefix
         self.key = key
+
+    @property
+    def unreachable(self) -> ConfigError | None:
+        """Why the group's consumer (librdkafka) cannot take the source's settings, if it cannot: a Java
+        truststore (JKS, PKCS12), which Spark's Java consumers read and librdkafka does not."""
+        try:
+            librdkafka_settings(self.params, self.prefix)
+        except ConfigError as exc:
+            return exc
+        return None
 
     def _consumer(self):
         settings = librdkafka_settings(self.params, self.prefix)

@@ -105,6 +105,25 @@ class KafkaSource(Source):
         self.kafka_params = kafka_params(self.raw_config)
         #: Where a batch run reads up to, resolved once on the driver (what it commits afterwards).
         self._read_until: Offsets | None = None
+        self._check_group_reachable()
+
+    def _check_group_reachable(self) -> None:
+        """``starting.offsets=group`` needs the group's consumer; without it, progress goes uncommitted (warned)."""
+        unreachable = self.group.unreachable
+        if unreachable is None:
+            return
+        if self.config["starting.offsets"] == "group":
+            raise ConfigError.for_key(
+                f"{self.context.prefix}starting.offsets",
+                f"'group' reads the group's offsets with librdkafka, which cannot take the settings: {unreachable}",
+                "group",
+            )
+        if self.config["offsets.commit"]:
+            self.context.logger("source").warning(
+                "%soffsets.commit: the source's progress is not committed to its consumer group, because "
+                "librdkafka cannot take the settings (%s); set %soffsets.commit=false to silence this",
+                self.context.prefix, unreachable, self.context.prefix,
+            )  # fmt: skip
 
     @property
     def group(self) -> GroupOffsets:
@@ -115,7 +134,7 @@ class KafkaSource(Source):
 
     def committed(self, end_offsets: Any = None) -> None:
         """Commit what was read (a batch run's resolved end, or the micro-batch's end) to the group."""
-        if not self.config["offsets.commit"]:
+        if not self.config["offsets.commit"] or self.group.unreachable is not None:
             return
         offsets = parse_offsets(end_offsets) if end_offsets is not None else self._read_until
         if offsets:
@@ -167,8 +186,8 @@ class KafkaSource(Source):
         """The offsets options resolved against the cluster: the group's (``starting.offsets=group``), and a
         batch run's end, resolved once, so that what it commits afterwards is what it read."""
         config, resolved = self.config, {}
-        if config["starting.offsets"] != "group" and streaming:
-            return resolved
+        if (config["starting.offsets"] != "group" and streaming) or self.group.unreachable is not None:
+            return resolved  # a batch run then reads to Spark's own ending.offsets, and commits nothing
         partitions = self.group.partitions(config["topics"], config["topic.pattern"])
         if config["starting.offsets"] == "group":
             resolved["startingOffsets"] = offsets_json(self.group.committed(partitions))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from smt.errors import ConfigError
 from smt.pipeline.runner import run_pipeline
 from smt.pipeline.spec import PipelineSpec
 
@@ -78,6 +79,32 @@ def test_the_group_is_not_handed_to_sparks_consumers():
                         kafka_group_id="mine")  # fmt: skip
     assert "kafka.group.id" not in source._spark_options(streaming=False)
     assert source.group.group_id == "mine"
+
+
+_JAVA_TRUSTSTORE = {
+    "source": "kafka",
+    "source.kafka.bootstrap.servers": "127.0.0.1:9092",
+    "source.topics": "a",
+    "source.kafka.security.protocol": "SSL",
+    "source.kafka.ssl.truststore.location": "/etc/kafka/truststore.p12",
+    "source.kafka.ssl.truststore.password": "secret",
+    "sink": "console",
+}
+
+
+def test_a_java_truststore_the_groups_consumer_cannot_read_leaves_progress_uncommitted_and_says_so(caplog):
+    spec = PipelineSpec.from_properties(_JAVA_TRUSTSTORE)
+
+    assert spec.source.group.unreachable is not None
+    assert "source.offsets.commit: the source's progress is not committed" in caplog.text
+    assert "source.kafka.ssl.truststore.location" in caplog.text
+    assert spec.source._resolved_offsets(streaming=False) == {}  # Spark's Java consumers resolve the ends
+
+
+def test_starting_from_the_group_with_a_java_truststore_is_refused():
+    with pytest.raises(ConfigError, match=r"source\.starting\.offsets: 'group' reads the group's offsets with "
+                       r"librdkafka, which cannot take the settings: source\.kafka\.ssl\.truststore"):  # fmt: skip
+        PipelineSpec.from_properties({**_JAVA_TRUSTSTORE, "source.starting.offsets": "group"})
 
 
 @pytest.mark.parametrize("name, expected", [("", "connect-smt-pipeline"), ("orders", "connect-orders")])
