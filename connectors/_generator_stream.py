@@ -6,6 +6,13 @@ after a crash regenerates the same events.  Each micro-batch takes at most
 ``streaming.trigger=availableNow`` the query takes every number available at
 start and stops: all ``records`` when ``rate=0``, or what the rate has
 allowed so far.
+
+PySpark 4.1 has no admission control for Python sources (``latestOffset``
+takes no start and no limit; ``pyspark.sql.streaming.datasource`` arrived in
+4.2).  There the reader remembers the furthest offset Spark has planned (a
+restarted query replans its last batch first), and its first answer takes
+every record available at start, which is what ``availableNow`` asks for:
+later micro-batches take at most ``rows.per.batch``.
 """
 
 from __future__ import annotations
@@ -14,7 +21,11 @@ import time
 from typing import Any, Iterator
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
+
+try:
+    from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
+except ImportError:  # PySpark 4.1: no admission control for Python sources
+    ReadAllAvailable = ReadLimit = ReadMaxRows = None  # type: ignore[assignment,misc]
 
 #: Numbers per Arrow batch handed to Spark.
 _ARROW_ROWS = 65_536
@@ -34,6 +45,8 @@ class GeneratorNumbers(DataSource):
         return "i long"
 
     def streamReader(self, schema: Any) -> "_NumberStreamReader":
+        if ReadLimit is None:
+            return _UnlimitedNumberStreamReader(self.options)
         return _NumberStreamReader(self.options)
 
 
@@ -60,16 +73,20 @@ class _NumberStreamReader(DataSourceStreamReader):
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         begin = int(start["next"])
+        return {"next": self._end(begin, all_available=isinstance(limit, ReadAllAvailable), max_rows=limit.max_rows)}
+
+    def _end(self, begin: int, all_available: bool, max_rows: int) -> int:
+        """Where a micro-batch from ``begin`` ends: what the rate allows, at most ``max_rows`` more."""
         available = self.records
         if self.rate:
             now = time.monotonic()
             self._allowed += (now - self._last_call) * self.rate
             self._last_call = now
             available = min(self.records, begin + int(self._allowed))
-        end = available if isinstance(limit, ReadAllAvailable) else min(available, begin + limit.max_rows)
+        end = available if all_available else min(available, begin + max_rows)
         if self.rate:
             self._allowed -= max(0, end - begin)
-        return {"next": max(begin, end)}
+        return max(begin, end)
 
     def partitions(self, start: dict, end: dict) -> list[_Range]:
         begin, finish = int(start["next"]), int(end["next"])
@@ -85,3 +102,22 @@ class _NumberStreamReader(DataSourceStreamReader):
 
     def commit(self, end: dict) -> None:
         pass
+
+
+class _UnlimitedNumberStreamReader(_NumberStreamReader):
+    """The reader on PySpark 4.1, whose ``latestOffset`` learns neither the start nor a limit."""
+
+    def __init__(self, options: Any) -> None:
+        super().__init__(options)
+        self._planned = 0
+        self._answered = False
+
+    def latestOffset(self) -> dict:  # type: ignore[override]
+        first, self._answered = not self._answered, True
+        all_available = first and self.records != _UNBOUNDED
+        self._planned = self._end(self._planned, all_available=all_available, max_rows=self.rows_per_batch)
+        return {"next": self._planned}
+
+    def partitions(self, start: dict, end: dict) -> list[_Range]:
+        self._planned = max(self._planned, int(end["next"]))
+        return super().partitions(start, end)

@@ -34,11 +34,13 @@ def _requirement(requirements, name):
     return next(r for r in requirements if re.match(rf"{re.escape(name)}(\[|[<>=!~ ]|$)", r))
 
 
-def test_the_format_extras_pin_a_pyspark_their_format_runs_on():
+def test_the_default_install_is_a_pyspark_every_documented_format_runs_on():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    assert _requirement(extras["iceberg"], "pyspark").endswith("<4.2"), extras["iceberg"]
+    for requirements in (project["dependencies"], extras["connect"], extras["test"], extras["iceberg"]):
+        assert _requirement(requirements, "pyspark").endswith("<4.2"), requirements
     # Each extra pins the release connectors/table/jars.py fetches for that Spark line.
     assert FORMAT_JARS["delta"].releases["4.1"][2] == "4.3.1"
     assert "delta-spark==4.3.1" in extras["delta"]
     assert FORMAT_JARS["iceberg"].releases["4.1"][1].startswith("iceberg-spark-runtime-4.1_")
+    assert "delta-spark==4.3.1" in extras["test"]  # the suite runs Delta on what [delta] installs
