@@ -12,6 +12,7 @@ starts, for ``ending.offsets=latest``): what it commits is exactly what it read.
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import re
@@ -132,9 +133,20 @@ class GroupOffsets:
 
 def parse_offsets(offsets: Any) -> Offsets:
     """Spark's offsets (a micro-batch's ``endOffset``, an ``ending.offsets`` setting: JSON text or an object
-    of topic -> partition -> offset) as :data:`Offsets`."""
-    parsed = json.loads(offsets) if isinstance(offsets, str) else offsets
+    of topic -> partition -> offset) as :data:`Offsets`.
+
+    PySpark 4.1's progress reports give a source's offsets as the Python text of a dict
+    (``SourceProgress.fromJson`` applies ``str`` to the parsed JSON), which is read as such.
+    """
+    parsed = _offsets_text(offsets) if isinstance(offsets, str) else offsets
     return {topic: {int(p): int(o) for p, o in parts.items()} for topic, parts in (parsed or {}).items()}
+
+
+def _offsets_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return ast.literal_eval(text)
 
 
 def _retrying(call: Callable[[], _T]) -> _T:

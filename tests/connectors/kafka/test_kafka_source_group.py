@@ -122,3 +122,15 @@ def test_a_streaming_run_commits_each_micro_batch_it_wrote(kafka_spark, kafka_br
     result = _run(kafka_spark, kafka_broker, topic, tmp_path / "out", **keys)
     assert result.counts.read == 4
     assert _committed(kafka_broker, "connect-orders-copy", topic, 2) == {0: 2, 1: 2}
+
+
+@pytest.mark.parametrize(
+    "reported",
+    ['{"orders":{"1":7,"0":3}}', "{'orders': {'1': 7, '0': 3}}", {"orders": {"1": 7, "0": 3}}],
+    ids=["json", "pyspark-4.1-python-text", "object"],
+)
+def test_a_micro_batchs_end_offsets_are_read_as_each_pyspark_reports_them(reported):
+    # PySpark 4.1's SourceProgress.fromJson gives endOffset as str() of the parsed JSON.
+    from connectors.kafka._group_offsets import parse_offsets
+
+    assert parse_offsets(reported) == {"orders": {0: 3, 1: 7}}
