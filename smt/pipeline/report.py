@@ -46,6 +46,8 @@ def metrics(
         if known == "all"
         else dict.fromkeys(stage.alias for stage in spec.chain.stages),
     }
+    if result.micro_batches:
+        figures["micro_batches"] = [timing.as_dict() for timing in result.micro_batches]
     if known == "none":
         figures["records_uncertain"] = list(records)
     if failed is not None:

@@ -16,6 +16,7 @@ progress line from accumulators.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import logging
@@ -34,6 +35,7 @@ from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.micro_batches import KEPT, MicroBatchTiming, from_progress
 from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.os_causes import os_cause
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
@@ -70,6 +72,8 @@ class PipelineResult:
     #: Which figures are true: "all"; "counts" (the records' counts came from Spark's accumulators, the
     #: per-transform figures did not come back); or "none" (no figure came back: they are unknown, not 0).
     known: str = "all"
+    #: A streaming run's micro-batches, where each one's time went (the last KEPT of them).
+    micro_batches: tuple[MicroBatchTiming, ...] = ()
 
     @property
     def records_per_second(self) -> float:
@@ -226,7 +230,8 @@ def run_pipeline(
         quiet_py4j_while_failing(),
     ):
         run.execute(progress_interval)
-    return PipelineResult(run.counts, time.perf_counter() - run.started, run.stages, run.known)
+    seconds = time.perf_counter() - run.started
+    return PipelineResult(run.counts, seconds, run.stages, run.known, tuple(run.micro_batches))
 
 
 class _Run:
@@ -252,6 +257,8 @@ class _Run:
         self.compiled: CompiledPlan | None = None
         #: The source's records the compiled plan reads.
         self.compiled_source = None
+        #: A streaming run's micro-batches, where each one's time went.
+        self.micro_batches: collections.deque[MicroBatchTiming] = collections.deque(maxlen=KEPT)
 
     def execute(self, progress_interval: float) -> None:
         """Run; an error raised carries ``failed_counts``, what the run committed before it failed."""
@@ -385,21 +392,28 @@ class _Run:
         name = f"smt-counts-{self.spec.config['name']}"
 
         def on_batch(progress) -> None:
+            timing = from_progress(progress)
             if progress.sources:  # written: what the micro-batch read is the source's to report
+                started = time.perf_counter()
                 self.spec.source.committed(progress.sources[0].endOffset)
+                timing.source_commit_ms = round((time.perf_counter() - started) * 1000, 1)
             observed = (progress.observedMetrics or {}).get(name)
             if observed is not None:
-                self._add(observed_values(observed))
+                stages = self._add(observed_values(observed))
+                timing.transforms_ms = round(sum(s["seconds"] for s in stages.as_dict().values()) * 1000, 1)
+            self.micro_batches.append(timing)
+            log.info("%s", timing.describe())
             if self.on_progress is not None:
                 self.on_progress(self.counts, time.perf_counter() - self.started)
 
         observed_out = out.observe(name, *self.layout.sums())
         run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval)
 
-    def _add(self, observed) -> None:
+    def _add(self, observed) -> ChainMetrics:
         counts, stages = self.layout.totals(observed)
         self.counts.add(counts)
         self.stages.merge(stages)
+        return stages
 
 
 class _ProgressThread:
