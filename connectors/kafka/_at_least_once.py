@@ -1,7 +1,7 @@
-"""At-least-once writes by Python tasks: an idempotent producer per Spark task, its sends checked before it ends.
+"""At-least-once writes by Python tasks: an idempotent producer per Python worker, each task's sends checked.
 
 Each Spark task that writes (one per partition of the written DataFrame)
-opens a confluent-kafka producer, sends its rows (each record with its own
+takes its Python worker's confluent-kafka producer, sends its rows (each record with its own
 timestamp, see :func:`connectors.kafka._task_write.produce_batch`), then
 flushes and reads the delivery reports.  A record the brokers did not
 acknowledge fails the task (:class:`KafkaWriteError`, naming the cluster,
@@ -9,6 +9,13 @@ the topic and Kafka's error), so Spark retries it and the retry sends the
 task's records again: at least once, the records sent before the failure
 staying in Kafka.  The task succeeds only once every record of it is
 acknowledged.
+
+A producer is made once per Python worker process and settings, and kept
+for the worker's later tasks and micro-batches (Spark reuses its Python
+workers, one task at a time): a new producer first connects, fetches
+metadata and asks for a producer id, which cost a streaming micro-batch
+about half a second.  A producer whose task failed is dropped, so the
+task's retry starts on a new one.
 
 The producer is idempotent (``enable.idempotence=true``) unless the user's
 ``kafka.*`` settings say otherwise, or set what the idempotent producer
@@ -21,14 +28,19 @@ acknowledged record.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
-from typing import Iterator, Mapping
+import threading
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 import pyarrow as pa
 
 from connectors.kafka._preflight import KafkaWriteError
 from connectors.kafka._task_write import first_rows, produce_batch, task_result
+
+if TYPE_CHECKING:
+    from confluent_kafka import Producer
 
 __all__ = ["IdempotentWrite", "idempotence_default"]
 
@@ -57,6 +69,9 @@ class _DeliveryFailures:
     """The delivery-report callback: counts the records the brokers did not take, names the first few causes."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.count = 0
         self.named: list[str] = []
 
@@ -81,7 +96,6 @@ class IdempotentWrite:
     keep_partition: bool = False
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from confluent_kafka import KafkaException, Producer
         from pyspark import TaskContext
 
         task = TaskContext.get().partitionId()
@@ -89,24 +103,57 @@ class IdempotentWrite:
         first = first_rows(batches)
         if first is None:
             return
-        failures = _DeliveryFailures()
         servers = self.settings.get("bootstrap.servers", "")
-        try:
-            producer = Producer(
-                {**self.settings, "delivery.report.only.error": True, "on_delivery": failures}
-            )  # fmt: skip
-        except KafkaException as exc:
-            raise KafkaWriteError(f"cannot create a Kafka producer for {servers}: {exc.args[0].str()}") from exc
-        records = 0
-        for batch in itertools.chain([first], batches):
-            produce_batch(producer, batch, self.keep_partition)
-            records += batch.num_rows
-        # Bounded by librdkafka's message.timeout.ms: a record not acknowledged by then is reported failed.
-        while producer.flush(1.0):
-            pass
-        if failures.count:
-            raise KafkaWriteError(
-                f"{failures.count} of the {records} records of task {task} were not acknowledged by {servers} "
-                "(Spark retries the task): " + "; ".join(failures.named)
-            )
+        with _WORKER_PRODUCERS.lease(self.settings) as (producer, failures):
+            records = 0
+            for batch in itertools.chain([first], batches):
+                produce_batch(producer, batch, self.keep_partition)
+                records += batch.num_rows
+            # Bounded by librdkafka's message.timeout.ms: a record not acknowledged by then is reported failed.
+            while producer.flush(1.0):
+                pass
+            if failures.count:
+                raise KafkaWriteError(
+                    f"{failures.count} of the {records} records of task {task} were not acknowledged by {servers} "
+                    "(Spark retries the task): " + "; ".join(failures.named)
+                )
         yield task_result(task, records, 0, skipped=False)
+
+
+class _WorkerProducers:
+    """This process's idempotent producers, one per settings, each lent to one task at a time.
+
+    A task that raises gives its producer up (an idempotent producer may be left in a fatal state); a
+    task that finds its settings' producer lent out (two tasks in one process) gets one of its own.
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple, tuple["Producer", _DeliveryFailures]] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def lease(self, settings: Mapping[str, str]) -> Iterator[tuple["Producer", _DeliveryFailures]]:
+        key = tuple(sorted(settings.items()))
+        with self._lock:
+            lent = self._idle.pop(key, None)
+        if lent is None:
+            lent = _new_producer(settings)
+        lent[1].reset()
+        yield lent  # the task's body raising leaves the producer out of the pool
+        with self._lock:
+            self._idle.setdefault(key, lent)
+
+
+def _new_producer(settings: Mapping[str, str]) -> tuple["Producer", _DeliveryFailures]:
+    from confluent_kafka import KafkaException, Producer
+
+    failures = _DeliveryFailures()
+    try:
+        producer = Producer({**settings, "delivery.report.only.error": True, "on_delivery": failures})
+    except KafkaException as exc:
+        servers = settings.get("bootstrap.servers", "")
+        raise KafkaWriteError(f"cannot create a Kafka producer for {servers}: {exc.args[0].str()}") from exc
+    return producer, failures
+
+
+_WORKER_PRODUCERS = _WorkerProducers()

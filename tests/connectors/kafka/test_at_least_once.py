@@ -153,3 +153,27 @@ def test_a_record_the_broker_refuses_fails_the_run_naming_the_cluster_and_topic(
     # What a failed run says it committed: the records sent before the failure may stay, so unknown.
     failed = caught.value.failed_counts
     assert {"read", "written", "output_rows"} <= set(failed.uncertain), failed
+
+
+@pytest.mark.kafka
+def test_a_python_worker_keeps_its_producer_for_the_next_task_and_drops_one_whose_task_failed(kafka_broker):
+    # A new producer connects, fetches metadata and asks for a producer id before its first send: a
+    # streaming micro-batch paid that (about half a second) for every task.
+    from connectors.kafka._at_least_once import _WorkerProducers
+
+    settings = {"bootstrap.servers": kafka_broker.bootstrap_servers, "enable.idempotence": "true"}
+    topic = kafka_broker.create_topic(kafka_broker.unique_topic("alo-pool"))
+    producers = _WorkerProducers()
+    with producers.lease(settings) as (first, _):
+        first.produce(topic, b"a")
+        first.flush(30)
+    with producers.lease(settings) as (second, failures):
+        assert second is first
+        assert failures.count == 0
+    with producers.lease({**settings, "linger.ms": "1"}) as (other, _):
+        assert other is not first  # other settings, another producer
+    with pytest.raises(RuntimeError, match="the task failed"):
+        with producers.lease(settings) as (failing, _):
+            raise RuntimeError("the task failed")
+    with producers.lease(settings) as (after_failure, _):
+        assert after_failure is not failing
