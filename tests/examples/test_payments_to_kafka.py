@@ -1,4 +1,4 @@
-"""The README's file → Kafka walkthrough: the example pipeline, run by `smt run` against a real broker."""
+"""The file → Kafka walkthrough of docs/kafka.md: the example pipeline, run by `smt run` against a real broker."""
 
 import json
 import os
@@ -14,9 +14,9 @@ EXAMPLE = ROOT / "examples" / "quickstart" / "payments-to-kafka.properties"
 pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
 
-def test_the_readme_shows_the_example_file_as_it_is():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"```properties\n{EXAMPLE.read_text(encoding='utf-8')}```" in readme
+def test_the_page_shows_the_example_file_as_it_is():
+    page = (ROOT / "docs" / "kafka.md").read_text(encoding="utf-8")
+    assert f"```properties\n{EXAMPLE.read_text(encoding='utf-8')}```" in page
 
 
 def test_events_reach_the_topic_masked_and_keyed_and_the_bad_line_its_dead_letter_topic(kafka_broker):

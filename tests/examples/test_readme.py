@@ -1,5 +1,5 @@
-"""The README's examples, run as a user runs them: from a folder outside the project, with a
-``PATH`` that does not hold the virtualenv (it was never activated)."""
+"""The documented examples (docs/pyspark.md's, the quickstart's), run as a user runs them: from a folder
+outside the project, with a ``PATH`` that does not hold the virtualenv (it was never activated)."""
 
 import json
 import os
@@ -15,13 +15,13 @@ import pytest
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "pyspark.md"
 VENV_BIN = Path(sys.executable).parent
 
 
-def readme_block(marker: str) -> str:
-    found = re.search(re.escape(marker) + r"\n```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert found, f"README.md has no python block after {marker}"
+def page_block(marker: str) -> str:
+    found = re.search(re.escape(marker) + r"\n```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    assert found, f"docs/pyspark.md has no python block after {marker}"
     return found.group(1)
 
 
@@ -42,7 +42,7 @@ def test_the_path_without_the_venv_has_no_python_with_the_project():
 
 
 def test_the_over_files_example_runs_with_the_venv_python_not_activated(tmp_path):
-    (tmp_path / "app.py").write_text(readme_block("<!-- tested by tests/examples/test_readme.py -->"))
+    (tmp_path / "app.py").write_text(page_block("<!-- tested by tests/examples/test_readme.py -->"))
     (tmp_path / "chain.properties").write_text(
         "value.converter=json\nvalue.converter.schemas.enable=false\n"
         "transforms=mask\ntransforms.mask.type=MaskField$Value\ntransforms.mask.fields=card\n"

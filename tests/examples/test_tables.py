@@ -1,10 +1,10 @@
-"""The README's "Into tables" examples: one pipeline file per format, run as a user runs them.
+"""The examples of docs/tables.md and docs/cdc.md: one pipeline file per format, run as a user runs them.
 
 Parquet runs on every Spark.  Delta and Iceberg run where Maven Central has a
 release for the installed Spark (see :mod:`connectors.table.jars`); on a
 Spark without one, the test checks that the pipeline is refused before Spark
 starts with the message that names the newest release and why it cannot be
-used, the behaviour the README documents.
+used, the behaviour docs/tables.md documents.
 """
 
 from __future__ import annotations

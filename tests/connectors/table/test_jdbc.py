@@ -24,7 +24,7 @@ def test_records_go_into_a_postgresql_table_with_typed_columns(tmp_path, postgre
         "value.converter=json\nvalue.converter.schemas.enable=false\n"
         "errors.tolerance=all\nerrors.deadletterqueue.path=dead\n"
         "sink=table\nsink.format=jdbc\nsink.table=orders\n"
-        # No sink.option.driver: the keys the README lists; the sink names the driver of the URL's database.
+        # No sink.option.driver: the keys docs/tables.md lists; the sink names the driver of the URL's database.
         f"sink.option.url={postgres.jdbc_url}\nsink.option.user=smt\n"
         "sink.value.schema=id BIGINT NOT NULL, amount DECIMAL(10,2), placed TIMESTAMP, name STRING\n"
         "spark.master=local[2]\nspark.ui.enabled=false\n"

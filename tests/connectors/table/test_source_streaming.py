@@ -79,11 +79,11 @@ def test_a_restart_from_the_checkpoint_reads_only_the_files_added_since(spark, t
     assert {json.loads(r["value"])["order_id"]: (r["partition"], r["offset"]) for r in again} == coordinates
 
 
-def test_the_readme_streaming_example_is_a_valid_pipeline(tmp_path):
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+def test_the_documented_streaming_example_is_a_valid_pipeline(tmp_path):
+    page = (Path(__file__).resolve().parents[3] / "docs" / "tables.md").read_text(encoding="utf-8")
     marker = "<!-- checked by tests/connectors/table/test_source_streaming.py -->"
-    block = re.search(re.escape(marker) + r"\n```properties\n(.*?)```", readme, re.S)
-    assert block, f"README.md has no properties block after {marker}"
+    block = re.search(re.escape(marker) + r"\n```properties\n(.*?)```", page, re.S)
+    assert block, f"docs/tables.md has no properties block after {marker}"
     (tmp_path / "follow.properties").write_text(block.group(1))
     spec = PipelineSpec.from_properties(tmp_path / "follow.properties")
     assert spec.streaming and isinstance(spec.source, TableSource)
