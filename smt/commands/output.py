@@ -1,6 +1,6 @@
 """How the ``smt`` command talks: verbosity, logging, and a failure as one line plus a hint.
 
-Exit codes (listed in the README):
+Exit codes (listed in docs/pipelines.md):
 
 - 0: success (``validate``: the file is valid);
 - 1: the command failed: a run stopped (a record failed with

@@ -66,7 +66,7 @@ def _fetch(args: argparse.Namespace) -> int:
         if args.jars:
             print("  " + ",".join(str(jar) for jar in jars))
     print(f"cache: {maven.cache_dir()}")
-    # For users' own PySpark code (the README's Kafka example): the connector's jars Spark does not ship.
+    # For users' own PySpark code (docs/pyspark.md's Kafka example): the connector's jars Spark does not ship.
     print(f"spark.jars={','.join(spark_jars())}")
     note = older_connector_note(kafka_connector)
     if note is not None:
