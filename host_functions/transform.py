@@ -16,7 +16,7 @@ from host_functions.kafka_connect.host_function import HostFunction
 from host_functions.runtime.engine import runtime
 from host_functions.runtime.module_file import read_module
 from host_functions.runtime.record_bytes import Converters
-from host_functions.runtime.sandbox import Settings, error_cause
+from host_functions.runtime.sandbox import WASM32_MEMORY_MAX_BYTES, Settings, error_cause
 from smt.batch import RecordBatch
 from smt.config import ConfigDef, ConfigType, Importance, at_least, between, non_empty_string, one_of
 from smt.converter import load_converter
@@ -30,8 +30,6 @@ __all__ = ["WasmTransform"]
 GUEST_CONFIG_PREFIX = "config."
 DEFAULT_TIMEOUT_MS = 1000
 DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024
-#: 65,536 pages of 64 KiB: all a wasm32 memory can address.
-WASM32_MEMORY_MAX_BYTES = 4 * 1024**3
 DEFAULT_MAX_OUTPUTS_PER_RECORD = 10_000
 DEFAULT_MODULE_MAX_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_OUTPUT_BYTES_PER_BATCH = 512 * 1024 * 1024

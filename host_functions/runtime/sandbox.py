@@ -32,6 +32,7 @@ __all__ = [
     "forget_frames",
     "weak_callback",
     "WASI_MODULES",
+    "WASM32_MEMORY_MAX_BYTES",
 ]
 
 #: ABI log levels to Python logging levels.
@@ -177,18 +178,34 @@ class StartFailure(Failure):
     """The guest could not be instantiated (its start function trapped or timed out): no record can run."""
 
 
+#: The most a 32-bit linear memory can address: 65,536 pages of 64 KiB.
+WASM32_MEMORY_MAX_BYTES = 1 << 32
+
+
 def guest_memory_at_limit(memory: Any, store: wasmtime.Store, settings: Settings) -> int | None:
     """The guest memory size when a failure looks like memory exhaustion, else None.
 
     wasmtime-py exposes no limiter callback, so a failed ``memory.grow`` is
     invisible; a trap with the memory past half the limit is reported as out
     of memory, with the figures, since a grow of that size cannot succeed.
+    The limit is the lowest of ``memory.max.bytes``, the maximum the guest
+    declares for its memory and what a 32-bit memory can address: a guest
+    that an earlier record grew to its own maximum traps in its allocator on
+    the next record, and that record runs again on a fresh instance instead
+    of failing (the runners' :class:`host_functions.runtime.retry.RetryPolicy`).
     """
     try:
         size = memory.data_len(store)
+        limits = memory.type(store).limits
     except Exception:  # a broken store cannot tell; do not guess
         return None
-    return size if size * 2 > settings.memory_max_bytes else None
+    limit = min(settings.memory_max_bytes, WASM32_MEMORY_MAX_BYTES)
+    if limits.max is not None:
+        limit = min(limit, limits.max * _PAGE_BYTES)
+    return size if size * 2 > limit else None
+
+
+_PAGE_BYTES = 1 << 16
 
 
 def describe_trap(exc: BaseException, *, timed_out: bool, memory_full: int | None, settings: Settings) -> str:

@@ -66,6 +66,29 @@ CRASHES = f"""(module $crashes
   (func $transform (export "transform") (call $check_value (call $first_byte))))"""
 
 
+#: Declares its memory's maximum (4 pages) and grows it on demand in ``alloc``, trapping when it cannot, as
+#: a real allocator aborts.  Value "grow...": takes all of its memory for itself (no trap), which leaves the
+#: next record's ``alloc`` nowhere to go.  Else passes the value on.
+GROWS_TO_ITS_MAXIMUM = """(module
+  (import "env" "get_value" (func $get_value (result i64)))
+  (memory (export "memory") 1 4)
+  (global $bump (mut i32) (i32.const 1024))
+  (func $alloc (export "alloc") (param $n i32) (result i32)
+    (local $p i32) (local $end i32)
+    (local.set $p (global.get $bump))
+    (local.set $end (i32.add (local.get $p) (local.get $n)))
+    (if (i32.gt_u (local.get $end) (i32.shl (memory.size) (i32.const 16)))
+      (then (if (i32.eq (memory.grow (i32.add (i32.shr_u (i32.sub (local.get $end)
+                          (i32.shl (memory.size) (i32.const 16))) (i32.const 16)) (i32.const 1))) (i32.const -1))
+              (then (unreachable)))))
+    (global.set $bump (local.get $end))
+    (local.get $p))
+  (func (export "transform")
+    (if (i32.eq (i32.load8_u (i32.wrap_i64 (i64.shr_u (call $get_value) (i64.const 32)))) (i32.const 103))
+      (then (drop (memory.grow (i32.sub (i32.const 4) (memory.size))))
+            (global.set $bump (i32.shl (memory.size) (i32.const 16)))))))"""
+
+
 def write_guest(tmp_path: Path, name: str, wat: str) -> Path:
     path = tmp_path / f"{name}.wasm"
     path.write_bytes(wasmtime.wat2wasm(wat))
@@ -227,3 +250,13 @@ def _fifo(tmp_path: Path) -> str:
     path = tmp_path / "module.fifo"
     os.mkfifo(path)
     return str(path)
+
+
+def test_a_guest_an_earlier_record_left_without_memory_is_replaced_and_later_records_pass(spark, tmp_path):
+    guest = write_guest(tmp_path, "grows", GROWS_TO_ITS_MAXIMUM)
+    pipeline = write_pipeline(tmp_path, guest, "transform", records("fine", "grow", "after1", "after2", "grow", "z"))
+
+    assert main(["run", str(pipeline)]) == 0
+
+    assert dead_letters(tmp_path) == []
+    assert sorted(output_lines(tmp_path / "out")) == sorted(["fine", "grow", "after1", "after2", "grow", "z"])
