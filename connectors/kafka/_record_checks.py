@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 from connectors.kafka._subscription import Subscription
 from smt.connector import SinkRecordError
 from smt.errors import ConfigError
+from smt.topic_names import TOPIC_PATTERN, TOPIC_RULE, topic_name_problem
 
 __all__ = ["KafkaRecordChecks", "RecordTooLargeError", "SourceTopicError", "legal_topic_name", "serialized_sizes"]
 
@@ -49,11 +50,6 @@ _RECORD_OVERHEAD = 21
 _NULL_LENGTH_BYTES = 1
 _MAX_VARINT_BYTES = 5
 
-#: Kafka's rule for topic names (org.apache.kafka.common.internals.Topic).
-_TOPIC_PATTERN = r"^[a-zA-Z0-9._-]{1,249}$"
-_MAX_TOPIC_LENGTH = 249
-_TOPIC_RULE = "1 to 249 ASCII letters, digits, '.', '_' or '-', and not '.' or '..'"
-
 
 class RecordTooLargeError(SinkRecordError):
     """A record is larger than the Kafka producer accepts (Kafka's RecordTooLargeException)."""
@@ -65,12 +61,8 @@ class SourceTopicError(SinkRecordError):
 
 def legal_topic_name(name: str) -> None:
     """A validator: raises ValueError naming Kafka's rule when ``name`` is not a legal topic."""
-    if (
-        name in ("", ".", "..")
-        or len(name) > _MAX_TOPIC_LENGTH
-        or not all(c.isascii() and (c.isalnum() or c in "._-") for c in name)
-    ):
-        raise ValueError(f"'{name}' is not a legal Kafka topic name: {_TOPIC_RULE}")
+    if topic_name_problem(name) is not None:
+        raise ValueError(f"'{name}' is not a legal Kafka topic name: {TOPIC_RULE}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,11 +124,11 @@ class KafkaRecordChecks:
         names = pc.drop_null(pc.unique(topics))
         names = names.filter(pc.not_equal(names, ""))
         illegal = names.filter(
-            pc.or_(pc.invert(pc.match_substring_regex(names, _TOPIC_PATTERN)), pc.is_in(names, pa.array([".", ".."])))
+            pc.or_(pc.invert(pc.match_substring_regex(names, TOPIC_PATTERN)), pc.is_in(names, pa.array([".", ".."])))
         )
         if len(illegal):
             for row in _rows(pc.is_in(topics, illegal)):
-                yield row, SinkRecordError(f"'{topics[row].as_py()}' is not a legal Kafka topic name: {_TOPIC_RULE}")
+                yield row, SinkRecordError(f"'{topics[row].as_py()}' is not a legal Kafka topic name: {TOPIC_RULE}")
 
     def _source_topic_errors(self, records: pa.RecordBatch, headers: "_Headers | None"):
         if self.source_topics is None or "topic" not in records.schema.names:

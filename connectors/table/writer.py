@@ -40,16 +40,12 @@ from connectors.file import QueryCommits, query_name
 from connectors.table.alter import add_columns
 from smt.driver_files import driver_files
 from smt.errors import SmtError
+from smt.topic_names import topic_name_problem
 
 __all__ = ["TOPIC_VARIABLE", "TableTarget", "TableWriteError"]
 
 #: Stands for the record's topic in ``path`` or ``table``: one table per topic.
 TOPIC_VARIABLE = "${topic}"
-#: What ``${topic}`` takes: a legal Kafka topic name (Kafka's own rule: these characters, 1 to 249 of
-#: them, not ``.`` or ``..``).  A topic is data, and a transform may route a record anywhere: a name
-#: outside the rule could climb out of the sink's folder (``../x``), be absolute, hold a separator or
-#: NUL, or be more than a file system holds in a name.
-_ROUTABLE_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 #: PostgreSQL's identifier limit (NAMEDATALEN - 1): a longer table name is cut there, silently.
 _POSTGRESQL_NAME_BYTES = 63
 
@@ -93,13 +89,13 @@ class TableTarget:
     def route_problem(self, topic: str | None) -> str | None:
         """Why the records of ``topic`` cannot go to a table of their own (the sink routes by topic), or None.
 
-        The topic must be a legal Kafka topic name (see :data:`_ROUTABLE_TOPIC`), so that no record's
-        topic chooses a folder outside the sink's; over PostgreSQL the table name it makes must fit an
+        The topic must be a legal Kafka topic name (:mod:`smt.topic_names`): a topic is data, and a
+        transform may route a record anywhere, so that no record's topic chooses a folder outside the sink's; over PostgreSQL the table name it makes must fit an
         identifier, which PostgreSQL would cut short, silently, onto another topic's table.
         """
         if topic is None:
             return "a record has no topic to name its table"
-        if not _ROUTABLE_TOPIC.fullmatch(topic) or topic in (".", ".."):
+        if topic_name_problem(topic) is not None:
             shown = topic if len(topic) <= 80 else topic[:77] + "..."
             return (
                 f"the topic {shown!r} cannot name a table: {TOPIC_VARIABLE} takes a legal Kafka topic name "
