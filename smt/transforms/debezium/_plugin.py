@@ -5,6 +5,9 @@ from smt.plugins import hookimpl
 
 @hookimpl
 def smt_transforms():
-    from smt.transforms.debezium import extract_new_record_state
+    from smt.transforms.debezium import extract_changed_record_state, extract_new_record_state
 
-    return [extract_new_record_state.ExtractNewRecordState]
+    return [
+        extract_changed_record_state.ExtractChangedRecordState,
+        extract_new_record_state.ExtractNewRecordState,
+    ]
