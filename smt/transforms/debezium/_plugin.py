@@ -5,9 +5,15 @@ from smt.plugins import hookimpl
 
 @hookimpl
 def smt_transforms():
-    from smt.transforms.debezium import extract_changed_record_state, extract_new_record_state, header_to_value
+    from smt.transforms.debezium import (
+        by_logical_table_router,
+        extract_changed_record_state,
+        extract_new_record_state,
+        header_to_value,
+    )
 
     return [
+        by_logical_table_router.ByLogicalTableRouter,
         extract_changed_record_state.ExtractChangedRecordState,
         extract_new_record_state.ExtractNewRecordState,
         header_to_value.HeaderToValue,
