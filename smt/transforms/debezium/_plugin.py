@@ -10,6 +10,7 @@ def smt_transforms():
         extract_changed_record_state,
         extract_new_record_state,
         header_to_value,
+        partition_routing,
     )
 
     return [
@@ -17,4 +18,5 @@ def smt_transforms():
         extract_changed_record_state.ExtractChangedRecordState,
         extract_new_record_state.ExtractNewRecordState,
         header_to_value.HeaderToValue,
+        partition_routing.PartitionRouting,
     ]
