@@ -11,6 +11,7 @@ def smt_transforms():
         extract_new_record_state,
         header_to_value,
         partition_routing,
+        timezone_converter,
     )
 
     return [
@@ -19,4 +20,5 @@ def smt_transforms():
         extract_new_record_state.ExtractNewRecordState,
         header_to_value.HeaderToValue,
         partition_routing.PartitionRouting,
+        timezone_converter.TimezoneConverter,
     ]
