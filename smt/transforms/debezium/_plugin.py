@@ -13,11 +13,13 @@ def smt_transforms():
         partition_routing,
         timezone_converter,
     )
+    from smt.transforms.debezium.outbox import event_router
 
     return [
         by_logical_table_router.ByLogicalTableRouter,
         extract_changed_record_state.ExtractChangedRecordState,
         extract_new_record_state.ExtractNewRecordState,
+        event_router.EventRouter,
         header_to_value.HeaderToValue,
         partition_routing.PartitionRouting,
         timezone_converter.TimezoneConverter,
