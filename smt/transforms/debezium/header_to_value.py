@@ -70,7 +70,11 @@ class HeaderToValue(Transform):
         super().configure(configs, context)
         fields, headers = self.config["fields"], self.config["headers"]
         if len(fields) != len(headers):
-            raise ConfigError("'fields' config must have the same number of elements as 'headers' config.")
+            raise ConfigError.for_key(
+                self.context.prefix + "fields",
+                "'fields' config must have the same number of elements as 'headers' config.",
+                ",".join(fields),
+            )
         for field in fields:
             if "." in field:
                 raise ConfigError.for_key(

@@ -94,7 +94,10 @@ def test_a_header_whose_schema_cannot_be_inferred_fails_naming_it(bad):
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"headers": "h1", "fields": "f1,f2", "operation": "copy"}, r"'fields' config must have the same number"),
+        (
+            {"headers": "h1", "fields": "f1,f2", "operation": "copy"},
+            r"transforms\.t\.fields.*'fields' config must have the same number of elements as 'headers' config\.",
+        ),
         (
             {"headers": "h 1", "fields": "f1", "operation": "copy"},
             r"transforms\.t\.headers.*Element\(s\) containing space not permitted",
