@@ -117,7 +117,8 @@ class PartitionRouting(Transform):
         current = envelope
         for depth, step in enumerate(path[:-1]):
             if step == CHANGE:
-                if envelope.schema.field("op") is None:
+                op_field = envelope.schema.field("op")
+                if op_field is None or op_field.schema.type is not Type.STRING:
                     return None  # Debezium cannot read the operation, so it leaves the entry out
                 step = "before" if _operation(envelope) == "d" else "after"
             field = current.schema.field(step)

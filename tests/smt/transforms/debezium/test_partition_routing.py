@@ -121,3 +121,15 @@ def test_config_rejections_name_the_key(props, message):
 def test_registered_under_debezium_class_name():
     found = default_plugins().get("transform", "io.debezium.transforms.partitions.PartitionRouting")
     assert found is PartitionRouting
+
+
+def test_change_without_a_string_op_leaves_the_entry_out():
+    for op_schema in (None, Schema.INT32_SCHEMA):
+        builder = SchemaBuilder.struct().name("x.Envelope").field("after", PRODUCT)
+        envelope = (builder if op_schema is None else builder.field("op", op_schema)).build()
+        value = Struct(envelope).put("after", product())
+        if op_schema is not None:
+            value.put("op", 1)
+        record = make_record(value, value_schema=envelope)
+        assert routing("change.product").apply(record) is record
+        assert routing("after.product").apply(record).partition == 38  # "orange".hashCode() is -1008851410
