@@ -8,23 +8,29 @@ from smt.plugins import default_plugins
 from tests.smt.transforms._helpers import conf, make_record
 
 MINIMAL_CONFIG = {
+    "ByLogicalTableRouter": {"topic.regex": "(.*)", "topic.replacement": "all-$1"},
     "Cast": {"spec": "a:int32"},
     "DropHeaders": {"headers": "h"},
     "ExtractField": {"field": "a"},
+    "EventRouter": {},
+    "ExtractChangedRecordState": {"header.changed.name": "changed"},
     "ExtractNewRecordState": {},
     "TombstoneHandler": {"behavior": "ignore"},
     "Filter": {},
     "Flatten": {},
     "HeaderFrom": {"fields": "a", "headers": "h", "operation": "move"},
+    "HeaderToValue": {"headers": "h", "fields": "f", "operation": "copy"},
     "HoistField": {"field": "a"},
     "InsertField": {"topic.field": "t", "static.field": "s", "static.value": "v"},
     "InsertHeader": {"header": "h", "value.literal": "1"},
     "MaskField": {"fields": "a"},
+    "PartitionRouting": {"partition.payload.fields": "a", "partition.topic.num": 2},
     "RegexRouter": {"regex": "(.*)", "replacement": "x-$1"},
     "ReplaceField": {"exclude": "a"},
     "SetSchemaMetadata": {"schema.name": "n"},
     "TimestampConverter": {"target.type": "unix", "field": "a"},
     "TimestampRouter": {},
+    "TimezoneConverter": {"converted.timezone": "+02:00"},
     "ValueToKey": {"fields": "a"},
 }
 STRUCT = SchemaBuilder.struct().optional().field("a", Schema.OPTIONAL_INT32_SCHEMA).build()

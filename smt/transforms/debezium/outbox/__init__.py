@@ -1,0 +1,1 @@
+"""Debezium's outbox pattern: EventRouter."""
