@@ -157,6 +157,24 @@ def test_cdc_upsert_example_into_delta_run_twice_holds_each_row_once(example):
     assert [json.loads(line) for line in done.stdout.splitlines()] == CUSTOMERS
 
 
+def test_debezium_example_unwraps_deletes_and_keeps_toasted_columns_in_delta_run_twice(tmp_path):
+    example = tmp_path / "cdc"
+    shutil.copytree(ROOT / "examples" / "cdc", example, ignore=shutil.ignore_patterns("tables"))
+    table = f"delta.`{example / 'tables' / 'customers'}`"
+    query = f"SELECT id, name, email, bio, __op, __source_ts_ms, __deleted FROM {table} ORDER BY id"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.connectors.table.run_and_query", "debezium-to-delta.properties", query, "2"],
+        cwd=example, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    # Row 2's delete (a soft delete, __deleted=true) deleted it; the updates of rows 1 and 3 won; row 1's
+    # bio, unavailable in its update, kept the snapshot's value; the connector's tombstone was dropped.
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        [1, "Ada Lovelace", "****", "Wrote the first program.", "u", 1714565100000, "false"],
+        [3, "Cy", "****", "Collects coins now.", "u", 1714565300000, "false"],
+    ]
+
+
 def test_cdc_upsert_example_into_postgresql(spark, example, postgres):  # noqa: F811
     overrides = {
         "sink.format": "jdbc",
