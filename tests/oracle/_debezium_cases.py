@@ -156,7 +156,7 @@ def table(draw) -> dict:
             seen.add(field)
             columns.append(column)
     stamps = tuple(s for s in ("ts_ms", "ts_us", "ts_ns") if s == "ts_ms" or draw(st.booleans()))
-    key_has_name = "name" in seen and draw(st.booleans())
+    key_has_name = "name" in seen  # an optional key field, for drop.fields.from.key
     row = _row_schema(name, columns)
     return {
         "name": name,
@@ -215,6 +215,11 @@ def change_event(draw, table: dict) -> dict:
     return {"key": key, "value": value}
 
 
+def _list_header(names: list[str]) -> list[str]:
+    """A header holding a list, written as SimpleHeaderConverter writes one (so both sides write it back alike)."""
+    return [DROP_HEADER, base64.b64encode(json.dumps(names, separators=(",", ":")).encode()).decode()]
+
+
 def _b64(document: Any) -> str:
     return base64.b64encode(json.dumps(document).encode()).decode()
 
@@ -226,13 +231,14 @@ def record(draw, table: dict, with_schemas: bool, drop_list: list[str] | None) -
         key = {"schema": table["key_schema"], "payload": event["key"]}
         value = None if event["value"] is None else {"schema": table["envelope_schema"], "payload": event["value"]}
         if value is not None and draw(st.integers(0, 15)) == 0:  # a value that is no change event
-            value = {"schema": {**table["row_schema"], "optional": False}, "payload": event["value"]["before"] or {}}
-            value = None if not value["payload"] else value
+            value = {"schema": {**table["row_schema"], "optional": False}, "payload": draw(row(table))}
     else:
         key, value = event["key"], event["value"]
     headers = [["h1", base64.b64encode(b"kept").decode()]] if draw(st.booleans()) else []
     if drop_list is not None and draw(st.integers(0, 4)) > 0:
-        headers.append([DROP_HEADER, base64.b64encode(json.dumps(drop_list, separators=(",", ":")).encode()).decode()])
+        headers.append(_list_header(drop_list))
+        if draw(st.integers(0, 3)) == 0:  # a second header of that name: Debezium reads the first
+            headers.append(_list_header(["qty", "name"]))
     return {
         "topic": f"srv.inv.{table['name']}",
         "partition": draw(st.integers(0, 2)),
@@ -257,7 +263,6 @@ def _listed(references: list[str]) -> str:
 
 SETTINGS = st.fixed_dictionaries(
     {
-        "delete.tombstone.handling.mode": _maybe(st.sampled_from(MODES)),
         "add.fields": _maybe(st.lists(st.sampled_from(REFERENCES), max_size=4, unique=True).map(_listed)),
         "add.fields.prefix": _maybe(st.sampled_from(["__", "meta_", "_"])),
         "add.headers": _maybe(st.lists(st.sampled_from(REFERENCES), max_size=3, unique=True).map(_listed)),
@@ -265,7 +270,7 @@ SETTINGS = st.fixed_dictionaries(
         "route.by.field": _maybe(st.sampled_from(["", "tbl", "name"])),
         "replace.null.with.default": _maybe(st.sampled_from(["true", "false"])),
         "drop.fields.header.name": _maybe(st.just(DROP_HEADER)),
-        "drop.fields.from.key": _maybe(st.sampled_from(["true", "false"])),
+        "drop.fields.from.key": _maybe(st.sampled_from(["true", "true", "false"])),
         "drop.fields.keep.schema.compatible": _maybe(st.sampled_from(["true", "false"])),
         # Keys Debezium 3.x removed, still in real files: 3.6.1's ConfigDef does not read them.
         "drop.tombstones": _maybe(st.sampled_from(["true", "false"])),
@@ -274,10 +279,32 @@ SETTINGS = st.fixed_dictionaries(
 ).map(lambda settings: {k: v for k, v in settings.items() if v is not None})
 
 
+#: What each case is sure to set, besides its mode (hypothesis alone draws too few of them):
+#: keys whose values it draws.
+FOCUSES = {
+    "any": {},
+    "routing": {"route.by.field": st.sampled_from(["tbl", "name"])},
+    "dropping": {
+        "drop.fields.header.name": st.just(DROP_HEADER),
+        "drop.fields.from.key": st.sampled_from(["true", "false"]),
+        "drop.fields.keep.schema.compatible": st.sampled_from(["true", "false"]),
+    },
+    "adding": {
+        "add.fields": st.lists(st.sampled_from(REFERENCES), min_size=1, max_size=4, unique=True).map(_listed),
+        "add.headers": st.lists(st.sampled_from(REFERENCES), min_size=1, max_size=3, unique=True).map(_listed),
+    },
+}
+
+
 @st.composite
-def case(draw) -> dict:
-    """A pipeline case: one ExtractNewRecordState over change events of one or two tables."""
+def case(draw, mode: str | None, focus: str = "any") -> dict:
+    """A pipeline case: one ExtractNewRecordState over change events of one or two tables, with
+    ``delete.tombstone.handling.mode`` set to ``mode`` (None: left out, so the default) and the
+    keys of ``focus`` (one of :data:`FOCUSES`) set."""
     settings = draw(SETTINGS)
+    settings.update({key: draw(values) for key, values in FOCUSES[focus].items()})
+    if mode is not None:
+        settings["delete.tombstone.handling.mode"] = mode
     with_schemas = draw(st.integers(0, 7)) > 0
     tables = draw(st.lists(table(), min_size=1, max_size=2))
     drop_list = (

@@ -18,12 +18,19 @@ from tests.oracle import _debezium_cases, _ours
 from tests.oracle._compare import Tally, run_cases
 from tests.oracle._generation import generate, scaled
 
-#: Generated configurations; each has RECORDS_PER_CASE change events.
-DEBEZIUM_CASES = 120
+#: Generated configurations for each delete.tombstone.handling.mode (and for the key left out)
+#: and focus (_debezium_cases.FOCUSES); each has RECORDS_PER_CASE change events.
+CASES_EACH = 6
+MODES = (None, *_debezium_cases.MODES)
 
 
 def debezium_cases() -> list[dict]:
-    return generate(_debezium_cases.case(), scaled(DEBEZIUM_CASES))
+    return [
+        case
+        for mode in MODES
+        for focus in _debezium_cases.FOCUSES
+        for case in generate(_debezium_cases.case(mode, focus), scaled(CASES_EACH))
+    ]
 
 
 def outcomes(kafka: dict) -> collections.Counter:
@@ -46,7 +53,7 @@ def test_extract_new_record_state_matches_debezium(debezium, deviation_counts):
     shown = "\n".join(repr(d) for d in tally.unexplained[:5])
     assert not tally.unexplained, f"{len(tally.unexplained)} unexplained differences, first ones:\n{shown}"
     plugin = _debezium_cases.PLUGIN
-    assert tally.cases(plugin) >= scaled(DEBEZIUM_CASES) * _debezium_cases.RECORDS_PER_CASE
+    assert tally.cases(plugin) >= len(MODES) * len(_debezium_cases.FOCUSES) * scaled(CASES_EACH) * 8
     # The cases reach every outcome: records written, tombstones written, records dropped, records failed.
     seen = sum((outcomes(kafka) for kafka, _, _ in answered), collections.Counter())
     print(f"Debezium's outcomes: {dict(seen)}")
