@@ -31,6 +31,8 @@ OBSOLETE_KEYS = {
 # Debezium 3.6 keeps the connector's own tombstones only in this mode; the others drop them.
 _KEEPS_TOMBSTONES = frozenset({"rewrite-with-tombstone"})
 _REWRITES = frozenset({"rewrite", "rewrite-with-tombstone"})
+# ReplaceField stages kept for the field lists of drop.fields.header.name (Debezium makes one a record).
+_DROPPERS_KEPT = 64
 
 
 class ExtractNewRecordState(Reconfigurable, Transform):
@@ -290,6 +292,8 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         key = (variant, tuple(names))
         dropper = self._droppers.get(key)
         if dropper is None:
+            if len(self._droppers) >= _DROPPERS_KEPT:  # each record's header may list other fields
+                self._droppers.clear()
             dropper = self._droppers[key] = variant()
             dropper.configure({"exclude": ",".join(names)})
         return dropper.apply(record)
