@@ -53,7 +53,8 @@ def test_extract_new_record_state_matches_debezium(debezium, deviation_counts):
     shown = "\n".join(repr(d) for d in tally.unexplained[:5])
     assert not tally.unexplained, f"{len(tally.unexplained)} unexplained differences, first ones:\n{shown}"
     plugin = _debezium_cases.PLUGIN
-    assert tally.cases(plugin) >= len(MODES) * len(_debezium_cases.FOCUSES) * scaled(CASES_EACH) * 8
+    each = _debezium_cases.RECORDS_PER_CASE
+    assert tally.cases(plugin) >= len(MODES) * len(_debezium_cases.FOCUSES) * scaled(CASES_EACH) * each
     # The cases reach every outcome: records written, tombstones written, records dropped, records failed.
     seen = sum((outcomes(kafka) for kafka, _, _ in answered), collections.Counter())
     print(f"Debezium's outcomes: {dict(seen)}")

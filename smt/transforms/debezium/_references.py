@@ -34,7 +34,7 @@ class FieldReference:
     def __init__(self, spec: str, prefix: str, key: str) -> None:
         path, _, rename = spec.strip().partition(":")
         parts = path.split(".")
-        if not path or len(parts) > 2 or not all(parts):
+        if not path or len(parts) > 2 or not all(parts) or ":" in rename:
             raise ConfigError.for_key(key, "expected field, struct.field or either with :new_name", spec)
         self.field = parts[-1]
         self.struct = parts[0] if len(parts) == 2 else _block_of(self.field)

@@ -58,7 +58,7 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             "delete.tombstone.handling.mode",
             ConfigType.STRING,
             "tombstone",
-            one_of(*MODES),
+            one_of(*MODES, case_sensitive=False),  # Debezium parses the mode ignoring case
             Importance.MEDIUM,
             "What to do with delete events and tombstones: drop, tombstone, rewrite, "
             "rewrite-with-tombstone or delete-to-tombstone.",
@@ -155,14 +155,15 @@ class ExtractNewRecordState(Reconfigurable, Transform):
                     prefix,
                     replacement,
                 )
-        self.mode = self.config["delete.tombstone.handling.mode"]
+        self.mode = self.config["delete.tombstone.handling.mode"].strip().lower()
         self.fields = parse_references(
             self.config["add.fields"], self.config["add.fields.prefix"], prefix + "add.fields"
         )
         self.headers = parse_references(
             self.config["add.headers"], self.config["add.headers.prefix"], prefix + "add.headers"
         )
-        self.route_by = self.config["route.by.field"]
+        # Debezium reads the name as written, spaces and all: a blank one names no field of any row.
+        self.route_by = str(self.raw_config.get("route.by.field") or "")
         self.replace_null = self.config["replace.null.with.default"]
         self.drop_header = (self.config["drop.fields.header.name"] or "").strip()
         self.drop_from_key = self.config["drop.fields.from.key"]
