@@ -170,6 +170,13 @@ def test_config_rejections_name_the_key():
         unwrap({"drop.fields.from.key": "maybe"})
 
 
+def test_the_mode_is_read_ignoring_case_and_one_rename_is_allowed():
+    out = unwrap({"delete.tombstone.handling.mode": "REWRITE"}).apply(event("d", before=row(1, "gone")))
+    assert out.value.get("__deleted") == "true"
+    with pytest.raises(ConfigError, match=r"transforms\.t\.add\.headers.*struct\.field or either with :new_name"):
+        unwrap({"add.headers": "op:x:y"})
+
+
 def test_the_drop_header_removes_optional_fields_from_value_and_key():
     xform = unwrap({"drop.fields.header.name": "drop", "drop.fields.from.key": "true"})
     key_schema = SchemaBuilder.struct().name("k.Key").field("id", Schema.INT32_SCHEMA)
