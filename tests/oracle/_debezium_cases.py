@@ -79,6 +79,22 @@ COLUMNS = {
         _field("at", "int64", True, name="io.debezium.time.Timestamp", version=1),
         st.integers(0, 1_800_000_000_000),
     ),
+    "tags": (
+        _field("tags", "array", True, items={"type": "string", "optional": True}),
+        st.lists(st.sampled_from(["a", "b", None]), max_size=3),
+    ),
+    "geo": (
+        _field(
+            "geo",
+            "struct",
+            True,
+            name="io.debezium.data.geometry.Point",
+            fields=[_field("x", "double", False), _field("y", "double", False), _field("srid", "int32", True)],
+        ),
+        st.fixed_dictionaries(
+            {"x": st.sampled_from([1.5, -2.0]), "y": st.just(3.25), "srid": st.sampled_from([None, 4326])}
+        ),
+    ),
 }
 
 SOURCE_SCHEMA = {
@@ -146,7 +162,10 @@ def table(draw) -> dict:
     """A table: its columns, key columns, envelope timestamps and schemas."""
     name = draw(st.sampled_from(["orders", "users"]))
     optional = draw(
-        st.lists(st.sampled_from(["name", "name_d", "qty", "qty_d", "price", "active_d", "tbl", "at"]), unique=True)
+        st.lists(
+            st.sampled_from(["name", "name_d", "qty", "qty_d", "price", "active_d", "tbl", "at", "tags", "geo"]),
+            unique=True,
+        )
     )
     seen: set[str] = set()
     columns = ["id"] + (["sku"] if draw(st.booleans()) else [])
@@ -308,7 +327,9 @@ def case(draw, mode: str | None, focus: str = "any") -> dict:
     with_schemas = draw(st.integers(0, 7)) > 0
     tables = draw(st.lists(table(), min_size=1, max_size=2))
     drop_list = (
-        draw(st.lists(st.sampled_from(["name", "qty", "price", "id", "sku", "missing"]), min_size=1, unique=True))
+        draw(
+            st.lists(st.sampled_from(["name", "qty", "price", "id", "sku", "geo", "missing"]), min_size=1, unique=True)
+        )
         if "drop.fields.header.name" in settings
         else None
     )
