@@ -3,7 +3,8 @@
 # user's cache (${SMT_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/spark-smt}):
 # the Kafka broker behind `smt local kafka`, Spark's Kafka connector, the table sink's
 # Delta, Iceberg and PostgreSQL JDBC jars, and Kafka
-# Connect's classes (the test suite's oracle).
+# Connect's classes (the test suite's oracle), then Debezium's transforms on
+# them (the Debezium oracle's classpath, tests/oracle/_jvm.py DEBEZIUM_BUNDLE).
 # A second run finds everything cached and does not touch the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,12 @@ if ! command -v java >/dev/null 2>&1; then
 fi
 python=.venv/bin/python
 [ -x "$python" ] || python=${PYTHON:-python3}
-exec "$python" -m smt local fetch
+"$python" -m smt local fetch
+exec "$python" -c '
+import time
+from smt import maven
+from tests.oracle._jvm import DEBEZIUM_BUNDLE
+started = time.monotonic()
+jars = maven.resolve(DEBEZIUM_BUNDLE)
+print(f"{DEBEZIUM_BUNDLE.name}: {len(jars)} jars ({time.monotonic() - started:.1f} s)")
+'

@@ -1,7 +1,8 @@
 """The Kafka Connect oracle: KafkaConnectOracle.java, compiled once and run as one JVM.
 
 The classes come from Maven Central (:data:`smt.local.kafka.CONNECT_BUNDLE`,
-fetched by ``smt local fetch``); ``javac`` compiles the oracle against them into
+fetched by ``smt local fetch``; the Debezium oracle's JVM adds Debezium's own transforms,
+:data:`DEBEZIUM_BUNDLE`, fetched by ``scripts/fetch-jars.sh``); ``javac`` compiles the oracle against them into
 the project cache, keyed by a hash of the source and the classpath, so a
 second session starts the JVM at once.  :meth:`Oracle.run` sends a list of
 cases (JSON lines) and returns Kafka's answer to each, in order.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -20,6 +22,34 @@ from pathlib import Path
 from smt import maven
 from smt.local.kafka import CONNECT_BUNDLE
 
+DEBEZIUM_VERSION = "3.6.1.Final"
+#: Debezium's transforms (io.debezium.transforms.*), which since Debezium 3.6 live in
+#: debezium-connect-plugins (debezium-core is only a pointer there), with their dependencies.
+DEBEZIUM_BUNDLE = maven.Bundle(
+    f"debezium-connect-plugins-{DEBEZIUM_VERSION}",
+    (maven.Artifact("io.debezium", "debezium-connect-plugins", DEBEZIUM_VERSION),),
+)
+
+
+def _artifact_of(jar: Path) -> str:
+    """``connect-api`` for ``connect-api-4.3.0.jar``: the name without its version."""
+    return re.sub(r"-\d.*$", "", jar.stem)
+
+
+def classpath(resolve, plugins: maven.Bundle | None = None) -> list[Path]:
+    """Kafka Connect's jars at our Kafka version, then the jars of ``plugins`` that Connect lacks.
+
+    Debezium 3.6.1 asks for Kafka 4.3's connect-api and kafka-clients; a worker loads the
+    plugin on its own Connect classes, and ours are the version we reproduce (KAFKA_VERSION),
+    so only the plugin's own code differs from the Kafka oracle's.
+    """
+    jars = resolve(CONNECT_BUNDLE)
+    if plugins is None:
+        return jars
+    present = {_artifact_of(jar) for jar in jars}
+    return jars + [jar for jar in resolve(plugins) if _artifact_of(jar) not in present]
+
+
 SOURCE = Path(__file__).with_name("KafkaConnectOracle.java")
 #: The time zone of a second oracle JVM: a worker outside UTC, where Kafka writes some texts in
 #: its own zone (java.util.Date.toString, Values' date formats); +05:30 has no daylight saving.
@@ -27,11 +57,12 @@ ZONED = "Asia/Kolkata"
 MAIN_CLASS = "KafkaConnectOracle"
 
 
-def compile_oracle(resolve) -> tuple[Path, list[Path]]:
-    """The compiled classes folder and the jars of its classpath (compiling when needed)."""
-    jars = resolve(CONNECT_BUNDLE)
-    classpath = os.pathsep.join(map(str, jars))
-    digest = hashlib.sha256(SOURCE.read_bytes() + classpath.encode()).hexdigest()[:16]
+def compile_oracle(resolve, plugins: maven.Bundle | None = None) -> tuple[Path, list[Path]]:
+    """The compiled classes folder and the jars of its classpath (compiling when needed); ``plugins``
+    adds a bundle of plugins to Kafka Connect's classes (see :func:`classpath`)."""
+    jars = classpath(resolve, plugins)
+    joined = os.pathsep.join(map(str, jars))
+    digest = hashlib.sha256(SOURCE.read_bytes() + joined.encode()).hexdigest()[:16]
     classes = maven.cache_dir() / "oracle" / digest
     if not (classes / f"{MAIN_CLASS}.class").is_file():
         javac = shutil.which("javac")
@@ -40,7 +71,7 @@ def compile_oracle(resolve) -> tuple[Path, list[Path]]:
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         subprocess.run(
-            [javac, "-nowarn", "-d", str(partial), "-cp", classpath, str(SOURCE)],
+            [javac, "-nowarn", "-d", str(partial), "-cp", joined, str(SOURCE)],
             check=True,
             capture_output=True,
             text=True,
@@ -53,10 +84,13 @@ def compile_oracle(resolve) -> tuple[Path, list[Path]]:
 
 class Oracle:
     """One JVM (``java``, the plugin's fixture) running KafkaConnectOracle for the whole test session, in
-    ``time_zone``; ``resolve`` (the ``maven_resolve`` fixture) finds Kafka Connect's jars."""
+    ``time_zone``; ``resolve`` (the ``maven_resolve`` fixture) finds Kafka Connect's jars, and those
+    of ``plugins`` (Debezium's, :data:`DEBEZIUM_BUNDLE`) when given."""
 
-    def __init__(self, java: str, resolve, log_path: Path, time_zone: str = "UTC") -> None:
-        classes, jars = compile_oracle(resolve)
+    def __init__(
+        self, java: str, resolve, log_path: Path, time_zone: str = "UTC", plugins: maven.Bundle | None = None
+    ) -> None:
+        classes, jars = compile_oracle(resolve, plugins)
         self._log = open(log_path, "wb")
         self._process = subprocess.Popen(
             [

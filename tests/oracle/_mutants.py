@@ -240,3 +240,136 @@ MUTANTS = [
         ("TimestampConverter$Value over times", "TimestampConverter$Key over times"),
     ),
 ]
+
+_D = "smt.transforms.debezium."
+_DEBEZIUM = ("ExtractNewRecordState (Debezium)",)
+
+#: Planted bugs in our ExtractNewRecordState, for the Debezium oracle (tests/oracle/test_debezium_mutants.py).
+DEBEZIUM_MUTANTS = [
+    Mutant(
+        "unwrap-keeps-tombstones-in-rewrite",
+        _D + "extract_new_record_state:ExtractNewRecordState._tombstone",
+        "if self.mode not in _KEEPS_TOMBSTONES:",
+        "if self.mode not in _REWRITES:",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-deleted-flag-inverted",
+        _D + "extract_new_record_state:ExtractNewRecordState._state",
+        '"true" if deleted else "false"',
+        '"false" if deleted else "true"',
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-delete-to-tombstone-keeps-the-schema",
+        _D + "extract_new_record_state:ExtractNewRecordState._delete",
+        "out = record.replace(value=None, value_schema=None)",
+        'out = record.replace(value=None, value_schema=envelope.schema.field("before").schema)',
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-drop-mode-keeps-deletes",
+        _D + "extract_new_record_state:ExtractNewRecordState._delete",
+        'if self.mode == "drop":',
+        'if self.mode == "drop" and envelope.get("op") != "d":',
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-routes-a-delete-by-its-new-value",
+        _D + "extract_new_record_state:ExtractNewRecordState._delete",
+        'self._routed(out, envelope_part(envelope, "before"))',
+        "self._routed(out, out.value)",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-truncates-pass",
+        _D + "extract_new_record_state:ExtractNewRecordState.apply",
+        "return None  # a truncate event: Debezium drops it",
+        "return record",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-rewrite-copies-raw-nulls",
+        _D + "extract_new_record_state:ExtractNewRecordState._state",
+        "row.get(field) if self.replace_null else row.get_without_default(field)",
+        "row.get_without_default(field)",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-added-fields-copy-defaults",
+        _D + "extract_new_record_state:ExtractNewRecordState._with_fields",
+        "out.put(field.name, value.get_without_default(field))",
+        "out.put(field.name, value.get(field))",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-route-takes-blank-topics",
+        _D + "extract_new_record_state:ExtractNewRecordState._routed",
+        "if topic is None or not topic.strip()",
+        "if topic is None",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-route-ignores-missing-fields",
+        _D + "extract_new_record_state:ExtractNewRecordState._routed",
+        'raise DataError(f"{self.route_by} is not a valid field name")',
+        "return record",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-drops-required-fields-when-compatible",
+        _D + "extract_new_record_state:ExtractNewRecordState._droppable",
+        "if field.schema.optional and field.name in names",
+        "if field.name in names",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-never-drops-from-the-key",
+        _D + "extract_new_record_state:ExtractNewRecordState._drop_fields",
+        "if self.drop_from_key and record.key is not None:",
+        "if self.drop_from_key and record.key is None:",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-drop-header-read-last",
+        _D + "extract_new_record_state:ExtractNewRecordState._drop_fields",
+        "next((value for name, value in record.headers if name == self.drop_header), None)",
+        "record.header(self.drop_header)",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-added-field-keeps-its-default",
+        _D + "_references:FieldReference.schema",
+        "_optional_basics(field.schema)",
+        "field.schema",
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-bare-names-read-from-source-only",
+        _D + "_references:_block_of",
+        'return "transaction" if field in _TRANSACTION_FIELDS else "source"',
+        'return "source"',
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-rename-form-ignored",
+        _D + "_references:FieldReference.__init__",
+        'prefix + (rename or ("_".join(parts)))',
+        'prefix + "_".join(parts)',
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-headers-only-for-rows-with-after",
+        _D + "extract_new_record_state:ExtractNewRecordState.apply",
+        "record = self._with_headers(record, envelope)",
+        'record = self._with_headers(record, envelope) if envelope.get("after") is not None else record',
+        _DEBEZIUM,
+    ),
+    Mutant(
+        "unwrap-any-struct-is-an-envelope",
+        _D + "extract_new_record_state:is_envelope",  # where the transform looks it up
+        "and schema.name.endswith(ENVELOPE_SUFFIX)",
+        "",
+        _DEBEZIUM,
+    ),
+]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.oracle import _cases
 from tests.oracle._deviations import DEVIATIONS
 from tests.oracle._generation import generate, scaled
-from tests.oracle._jvm import ZONED, Oracle
+from tests.oracle._jvm import DEBEZIUM_BUNDLE, ZONED, Oracle
 
 _COUNTS = pytest.StashKey[collections.Counter]()
 #: The record pools: this many batches of 20 records per mode.
@@ -62,3 +62,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_line(f"{'deviation':<36}{'cases':>7}{'budget':>8}")
     for deviation in DEVIATIONS:
         terminalreporter.write_line(f"{deviation.name:<36}{counts[deviation.name]:>7}{budget(deviation):>8}")
+
+
+@pytest.fixture(scope="session")
+def debezium(java, maven_resolve, tmp_path_factory):
+    """An oracle JVM with Debezium's own transforms on Kafka Connect's classes (DEBEZIUM_BUNDLE)."""
+    oracle = Oracle(
+        java, maven_resolve, tmp_path_factory.mktemp("oracle-debezium") / "jvm.log", plugins=DEBEZIUM_BUNDLE
+    )
+    yield oracle
+    oracle.close()

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from smt.data import Schema, Struct
+from smt.data import Schema, SchemaBuilder, Struct, Type
+from smt.data.builder import copy_schema_basics
 from smt.errors import ConfigError
-from smt.transforms._structs import optional_schema
 
 _ENVELOPE_FIELDS = frozenset({"op", "ts_ms", "ts_us", "ts_ns"})
 _TRANSACTION_FIELDS = frozenset({"id", "total_order", "data_collection_order"})
@@ -34,7 +34,7 @@ class FieldReference:
     def __init__(self, spec: str, prefix: str, key: str) -> None:
         path, _, rename = spec.strip().partition(":")
         parts = path.split(".")
-        if not path or len(parts) > 2 or not all(parts):
+        if not path or len(parts) > 2 or not all(parts) or ":" in rename:
             raise ConfigError.for_key(key, "expected field, struct.field or either with :new_name", spec)
         self.field = parts[-1]
         self.struct = parts[0] if len(parts) == 2 else _block_of(self.field)
@@ -52,7 +52,7 @@ class FieldReference:
                 return None
             holder = block.schema
         field = holder.field(self.field) or envelope_schema.field(self.field)
-        return None if field is None else optional_schema(field.schema)
+        return None if field is None else _optional_basics(field.schema)
 
     def value(self, envelope: Struct) -> Any:
         """The referenced value in ``envelope`` (None when absent)."""
@@ -68,6 +68,18 @@ class FieldReference:
         if envelope.schema.field(self.field) is not None:
             return envelope.get_without_default(self.field)
         return None
+
+
+def _optional_basics(schema: Schema) -> Schema:
+    """``schema``'s type and basics (name, version, doc, parameters), optional and with no default:
+    Debezium's ``SchemaUtil.copySchemaBasics(schema).optional()`` (a struct keeps no fields)."""
+    if schema.type is Type.ARRAY:
+        builder = SchemaBuilder.array(schema.value_schema)
+    elif schema.type is Type.MAP:
+        builder = SchemaBuilder.map(schema.key_schema, schema.value_schema)
+    else:
+        builder = SchemaBuilder(schema.type)
+    return copy_schema_basics(schema, builder).optional().build()
 
 
 def parse_references(specs: list[str], prefix: str, key: str) -> list[FieldReference]:

@@ -3,35 +3,36 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from smt.config import ConfigDef, ConfigType, Importance, one_of
-from smt.data import Schema, SchemaBuilder, Struct
-from smt.errors import ConfigError
+from smt.data import Schema, Struct, Type
+from smt.data.values import parse_string
+from smt.errors import DataError
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import Transform
 from smt.transforms._schema_cache import SchemaCache
+from smt.transforms._structs import copy_basics
 from smt.transforms.debezium._envelope import DELETE, envelope_part, is_envelope
 from smt.transforms.debezium._references import FieldReference, parse_references
+from smt.transforms.replace_field import ReplaceFieldKey, ReplaceFieldValue
 
 _LOG = logging.getLogger(__name__)
 DEBEZIUM_PACKAGE = "io.debezium.transforms."
 DELETED_FIELD = "__deleted"
 MODES = ("drop", "tombstone", "rewrite", "rewrite-with-tombstone", "delete-to-tombstone")
-# Keys Debezium 3.x removed: its ConfigDef no longer reads them, so they change nothing.
+# Keys Debezium 3.x removed: its ConfigDef no longer reads them, so they change nothing. They are
+# declared (so that a file carrying them is not refused as naming unknown keys) and warned about.
 OBSOLETE_KEYS = {
     "drop.tombstones": "delete.tombstone.handling.mode",
     "delete.handling.mode": "delete.tombstone.handling.mode",
 }
-# Keys of Debezium's that this implementation does not carry yet: refused rather than ignored.
-UNSUPPORTED_KEYS = (
-    "drop.fields.header.name",
-    "drop.fields.from.key",
-    "drop.fields.keep.schema.compatible",
-)
 # Debezium 3.6 keeps the connector's own tombstones only in this mode; the others drop them.
 _KEEPS_TOMBSTONES = frozenset({"rewrite-with-tombstone"})
 _REWRITES = frozenset({"rewrite", "rewrite-with-tombstone"})
+# ReplaceField stages kept for the field lists of drop.fields.header.name (Debezium makes one a record).
+_DROPPERS_KEPT = 64
 
 
 class ExtractNewRecordState(Reconfigurable, Transform):
@@ -41,8 +42,12 @@ class ExtractNewRecordState(Reconfigurable, Transform):
     record with a null value, rewritten as ``before`` plus ``__deleted=true`` (every other
     event then carries ``__deleted=false``) or turned into a tombstone, as
     ``delete.tombstone.handling.mode`` says. The connector's own tombstones are kept only by
-    ``rewrite-with-tombstone``. Truncate events (neither ``before`` nor ``after``) are dropped. Records that are not Debezium envelopes (no
-    schema, or a value schema not named ``*.Envelope``) pass unchanged.
+    ``rewrite-with-tombstone``. Truncate events (neither ``before`` nor ``after``) are dropped.
+    Records that are not Debezium envelopes (no schema, or a value schema not named
+    ``*.Envelope``) pass unchanged. ``drop.fields.header.name`` names a header listing fields to
+    remove from the value (and the key, with ``drop.fields.from.key``), which Kafka's ReplaceField
+    removes, as Debezium delegates to it. Checked against Debezium 3.6.1.Final's own class by
+    tests/oracle/test_debezium_oracle.py.
     """
 
     name = "ExtractNewRecordState"
@@ -53,7 +58,7 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             "delete.tombstone.handling.mode",
             ConfigType.STRING,
             "tombstone",
-            one_of(*MODES),
+            one_of(*MODES, case_sensitive=False),  # Debezium parses the mode ignoring case
             Importance.MEDIUM,
             "What to do with delete events and tombstones: drop, tombstone, rewrite, "
             "rewrite-with-tombstone or delete-to-tombstone.",
@@ -91,7 +96,50 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             True,
             None,
             Importance.LOW,
-            "Whether a null before/after struct whose schema has a default reads as that default.",
+            "Whether the rewrite modes, adding __deleted, write a null field whose schema has a default "
+            "as that default (Debezium hands it to its InsertField delegate).",
+        )
+        .define(
+            "drop.fields.header.name",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.LOW,
+            "The name of a header whose value, a list of field names, says which fields to remove "
+            "from the event value.",
+        )
+        .define(
+            "drop.fields.from.key",
+            ConfigType.BOOLEAN,
+            False,
+            None,
+            Importance.LOW,
+            "Whether the fields named by drop.fields.header.name are removed from the key too.",
+        )
+        .define(
+            "drop.fields.keep.schema.compatible",
+            ConfigType.BOOLEAN,
+            True,
+            None,
+            Importance.LOW,
+            "true: only optional fields are removed, so the schemas stay compatible; false: every "
+            "named field is removed.",
+        )
+        .define(
+            "drop.tombstones",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.LOW,
+            "Removed in Debezium 3.x and ignored (a warning says so): use delete.tombstone.handling.mode.",
+        )
+        .define(
+            "delete.handling.mode",
+            ConfigType.STRING,
+            None,
+            None,
+            Importance.LOW,
+            "Removed in Debezium 3.x and ignored (a warning says so): use delete.tombstone.handling.mode.",
         )
     )
 
@@ -107,19 +155,21 @@ class ExtractNewRecordState(Reconfigurable, Transform):
                     prefix,
                     replacement,
                 )
-        for key in UNSUPPORTED_KEYS:
-            if key in configs:
-                raise ConfigError.for_key(prefix + key, "is not supported by this ExtractNewRecordState yet")
-        self.mode = self.config["delete.tombstone.handling.mode"]
+        self.mode = self.config["delete.tombstone.handling.mode"].strip().lower()
         self.fields = parse_references(
             self.config["add.fields"], self.config["add.fields.prefix"], prefix + "add.fields"
         )
         self.headers = parse_references(
             self.config["add.headers"], self.config["add.headers.prefix"], prefix + "add.headers"
         )
-        self.route_by = self.config["route.by.field"]
+        # Debezium reads the name as written, spaces and all: a blank one names no field of any row.
+        self.route_by = str(self.raw_config.get("route.by.field") or "")
         self.replace_null = self.config["replace.null.with.default"]
+        self.drop_header = (self.config["drop.fields.header.name"] or "").strip()
+        self.drop_from_key = self.config["drop.fields.from.key"]
+        self.drop_compatible = self.config["drop.fields.keep.schema.compatible"]
         self.schema_cache = SchemaCache()
+        self._droppers: dict[tuple[type, tuple[str, ...]], Transform] = {}
 
     def apply(self, record: Record) -> Record | None:
         if record.value is None:
@@ -132,7 +182,10 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             if envelope_part(envelope, "before") is None:
                 return None  # a truncate event: Debezium drops it
             return self._delete(record, envelope)
-        return self._state(record, envelope, "after", deleted=False)
+        # Debezium's order for creates, reads and updates: route, add fields, drop fields.
+        out = self._state(record, envelope, "after", deleted=False)
+        out = self._routed(out, out.value)
+        return self._drop_fields(self._with_fields(out, envelope))
 
     def _tombstone(self, record: Record) -> Record | None:
         """Kept only by rewrite-with-tombstone; an ``op`` header reads ``d`` (Debezium's rule)."""
@@ -142,45 +195,109 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         return record.replace(headers=record.headers + added) if added else record
 
     def _delete(self, record: Record, envelope: Struct) -> Record | None:
+        # Debezium's order for deletes: route by the before state, drop fields, add fields.
         if self.mode == "drop":
             return None
         if self.mode == "delete-to-tombstone":
-            return self._routed(record.replace(value=None, value_schema=None), envelope_part(envelope, "before"))
-        if self.mode in _REWRITES:
-            return self._state(record, envelope, "before", deleted=True)
-        return self._state(record, envelope, "after", deleted=False)
+            out = record.replace(value=None, value_schema=None)
+        elif self.mode in _REWRITES:
+            out = self._state(record, envelope, "before", deleted=True)
+        else:
+            out = self._state(record, envelope, "after", deleted=False)
+        out = self._drop_fields(self._routed(out, envelope_part(envelope, "before")))
+        return out if out.value is None else self._with_fields(out, envelope)
 
     def _state(self, record: Record, envelope: Struct, part: str, deleted: bool) -> Record:
-        # As Debezium's ExtractField delegate: only the before/after field's own default is at stake.
-        row = envelope.get(part) if self.replace_null else envelope.get_without_default(part)
+        """The record with ``part`` (before or after) as its value, plus ``__deleted`` in rewrite modes."""
+        # As Debezium's ExtractField delegate, which it configures with the field name alone: Kafka's
+        # ExtractField then reads a null before/after as its schema's default, whatever
+        # replace.null.with.default says (that key reaches only the __deleted InsertField).
+        row = envelope.get(part)
         part_schema = envelope.schema.field(part).schema
-        if row is None:  # a delete in tombstone mode: routed by its before state, as in Debezium
-            before = envelope_part(envelope, "before")
-            return self._routed(record.replace(value=None, value_schema=part_schema), before)
-        rewrite = self.mode in _REWRITES
-        if not self.fields and not rewrite:
-            return self._routed(record.replace(value=row, value_schema=row.schema), row)
-        schema = self.schema_cache.get((row.schema, envelope.schema), self._derive)
+        if row is None:  # a delete in tombstone mode: a null value with the row schema
+            return record.replace(value=None, value_schema=part_schema)
+        if self.mode not in _REWRITES:
+            return record.replace(value=row, value_schema=row.schema)
+        # As Debezium's InsertField delegate (Kafka's InsertField, static.field=__deleted).
+        schema = self.schema_cache.get(("deleted", row.schema), self._with_deleted)
         out = Struct(schema)
         for field in row.schema.fields:
-            out.put(field.name, row.get_without_default(field))  # Debezium copies raw values
-        if rewrite:
-            out.put(DELETED_FIELD, "true" if deleted else "false")
-        for reference in self.fields:
-            if schema.field(reference.new_name) is not None:
-                out.put(reference.new_name, reference.value(envelope))
-        return self._routed(record.replace(value=out, value_schema=schema), out)
+            out.put(field.name, row.get(field) if self.replace_null else row.get_without_default(field))
+        out.put(DELETED_FIELD, "true" if deleted else "false")
+        return record.replace(value=out, value_schema=schema)
 
-    def _derive(self, schemas: tuple[Schema, Schema]) -> Schema:
-        row_schema, envelope_schema = schemas
-        builder = SchemaBuilder.copy_of(row_schema)
-        if self.mode in _REWRITES:  # Debezium inserts __deleted before the added fields
-            builder.field(DELETED_FIELD, Schema.OPTIONAL_STRING_SCHEMA)
+    @staticmethod
+    def _with_deleted(key: tuple[str, Schema]) -> Schema:
+        row_schema = key[1]
+        builder = copy_basics(row_schema)
+        for field in row_schema.fields:
+            builder.field(field.name, field.schema)
+        return builder.field(DELETED_FIELD, Schema.OPTIONAL_STRING_SCHEMA).build()
+
+    def _with_fields(self, record: Record, envelope: Struct) -> Record:
+        """The value with the ``add.fields`` that the envelope has (Debezium's addFields)."""
+        value = record.value
+        if not isinstance(value, Struct):
+            raise DataError(
+                f"Only Struct objects supported for [source field insertion], found: {type(value).__name__}"
+            )
+        schema = self.schema_cache.get(("fields", value.schema, envelope.schema), self._derive)
+        out = Struct(schema)
+        for field in value.schema.fields:
+            out.put(field.name, value.get_without_default(field))  # Debezium copies raw values
+        for reference in self.fields:
+            if reference.schema(envelope.schema) is not None:
+                out.put(reference.new_name, reference.value(envelope))
+        return record.replace(value=out, value_schema=schema)
+
+    def _derive(self, key: tuple[str, Schema, Schema]) -> Schema:
+        _, value_schema, envelope_schema = key
+        builder = copy_basics(value_schema)
+        for field in value_schema.fields:
+            builder.field(field.name, field.schema)
         for reference in self.fields:
             field_schema = reference.schema(envelope_schema)
             if field_schema is not None:
                 builder.field(reference.new_name, field_schema)
         return builder.build()
+
+    def _drop_fields(self, record: Record) -> Record:
+        """Without the fields the ``drop.fields.header.name`` header lists (Debezium's dropFields),
+        removed by Kafka's ReplaceField as Debezium removes them."""
+        if not self.drop_header:
+            return record
+        names = _header_value(next((value for name, value in record.headers if name == self.drop_header), None))
+        if names is None:
+            return record
+        if not isinstance(names, (list, tuple)):
+            raise DataError(
+                f"the {self.drop_header} header must hold a list of field names, found: {type(names).__name__}"
+            )
+        if not names:
+            return record
+        if self.drop_from_key and record.key is not None:
+            record = self._without(ReplaceFieldKey, record, self._droppable(record.key_schema, names, "key"))
+        return self._without(ReplaceFieldValue, record, self._droppable(record.value_schema, names, "value"))
+
+    def _droppable(self, schema: Schema | None, names: list[str], part: str) -> list[str]:
+        if not self.drop_compatible:
+            return [str(name) for name in names]
+        if schema is None:
+            # Debezium fails here too (a NullPointerException): it looks for optional fields.
+            raise DataError(f"drop.fields.keep.schema.compatible needs a {part} schema to find optional fields in")
+        return [field.name for field in schema.fields if field.schema.optional and field.name in names]
+
+    def _without(self, variant: type, record: Record, names: list[str]) -> Record:
+        if not names:
+            return record
+        key = (variant, tuple(names))
+        dropper = self._droppers.get(key)
+        if dropper is None:
+            if len(self._droppers) >= _DROPPERS_KEPT:  # each record's header may list other fields
+                self._droppers.clear()
+            dropper = self._droppers[key] = variant()
+            dropper.configure({"exclude": ",".join(names)})
+        return dropper.apply(record)
 
     def _with_headers(self, record: Record, envelope: Struct) -> Record:
         added = tuple(
@@ -191,10 +308,31 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         return record.replace(headers=record.headers + added) if added else record
 
     def _routed(self, record: Record, row: Struct | None) -> Record:
-        if not self.route_by or row is None or row.schema.field(self.route_by) is None:
+        """The record with ``route.by.field``'s value of ``row`` as its topic, unless null or blank.
+
+        Debezium reads the field with Struct.getString: a row without it, or with it not a
+        string, fails the record.
+        """
+        if not self.route_by or row is None:
             return record
+        field = row.schema.field(self.route_by)
+        if field is None:
+            raise DataError(f"{self.route_by} is not a valid field name")
+        if field.schema.type is not Type.STRING:
+            raise DataError(f"Field '{self.route_by}' is not of type STRING")
         topic = row.get(self.route_by)
-        return record if topic is None else record.replace(topic=str(topic))
+        return record if topic is None or not topic.strip() else record.replace(topic=topic)
+
+
+def _header_value(value: Any) -> Any:
+    """A header's value: one still in bytes (as read from the source; see the header-bytes-pass-through
+    deviation) is read as Kafka Connect's default header converter, SimpleHeaderConverter, reads it."""
+    if not isinstance(value, (bytes, bytearray)):
+        return value
+    try:
+        return parse_string(bytes(value).decode("utf-8"))[1]
+    except UnicodeDecodeError:
+        return value
 
 
 __all__ = ["ExtractNewRecordState", "FieldReference"]

@@ -7,7 +7,7 @@ import pytest
 from smt.batch import RecordBatch
 from smt.chain import TransformChain
 from smt.data import Schema, SchemaBuilder, Struct
-from smt.errors import ConfigError
+from smt.errors import ConfigError, DataError
 from smt.plugins import default_plugins
 from smt.transforms.debezium.extract_new_record_state import ExtractNewRecordState
 from tests.smt.transforms._helpers import conf, make_record
@@ -72,7 +72,9 @@ def test_create_read_update_become_the_after_state():
     xform = unwrap()
     for op in ("c", "r", "u"):
         out = xform.apply(event(op, before=row(1, "old"), after=row(1, "new")))
-        assert out.value_schema == ROW
+        # Debezium rebuilds the schema as Kafka's copySchemaBasics does: name and fields, not optionality.
+        assert (out.value_schema.name, out.value_schema.fields) == (ROW.name, ROW.fields)
+        assert not out.value_schema.optional
         assert (out.value.get("id"), out.value.get("email")) == (1, "new")
         assert out.topic == "server.public.customers"
 
@@ -164,8 +166,46 @@ def test_config_rejections_name_the_key():
         unwrap({"delete.tombstone.handling.mode": "none"})
     with pytest.raises(ConfigError, match=r"transforms\.t\.add\.fields.*struct\.field"):
         unwrap({"add.fields": "a.b.c"})
-    with pytest.raises(ConfigError, match=r"transforms\.t\.drop\.fields\.from\.key.*not supported"):
-        unwrap({"drop.fields.from.key": "true"})
+    with pytest.raises(ConfigError, match=r"transforms\.t\.drop\.fields\.from\.key"):
+        unwrap({"drop.fields.from.key": "maybe"})
+
+
+def test_the_mode_is_read_ignoring_case_and_one_rename_is_allowed():
+    out = unwrap({"delete.tombstone.handling.mode": "REWRITE"}).apply(event("d", before=row(1, "gone")))
+    assert out.value.get("__deleted") == "true"
+    with pytest.raises(ConfigError, match=r"transforms\.t\.add\.headers.*struct\.field or either with :new_name"):
+        unwrap({"add.headers": "op:x:y"})
+
+
+def test_the_drop_header_removes_optional_fields_from_value_and_key():
+    xform = unwrap({"drop.fields.header.name": "drop", "drop.fields.from.key": "true"})
+    key_schema = SchemaBuilder.struct().name("k.Key").field("id", Schema.INT32_SCHEMA)
+    key_schema = key_schema.field("email", Schema.OPTIONAL_STRING_SCHEMA).build()
+    record = event("u", before=row(1, "old"), after=row(1, "new"))
+    record = record.replace(key=Struct(key_schema).put("id", 1).put("email", "e"), key_schema=key_schema)
+    out = xform.apply(record.with_header("drop", b'["email","id"]'))  # as read: bytes
+    assert [f.name for f in out.value_schema.fields] == ["id"]  # id is required: kept
+    assert [f.name for f in out.key_schema.fields] == ["id"]
+    assert not out.value_schema.optional  # Kafka's ReplaceField copies the basics, not optionality
+
+
+def test_without_schema_compatibility_required_fields_are_dropped_too():
+    xform = unwrap({"drop.fields.header.name": "drop", "drop.fields.keep.schema.compatible": "false"})
+    out = xform.apply(event("c", after=row(1, "new")).with_header("drop", ["id"]))
+    assert [f.name for f in out.value_schema.fields] == ["email"]
+
+
+def test_a_drop_header_that_is_no_list_fails_the_record():
+    xform = unwrap({"drop.fields.header.name": "drop"})
+    with pytest.raises(DataError, match=r"the drop header must hold a list of field names, found: str"):
+        xform.apply(event("c", after=row(1, "new")).with_header("drop", "email"))
+
+
+def test_route_by_field_fails_on_a_row_without_that_string_field():
+    with pytest.raises(DataError, match=r"^region is not a valid field name$"):
+        unwrap({"route.by.field": "region"}).apply(event("c", after=row(1, "new")))
+    with pytest.raises(DataError, match=r"Field 'id' is not of type STRING"):
+        unwrap({"route.by.field": "id"}).apply(event("c", after=row(1, "new")))
 
 
 def test_registered_under_debeziums_class_name():
@@ -193,7 +233,7 @@ def test_route_by_field_of_a_delete_reads_the_before_state():
     assert (out.topic, out.value) == ("archive", None)
 
 
-def test_replace_null_with_default_applies_to_the_after_struct_default():
+def test_a_null_after_reads_as_its_struct_default_whatever_replace_null_with_default_says():
     plain = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).optional().build()
     fallback = Struct(plain).put("id", -1)
     row_schema = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).optional().default_value(fallback).build()
@@ -207,8 +247,25 @@ def test_replace_null_with_default_applies_to_the_after_struct_default():
     )
     envelope = Struct(envelope_schema).put("op", "d").put("before", Struct(row_schema).put("id", 4))
     record = make_record(envelope, value_schema=envelope_schema)
+    # Debezium's ExtractField delegate gets no replace.null.with.default: Kafka's default, true.
     assert unwrap().apply(record).value.get("id") == -1
-    assert unwrap({"replace.null.with.default": "false"}).apply(record).value is None
+    assert unwrap({"replace.null.with.default": "false"}).apply(record).value.get("id") == -1
+
+
+def test_replace_null_with_default_decides_the_rewritten_fields():
+    schema = SchemaBuilder.struct().name("s.t.Value").field("n", SchemaBuilder.int32().optional().default_value(7))
+    schema = schema.optional().build()
+    envelope_schema = (
+        SchemaBuilder.struct().name("s.t.Envelope").field("before", schema).field("after", schema)
+        .field("op", Schema.STRING_SCHEMA).build()
+    )  # fmt: skip
+    envelope = Struct(envelope_schema).put("op", "c").put("after", Struct(schema).put("n", None))
+    record = make_record(envelope, value_schema=envelope_schema)
+    rewrite = {"delete.tombstone.handling.mode": "rewrite"}
+    assert unwrap(rewrite).apply(record).value.get_without_default("n") == 7
+    assert (
+        unwrap({**rewrite, "replace.null.with.default": "false"}).apply(record).value.get_without_default("n") is None
+    )
 
 
 CDC_PROPERTIES = {
