@@ -373,3 +373,45 @@ DEBEZIUM_MUTANTS = [
         _DEBEZIUM,
     ),
 ]
+
+_CHANGED = ("ExtractChangedRecordState (Debezium)",)
+
+#: Planted bugs in Debezium's other transforms, for tests/oracle/test_debezium_other_mutants.py;
+#: ``plugins`` names the family of tests/oracle/_debezium_other_cases.py that must report each.
+DEBEZIUM_OTHER_MUTANTS = [
+    Mutant(
+        "changed-swaps-the-lists",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "(unchanged if same else changed).append(field.name)",
+        "(changed if same else unchanged).append(field.name)",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-headers-only-for-updates",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "added = []",
+        "added = []\n    if after is None or before is None:\n        return record",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-compares-with-defaults",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "_equal(after.get_without_default(field.name), before.get_without_default(field.name))",
+        "_equal(after.get(field.name), before.get(field.name))",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-takes-a-blank-header-name",
+        _D + "extract_changed_record_state:_name_or_none",
+        "name if name is not None and name.strip() else None",
+        "name if name is not None else None",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-before-the-other-headers",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "record.replace(headers=record.headers + tuple(added))",
+        "record.replace(headers=tuple(added) + record.headers)",
+        _CHANGED,
+    ),
+]
