@@ -415,3 +415,57 @@ DEBEZIUM_OTHER_MUTANTS = [
         _CHANGED,
     ),
 ]
+
+_TIMEZONE = ("TimezoneConverter (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "timezone-takes-the-later-offset-in-an-overlap",
+        _D + "_time_shifts:_offset_at_wall_clock",
+        "fold=0",
+        "fold=1",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-source-epochs-shifted-backwards",
+        _D + "timezone_converter:shift_epoch_field",  # where the transform looks it up
+        "return count + _whole_seconds",
+        "return count - _whole_seconds",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-source-block-converted-unasked",
+        _D + "timezone_converter:TimezoneConverter._convert",
+        'if part is None or (block == "source" and not wanted["source"]):',
+        "if part is None:",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-include-without-fields-converts-nothing",
+        _D + "timezone_converter:TimezoneConverter._choose",
+        "(INCLUDE, found) if found else (ALL, found)",
+        "(INCLUDE, found)",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-exclude-skips-unmatched-events",
+        _D + "timezone_converter:TimezoneConverter._choose",
+        "if found is None:\n        return ALL, frozenset()",
+        "if found is None:\n        return None",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-null-keeps-its-default-unconverted",
+        _D + "timezone_converter:TimezoneConverter._convert_block",
+        "value = part.get(field)",
+        "value = part.get_without_default(field)",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-empty-list-read-as-no-rules",
+        _D + "timezone_converter:_debezium_list",
+        "if raw is None:",
+        "if not raw:",
+        _TIMEZONE,
+    ),
+]
