@@ -46,7 +46,7 @@ def planted(mutant: Mutant) -> Iterator[None]:
     """``mutant``'s change in place while the block runs."""
     owner, name, function = _resolve(mutant.target)
     raw = owner.__dict__[name] if isinstance(owner, type) else function
-    code = function.__func__ if isinstance(raw, (staticmethod, classmethod)) else function
+    code = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else function
     source = textwrap.dedent(inspect.getsource(code))
     if source.count(mutant.old) != 1:
         raise AssertionError(
@@ -467,5 +467,59 @@ DEBEZIUM_OTHER_MUTANTS += [
         "if raw is None:",
         "if not raw:",
         _TIMEZONE,
+    ),
+]
+
+_ROUTER = ("ByLogicalTableRouter (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "router-key-schema-name-unadjusted",
+        _D + "by_logical_table_router:ByLogicalTableRouter._key_schema",
+        'name(self.adjust(new_topic + ".Key"))',
+        'name(new_topic + ".Key")',
+        _ROUTER,
+    ),
+    Mutant(
+        "router-identifier-ignores-key-field-regex",
+        _D + "by_logical_table_router:ByLogicalTableRouter._identifier",
+        "return self.key_regex.sub(self.key_replacement, topic, count=1)",
+        "return topic",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-replaces-every-match",
+        _D + "by_logical_table_router:ByLogicalTableRouter._new_topic",
+        "self.topic_regex.sub(self.topic_replacement, topic, count=1)",
+        "self.topic_regex.sub(self.topic_replacement, topic)",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-regex-finds-part-of-the-topic",
+        _D + "by_logical_table_router:ByLogicalTableRouter._new_topic",
+        "if not self.topic_regex.fullmatch(topic):",
+        "if not self.topic_regex.search(topic):",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-key-field-added-without-uniqueness",
+        _D + "by_logical_table_router:ByLogicalTableRouter._key_schema",
+        "if self.enforce_uniqueness:",
+        "if True:",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-rows-copy-defaults",
+        _D + "by_logical_table_router:ByLogicalTableRouter._envelope",
+        "value.put(row_field.name, state.get_without_default(row_field))",
+        "value.put(row_field.name, state.get(row_field))",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-empty-topic-routed",
+        _D + "by_logical_table_router:ByLogicalTableRouter.apply",
+        "if not new_topic:",
+        "if False:",
+        _ROUTER,
     ),
 ]
