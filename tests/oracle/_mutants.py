@@ -523,3 +523,43 @@ DEBEZIUM_OTHER_MUTANTS += [
         _ROUTER,
     ),
 ]
+
+_HEADER_TO_VALUE = ("HeaderToValue (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "header-to-value-move-keeps-the-headers",
+        _D + "header_to_value:HeaderToValue.apply",
+        "if self.move:",
+        "if False:",
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-move-drops-every-header",
+        _D + "header_to_value:HeaderToValue.apply",
+        "headers = tuple(h for h in headers if h[0] not in self.field_of)",
+        "headers = ()",
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-last-mapping-wins",
+        _D + "header_to_value:HeaderToValue.configure",
+        "self.field_of.setdefault(header, field)",
+        "self.field_of[header] = field",
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-operation-case-sensitive",
+        _D + "header_to_value:HeaderToValue.configure",
+        'self.config["operation"].lower() == "move"',
+        'self.config["operation"] == "move"',
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-fields-left-empty",
+        _D + "header_to_value:HeaderToValue.apply",
+        "updated.put(field, header_value)",
+        "pass",
+        _HEADER_TO_VALUE,
+    ),
+]
