@@ -563,3 +563,43 @@ DEBEZIUM_OTHER_MUTANTS += [
         _HEADER_TO_VALUE,
     ),
 ]
+
+_PARTITION = ("PartitionRouting (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "partition-change-always-reads-after",
+        _D + "partition_routing:PartitionRouting._read",
+        'step = "before" if _operation(envelope) == "d" else "after"',
+        'step = "after"',
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-hash-absolute-not-masked",
+        _D + "partition_routing:PartitionRouting.apply",
+        "total = int32(sum(hashes)) & _MAX_INT",
+        "total = abs(int32(sum(hashes)))",
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-missing-field-fails",
+        _D + "partition_routing:PartitionRouting._read",
+        "if field is None:\n        return None\n    value",
+        'if field is None:\n        raise DataError("no such field")\n    value',
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-truncates-routed",
+        _D + "partition_routing:PartitionRouting.apply",
+        "if _operation(envelope) in _SKIPPED_OPS:",
+        "if False:",
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-murmur-ignored",
+        _D + "partition_routing:PartitionRouting.configure",
+        '_HASHES[self.config["partition.hash.function"].strip().lower()]',
+        '_HASHES["java"]',
+        _PARTITION,
+    ),
+]

@@ -9,16 +9,20 @@ compared, and so are failures. These families accept no deviation: every record 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 
 import pytest
 
 from tests.oracle import _ours
 from tests.oracle._compare import SAME, Tally, run_cases
-from tests.oracle._debezium_other_cases import FAMILIES
+from tests.oracle._debezium_other_cases import FAMILIES, PARTITION
+from tests.oracle._equivalence import outcomes_agree
 
 
+@functools.cache
 def family_cases(plugin: str) -> list[dict]:
+    """The family's cases, generated once per session (the mutant test judges the same ones)."""
     return FAMILIES[plugin]()
 
 
@@ -52,3 +56,27 @@ def _shown(detail: dict) -> str:
         f"keys {keys}\n  record {record['topic']} {record['value']}\n"
         f"  Debezium {_decoded(detail['kafka'])}\n  ours     {_decoded(detail['ours'])}"
     )
+
+
+def test_partition_routing_fails_on_sink_records_in_debezium_and_routes_here(debezium):
+    """Debezium's PartitionRouting casts each change event to SourceRecord, so in a sink connector's
+    chain it fails every one ("Unprocessable message"); ours routes them as in a source connector's
+    (the family above runs Debezium's on SourceRecords). Tombstones and other values pass in both."""
+    case = next(
+        {k: v for k, v in c.items() if k != "source_records"}
+        for c in family_cases(PARTITION)
+        if c["config"]["value.converter.schemas.enable"] == "true"
+        and c["config"]["transforms.t.partition.topic.num"] == "7"
+    )
+    (theirs,) = debezium.run([case])
+    ours = _ours.run(case)
+    failed = 0
+    for kafka, mine in zip(theirs["records"], ours["records"]):
+        if "error" in kafka:
+            assert kafka["error"]["class"] == "io.debezium.DebeziumException"
+            assert kafka["error"]["message"].startswith("Unprocessable message")
+            assert "ok" in mine
+            failed += 1
+        else:
+            assert outcomes_agree(case, kafka, mine)
+    assert failed > 0
