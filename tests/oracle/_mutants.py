@@ -603,3 +603,43 @@ DEBEZIUM_OTHER_MUTANTS += [
         _PARTITION,
     ),
 ]
+
+_OUTBOX = ("EventRouter (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "outbox-error-behaviour-fails-updates",
+        _D + "outbox.event_router:EventRouter._unexpected_update",
+        'if self.on_update == "fatal":',
+        'if self.on_update != "warn":',
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-blank-payload-kept",
+        _D + "outbox.event_router:EventRouter._route",
+        "not _java_trim(payload)",
+        "not payload",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-no-id-header",
+        _D + "outbox.event_router:EventRouter._route",
+        'headers = record.headers + (("id", event_id),)',
+        "headers = record.headers",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-keyed-by-event-id",
+        _D + "outbox.event_router:EventRouter._route",
+        "key = event.get(self.key_column)",
+        "key = event.get(self.id_column)",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-missing-columns-always-ignored",
+        _D + "outbox.event_router:EventRouter._route",
+        "if self.ignore_missing and event_schema.field(field.column) is None:",
+        "if event_schema.field(field.column) is None:",
+        _OUTBOX,
+    ),
+]
