@@ -377,7 +377,7 @@ DEBEZIUM_MUTANTS = [
 _CHANGED = ("ExtractChangedRecordState (Debezium)",)
 
 #: Planted bugs in Debezium's other transforms, for tests/oracle/test_debezium_other_mutants.py;
-#: ``plugins`` names the family of tests/oracle/_debezium_other_cases.py that must report each.
+#: ``plugins`` names the family of tests/oracle/_debezium_other/ that must report each.
 DEBEZIUM_OTHER_MUTANTS = [
     Mutant(
         "changed-swaps-the-lists",

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.oracle import _debezium_cases as dbz
 from tests.oracle import _ours
-from tests.oracle._debezium_other_cases import ALIAS, HEADER_TO_VALUE, pipeline
+from tests.oracle._debezium_other import ALIAS, HEADER_TO_VALUE, pipeline
 from tests.oracle._generation import generate
 
 _COPY = {

@@ -12,7 +12,7 @@ import pytest
 
 from tests.oracle import _ours
 from tests.oracle._compare import SAME, Tally, judge, run_cases
-from tests.oracle._debezium_other_cases import FAMILIES
+from tests.oracle._debezium_other import FAMILIES
 from tests.oracle._mutants import DEBEZIUM_OTHER_MUTANTS, planted
 from tests.oracle.test_debezium_other_transforms import family_cases
 

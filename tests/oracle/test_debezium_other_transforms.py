@@ -1,7 +1,7 @@
 """Debezium's other transforms as the oracle: generated change events, ours vs Debezium's own classes.
 
 The same JVM as tests/oracle/test_debezium_oracle.py (the ``debezium`` fixture) runs each
-family of tests/oracle/_debezium_other_cases.py through Debezium 3.6.1.Final's class and ours:
+family of tests/oracle/_debezium_other/ through Debezium 3.6.1.Final's class and ours:
 JsonConverter in, the transform, JsonConverter out; value, key, headers, topic and partition are
 compared, and so are failures. These families accept no deviation: every record must agree.
 """
@@ -16,7 +16,7 @@ import pytest
 
 from tests.oracle import _ours
 from tests.oracle._compare import SAME, Tally, run_cases
-from tests.oracle._debezium_other_cases import FAMILIES, PARTITION
+from tests.oracle._debezium_other import FAMILIES, PARTITION
 from tests.oracle._equivalence import outcomes_agree
 
 
