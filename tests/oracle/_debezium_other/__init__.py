@@ -19,7 +19,7 @@ from tests.oracle._debezium_other._partition_routing import PARTITION, partition
 from tests.oracle._debezium_other._pipeline import ALIAS, pipeline
 from tests.oracle._debezium_other._timezone_converter import TIMEZONE, timezone_cases
 
-__all__ = ["ALIAS", "FAMILIES", "HEADER_TO_VALUE", "PARTITION", "pipeline"]
+__all__ = ["ALIAS", "FAMILIES", "HEADER_TO_VALUE", "OUTBOX", "PARTITION", "TIMEZONE", "pipeline"]
 
 #: plugin name -> a function returning its cases.
 FAMILIES: dict[str, Callable[[], list[dict]]] = {
