@@ -7,7 +7,9 @@
 //                  timestamp, key, value, headers: [[name, data]...]}]}  (data: base64 or null)
 //                 Each record goes the way a sink task takes it in and a source task sends it
 //                 out: key/value/header converters' toConnect*, the transformation chain
-//                 (predicates, negate), then the converters' fromConnect*.
+//                 (predicates, negate), then the converters' fromConnect*.  The chain sees
+//                 SinkRecords, or SourceRecords when the case has "source_records": true (some
+//                 of Debezium's transforms cast to SourceRecord, as they run in source connectors).
 //                 -> {"records": [{"ok": {topic, partition, timestamp, key, value, headers}}
 //                                  | {"dropped": true} | {"error": {stage, class, message}}]}
 //                 or {"config_error": {class, message}}
@@ -28,7 +30,9 @@ import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.transforms.Transformation;
@@ -82,12 +86,13 @@ public class KafkaConnectOracle {
 
     // --- pipeline cases ---------------------------------------------------------------------
 
+    @SuppressWarnings("rawtypes")
     private static final class Stage {
-        final Transformation<SinkRecord> transformation;
-        final Predicate<SinkRecord> predicate;
+        final Transformation transformation;
+        final Predicate predicate;
         final boolean negate;
 
-        Stage(Transformation<SinkRecord> transformation, Predicate<SinkRecord> predicate, boolean negate) {
+        Stage(Transformation transformation, Predicate predicate, boolean negate) {
             this.transformation = transformation;
             this.predicate = predicate;
             this.negate = negate;
@@ -120,11 +125,12 @@ public class KafkaConnectOracle {
             return result;
         }
         ArrayNode records = MAPPER.createArrayNode();
+        boolean asSource = request.path("source_records").asBoolean();
         for (JsonNode record : request.path("records")) {
             ObjectNode outcome = MAPPER.createObjectNode();
             try {
-                SinkRecord in = read(record, keyConverter, valueConverter, headerConverter);
-                SinkRecord transformed = transform(in, stages);
+                ConnectRecord<?> in = read(record, keyConverter, valueConverter, headerConverter, asSource);
+                ConnectRecord<?> transformed = transform(in, stages);
                 if (transformed == null) {
                     outcome.put("dropped", true);
                 } else {
@@ -140,8 +146,8 @@ public class KafkaConnectOracle {
         return result;
     }
 
-    private static SinkRecord read(JsonNode record, Converter keyConverter, Converter valueConverter,
-                                   HeaderConverter headerConverter) throws StageFailure {
+    private static ConnectRecord<?> read(JsonNode record, Converter keyConverter, Converter valueConverter,
+                                         HeaderConverter headerConverter, boolean asSource) throws StageFailure {
         String topic = record.path("topic").asText();
         SchemaAndValue key = convertIn("KEY_CONVERTER", () -> keyConverter.toConnectData(topic, bytes(record.get("key"))));
         SchemaAndValue value = convertIn("VALUE_CONVERTER",
@@ -154,6 +160,10 @@ public class KafkaConnectOracle {
             headers.add(name, converted);
         }
         Long timestamp = record.path("timestamp").isNull() ? null : record.path("timestamp").asLong();
+        if (asSource) {
+            return new SourceRecord(null, null, topic, record.path("partition").asInt(), key.schema(), key.value(),
+                    value.schema(), value.value(), timestamp, headers);
+        }
         return new SinkRecord(topic, record.path("partition").asInt(), key.schema(), key.value(),
                 value.schema(), value.value(), record.path("offset").asLong(), timestamp,
                 TimestampType.CREATE_TIME, headers);
@@ -171,12 +181,13 @@ public class KafkaConnectOracle {
         }
     }
 
-    private static SinkRecord transform(SinkRecord record, List<Stage> stages) throws StageFailure {
-        SinkRecord current = record;
+    @SuppressWarnings("unchecked")
+    private static ConnectRecord<?> transform(ConnectRecord<?> record, List<Stage> stages) throws StageFailure {
+        ConnectRecord<?> current = record;
         for (Stage stage : stages) {
             try {
                 if (stage.predicate == null || stage.negate ^ stage.predicate.test(current)) {
-                    current = stage.transformation.apply(current);
+                    current = (ConnectRecord<?>) stage.transformation.apply(current);
                 }
             } catch (Throwable e) {
                 throw new StageFailure("TRANSFORMATION", e);
@@ -188,7 +199,7 @@ public class KafkaConnectOracle {
         return current;
     }
 
-    private static ObjectNode write(SinkRecord record, Converter keyConverter, Converter valueConverter,
+    private static ObjectNode write(ConnectRecord<?> record, Converter keyConverter, Converter valueConverter,
                                     HeaderConverter headerConverter) throws StageFailure {
         String topic = record.topic();
         byte[] key = convertIn("KEY_CONVERTER", () -> keyConverter.fromConnectData(topic, record.keySchema(), record.key()));

@@ -46,7 +46,7 @@ def planted(mutant: Mutant) -> Iterator[None]:
     """``mutant``'s change in place while the block runs."""
     owner, name, function = _resolve(mutant.target)
     raw = owner.__dict__[name] if isinstance(owner, type) else function
-    code = function.__func__ if isinstance(raw, (staticmethod, classmethod)) else function
+    code = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else function
     source = textwrap.dedent(inspect.getsource(code))
     if source.count(mutant.old) != 1:
         raise AssertionError(
@@ -371,5 +371,275 @@ DEBEZIUM_MUTANTS = [
         "and schema.name.endswith(ENVELOPE_SUFFIX)",
         "",
         _DEBEZIUM,
+    ),
+]
+
+_CHANGED = ("ExtractChangedRecordState (Debezium)",)
+
+#: Planted bugs in Debezium's other transforms, for tests/oracle/test_debezium_other_mutants.py;
+#: ``plugins`` names the family of tests/oracle/_debezium_other/ that must report each.
+DEBEZIUM_OTHER_MUTANTS = [
+    Mutant(
+        "changed-swaps-the-lists",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "(unchanged if same else changed).append(field.name)",
+        "(changed if same else unchanged).append(field.name)",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-headers-only-for-updates",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "added = []",
+        "added = []\n    if after is None or before is None:\n        return record",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-compares-with-defaults",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "_equal(after.get_without_default(field.name), before.get_without_default(field.name))",
+        "_equal(after.get(field.name), before.get(field.name))",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-takes-a-blank-header-name",
+        _D + "extract_changed_record_state:_name_or_none",
+        "name if name is not None and name.strip() else None",
+        "name if name is not None else None",
+        _CHANGED,
+    ),
+    Mutant(
+        "changed-before-the-other-headers",
+        _D + "extract_changed_record_state:ExtractChangedRecordState.apply",
+        "record.replace(headers=record.headers + tuple(added))",
+        "record.replace(headers=tuple(added) + record.headers)",
+        _CHANGED,
+    ),
+]
+
+_TIMEZONE = ("TimezoneConverter (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "timezone-takes-the-later-offset-in-an-overlap",
+        _D + "_time_shifts:_offset_at_wall_clock",
+        "fold=0",
+        "fold=1",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-source-epochs-shifted-backwards",
+        _D + "timezone_converter:shift_epoch_field",  # where the transform looks it up
+        "return count + _whole_seconds",
+        "return count - _whole_seconds",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-source-block-converted-unasked",
+        _D + "timezone_converter:TimezoneConverter._convert",
+        'if part is None or (block == "source" and not wanted["source"]):',
+        "if part is None:",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-include-without-fields-converts-nothing",
+        _D + "timezone_converter:TimezoneConverter._choose",
+        "(INCLUDE, found) if found else (ALL, found)",
+        "(INCLUDE, found)",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-exclude-skips-unmatched-events",
+        _D + "timezone_converter:TimezoneConverter._choose",
+        "if found is None:\n        return ALL, frozenset()",
+        "if found is None:\n        return None",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-null-keeps-its-default-unconverted",
+        _D + "timezone_converter:TimezoneConverter._convert_block",
+        "value = part.get(field)",
+        "value = part.get_without_default(field)",
+        _TIMEZONE,
+    ),
+    Mutant(
+        "timezone-empty-list-read-as-no-rules",
+        _D + "timezone_converter:_debezium_list",
+        "if raw is None:",
+        "if not raw:",
+        _TIMEZONE,
+    ),
+]
+
+_ROUTER = ("ByLogicalTableRouter (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "router-key-schema-name-unadjusted",
+        _D + "by_logical_table_router:ByLogicalTableRouter._key_schema",
+        'name(self.adjust(new_topic + ".Key"))',
+        'name(new_topic + ".Key")',
+        _ROUTER,
+    ),
+    Mutant(
+        "router-identifier-ignores-key-field-regex",
+        _D + "by_logical_table_router:ByLogicalTableRouter._identifier",
+        "return self.key_regex.sub(self.key_replacement, topic, count=1)",
+        "return topic",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-replaces-every-match",
+        _D + "by_logical_table_router:ByLogicalTableRouter._new_topic",
+        "self.topic_regex.sub(self.topic_replacement, topic, count=1)",
+        "self.topic_regex.sub(self.topic_replacement, topic)",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-regex-finds-part-of-the-topic",
+        _D + "by_logical_table_router:ByLogicalTableRouter._new_topic",
+        "if not self.topic_regex.fullmatch(topic):",
+        "if not self.topic_regex.search(topic):",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-key-field-added-without-uniqueness",
+        _D + "by_logical_table_router:ByLogicalTableRouter._key_schema",
+        "if self.enforce_uniqueness:",
+        "if True:",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-rows-copy-defaults",
+        _D + "by_logical_table_router:ByLogicalTableRouter._envelope",
+        "value.put(row_field.name, state.get_without_default(row_field))",
+        "value.put(row_field.name, state.get(row_field))",
+        _ROUTER,
+    ),
+    Mutant(
+        "router-empty-topic-routed",
+        _D + "by_logical_table_router:ByLogicalTableRouter.apply",
+        "if not new_topic:",
+        "if False:",
+        _ROUTER,
+    ),
+]
+
+_HEADER_TO_VALUE = ("HeaderToValue (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "header-to-value-move-keeps-the-headers",
+        _D + "header_to_value:HeaderToValue.apply",
+        "if self.move:",
+        "if False:",
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-move-drops-every-header",
+        _D + "header_to_value:HeaderToValue.apply",
+        "headers = tuple(h for h in headers if h[0] not in self.field_of)",
+        "headers = ()",
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-last-mapping-wins",
+        _D + "header_to_value:HeaderToValue.configure",
+        "self.field_of.setdefault(header, field)",
+        "self.field_of[header] = field",
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-operation-case-sensitive",
+        _D + "header_to_value:HeaderToValue.configure",
+        'self.config["operation"].lower() == "move"',
+        'self.config["operation"] == "move"',
+        _HEADER_TO_VALUE,
+    ),
+    Mutant(
+        "header-to-value-fields-left-empty",
+        _D + "header_to_value:HeaderToValue.apply",
+        "updated.put(field, header_value)",
+        "pass",
+        _HEADER_TO_VALUE,
+    ),
+]
+
+_PARTITION = ("PartitionRouting (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "partition-change-always-reads-after",
+        _D + "partition_routing:PartitionRouting._read",
+        'step = "before" if _operation(envelope) == "d" else "after"',
+        'step = "after"',
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-hash-absolute-not-masked",
+        _D + "partition_routing:PartitionRouting.apply",
+        "total = int32(sum(hashes)) & _MAX_INT",
+        "total = abs(int32(sum(hashes)))",
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-missing-field-fails",
+        _D + "partition_routing:PartitionRouting._read",
+        "if field is None:\n        return None\n    value",
+        'if field is None:\n        raise DataError("no such field")\n    value',
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-truncates-routed",
+        _D + "partition_routing:PartitionRouting.apply",
+        "if _operation(envelope) in _SKIPPED_OPS:",
+        "if False:",
+        _PARTITION,
+    ),
+    Mutant(
+        "partition-murmur-ignored",
+        _D + "partition_routing:PartitionRouting.configure",
+        '_HASHES[self.config["partition.hash.function"].strip().lower()]',
+        '_HASHES["java"]',
+        _PARTITION,
+    ),
+]
+
+_OUTBOX = ("EventRouter (Debezium)",)
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "outbox-error-behaviour-fails-updates",
+        _D + "outbox.event_router:EventRouter._unexpected_update",
+        'if self.on_update == "fatal":',
+        'if self.on_update != "warn":',
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-blank-payload-kept",
+        _D + "outbox.event_router:EventRouter._route",
+        "not _java_trim(payload)",
+        "not payload",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-no-id-header",
+        _D + "outbox.event_router:EventRouter._route",
+        'headers = record.headers + (("id", event_id),)',
+        "headers = record.headers",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-keyed-by-event-id",
+        _D + "outbox.event_router:EventRouter._route",
+        "key = event.get(self.key_column)",
+        "key = event.get(self.id_column)",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-missing-columns-always-ignored",
+        _D + "outbox.event_router:EventRouter._route",
+        "if self.ignore_missing and event_schema.field(field.column) is None:",
+        "if event_schema.field(field.column) is None:",
+        _OUTBOX,
     ),
 ]

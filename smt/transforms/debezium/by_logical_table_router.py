@@ -21,6 +21,17 @@ _PURPOSE = "Updating schema"
 _STATES = ("before", "after")
 
 
+def _required(value: str) -> None:
+    # Debezium's Field.isRequired: a blank value is as good as none.
+    if not value.strip():
+        raise ValueError("A value is required")
+
+
+def _required_regex(value: str) -> None:
+    _required(value)
+    _regex(value)
+
+
 def _regex(value: str) -> None:
     try:
         compile_java_regex(value)
@@ -50,7 +61,7 @@ class ByLogicalTableRouter(Transform):
             "topic.regex",
             ConfigType.STRING,
             REQUIRED,
-            _regex,
+            _required_regex,
             Importance.LOW,
             "The regex used for extracting the name of the logical table from the original topic name.",
         )
@@ -58,7 +69,7 @@ class ByLogicalTableRouter(Transform):
             "topic.replacement",
             ConfigType.STRING,
             REQUIRED,
-            None,
+            _required,
             Importance.LOW,
             "The replacement string used in conjunction with topic.regex. "
             "This will be used to create the new topic name.",

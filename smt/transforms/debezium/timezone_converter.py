@@ -103,7 +103,7 @@ class TimezoneConverter(Transform):
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
         prefix = self.context.prefix
-        include, exclude = self.config["include.list"], self.config["exclude.list"]
+        include, exclude = (_debezium_list(configs.get(key)) for key in ("include.list", "exclude.list"))
         for key, rules in (("include", include), ("exclude", exclude)):
             if rules and not _LIST.fullmatch("[" + ", ".join(rules) + "]"):
                 raise ConfigError.for_key(
@@ -196,6 +196,22 @@ class TimezoneConverter(Transform):
                     raise DataError("Epoch field value should be a java.lang.Long")
                 out.put(field, shift_epoch_field(self.zone, field.name, value))
         return out
+
+
+def _debezium_list(raw) -> list[str]:
+    """A list key as Debezium's Configuration.getList reads it: Java's ``String.split(",")``, each item
+    trimmed. Unlike Kafka's LIST, an empty text is one empty rule (which the rule pattern refuses) and
+    trailing empty items are dropped (``orders:at,`` is one rule)."""
+    if raw is None:
+        return []
+    if isinstance(raw, (list, tuple)):
+        return [str(item).strip() for item in raw]
+    items = str(raw).split(",")
+    while len(items) > 1 and items[-1] == "":
+        items.pop()
+    if items == [""] and "," in str(raw):
+        items = []  # Java: "," splits into nothing
+    return [item.strip() for item in items]
 
 
 def _zone(name: str, key: str) -> _dt.tzinfo:

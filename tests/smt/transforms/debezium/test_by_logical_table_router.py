@@ -96,7 +96,7 @@ def test_a_schemaless_key_fails_as_debezium_requires_a_struct():
 def test_unmatched_topics_pass_and_an_empty_new_topic_is_logged(caplog):
     record = event("c", after=row(1))
     assert router().apply(record) is record
-    emptying = conf(ByLogicalTableRouter, {"topic.regex": ".*", "topic.replacement": ""})
+    emptying = conf(ByLogicalTableRouter, {"topic.regex": "()(.*)", "topic.replacement": "$1"})
     with caplog.at_level(logging.WARNING):
         assert emptying.apply(record) is record
     assert "Routing regex returned an empty topic name, propagating original record" in caplog.text
@@ -134,6 +134,8 @@ def test_avro_unicode_escapes_each_utf16_unit_and_keeps_three_digit_codes():
     [
         ({"topic.replacement": "x"}, r"transforms\.t\.topic\.regex"),
         ({"topic.regex": "x"}, r"transforms\.t\.topic\.replacement"),
+        ({**ROUTE, "topic.replacement": " "}, r"transforms\.t\.topic\.replacement.*A value is required"),
+        ({**ROUTE, "topic.regex": ""}, r"transforms\.t\.topic\.regex.*A value is required"),
         ({**ROUTE, "topic.regex": "("}, r"transforms\.t\.topic\.regex.*A valid regular expressions is expected"),
         ({**ROUTE, "key.field.regex": "[a"}, r"transforms\.t\.key\.field\.regex.*A valid regular expressions"),
         (

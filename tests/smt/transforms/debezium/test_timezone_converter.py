@@ -207,6 +207,10 @@ def test_an_unparsable_zoned_timestamp_fails_naming_its_type():
             {"converted.timezone": "UTC", "exclude.list": "source:t1:f1,topic:t2:f2"},
             r"transforms\.t\.exclude\.list.*Invalid exclude list format",
         ),
+        (  # Debezium reads an empty list as one empty rule (Java's "".split(",") is [""])
+            {"converted.timezone": "UTC", "include.list": ""},
+            r"transforms\.t\.include\.list.*Invalid include list format",
+        ),
         (
             {"converted.timezone": "UTC", "include.list": "source:cust(omers"},
             r"transforms\.t\.include\.list.*A comma-separated list of valid regular expressions is expected",
@@ -220,6 +224,12 @@ def test_an_unparsable_zoned_timestamp_fails_naming_its_type():
 def test_config_rejections_name_the_key(props, message):
     with pytest.raises(ConfigError, match=message):
         conf(TimezoneConverter, props)
+
+
+def test_lists_are_split_as_debezium_splits_them():
+    # Java's String.split drops trailing empty items: a trailing comma leaves one rule, a lone comma none.
+    assert converter(include_list="customers:after.ts,").mode == "include"
+    assert converter(include_list=",").mode == "all"
 
 
 def test_offsets_and_zone_names_are_accepted():
