@@ -73,17 +73,18 @@ class _NumberStreamReader(DataSourceStreamReader):
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         begin = int(start["next"])
-        return {"next": self._end(begin, all_available=isinstance(limit, ReadAllAvailable), max_rows=limit.max_rows)}
+        max_rows = None if isinstance(limit, ReadAllAvailable) else limit.max_rows
+        return {"next": self._end(begin, max_rows)}
 
-    def _end(self, begin: int, all_available: bool, max_rows: int) -> int:
-        """Where a micro-batch from ``begin`` ends: what the rate allows, at most ``max_rows`` more."""
+    def _end(self, begin: int, max_rows: int | None) -> int:
+        """Where a micro-batch from ``begin`` ends: what the rate allows, at most ``max_rows`` more (None: all)."""
         available = self.records
         if self.rate:
             now = time.monotonic()
             self._allowed += (now - self._last_call) * self.rate
             self._last_call = now
             available = min(self.records, begin + int(self._allowed))
-        end = available if all_available else min(available, begin + max_rows)
+        end = available if max_rows is None else min(available, begin + max_rows)
         if self.rate:
             self._allowed -= max(0, end - begin)
         return max(begin, end)
@@ -115,7 +116,7 @@ class _UnlimitedNumberStreamReader(_NumberStreamReader):
     def latestOffset(self) -> dict:  # type: ignore[override]
         first, self._answered = not self._answered, True
         all_available = first and self.records != _UNBOUNDED
-        self._planned = self._end(self._planned, all_available=all_available, max_rows=self.rows_per_batch)
+        self._planned = self._end(self._planned, None if all_available else self.rows_per_batch)
         return {"next": self._planned}
 
     def partitions(self, start: dict, end: dict) -> list[_Range]:

@@ -11,10 +11,10 @@ def _reader(cls, records: int, rows_per_batch: int = 10):
 
 def test_a_micro_batch_takes_at_most_rows_per_batch_or_all_available_and_never_goes_back():
     reader = _reader(_NumberStreamReader, records=25)
-    assert reader._end(0, all_available=False, max_rows=10) == 10
-    assert reader._end(20, all_available=False, max_rows=10) == 25
-    assert reader._end(0, all_available=True, max_rows=10) == 25
-    assert reader._end(25, all_available=False, max_rows=10) == 25
+    assert reader._end(0, 10) == 10
+    assert reader._end(20, 10) == 25
+    assert reader._end(0, None) == 25
+    assert reader._end(25, 10) == 25
 
 
 def test_partitions_split_a_range_without_gaps_or_overlaps():
