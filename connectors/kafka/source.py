@@ -109,7 +109,8 @@ class KafkaSource(Source):
 
     def _check_group_reachable(self) -> None:
         """``starting.offsets=group`` needs the group's consumer; without it, progress goes uncommitted (warned)."""
-        unreachable = self.group.unreachable
+        #: Why the group's consumer cannot take the source's settings (judged once), or None.
+        self._group_unreachable = unreachable = self.group.unreachable
         if unreachable is None:
             return
         if self.config["starting.offsets"] == "group":
@@ -134,7 +135,7 @@ class KafkaSource(Source):
 
     def committed(self, end_offsets: Any = None) -> None:
         """Commit what was read (a batch run's resolved end, or the micro-batch's end) to the group."""
-        if not self.config["offsets.commit"] or self.group.unreachable is not None:
+        if not self.config["offsets.commit"] or self._group_unreachable is not None:
             return
         offsets = parse_offsets(end_offsets) if end_offsets is not None else self._read_until
         if offsets:
@@ -186,7 +187,7 @@ class KafkaSource(Source):
         """The offsets options resolved against the cluster: the group's (``starting.offsets=group``), and a
         batch run's end, resolved once, so that what it commits afterwards is what it read."""
         config, resolved = self.config, {}
-        if (config["starting.offsets"] != "group" and streaming) or self.group.unreachable is not None:
+        if (config["starting.offsets"] != "group" and streaming) or self._group_unreachable is not None:
             return resolved  # a batch run then reads to Spark's own ending.offsets, and commits nothing
         partitions = self.group.partitions(config["topics"], config["topic.pattern"])
         if config["starting.offsets"] == "group":
