@@ -3,35 +3,43 @@
 from smt.data import Schema, SchemaBuilder, Struct
 from tests.smt.transforms._helpers import make_record
 
-ROW = (
-    SchemaBuilder.struct()
-    .name("server.public.customers.Value")
-    .field("id", Schema.INT32_SCHEMA)
-    .field("email", Schema.OPTIONAL_STRING_SCHEMA)
-    .field("photo", Schema.OPTIONAL_BYTES_SCHEMA)
-    .field("score", Schema.OPTIONAL_FLOAT64_SCHEMA)
-    .optional()
-    .build()
+
+def struct_schema(name, fields, optional=False):
+    """A named struct schema with ``fields`` (name → schema) in order."""
+    builder = SchemaBuilder.struct().name(name)
+    for field, schema in fields.items():
+        builder = builder.field(field, schema)
+    return (builder.optional() if optional else builder).build()
+
+
+def envelope_schema(row, source=None, transaction=None, ts_ms=True):
+    """A connector's ``*.Envelope`` around ``row``'s schema: before, after, [source], [transaction], op, [ts_ms]."""
+    fields = {"before": row, "after": row, "source": source, "transaction": transaction, "op": Schema.STRING_SCHEMA}
+    fields["ts_ms"] = Schema.OPTIONAL_INT64_SCHEMA if ts_ms else None
+    table = row.name.rsplit(".", 1)[0]
+    return struct_schema(f"{table}.Envelope", {name: schema for name, schema in fields.items() if schema is not None})
+
+
+POSTGRES_SOURCE = "io.debezium.connector.postgresql.Source"
+ROW = struct_schema(
+    "server.public.customers.Value",
+    {
+        "id": Schema.INT32_SCHEMA,
+        "email": Schema.OPTIONAL_STRING_SCHEMA,
+        "photo": Schema.OPTIONAL_BYTES_SCHEMA,
+        "score": Schema.OPTIONAL_FLOAT64_SCHEMA,
+    },
+    optional=True,
 )
-SOURCE = (
-    SchemaBuilder.struct()
-    .name("io.debezium.connector.postgresql.Source")
-    .field("version", Schema.STRING_SCHEMA)
-    .field("db", Schema.STRING_SCHEMA)
-    .field("table", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.INT64_SCHEMA)
-    .build()
-)
-ENVELOPE = (
-    SchemaBuilder.struct()
-    .name("server.public.customers.Envelope")
-    .field("before", ROW)
-    .field("after", ROW)
-    .field("source", SOURCE)
-    .field("op", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
-    .build()
-)
+#: The PostgreSQL connector's source block, in part.
+SOURCE_FIELDS = {
+    "version": Schema.STRING_SCHEMA,
+    "db": Schema.STRING_SCHEMA,
+    "table": Schema.STRING_SCHEMA,
+    "ts_ms": Schema.INT64_SCHEMA,
+}
+SOURCE = struct_schema(POSTGRES_SOURCE, SOURCE_FIELDS)
+ENVELOPE = envelope_schema(ROW, SOURCE)
 KEY = SchemaBuilder.struct().name("server.public.customers.Key").field("id", Schema.INT32_SCHEMA).build()
 TOPIC = "server.public.customers"
 

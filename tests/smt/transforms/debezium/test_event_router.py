@@ -10,6 +10,7 @@ from smt.errors import ConfigError, DataError
 from smt.plugins import default_plugins
 from smt.transforms.debezium.outbox.event_router import EventRouter
 from tests.smt.transforms._helpers import conf, make_record
+from tests.smt.transforms.debezium._events import envelope_schema
 
 
 def timestamp_schema(name):
@@ -31,15 +32,7 @@ OUTBOX = (
     .optional()
     .build()
 )
-ENVELOPE = (
-    SchemaBuilder.struct()
-    .name("server.public.outboxevent.Envelope")
-    .field("before", OUTBOX)
-    .field("after", OUTBOX)
-    .field("op", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
-    .build()
-)
+ENVELOPE = envelope_schema(OUTBOX)
 
 
 def outbox_row(payload='{"total": 3}', aggregate="Order", created=-1_500_999):

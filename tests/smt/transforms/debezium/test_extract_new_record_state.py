@@ -11,44 +11,16 @@ from smt.errors import ConfigError, DataError
 from smt.plugins import default_plugins
 from smt.transforms.debezium.extract_new_record_state import ExtractNewRecordState
 from tests.smt.transforms._helpers import conf, make_record
+from tests.smt.transforms.debezium._events import POSTGRES_SOURCE, SOURCE_FIELDS, envelope_schema, struct_schema
 
-ROW = (
-    SchemaBuilder.struct()
-    .name("server.public.customers.Value")
-    .field("id", Schema.INT32_SCHEMA)
-    .field("email", Schema.OPTIONAL_STRING_SCHEMA)
-    .optional()
-    .build()
+ROW = struct_schema(
+    "server.public.customers.Value", {"id": Schema.INT32_SCHEMA, "email": Schema.OPTIONAL_STRING_SCHEMA}, optional=True
 )
-SOURCE = (
-    SchemaBuilder.struct()
-    .name("io.debezium.connector.postgresql.Source")
-    .field("version", Schema.STRING_SCHEMA)
-    .field("db", Schema.STRING_SCHEMA)
-    .field("table", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.INT64_SCHEMA)
-    .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
-    .build()
+SOURCE = struct_schema(POSTGRES_SOURCE, {**SOURCE_FIELDS, "lsn": Schema.OPTIONAL_INT64_SCHEMA})
+TRANSACTION = struct_schema(
+    "event.block", {"id": Schema.STRING_SCHEMA, "total_order": Schema.INT64_SCHEMA}, optional=True
 )
-TRANSACTION = (
-    SchemaBuilder.struct()
-    .name("event.block")
-    .field("id", Schema.STRING_SCHEMA)
-    .field("total_order", Schema.INT64_SCHEMA)
-    .optional()
-    .build()
-)
-ENVELOPE = (
-    SchemaBuilder.struct()
-    .name("server.public.customers.Envelope")
-    .field("before", ROW)
-    .field("after", ROW)
-    .field("source", SOURCE)
-    .field("transaction", TRANSACTION)
-    .field("op", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
-    .build()
-)
+ENVELOPE = envelope_schema(ROW, SOURCE, TRANSACTION)
 
 
 def row(id_, email):

@@ -7,6 +7,7 @@ from smt.errors import ConfigError, DataError
 from smt.plugins import default_plugins
 from smt.transforms.debezium.partition_routing import PartitionRouting
 from tests.smt.transforms._helpers import conf, make_record
+from tests.smt.transforms.debezium._events import envelope_schema
 
 PRODUCT = (
     SchemaBuilder.struct()
@@ -18,15 +19,7 @@ PRODUCT = (
     .build()
 )
 SOURCE = SchemaBuilder.struct().name("source").field("table", Schema.STRING_SCHEMA).build()
-ENVELOPE = (
-    SchemaBuilder.struct()
-    .name("server1.inventory.product.Envelope")
-    .field("before", PRODUCT)
-    .field("after", PRODUCT)
-    .field("source", SOURCE)
-    .field("op", Schema.STRING_SCHEMA)
-    .build()
-)
+ENVELOPE = envelope_schema(PRODUCT, SOURCE, ts_ms=False)
 
 
 def product(id_=1, name="orange"):

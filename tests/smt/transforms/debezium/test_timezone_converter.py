@@ -13,6 +13,7 @@ from smt.errors import ConfigError, DataError
 from smt.plugins import default_plugins
 from smt.transforms.debezium.timezone_converter import TimezoneConverter
 from tests.smt.transforms._helpers import conf, make_record
+from tests.smt.transforms.debezium._events import POSTGRES_SOURCE, envelope_schema, struct_schema
 
 UTC = dt.timezone.utc
 
@@ -36,23 +37,8 @@ ROW = (
     .optional()
     .build()
 )
-SOURCE = (
-    SchemaBuilder.struct()
-    .name("io.debezium.connector.postgresql.Source")
-    .field("table", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.INT64_SCHEMA)
-    .build()
-)
-ENVELOPE = (
-    SchemaBuilder.struct()
-    .name("server.public.customers.Envelope")
-    .field("before", ROW)
-    .field("after", ROW)
-    .field("source", SOURCE)
-    .field("op", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
-    .build()
-)
+SOURCE = struct_schema(POSTGRES_SOURCE, {"table": Schema.STRING_SCHEMA, "ts_ms": Schema.INT64_SCHEMA})
+ENVELOPE = envelope_schema(ROW, SOURCE)
 NOON_JULY = 1719835200000  # 2024-07-01T12:00:00Z
 TOPIC = "server.public.customers"
 
