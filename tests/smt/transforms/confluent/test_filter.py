@@ -30,6 +30,9 @@ MATCHES = [
     ("$[?(@.ts)]", {"ts": 5}, True),
     ("$[?(@.price > 500)]", {"price": 700}, True),
     ("$[?(@.price > 500)]", {"price": 100}, False),
+    ('$[?(@.code =~ "^A.*")]', {"code": "AB"}, True),
+    ("$[?(@.a == 1 && @.b == 2)]", {"a": 1, "b": 2}, True),
+    ("$[?(@.a == 1 && @.b == 2)]", {"a": 1, "b": 3}, False),
     ("$.after.topic_name", {"after": {"topic_name": "t"}}, True),
     ("$.after.topic_name", {"after": {"topic_name": None}}, True),  # a definite path that resolves to null
     ('$["a"]["b"]', {"a": {"b": 0}}, True),
@@ -111,6 +114,10 @@ def test_the_part_must_be_a_map_or_a_struct(value, schema, message):
         ({"filter.condition": "$.a"}, r"filter\.type"),
         ({"filter.condition": "$.a", "filter.type": "keep"}, r"filter\.type.*must be one of include, exclude"),
         ({"filter.condition": "$[", "filter.type": "include"}, r"transforms\.t\.filter\.condition: Invalid json path"),
+        # Jayway-only syntax jsonpath-ng does not parse (docs/kafka-connect-compatibility.md lists it)
+        ({"filter.condition": "$[?(@.a in [1, 2])]", "filter.type": "include"}, r"filter\.condition: Invalid json"),
+        ({"filter.condition": "$[?(@.a =~ /x.*/i)]", "filter.type": "include"}, r"filter\.condition: Invalid json"),
+        ({"filter.condition": "$.a.length()", "filter.type": "include"}, r"filter\.condition: Invalid json path"),
         (
             {"filter.condition": "$.a", "filter.type": "include", "missing.or.null.behavior": "drop"},
             r"missing\.or\.null\.behavior.*must be one of fail, include, exclude",
