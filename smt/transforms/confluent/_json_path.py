@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonpath_ng import Child, DatumInContext, Fields, Index, Root, This
+from jsonpath_ng import Child, DatumInContext, Descendants, Fields, Index, Root, This
 from jsonpath_ng.exceptions import JSONPathError
 from jsonpath_ng.ext import parse
 from jsonpath_ng.ext.filter import Filter
@@ -59,8 +59,8 @@ def _definite(step: Any) -> bool:
 
 
 def _with_object_filters(node: Any) -> Any:
-    if isinstance(node, Child):
-        return Child(_with_object_filters(node.left), _with_object_filters(node.right))
+    if isinstance(node, (Child, Descendants)):
+        return type(node)(_with_object_filters(node.left), _with_object_filters(node.right))
     if isinstance(node, Filter) and not isinstance(node, _ObjectTestingFilter):
         return _ObjectTestingFilter(node.expressions)
     return node
@@ -74,10 +74,7 @@ class JsonPath:
         steps = _steps(node)
         split = next((i for i, step in enumerate(steps) if not _definite(step)), len(steps))
         self._definite_steps = steps[:split]
-        rest = [_with_object_filters(step) for step in steps[split:]]
-        self._rest = None
-        for step in rest:
-            self._rest = step if self._rest is None else Child(self._rest, step)
+        self._rest = None if split == len(steps) else _with_object_filters(node)
 
     @property
     def definite(self) -> bool:
@@ -94,7 +91,8 @@ class JsonPath:
             current = self._step(current, step)
         if self._rest is None:
             return current
-        return [match.value for match in self._rest.find(current)]
+        # The whole path from the document, so that a ``$`` inside a filter is the document's root.
+        return [match.value for match in self._rest.find(document)]
 
     def _step(self, current: Any, step: Any) -> Any:
         if isinstance(step, (Root, This)):

@@ -38,6 +38,9 @@ MATCHES = [
     ('$["a"]["b"]', {"a": {"b": 0}}, True),
     ("$.items[*].sku", {"items": []}, False),
     ("$.items[*].sku", {"items": [{"sku": 1}]}, True),
+    ("$.key[?(@.x == $.want)]", {"key": [{"x": 1}, {"x": 2}], "want": 2}, True),  # $ is the document
+    ("$[?(@.a == $.b)]", {"a": 1, "b": 2}, False),
+    ("$..[?(@.sku == 'z')]", {"order": {"lines": [{"sku": "z"}]}}, True),
 ]
 
 
