@@ -643,3 +643,27 @@ DEBEZIUM_OTHER_MUTANTS += [
         _OUTBOX,
     ),
 ]
+
+DEBEZIUM_OTHER_MUTANTS += [
+    Mutant(
+        "outbox-expansion-failure-drops-the-inferred-schema",
+        _D + "outbox.event_router:EventRouter._expanded",
+        "return inferred, payload",
+        "return schema, payload",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-json-null-fields-always-left-out",
+        _D + "outbox._json_payload:_InferSchema.of",
+        "return Schema.OPTIONAL_BYTES_SCHEMA if self.bytes_for_null else None",
+        "return None",
+        _OUTBOX,
+    ),
+    Mutant(
+        "outbox-json-ints-all-int64",
+        _D + "outbox._json_payload:_number_schema",
+        "return Schema.OPTIONAL_INT32_SCHEMA",
+        "return Schema.OPTIONAL_INT64_SCHEMA",
+        _OUTBOX,
+    ),
+]

@@ -9,9 +9,9 @@ from smt.errors import DataError
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import Transform
+from smt.transforms.confluent._variants import CONFLUENT_PACKAGE
 
 _LOG = logging.getLogger(__name__)
-CONFLUENT_PACKAGE = "io.confluent.connect.transforms."
 BEHAVIORS = ("ignore", "warn", "fail")
 
 

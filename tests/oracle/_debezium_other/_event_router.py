@@ -18,6 +18,45 @@ _OUTBOX_COLUMNS = {
     "aggregateid": (dbz._field("aggregateid", "string", False), st.sampled_from(["42", "43", "a b"])),
     "type": (dbz._field("type", "string", False), st.sampled_from(["Created", "Shipped"])),
     "payload": (dbz._field("payload", "string", True), st.sampled_from(['{"n":1}', "", "  ", None, "plain"])),
+    # JSON payloads for table.expand.json.payload: nested objects, every number width, nulls, empty and
+    # homogeneous arrays (objects of one shape: Debezium merges differing ones in HashSet order), arrays
+    # whose value cannot be built, and payloads it cannot parse.
+    "json_payload": (
+        dbz._field("json_payload", "string", True),
+        st.sampled_from(
+            [
+                '{"n":1}',
+                '{"a":{"b":"x","c":[1,2]},"f":1.5,"t":true,"z":null,"e":[]}',
+                '{"big":12345678901,"neg":-5,"tags":["p","q"]}',
+                '{"lines":[{"sku":"x","q":1},{"sku":"y","q":2},null]}',
+                '{"nested":{"deeper":{"v":null,"w":0.25}}}',
+                '{"huge":123456789012345678901234}',
+                '{"mixed":[1,"a"]}',
+                '{"widths":[1,12345678901]}',
+                '{"x":1} trailing',
+                "[1,2]",
+                "[]",
+                "{}",
+                ' {"x":1}',
+                "",
+                "plain",
+                None,
+            ]
+        ),
+    ),
+    # Payloads with null fields (and arrays holding nulls), for table.json.payload.null.behavior.
+    "json_nulls": (
+        dbz._field("json_nulls", "string", True),
+        st.sampled_from(
+            [
+                '{"z":null}',
+                '{"a":1,"z":null,"deep":{"v":null}}',
+                '{"all":[null,null]}',
+                '{"lines":[{"sku":null},{"sku":null}]}',
+                '{"s":"x","n":null}',
+            ]
+        ),
+    ),
     "ts": (time_field("ts", "int64", "io.debezium.time.Timestamp"), st.one_of(st.none(), MILLIS)),
     "ts_us": (
         time_field("ts_us", "int64", "io.debezium.time.MicroTimestamp"),
@@ -68,6 +107,24 @@ _OUTBOX_SETTINGS = [
     {"table.op.invalid.behavior": "error"},
     {"table.op.invalid.behavior": "WARN"},
     {"route.topic.regex": "(unclosed"},
+    {"table.expand.json.payload": "true", "table.field.event.payload": "json_payload"},
+    {
+        "table.expand.json.payload": "true",
+        "table.field.event.payload": "json_nulls",
+        "table.json.payload.null.behavior": "optional_bytes",
+    },
+    {"table.expand.json.payload": "true", "table.field.event.payload": "json_nulls"},
+    {
+        "table.expand.json.payload": "true",
+        "table.field.event.payload": "json_payload",
+        "route.tombstone.on.empty.payload": "true",
+    },
+    {"table.expand.json.payload": "true"},
+    {
+        "table.expand.json.payload": "true",
+        "table.field.event.payload": "json_payload",
+        "table.fields.additional.placement": "type:envelope",
+    },
 ]
 
 
@@ -92,7 +149,7 @@ def _outbox_events(draw, one_type: bool = False) -> list[dict]:
     that are no envelope too), some columns left out of the table; with ``one_type`` every event has
     the aggregate type ``Order``."""
     optional = draw(st.lists(st.sampled_from(["ts", "ts_us", "version", "part", "extra"]), unique=True))
-    columns = ["id", "aggregatetype", "aggregateid", "type", "payload", *optional]
+    columns = ["id", "aggregatetype", "aggregateid", "type", "payload", "json_payload", "json_nulls", *optional]
     row_schema = {
         "type": "struct",
         "name": "srv.public.outbox.Value",

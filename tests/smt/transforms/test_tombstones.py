@@ -11,7 +11,10 @@ MINIMAL_CONFIG = {
     "ByLogicalTableRouter": {"topic.regex": "(.*)", "topic.replacement": "all-$1"},
     "Cast": {"spec": "a:int32"},
     "DropHeaders": {"headers": "h"},
+    "ConfluentFilter": {"filter.condition": "$.a", "filter.type": "include"},
     "ExtractField": {"field": "a"},
+    # Without skip.missing.or.null, a tombstone fails the record (tests/smt/transforms/confluent).
+    "ExtractTopic": {"field": "a", "skip.missing.or.null": "true"},
     "EventRouter": {},
     "ExtractChangedRecordState": {"header.changed.name": "changed"},
     "ExtractNewRecordState": {},

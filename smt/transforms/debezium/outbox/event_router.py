@@ -6,7 +6,7 @@ import logging
 
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.data import Schema, SchemaBuilder, Struct
-from smt.errors import ConfigError, DataError
+from smt.errors import DataError
 from smt.java_regex import compile_java_regex
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
@@ -15,6 +15,7 @@ from smt.transforms._requirements import require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms.debezium._envelope import ENVELOPE_SUFFIX
 from smt.transforms.debezium.extract_new_record_state import DEBEZIUM_PACKAGE
+from smt.transforms.debezium.outbox._json_payload import ExpansionFailed, expand_json_payload, parse_json_payload
 from smt.transforms.debezium.outbox._placements import check_placements, parse_placements
 from smt.transforms.regex_router import RegexRouter
 
@@ -26,8 +27,6 @@ _TIMESTAMP_UNITS = {
     "io.debezium.time.MicroTimestamp": 1_000,
     "io.debezium.time.NanoTimestamp": 1_000_000,
 }
-# Keys of Debezium's that this implementation does not carry: refused rather than ignored.
-UNSUPPORTED_KEYS = ("table.json.payload.null.behavior",)
 
 
 def _regex(value: str) -> None:
@@ -35,11 +34,6 @@ def _regex(value: str) -> None:
         compile_java_regex(value)
     except ValueError as exc:
         raise ValueError(f"A valid regular expressions is expected, but {exc}") from None
-
-
-def _no_expansion(value: bool) -> None:
-    if value:
-        raise ValueError("expanding JSON payloads is not supported by this EventRouter yet")
 
 
 def _java_trim(text: str) -> str:
@@ -61,7 +55,9 @@ class EventRouter(Reconfigurable, Transform):
     ``route.topic.regex``/``route.topic.replacement`` (Kafka's RegexRouter). Deletes and
     tombstones are dropped; updates are dropped with a log line or fail the record
     (``table.op.invalid.behavior``); records that are not Debezium envelopes pass unchanged.
-    JSON payload expansion and OpenTelemetry tracing are not supported. A value schema is
+    With ``table.expand.json.payload=true`` a JSON string payload becomes a struct whose schema is
+    inferred from it, as Debezium infers it (``_json_payload``); a payload that cannot be expanded
+    is kept, with a warning. OpenTelemetry tracing is not supported. A value schema is
     derived per payload schema, routed value and schema version (Debezium caches it by payload
     schema or by version alone, so another aggregate type may get the first one's schema name).
     """
@@ -180,18 +176,24 @@ class EventRouter(Reconfigurable, Transform):
             "table.expand.json.payload",
             ConfigType.BOOLEAN,
             False,
-            _no_expansion,
+            None,
             Importance.MEDIUM,
-            "Whether to expand a JSON string payload into a struct; true is not supported yet.",
+            "Whether to expand a JSON string payload (one starting with { or [) into a struct whose schema is "
+            "inferred from it; a payload that is not JSON is kept as it is, with a warning.",
+        )
+        .define(
+            "table.json.payload.null.behavior",
+            ConfigType.STRING,
+            "ignore",
+            one_of("ignore", "optional_bytes", case_sensitive=False),
+            Importance.MEDIUM,
+            "With table.expand.json.payload: ignore leaves a null JSON field out of the schema, optional_bytes "
+            "keeps it as an optional bytes field holding null.",
         )
     )
 
     def configure(self, configs, context=None) -> None:
         super().configure(configs, context)
-        prefix = self.context.prefix
-        for key in UNSUPPORTED_KEYS:
-            if key in configs:
-                raise ConfigError.for_key(prefix + key, "is not supported by this EventRouter yet")
         config = self.config
         self.id_column = config["table.field.event.id"]
         self.key_column = config["table.field.event.key"]
@@ -201,6 +203,8 @@ class EventRouter(Reconfigurable, Transform):
         self.route_by = config["route.by.field"]
         self.tombstone_on_empty = config["route.tombstone.on.empty.payload"]
         self.on_update = config["table.op.invalid.behavior"].strip().lower()
+        self.expand_json = config["table.expand.json.payload"]
+        self.bytes_for_null = config["table.json.payload.null.behavior"].strip().lower() == "optional_bytes"
         self.ignore_missing = config["table.field.additional.missing"].strip().lower() == "ignore"
         self.additional = parse_placements(config["table.fields.additional.placement"])
         self.only_payload = not any(field.placement == "envelope" for field in self.additional)
@@ -244,12 +248,13 @@ class EventRouter(Reconfigurable, Transform):
         routed_by = event.get_string(self.route_by)
         if routed_by is None:
             raise DataError(f"the {self.route_by} column (route.by.field) is null, so the event has no topic")
-        value_schema, value = payload_field.schema, payload
+        payload_schema = payload_field.schema
+        if self.expand_json:
+            payload_schema, payload = self._expanded(record, payload_schema, payload)
+        value_schema, value = payload_schema, payload
         if not self.only_payload:
             version = event.get_int32(self.version_column) if self.version_column is not None else None
-            value_schema = self.schema_cache.get(
-                (payload_field.schema, event_schema, routed_by, version), self._value_schema
-            )
+            value_schema = self.schema_cache.get((payload_schema, event_schema, routed_by, version), self._value_schema)
             value = Struct(value_schema).put(PAYLOAD, payload)
         partition = None
         for field in self.additional:
@@ -276,6 +281,23 @@ class EventRouter(Reconfigurable, Transform):
             headers=headers,
         )
         return self.router.apply(routed)
+
+    def _expanded(self, record: Record, schema: Schema | None, payload: object) -> tuple[Schema | None, object]:
+        """The payload and its schema once expanded; what Debezium keeps when it cannot expand it."""
+        if not isinstance(payload, str):
+            _LOG.warning("Expand JSON payload is turned on but payload is not a string in %s", record.key)
+            return schema, payload
+        try:
+            document = parse_json_payload(payload)
+            inferred, value, built = expand_json_payload(document, self.payload_column, self.bytes_for_null)
+        except ExpansionFailed as exc:
+            _LOG.warning("JSON expansion failed for the event keyed %s: %s", record.key, exc)
+            return schema, payload
+        if not built:
+            # Debezium has already replaced the schema when building the value fails: the string keeps it.
+            _LOG.warning("JSON expansion failed for the event keyed %s: the value does not fit its schema", record.key)
+            return inferred, payload
+        return inferred, value
 
     def _timestamp(self, envelope: Struct, event: Struct) -> int | None:
         if self.timestamp_column is None:

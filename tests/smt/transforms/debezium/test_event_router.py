@@ -182,10 +182,10 @@ def test_missing_payload_column_and_null_route_fail():
         ({"route.topic.regex": "("}, r"transforms\.t\.route\.topic\.regex.*A valid regular expressions is expected"),
         ({"table.op.invalid.behavior": "ignore"}, r"transforms\.t\.table\.op\.invalid\.behavior"),
         ({"table.field.additional.missing": "skip"}, r"transforms\.t\.table\.field\.additional\.missing"),
-        ({"table.expand.json.payload": "true"}, r"transforms\.t\.table\.expand\.json\.payload.*not supported"),
+        ({"table.expand.json.payload": "maybe"}, r"transforms\.t\.table\.expand\.json\.payload"),
         (
-            {"table.json.payload.null.behavior": "ignore"},
-            r"transforms\.t\.table\.json\.payload\.null\.behavior.*not supported",
+            {"table.json.payload.null.behavior": "drop"},
+            r"transforms\.t\.table\.json\.payload\.null\.behavior.*must be one of ignore, optional_bytes",
         ),
     ],
 )
