@@ -157,13 +157,17 @@ def _read_json(lines: pa.BinaryArray, rows: np.ndarray) -> pa.Table:
 
 
 def _joined(lines: pa.BinaryArray) -> bytes:
-    """The lines, each followed by ``\\n``, in one buffer (a numpy scatter, no Python per line)."""
-    offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4).astype(np.int64)
-    data = np.frombuffer(lines.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
-    lengths = np.diff(offsets)
-    out = np.full(len(data) + len(lines), ord("\n"), dtype=np.uint8)
-    out[np.arange(len(data)) + np.repeat(np.arange(len(lines)), lengths)] = data
-    return out.tobytes()
+    """The lines (none null), each followed by ``\\n``, in one buffer (Arrow's join, no Python per line).
+
+    Arrow's element-wise join, not a numpy scatter of every byte: the scatter's index arrays take eight
+    bytes per byte of the lines, and cost a second per 10,000 lines of Debezium's 2 kB change events.
+    """
+    if not len(lines):
+        return b""
+    newline = pa.scalar(b"\n", pa.binary())
+    joined = pc.binary_join_element_wise(lines, pa.scalar(b"", pa.binary()), newline)  # line + "\n" + ""
+    offsets = np.frombuffer(joined.buffers()[1], np.int32, len(joined) + 1, joined.offset * 4)
+    return joined.buffers()[2].slice(offsets[0], offsets[-1] - offsets[0]).to_pybytes()
 
 
 _CHANGED_TYPE = re.compile(r"Column\(/?([^)]*)\) changed from (\w+) to (\w+)")
