@@ -1,6 +1,6 @@
 """CDC benchmark: Debezium change events → ExtractNewRecordState → upsert into Delta, against hand-written PySpark.
 
-Writes, once, a snapshot of ``customers`` (``op=r``) and ``100_000 × scale``
+Writes, once, a snapshot of ``customers`` (``op=r``) and ``40_000 × scale``
 change events after it, in the layout Debezium's PostgreSQL connector writes
 with JsonConverter and schemas (``before``/``after``/``source``/``op``/
 ``ts_ms``; one jsonl record per line, its key and value the converter's
@@ -35,7 +35,7 @@ from smt.benchmarks._common import Comparison, Measurement, measure
 from smt.local.spark_session import local_spark
 
 #: Change events at scale 1 (the snapshot has half as many rows).
-RECORDS = 100_000
+RECORDS = 40_000
 TARGET_RATIO = 0.8
 #: Timed rounds of each side (best of), after one untimed warm-up of each.
 ROUNDS = 3
