@@ -9,7 +9,7 @@ from smt.benchmarks._common import Comparison
 from smt.pipeline.report import format_rate
 
 #: Benchmark areas, each a module here with ``run(scale) -> list[Comparison]``.
-AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "tables", "startup", "latency")
+AREAS = ("wasm", "converters", "builtins", "pipeline", "kafka", "tables", "cdc", "startup", "latency")
 #: Areas whose rows are not records/s: each prints its own table (``<area>_table(rows)``).
 OWN_TABLES = ("latency",)
 

@@ -31,7 +31,9 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
 
     bench = commands.add_parser("bench", parents=[common], help="run the benchmarks and print records/s and ratios",
                                 description="Run benchmark areas and print records/s of our path and a baseline "
-                                "on the same data, in the same run, and their ratio. 'latency' prints "
+                                "on the same data, in the same run, and their ratio. 'cdc' upserts Debezium change events "
+                                "(ExtractNewRecordState, rewrite mode) into Delta against hand-written from_json + "
+                                "Delta MERGE. 'latency' prints "
                                 "p50/p90/p99/max ms from send until read of a streaming Kafka → Kafka "
                                 "pipeline (at least once, exactly once) against hand-written PySpark, at "
                                 "100, 1,000 and 10,000 records/s, and a Kafka → Parquet row.")  # fmt: skip

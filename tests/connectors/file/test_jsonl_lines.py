@@ -129,3 +129,12 @@ def test_a_piece_of_a_file_numbers_its_lines_from_the_start_of_the_file(tmp_path
     errors = [r[SOURCE_ERROR_COLUMN] for r in rows]
     assert sorted(int(r["value"]) for r, e in zip(rows, errors) if e is None) == [n for n in range(200) if n != 150]
     assert [e for e in errors if e] == [f"malformed jsonl: line 151 of {path}: not a JSON object"]
+
+
+def test_a_slice_of_lines_parses_as_its_own_lines():
+    """The lines Arrow reads are joined from the slice's own bytes (its offset, not the buffer's start)."""
+    lines = pa.array(
+        [b'{"value": "skipped"}', b'{"value": "\xc3\xa9t\xc3\xa9"}', b'{"key": "k", "value": "b"}'], pa.binary()
+    )
+    batch = parse_jsonl_lines(lines.slice(1), "default", "/data/in.jsonl", lambda row: row + 1, ERROR)
+    assert [(r["key"], r["value"]) for r in batch.to_pylist()] == [(None, "été".encode()), (b"k", b"b")]

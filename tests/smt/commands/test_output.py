@@ -66,7 +66,9 @@ def test_every_argument_of_every_command_has_help_text():
 
 def test_bench_help_lists_the_areas(capsys):
     assert main(["bench", "--help"]) == EXIT_OK
-    assert "benchmark areas to run: wasm, converters, builtins, pipeline" in " ".join(capsys.readouterr().out.split())
+    out = " ".join(capsys.readouterr().out.split())
+    assert "benchmark areas to run: wasm, converters, builtins, pipeline, kafka, tables, cdc, startup" in out
+    assert "'cdc' upserts Debezium change events (ExtractNewRecordState, rewrite mode) into Delta" in out
 
 
 def test_an_unexpected_error_is_one_line_that_says_it_is_a_bug(monkeypatch, capsys):
