@@ -1,0 +1,161 @@
+"""A real change stream: PostgreSQL → Debezium's connector in a Kafka Connect worker → Kafka → `smt run` → PostgreSQL.
+
+Debezium 3.6.1's PostgreSQL connector (pgoutput) runs in a standalone Kafka Connect 4.1.1 worker
+(:mod:`smt.local.debezium`) on the session's broker; `smt run` streams its topic through
+Debezium's ExtractNewRecordState (deletes rewritten as ``__deleted``) and Kafka's MaskField into a
+PostgreSQL table by upsert.  Inserts, updates, deletes and an ``ALTER TABLE ... ADD COLUMN`` are
+driven while it runs; `smt run` is SIGKILLed once mid-stream and started again from its
+checkpoint.  The copy must equal the source table row for row, the masked column masked.
+
+Time budget: about 1 minute on 2 cores (two Spark starts, one JVM worker); bounded at 3 minutes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from smt.local.debezium import DebeziumWorker, PostgresSource
+from tests.connectors.table.postgres import PostgresServer
+from tests.reliability.conftest import smt_process
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(180)]
+
+#: What Debezium's pgoutput plugin needs of the server: logical decoding, a slot and a WAL sender.
+LOGICAL_DECODING = {"wal_level": "logical", "max_replication_slots": "4", "max_wal_senders": "4"}
+MASK = "****"
+#: How long one stage may take (a bound for a hang, not a race).
+STAGE_S = 90
+
+
+@pytest.fixture(scope="module")
+def database():
+    folder = Path(tempfile.mkdtemp(prefix="smt-debezium-pg-"))
+    folder.chmod(0o755)  # the server may run as the postgres user
+    server = PostgresServer(folder, LOGICAL_DECODING)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def debezium(tmp_path, kafka_broker, database):
+    """Debezium streaming ``public.customers`` (created with 20 rows) to ``<prefix>.public.customers``."""
+    database.query("drop table if exists customers; drop table if exists replica;")
+    database.query("create table customers (id int primary key, name text not null, email text)")
+    database.query(
+        "insert into customers select n, 'name-' || n, 'user' || n || '@example.com' from generate_series(1, 20) n"
+    )
+    prefix = kafka_broker.unique_topic("dbz").replace("-", "_")
+    worker = DebeziumWorker(tmp_path / "debezium")
+    worker.start(kafka_broker.bootstrap_servers, PostgresSource(port=database.port, tables=("public.customers",),
+                                                                user="smt", topic_prefix=prefix), name=prefix)  # fmt: skip
+    try:
+        worker.wait_until_streaming(STAGE_S)
+        yield f"{prefix}.public.customers"
+    finally:
+        worker.stop()
+        database.query(
+            f"select pg_drop_replication_slot('{prefix}') from pg_replication_slots where slot_name = '{prefix}'"
+        )
+
+
+def pipeline(folder: Path, bootstrap_servers: str, topic: str, database: PostgresServer) -> Path:
+    path = folder / "pipeline.properties"
+    path.write_text(
+        f"""name=debezium-replica
+mode=streaming
+checkpoint.location=checkpoint
+streaming.trigger=processingTime
+streaming.trigger.interval.ms=1000
+spark.master=local[2]
+spark.ui.enabled=false
+spark.sql.shuffle.partitions=2
+source=kafka
+source.kafka.bootstrap.servers={bootstrap_servers}
+source.topics={topic}
+key.converter=json
+value.converter=json
+transforms=unwrap,mask
+transforms.unwrap.type=io.debezium.transforms.ExtractNewRecordState
+transforms.unwrap.delete.tombstone.handling.mode=rewrite
+transforms.mask.type=org.apache.kafka.connect.transforms.MaskField$Value
+transforms.mask.fields=email
+transforms.mask.replacement={MASK}
+sink=table
+sink.format=jdbc
+sink.table=replica
+sink.option.url={database.jdbc_url}
+sink.option.user=smt
+sink.option.driver=org.postgresql.Driver
+sink.write.mode=upsert
+sink.delete.field=__deleted
+sink.schema.evolution=add_columns
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def wait_until(process: subprocess.Popen, condition, what: str) -> None:
+    deadline = time.monotonic() + STAGE_S
+    while not condition():
+        if process.poll() is not None:
+            _, stderr = process.communicate()
+            raise AssertionError(f"`smt run` ended before {what}: {stderr[-3000:]}")
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.3)
+
+
+def replica_has(database: PostgresServer, where: str) -> bool:
+    try:
+        return database.query(f"select count(*) from replica where {where}") != [["0"]]
+    except subprocess.CalledProcessError:  # no table, or no such column, yet
+        return False
+
+
+def test_a_debezium_stream_replicated_through_a_sigkill_equals_its_source(tmp_path, pytestconfig, kafka_broker,
+                                                                         database, debezium):  # fmt: skip
+    root = str(pytestconfig.rootpath)
+    file = pipeline(tmp_path, kafka_broker.bootstrap_servers, debezium, database)
+    first = smt_process(["run", str(file)], tmp_path, root)
+    try:
+        wait_until(first, lambda: replica_has(database, "id = 20"), "the snapshot reached the replica")
+        database.query("update customers set name = name || '-v2' where id % 3 = 0")
+        database.query("delete from customers where id in (4, 5, 6)")
+        database.query("insert into customers values (100, 'marker-1', 'm1@example.com')")
+        wait_until(first, lambda: replica_has(database, "id = 100"), "the first changes reached the replica")
+        database.query("update customers set email = 'new' || id || '@example.com' where id % 2 = 0")
+        database.query("insert into customers select n, 'late-' || n, null from generate_series(21, 30) n")
+        os.killpg(first.pid, signal.SIGKILL)  # mid-stream: the last changes are on their way
+        first.wait(30)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    # While `smt run` is down: a new column, its values, more deletes and updates.
+    database.query("alter table customers add column tier text")
+    database.query("update customers set tier = case when id % 2 = 0 then 'gold' else 'silver' end where id > 10")
+    database.query("delete from customers where id in (7, 21)")
+    database.query("update customers set name = name || '-v3' where id in (1, 2, 30)")
+    database.query("insert into customers values (200, 'marker-2', 'm2@example.com', 'bronze')")
+
+    second = smt_process(["run", str(file)], tmp_path, root)
+    try:
+        wait_until(second, lambda: replica_has(database, "id = 200"), "the changes after the kill reached the replica")
+    finally:
+        os.killpg(second.pid, signal.SIGKILL)
+        second.wait(30)
+    source = database.query(f"select id, name, case when email is null then null else '{MASK}' end, tier "
+                            "from customers order by id")  # fmt: skip
+    replica = database.query("select id, name, email, tier from replica order by id")
+    assert len(source) == 20 - 3 + 1 + 10 - 2 + 1
+    assert replica == source
