@@ -12,7 +12,10 @@ downloads every Java artifact the project uses (the broker, its tools,
 Spark's Kafka connector, Kafka Connect's classes the tests compare with,
 Debezium's PostgreSQL connector for ``smt local debezium``, and
 the table sink's Delta, Iceberg and PostgreSQL JDBC jars for the installed
-Spark) into the cache, for CI or offline work.
+Spark) into the cache, for CI or offline work.  ``smt local postgres start``
+and ``smt local debezium start --database URL --table public.customers``
+start a database with logical decoding and Debezium's connector on the
+broker (:mod:`smt.local.postgres`, :mod:`smt.local.debezium`).
 
 Exit codes are the ``smt`` command's (:mod:`smt.commands.output`); ``status``
 of a broker that is not running exits 4.
@@ -25,16 +28,17 @@ import sys
 import time
 
 from smt.commands.output import EXIT_OK
-from smt.local import _kafka_commands
+from smt.local import _cdc_commands, _kafka_commands
 
 __all__ = ["add_commands"]
 
 
 def add_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    local = commands.add_parser("local", parents=[common], help="local services for trying things out: a Kafka broker",
+    local = commands.add_parser("local", parents=[common], help="local services for trying things out: a Kafka broker, PostgreSQL, Debezium",
                                 description="Local services for development and tests.")  # fmt: skip
     services = local.add_subparsers(dest="service", metavar="SERVICE", required=True)
     _kafka_commands.add_commands(services, common)
+    _cdc_commands.add_commands(services, common)
     fetch = services.add_parser(
         "fetch",
         parents=[common],
