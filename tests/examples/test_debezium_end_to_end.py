@@ -23,13 +23,11 @@ from pathlib import Path
 import pytest
 
 from smt.local.debezium import DebeziumWorker, PostgresSource
-from tests.connectors.table.postgres import PostgresServer
+from smt.local.postgres import LocalPostgres
 from tests.reliability.conftest import smt_process
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(180)]
 
-#: What Debezium's pgoutput plugin needs of the server: logical decoding, a slot and a WAL sender.
-LOGICAL_DECODING = {"wal_level": "logical", "max_replication_slots": "4", "max_wal_senders": "4"}
 MASK = "****"
 #: How long one stage may take (a bound for a hang, not a race).
 STAGE_S = 90
@@ -39,7 +37,8 @@ STAGE_S = 90
 def database():
     folder = Path(tempfile.mkdtemp(prefix="smt-debezium-pg-"))
     folder.chmod(0o755)  # the server may run as the postgres user
-    server = PostgresServer(folder, LOGICAL_DECODING)
+    server = LocalPostgres(folder, user="smt")  # what `smt local postgres start` runs: logical decoding on
+    server.start(port=0)
     try:
         yield server
     finally:
@@ -69,7 +68,7 @@ def debezium(tmp_path, kafka_broker, database):
         )
 
 
-def pipeline(folder: Path, bootstrap_servers: str, topic: str, database: PostgresServer) -> Path:
+def pipeline(folder: Path, bootstrap_servers: str, topic: str, database: LocalPostgres) -> Path:
     path = folder / "pipeline.properties"
     path.write_text(
         f"""name=debezium-replica
@@ -94,7 +93,7 @@ transforms.mask.replacement={MASK}
 sink=table
 sink.format=jdbc
 sink.table=replica
-sink.option.url={database.jdbc_url}
+sink.option.url={database.jdbc_url()}
 sink.option.user=smt
 sink.option.driver=org.postgresql.Driver
 sink.write.mode=upsert
@@ -116,7 +115,7 @@ def wait_until(process: subprocess.Popen, condition, what: str) -> None:
         time.sleep(0.3)
 
 
-def replica_has(database: PostgresServer, where: str) -> bool:
+def replica_has(database: LocalPostgres, where: str) -> bool:
     try:
         return database.query(f"select count(*) from replica where {where}") != [["0"]]
     except subprocess.CalledProcessError:  # no table, or no such column, yet

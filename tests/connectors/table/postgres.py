@@ -41,11 +41,9 @@ def _free_port() -> int:
 
 
 class PostgresServer:
-    """A running server: its JDBC URL, and ``query`` through ``psql``.
+    """A running server: its JDBC URL, and ``query`` through ``psql``."""
 
-    ``settings`` are more server settings (``wal_level=logical`` for Debezium)."""
-
-    def __init__(self, folder: Path, settings: dict[str, str] | None = None) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port = _free_port()
         self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -54,7 +52,6 @@ class PostgresServer:
             shutil.chown(folder, "postgres")
         self._run(_binary("initdb"), "-D", str(data), "-U", USER, "--auth=trust", "-E", "UTF8")
         options = f"-p {self.port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c timezone=UTC"
-        options += "".join(f" -c {name}={value}" for name, value in (settings or {}).items())
         self._run(_binary("pg_ctl"), "-D", str(data), "-o", options, "-l", str(folder / "server.log"), "-w", "start")
         self.data = data
 
