@@ -142,11 +142,11 @@ class DebeziumWorker:
             log = self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
             if "Starting streaming" in log or "Processing messages" in log:
                 return
-            failure = re.search(r"^.*(?:ERROR|Exception).*$", log, re.MULTILINE)
-            if failure is not None and ("task is being killed" in log or "Failed to start" in log):
-                raise DebeziumError(f"Debezium's connector failed: {failure.group(0)} (log: {self.log_file})")
-            if self.pid() is None:
-                raise DebeziumError(f"the Debezium worker ended (log: {self.log_file}): {log[-2000:]}")
+            error = _first_error(log)
+            if self.pid() is None or (error is not None and "task is being killed" in log.lower()):
+                raise DebeziumError(
+                    f"Debezium's connector failed: {error or 'the worker ended'} (log: {self.log_file})"
+                )
             time.sleep(0.2)
         raise DebeziumError(
             f"Debezium's connector did not start streaming within {timeout:.0f} s (log: {self.log_file})"
@@ -194,6 +194,21 @@ class DebeziumWorker:
             "plugin.discovery=only_scan",
             "",
         ])  # fmt: skip
+
+
+_ERROR_LINE = re.compile(r"^\[[^\]]*\] ERROR (.*?)(?: \([\w.$]+\))?$")
+_EXCEPTION_LINE = re.compile(r"^[\w.$]+(?:Exception|Error): .*$")
+
+
+def _first_error(log: str) -> str | None:
+    """The log's first ERROR message, with the exception under it (what the user must fix), or None."""
+    lines = log.splitlines()
+    for index, line in enumerate(lines):
+        found = _ERROR_LINE.match(line)
+        if found is not None:
+            below = lines[index + 1] if index + 1 < len(lines) else ""
+            return found.group(1) + (f": {below}" if _EXCEPTION_LINE.match(below) else "")
+    return None
 
 
 def _free_port() -> int:
