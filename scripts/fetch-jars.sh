@@ -2,8 +2,8 @@
 # Fetches the Java artifacts the project uses from Maven Central into the
 # user's cache (${SMT_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/spark-smt}):
 # the Kafka broker behind `smt local kafka`, Spark's Kafka connector, the table sink's
-# Delta, Iceberg and PostgreSQL JDBC jars, and Kafka
-# Connect's classes (the test suite's oracle), then Debezium's transforms on
+# Delta, Iceberg and PostgreSQL JDBC jars, Kafka
+# Connect's classes (the test suite's oracle) and Debezium's PostgreSQL connector (its worker), then Debezium's transforms on
 # them (the Debezium oracle's classpath, tests/oracle/_jvm.py DEBEZIUM_BUNDLE).
 # A second run finds everything cached and does not touch the network.
 set -euo pipefail

@@ -209,3 +209,4 @@ def test_fetch_with_jars_prints_each_bundles_jar_paths(capsys):
     jars = lines[kafka + 1].strip().split(",")
     assert len(jars) == count and all(jar.endswith(".jar") and os.path.isfile(jar) for jar in jars)
     assert any("spark-sql-kafka-0-10" in jar for jar in jars)
+    assert any(line.startswith("debezium-connector-postgres-3.6.1.Final: ") for line in lines)  # its worker's jars
