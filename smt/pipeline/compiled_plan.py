@@ -13,7 +13,8 @@ in two (or first bets that every record takes the first half: see
   read differently) goes through the Python path unchanged: decoded,
   transformed, dead-lettered and counted with Kafka's semantics.
 
-Both halves land in the sink's one write (:meth:`Sink.bind_compiled`).  The
+Both halves land in the sink's one write
+(:meth:`smt.connector_roles.CompiledInput.bind_compiled`).  The
 compiled records are counted in the JVM (``DataFrame.observe``): each is
 read and written once.  ``pipeline.compile=off`` turns the path off; the run
 log (and ``smt explain``) says which path was taken and, if not this one,
@@ -25,9 +26,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-from typing import Any
+from typing import Any, runtime_checkable
 
-from smt.compiled import CompiledRows, CompiledValue, NotCompilable
+from smt.compiled import CompiledConverter, CompiledRows, CompiledTransform, CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.connector import SOURCE_ERROR_COLUMN
 from smt.pipeline.counts import observed_sums
@@ -65,22 +66,23 @@ def compile_problem(spec: Any) -> str | None:
         return f"{_KEY}=off"
     if spec.streaming:
         return "streaming runs take the Python path (the compiled path is for batch runs)"
-    source_problem = getattr(spec.source, "compiled_problem", None)
-    if source_problem is not None and source_problem() is not None:
-        return f"source: {source_problem()}"
+    compiled_source = spec.source_roles.compiled
+    source_problem = compiled_source.compiled_problem() if compiled_source is not None else None
+    if source_problem is not None:
+        return f"source: {source_problem}"
     if not spec.key_converter.passthrough:
         return "key.converter is not bytearray: keys are decoded in Python"
     for stage in spec.chain.stages:
         if stage.predicate is not None:
             return f"transform '{stage.alias}' has a predicate"
-        if not hasattr(stage.transform, "compile_value"):
+        if not isinstance(stage.transform, runtime_checkable(CompiledTransform)):
             return f"transform '{stage.alias}' ({stage.class_name}) has no compiled form"
-    if not hasattr(spec.sink, "bind_compiled"):
+    if spec.sink_roles.compiled is None:
         return f"sink {type(spec.sink).class_name()} takes records only from Python"
-    problem = spec.sink.compiled_problem(None)
+    problem = spec.sink_roles.compiled.compiled_problem(None)
     if problem is not None:
         return f"sink: {problem}"
-    if not hasattr(spec.value_converter, "compiled_reader"):
+    if not isinstance(spec.value_converter, runtime_checkable(CompiledConverter)):
         return f"value.converter {type(spec.value_converter).class_name()} has no compiled form"
     return None
 
@@ -115,9 +117,7 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
              len(compiled))  # fmt: skip
     plan = CompiledPlan(spec.config["name"], compiled, F)
     plan.all_exact_first = (
-        len(compiled) == 1
-        and getattr(spec.sink, "compiled_write_aborts_cleanly", lambda: False)()
-        and plan.all_exact(sample)
+        len(compiled) == 1 and spec.sink_roles.compiled.compiled_write_aborts_cleanly() and plan.all_exact(sample)
     )
     return plan
 
@@ -196,7 +196,7 @@ def _compiled_schema(spec: Any, reader: Any, value: Any, schema_text: str, name:
             value = stage.transform.compile_value(value, F)
         except NotCompilable as exc:
             raise NotCompilable(f"transform '{stage.alias}': {exc}") from None
-    problem = spec.sink.compiled_problem(value.schema)
+    problem = spec.sink_roles.compiled.compiled_problem(value.schema)
     if problem is not None:
         raise NotCompilable(f"sink: {problem}")
     return _Schema(name, read.parsed, read.exact, read.same_schema, value)

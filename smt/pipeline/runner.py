@@ -264,13 +264,10 @@ class _Run:
         """Run; an error raised carries ``failed_counts``, what the run committed before it failed."""
         try:
             dead_letters = self.spec.dead_letters
-            if dead_letters is not None and hasattr(dead_letters, "check"):
-                # A dead-letter queue that cannot be written must fail the run
-                # before any output is written, not after.
-                dead_letters.check(self.spark)
             write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters, done=self.writes_done)
             # Before the processor (and the sink in it) is shipped with the job.
-            self.spec.sink.bind_session(self.spark)
+            checkpoint = self.spec.config["checkpoint.location"] if self.spec.streaming else None
+            self.spec.open_outputs(self.spark, checkpoint)
             out = self._transformed_source()
             if self.spec.streaming:
                 self._stream(out, write_outputs, progress_interval)
@@ -288,7 +285,7 @@ class _Run:
             raise failure from exc
 
     def _failed_counts(self) -> FailedRunCounts:
-        dead_letters = self.spec.dead_letters
+        dead_letters = self.spec.dead_letter_roles
         if self.spec.streaming:
             processed = self.counts
         else:
@@ -297,8 +294,8 @@ class _Run:
             processed,
             streaming=self.spec.streaming,
             writes_done=frozenset(self.writes_done),
-            sink_atomic=getattr(self.spec.sink, "commits_atomically", False),
-            dead_letters_atomic=dead_letters is None or getattr(dead_letters, "commits_atomically", False),
+            sink_atomic=self.spec.sink_roles.commits_atomically,
+            dead_letters_atomic=dead_letters is None or dead_letters.commits_atomically,
         )
 
     def _transformed_source(self):
@@ -332,10 +329,12 @@ class _Run:
         records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
         if all_compiled:
             log.info("betting that every record takes the compiled path (if one does not, the run starts again)")
-            self.spec.sink.bind_compiled(self.compiled.rows(self.compiled.all_compiled(df), None))
+            self.spec.sink_roles.compiled.bind_compiled(self.compiled.rows(self.compiled.all_compiled(df), None))
             return step(df.limit(0), live=self.live)
         python, compiled_rows, unknown_types = self.compiled.split(df)
-        self.spec.sink.bind_compiled(self.compiled.rows(compiled_rows, step(unknown_types).where(records)))
+        self.spec.sink_roles.compiled.bind_compiled(
+            self.compiled.rows(compiled_rows, step(unknown_types).where(records))
+        )
         return step(python, live=self.live)
 
     def _batch_betting_on_compiled(self, out, write_outputs) -> None:
