@@ -23,10 +23,11 @@ the stage that has no compiled form.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import logging
-from typing import Any, runtime_checkable
+from typing import Any, Iterator, runtime_checkable
 
 from smt.compiled import CompiledConverter, CompiledRows, CompiledTransform, CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, one_of
@@ -34,7 +35,7 @@ from smt.connector import SOURCE_ERROR_COLUMN
 from smt.pipeline.counts import observed_sums
 from smt.pipeline.processor import BatchCounts
 
-__all__ = ["COMPILE_CONFIG", "CompiledPlan", "NOT_EXACT", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
+__all__ = ["BetLost", "COMPILE_CONFIG", "CompiledPlan", "NOT_EXACT", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +211,32 @@ def _short(text: str, limit: int = 80) -> str:
 NOT_EXACT = "smt-compiled-path: a record is not read by Spark exactly as by the value converter"
 
 
+class BetLost(Exception):
+    """The write that bet every record takes the compiled path met one that does not
+    (:meth:`CompiledPlan.all_compiled`): the runner runs again, split."""
+
+
+def _raised_not_exact(exc: BaseException) -> bool:
+    """Whether ``exc``, or an error under it, is Spark's ``raise_error(NOT_EXACT)``: recognised by its
+    condition and parameters, here alone."""
+    from pyspark.errors import PySparkException
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, PySparkException) and current.getCondition() == "USER_RAISED_EXCEPTION":
+            if (current.getMessageParameters() or {}).get("errorMessage") == NOT_EXACT:
+                return True
+        # A write command wraps the task's error: PySpark converts the JVM cause chain into _cause.
+        jvm_cause = current._cause if isinstance(current, CapturedException) else None
+        pending += [current.__cause__, current.__context__, jvm_cause]
+    return False
+
+
 class CompiledPlan:
     """How a batch run's source splits between the compiled path and Python, and the compiled count.
 
@@ -217,7 +244,7 @@ class CompiledPlan:
 
     - :meth:`all_compiled` bets that every record takes the compiled path: one pass, every record
       read, parsed and written by Spark, nothing cached.  The first record that does not fails the
-      write (:meth:`refused` tells that failure apart); the runner then runs again with
+      write (:meth:`betting` turns that failure into :class:`BetLost`); the runner then runs again with
       :meth:`split`.  Taken only when the sink's failed write leaves the table as it was
       (``Sink.compiled_write_aborts_cleanly``) and every record of the sample was exact
       (:attr:`all_exact_first`).
@@ -256,7 +283,7 @@ class CompiledPlan:
         return all(row[0] for row in self._parsed(df).select(self._any_exact(df)).collect())
 
     def all_compiled(self, df: Any) -> Any:
-        """``df``'s records as compiled rows (of the plan's one schema), failing (:meth:`refused`) at the
+        """``df``'s records as compiled rows (of the plan's one schema), failing (:class:`BetLost`) at the
         first that is not exact."""
         from pyspark.sql import Observation
 
@@ -271,16 +298,16 @@ class CompiledPlan:
         self.observation = Observation(self.observation_name)
         return rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
 
-    @staticmethod
-    def refused(exc: BaseException) -> bool:
-        """Whether ``exc`` is the all-compiled write failing at a record that is not exact."""
-        seen = set()
-        while exc is not None and id(exc) not in seen:
-            if NOT_EXACT in str(exc):
-                return True
-            seen.add(id(exc))
-            exc = exc.__cause__ or exc.__context__
-        return False
+    @contextlib.contextmanager
+    def betting(self) -> Iterator[None]:
+        """Around a write: a write that bet on every record (:attr:`all_exact_first`) and met one that is
+        not exact raises :class:`BetLost` instead of Spark's error."""
+        try:
+            yield
+        except Exception as exc:
+            if self.all_exact_first and _raised_not_exact(exc):
+                raise BetLost(NOT_EXACT) from exc
+            raise
 
     def split(self, df: Any) -> tuple[Any, Any, Any]:
         """``df`` (the source's records) as (records for Python, compiled rows, the Python records whose

@@ -29,7 +29,7 @@ import pyarrow as pa
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
-from smt.pipeline.compiled_plan import NOT_EXACT, CompiledPlan, compile_problem, plan_compiled
+from smt.pipeline.compiled_plan import BetLost, CompiledPlan, compile_problem, plan_compiled
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
@@ -339,15 +339,17 @@ class _Run:
 
     def _batch_betting_on_compiled(self, out, write_outputs) -> None:
         """A batch run; when it bet on the compiled path and a record was not exact, once more, split."""
-        try:
+        if self.compiled is None:
             self._batch(out, write_outputs)
-        except Exception as exc:
-            if self.compiled is None or not self.compiled.all_exact_first or not self.compiled.refused(exc):
-                raise
+            return
+        try:
+            with self.compiled.betting():
+                self._batch(out, write_outputs)
+        except BetLost as lost:
             log.info(
                 "running again, each record parsed once and split: a record takes the Python path "
                 "(Spark logged the failed write: %s)",
-                NOT_EXACT,
+                lost,
             )
             self.compiled.all_exact_first = False
             self._batch(self._compiled_source(self.compiled_source, all_compiled=False), write_outputs)
