@@ -10,7 +10,9 @@ what the plugin gives in Python, record by record, or refuse the record:
 :attr:`CompiledRead.exact` sends every record it cannot vouch for to the
 Python path, where it is decoded, transformed and dead-lettered as always.
 
-Hooks (all optional, duck-typed):
+Hooks (all optional; a source's and a sink's are the roles
+:class:`smt.connector_roles.CompiledSource` and
+:class:`smt.connector_roles.CompiledInput`, resolved once with the plan):
 
 - ``Source.compiled_problem()`` → why Spark's reading of the source
   (``Source.read``) is not the records its Python tasks read, or None;
@@ -29,9 +31,25 @@ Hooks (all optional, duck-typed):
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["CompiledRead", "CompiledRows", "CompiledValue", "NotCompilable"]
+__all__ = ["CompiledConverter", "CompiledRead", "CompiledRows", "CompiledTransform", "CompiledValue", "NotCompilable"]
+
+
+class CompiledTransform(Protocol):
+    """A transform with a compiled form (the planner checks for it once, :mod:`smt.pipeline.compiled_plan`)."""
+
+    def compile_value(self, value: "CompiledValue", functions: Any) -> "CompiledValue":
+        """The value after the transform, as columns; raises :class:`NotCompilable` saying why not."""
+        ...
+
+
+class CompiledConverter(Protocol):
+    """A value converter with a compiled reader (the planner checks for it once)."""
+
+    def compiled_reader(self, functions: Any) -> Any:
+        """The reader (``schema_text``, ``read``: see the module's doc); raises :class:`NotCompilable`."""
+        ...
 
 
 class NotCompilable(Exception):

@@ -9,39 +9,58 @@ A source returns a Spark DataFrame whose schema is Spark's Kafka source schema
 Connectors are configured with their own keys, the prefix (``source.`` or
 ``sink.``) stripped, like every other plugin.
 
-A sink may also name the records it cannot write (:meth:`Sink.record_errors`):
-the pipeline then fails those records alone, at the TASK_PUT stage, through
-the error policy and the dead-letter queue, as Kafka Connect's
-``ErrantRecordReporter`` lets a sink task do, instead of failing the whole write.
+The sink contract, on one screen:
 
-Before that, a sink learns which records the chain routed
-(:meth:`Sink.prepare_records`): those whose topic differs from the topic of
-the input record they came from.  The Kafka sink sends the others to
-``sink.topic``.  And when the pipeline is built, a sink sees its source
-(:meth:`Sink.bind_source`), so that it can refuse to write where the
-pipeline reads, and its converters (:meth:`Sink.bind_converters`), so that it
-can read the data of the records it writes; before the job runs it sees the
-Spark session (:meth:`Sink.bind_session`), and for each batch it may refuse
-records by their transformed data before the value converter encodes them
-(:meth:`Sink.value_errors`), and encode the values itself
-(:meth:`Sink.encode_values`).
+- **Core** (every sink): :meth:`Sink.write` a DataFrame in Kafka row layout
+  (``batch_id`` set per streaming micro-batch: idempotent per id).  Optional
+  overrides with defaults: :meth:`Sink.open` (given one :class:`SinkContext`:
+  source, converters, dead letters, then session and checkpoint),
+  :meth:`Sink.output_fields`, :meth:`Sink.output_paths`,
+  :meth:`Sink.output_conflicts`, :meth:`Sink.spark_conf`,
+  :meth:`Sink.write_with_dead_letters`; declared data:
+  :attr:`Sink.commits_atomically`, :attr:`Sink.checkpoint_keys`.
+- **Roles** (:mod:`smt.connector_roles`, ``typing.Protocol`` classes, resolved
+  once when the plan is built): ``RecordChecks`` (name the records it cannot
+  write; they fail alone at TASK_PUT, as Kafka Connect's
+  ``ErrantRecordReporter`` lets a sink task do), ``ValueEncoding`` (encode
+  values itself), ``CompiledInput`` (take the compiled path's rows).
+
+Lifecycle: ``open(context)`` when the plan is built (no session: ``smt
+validate``), ``open(context)`` again with the session (and a streaming
+query's checkpoint) before the job reads, then per batch on the executors
+the roles' checks, then ``write_with_dead_letters`` → ``write`` on the
+driver.  Dead-letter writers are sinks too.
+
+Sources: :meth:`Source.read` is the core; :attr:`Source.supports_streaming`
+and :attr:`Source.checkpoint_keys` are declared data, :meth:`Source.read_tasks`,
+:meth:`Source.input_paths`, :meth:`Source.committed` have defaults, and
+``CompiledSource`` is their one role.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 from smt.errors import DataError
 from smt.plugin import Plugin
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
     from smt.converter import Converter
 
-__all__ = ["Source", "Sink", "SinkRecordError", "ReadTask", "SOURCE_ERROR_COLUMN", "SINK_PART", "DEAD_LETTERS_PART"]
+__all__ = [
+    "Source",
+    "Sink",
+    "SinkContext",
+    "SinkRecordError",
+    "ReadTask",
+    "SOURCE_ERROR_COLUMN",
+    "SINK_PART",
+    "DEAD_LETTERS_PART",
+]
 
 #: Optional string column of a source's rows: a non-null message marks a row the source could not read.
 SOURCE_ERROR_COLUMN = "_smt_source_error"
@@ -53,6 +72,27 @@ SINK_PART, DEAD_LETTERS_PART = "sink", "dead_letters"
 
 class SinkRecordError(DataError):
     """A sink cannot write one record; the message says why and names the setting involved."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SinkContext:
+    """What a sink is given of its pipeline (:meth:`Sink.open`), in one object instead of ordered calls."""
+
+    #: The pipeline's source (a sink that must not write where the pipeline reads looks at it).
+    source: "Source | None" = None
+    #: False when no transform of the chain can change a record's topic
+    #: (:meth:`smt.transform.Transform.changed_fields`).
+    may_route: bool = True
+    #: The configured converters: a sink that writes the records' data rather than their bytes decodes with them.
+    key_converter: "Converter | None" = None
+    value_converter: "Converter | None" = None
+    #: Where the pipeline's dead letters go (itself a :class:`Sink`), or None.
+    dead_letters: "Sink | None" = None
+    #: The Spark session that runs the job; None while the plan is only built.
+    session: "SparkSession | None" = None
+    #: A streaming query's ``checkpoint.location`` (a sink that commits micro-batches itself keeps
+    #: its commits per query); None in batch mode and while the plan is only built.
+    checkpoint: str | None = None
 
 
 class ReadTask:
@@ -185,116 +225,19 @@ class Sink(Plugin):
         """
         return {}
 
-    def bind_source(self, source: Source, may_route: bool) -> None:
-        """Called once on the driver when the pipeline is built, with its configured source.
+    def open(self, context: "SinkContext") -> None:
+        """Called on the driver with what the sink may need of the pipeline: twice.
 
-        ``may_route`` is False when no transform of the chain can change a
-        record's topic (each transform declares what it may change,
-        :meth:`smt.transform.Transform.changed_fields`).  A sink that must not
-        write where the pipeline reads remembers what it needs here (it
-        travels to the executors with the sink) and raises
-        :class:`smt.errors.ConfigError`, naming its key, when it can tell that
-        it would refuse every record.  The default does nothing.
-        """
-
-    def bind_converters(self, key_converter: "Converter", value_converter: "Converter") -> None:
-        """Called once on the driver when the pipeline is built, with its configured key and value converters.
-
-        A sink that writes the records' data rather than their bytes (the
-        table sink turns a value into typed columns) keeps them here; they
-        travel to the executors with the sink and decode what
-        :meth:`record_errors` and :meth:`write` receive.  The default does
-        nothing.
-        """
-
-    def bind_session(self, spark: "SparkSession") -> None:
-        """Called once on the driver before the job reads a record, with the session that runs it.
-
-        A sink that refuses records by what its destination holds now (the
-        table sink: a table's columns) looks it up here; what it keeps travels
-        to the executors with the sink, for :meth:`value_errors` and
-        :meth:`record_errors`.  Raises :class:`smt.errors.SmtError` naming the
-        key when the destination cannot be looked at.  The default does nothing.
-        """
-
-    def value_errors(
-        self, topics: "list[str | None]", schemas: "list | None", values: list
-    ) -> Iterable[tuple[int, BaseException]]:
-        """The records of one batch this sink cannot write, judged on their data, as ``(row, error)`` pairs.
-
-        Called on the executors for every batch after the chain and before the
-        value converter encodes it: ``values`` are the transformed record
-        values (Connect data), ``schemas`` their Connect schemas (``None`` when
-        no value has one), ``topics`` the records' topics.  A sink that writes
-        the records' data rather than their bytes (see
-        :meth:`bind_converters`) refuses here what it can tell from the
-        schema without decoding the bytes again (a field whose type conflicts
-        with the table's column).  The records named fail at the TASK_PUT
-        stage, like those of :meth:`record_errors`; the lists must not be
-        changed.  The default finds none.
-        """
-        return ()
-
-    def encode_values(self, topics: "list[str | None]", schemas: "list | None", values: list) -> "pa.Array | None":
-        """The values of one batch as this sink reads them back in :meth:`write`, or ``None`` (the default).
-
-        Called on the executors for every batch, after :meth:`value_errors`,
-        in place of the value converter: ``None`` lets the converter encode
-        the values as usual.  A sink that writes the records' data rather than
-        their bytes (the table sink) returns a binary Arrow array, one entry
-        per value in order, in an encoding of its own that it reads cheaply
-        (no converter round trip).  :meth:`record_errors` and :meth:`write`
-        then see that encoding; dead letters keep the input record's bytes.
-        It must not fail on a value :meth:`value_errors` let through.
-        """
-        return None
-
-    def prepare_records(self, records: "pa.RecordBatch", routed: "np.ndarray") -> "pa.RecordBatch":
-        """The records of one batch as this sink will write them.
-
-        ``records`` is what :meth:`record_errors` receives (serialized, the
-        :meth:`output_fields` columns); ``routed`` holds one bool per row: True
-        when the chain changed the record's topic, compared with the input
-        record it came from (a null topic counts as empty).  Called on the
-        executors for every batch, before :meth:`record_errors`; it must keep
-        the rows and their order.  The default returns ``records`` as they are.
-        """
-        return records
-
-    def record_errors(self, records: "pa.RecordBatch") -> Iterable[tuple[int, BaseException]]:
-        """The records of ``records`` this sink cannot write, as ``(row, error)`` pairs.
-
-        ``records`` is an Arrow batch of what ``write`` will receive: the final,
-        serialized records in Kafka row layout (the :meth:`output_fields`
-        columns).  The pipeline calls this on the executors for every batch,
-        before writing; each record named fails at the TASK_PUT stage
-        (``errors.tolerance=none`` stops the run naming it, ``all`` skips it
-        and sends the original input record to the dead-letter queue), so one
-        bad record no longer fails the whole Spark write.  Use it for reasons
-        knowable from the record alone, and check whole columns (Arrow
-        compute, numpy): it runs for every batch.  The default finds none.
-
-        The sink travels to the executors pickled inside the batch processor:
-        keep driver-only resources (connections, sessions) out of its state.
-        """
-        return ()
-
-    def bind_dead_letters(self, dead_letters: Any) -> None:
-        """Called once on the driver when the pipeline is built, with its dead-letter queue.
-
-        A sink whose guarantee depends on where dead letters go (the Kafka
-        sink's exactly-once writes them in its own transactions) raises
-        :class:`smt.errors.ConfigError`, naming the key, when it cannot keep
-        it.  The default does nothing.
-        """
-
-    def bind_checkpoint(self, location: str) -> None:
-        """Called on the driver before a streaming query starts, with its ``checkpoint.location``.
-
-        A sink that commits micro-batches itself keeps its commits per query
-        (Spark numbers every query's batches from 0, and keeps the query's id
-        in the checkpoint), so that two queries writing to one place do not
-        take each other's batches for their own.  The default does nothing.
+        First when the plan is built (``context.session`` is None: ``smt
+        validate`` checks a pipeline without Spark), then before the job reads
+        its first record, with the session and, for a streaming query, its
+        checkpoint location.  A sink keeps here what it needs (it travels to
+        the executors with the sink: no connections or sessions), and raises
+        :class:`smt.errors.ConfigError` naming its key when it can tell that it
+        cannot do its job (it would write where the pipeline reads, or its
+        guarantee cannot hold with these dead letters), or
+        :class:`smt.errors.SmtError` when the destination cannot be looked at.
+        The default does nothing.
         """
 
     def write_with_dead_letters(

@@ -13,7 +13,7 @@ headers, timestamp as read), optionally with ``__connect.errors.*`` context
 headers.  Unlike Kafka Connect (sinks only) this applies to every stage:
 TASK_POLL (a record the source could not read), the converters, the
 transforms, and TASK_PUT (a record the sink says it cannot write, see
-``smt.connector.Sink.record_errors``; Kafka Connect's ErrantRecordReporter).
+``smt.connector_roles.RecordChecks.record_errors``; Kafka Connect's ErrantRecordReporter).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``kafka_record.avsc`` makes a header's ``key`` non-null; fastavro stops the
 whole partition's file at the first record that breaks that.  (A null
 ``timestampType`` is written as 0 by the writer, so it needs no check.)  These records fail on their own instead, at
-the TASK_PUT stage (see :meth:`smt.connector.Sink.record_errors`).
+the TASK_PUT stage (see :meth:`smt.connector_roles.RecordChecks.record_errors`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Dead letters to files: the file connector's writer for ``errors.deadletterqueue.path``.
 
 The pipeline asks for it when the dead-letter queue is a location rather than
-a Kafka topic; it answers ``record_errors`` like a sink (see
-:mod:`smt.pipeline.dead_letters`).
+a Kafka topic.  It is a :class:`smt.connector.Sink` with the core alone (see
+:mod:`smt.pipeline.dead_letters`): ``jsonl`` holds any record.
 """
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from __future__ import annotations
 from connectors.file._micro_batch import QueryCommits
 from connectors.file._output_folder import already_exists, existing_output
 from connectors.file.formats import FORMATS
+from smt.connector import Sink, SinkContext
 from smt.errors import SmtError
 
 __all__ = ["FileDeadLetters"]
 
 
-class FileDeadLetters:
+class FileDeadLetters(Sink):
     """Dead letters as whole records in the ``jsonl`` file format (readable back with
     ``source.format=jsonl``); each streaming micro-batch is written exactly once.
 
@@ -36,9 +37,6 @@ class FileDeadLetters:
     def spark_conf(self) -> dict[str, str]:
         return {}
 
-    def record_errors(self, records) -> list:
-        return []  # jsonl holds any record
-
     def output_paths(self) -> dict[str, str]:
         return {"errors.deadletterqueue.path": self.path}
 
@@ -46,9 +44,10 @@ class FileDeadLetters:
         refused = existing_output(self.path, self.write_mode, self.mode_key or "")
         return {"errors.deadletterqueue.path": refused} if refused else {}
 
-    def bind_checkpoint(self, location: str) -> None:
-        """The streaming query's checkpoint, whose id the micro-batch commits are kept under."""
-        self._commits = QueryCommits(self.path, location)
+    def open(self, context: SinkContext) -> None:
+        """A streaming query's checkpoint, whose id the micro-batch commits are kept under."""
+        if context.checkpoint is not None:
+            self._commits = QueryCommits(self.path, context.checkpoint)
 
     def write(self, df, batch_id=None) -> None:
         jsonl = FORMATS["jsonl"]

@@ -8,11 +8,12 @@ from connectors.file._output_folder import already_exists, existing_output
 from connectors.file._text import line_break_errors
 from connectors.file.formats import FORMAT_CONFIG, FORMATS, OutputExistsError
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, one_of
-from smt.connector import Sink
+from smt.connector import Sink, SinkContext
+from smt.connector_roles import RecordChecks
 from smt.errors import SmtError
 
 
-class FileSink(Sink):
+class FileSink(Sink, RecordChecks):
     """Writes records as a directory of part files (text, jsonl, parquet or avro).
 
     In batch mode the directory is written with Spark's save modes.  In
@@ -27,7 +28,7 @@ class FileSink(Sink):
 
     commits_atomically = True
 
-    #: The streaming query's commits (see :meth:`bind_checkpoint`); none in batch mode.
+    #: The streaming query's commits (see :meth:`open`); none in batch mode.
     _commits: QueryCommits | None = None
 
     name = "file"
@@ -72,8 +73,9 @@ class FileSink(Sink):
         check = _RECORD_CHECKS.get(self.config["format"])
         return check(records) if check is not None else ()
 
-    def bind_checkpoint(self, location):
-        self._commits = QueryCommits(self.config["path"], location)
+    def open(self, context: SinkContext) -> None:
+        if context.checkpoint is not None:
+            self._commits = QueryCommits(self.config["path"], context.checkpoint)
 
     def write(self, df, batch_id=None):
         fmt = FORMATS[self.config["format"]]

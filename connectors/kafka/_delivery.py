@@ -26,7 +26,7 @@ from connectors.kafka._record_checks import legal_topic_name
 from connectors.kafka._subscription import same_cluster, server_addresses
 from connectors.kafka._task_write import TASK_RESULT_DDL
 from connectors.kafka._transactional import TransactionalWrite, deal_to_tasks, new_run_id
-from connectors.kafka.dead_letters import DEAD_LETTER_PREFIX, DEAD_LETTER_TOPIC_KEY
+from connectors.kafka.dead_letters import DEAD_LETTER_PREFIX, DEAD_LETTER_TOPIC_KEY, TopicDeadLetters
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.errors import ConfigError, ConfigProblem
 
@@ -219,14 +219,13 @@ class LibrdkafkaWriter:
         if not self.exactly_once:
             return
         guarantee = f"with {self.key_prefix}delivery.guarantee={EXACTLY_ONCE}"
-        topic = getattr(dead_letters, "topic", None)
-        if topic is None:
-            path = getattr(dead_letters, "path", "")
+        if not isinstance(dead_letters, TopicDeadLetters):
+            where = dead_letters.output_paths().get("errors.deadletterqueue.path", "")
             raise ConfigError.for_key(
                 "errors.deadletterqueue.path",
                 f"{guarantee}, dead letters must go to a topic of the sink's Kafka cluster (set "
                 "errors.deadletterqueue.topic.name), to be written in the same transactions as the records",
-                path,
+                where,
             )
         theirs = dead_letters.sink.kafka_params["bootstrap.servers"]
         if not same_cluster(server_addresses(theirs), server_addresses(self.servers)):

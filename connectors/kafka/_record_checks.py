@@ -3,7 +3,7 @@
 Spark's Kafka writer fails the whole write (after sending part of it) when the
 producer refuses one record.  These checks find such records up front, on the
 executors, with whole-column Arrow and numpy operations, so that each fails on
-its own at the TASK_PUT stage (see :meth:`smt.connector.Sink.record_errors`):
+its own at the TASK_PUT stage (see :meth:`smt.connector_roles.RecordChecks.record_errors`):
 
 - no topic (null or empty) while ``sink.topic`` is not set: Spark's writer
   stops with "null topic present in the data";

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from smt.connector import Sink, SinkContext
+from smt.connector_roles import RecordChecks
+
 __all__ = ["DEAD_LETTER_PREFIX", "DEAD_LETTER_TOPIC_KEY", "TopicDeadLetters"]
 
 #: The key prefix of the Kafka sink a dead-letter topic is written through (its settings are the
@@ -17,7 +20,7 @@ DEAD_LETTER_PREFIX = "errors.deadletterqueue."
 DEAD_LETTER_TOPIC_KEY = f"{DEAD_LETTER_PREFIX}topic.name"
 
 
-class TopicDeadLetters:
+class TopicDeadLetters(Sink, RecordChecks):
     """Dead letters to ``topic`` through a configured Kafka sink (its producer settings, its checks)."""
 
     def __init__(self, sink: Any, topic: str) -> None:
@@ -27,12 +30,20 @@ class TopicDeadLetters:
     def spark_conf(self) -> dict[str, str]:
         return self.sink.spark_conf()
 
-    def bind_source(self, source: Any) -> None:
+    def open(self, context: SinkContext) -> None:
         """Refuse a topic the pipeline's Kafka source reads from the same cluster: its dead letters
-        would be read again (in streaming mode, again and again).
+        would be read again (in streaming mode, again and again); with the session, check that the
+        cluster answers and the topic exists, before anything is written anywhere.
 
-        Raises :class:`smt.errors.ConfigError` naming ``errors.deadletterqueue.topic.name``.
+        Raises :class:`smt.errors.ConfigError` naming ``errors.deadletterqueue.topic.name``, and what
+        :meth:`connectors.kafka.sink.KafkaSink.check` raises.
         """
+        if context.source is not None:
+            self._refuse_source_topic(context.source)
+        if context.session is not None:
+            self.sink.check(context.session)
+
+    def _refuse_source_topic(self, source: Any) -> None:
         from connectors.kafka._subscription import same_cluster, server_addresses
         from connectors.kafka.source import KafkaSource
         from smt.errors import ConfigError
@@ -49,9 +60,6 @@ class TopicDeadLetters:
                 "cluster: its dead letters would be read again; choose another topic",
                 self.topic,
             )
-
-    def check(self, spark) -> None:
-        self.sink.check(spark)
 
     def record_errors(self, records) -> list:
         """Dead letters the topic's producer would refuse, as they will be written (to ``topic``)."""

@@ -23,7 +23,8 @@ from connectors.kafka._record_checks import KafkaRecordChecks, legal_topic_name
 from connectors.kafka._subscription import Subscription, same_cluster, server_addresses
 from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
-from smt.connector import DEAD_LETTERS_PART, SINK_PART, Sink
+from smt.connector import DEAD_LETTERS_PART, SINK_PART, Sink, SinkContext
+from smt.connector_roles import RecordChecks
 from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 from smt.record import KAFKA_ROW_TYPES
@@ -42,7 +43,7 @@ def _topic_or_empty(name: str) -> None:
         legal_topic_name(name)
 
 
-class KafkaSink(Sink):
+class KafkaSink(Sink, RecordChecks):
     """Writes each record's key, value, headers and timestamp to its topic.
 
     ``topic`` is the destination of every record whose topic the chain did
@@ -122,7 +123,7 @@ class KafkaSink(Sink):
         # Topics seen to exist: later micro-batches to them skip the Admin round trip.
         self._known_topics: set[str] = set()
         self._reached = False
-        #: The one destination of every record, when the chain cannot route (see bind_source).
+        #: The one destination of every record, when the chain cannot route (see open).
         self._only_topic: str | None = None
         self._record_checks = KafkaRecordChecks.from_settings(self.config, self.kafka_params, self.context.prefix)
         #: The Python tasks' write (None: Spark's Kafka connector writes).
@@ -144,13 +145,30 @@ class KafkaSink(Sink):
             fields.add("timestamp")
         return frozenset(fields)
 
-    def bind_source(self, source: "Source", may_route: bool) -> None:
-        """Refuse records bound for the topics a Kafka source on the same cluster reads.
+    def open(self, context: SinkContext) -> None:
+        """Refuse records bound for the topics a Kafka source on the same cluster reads, and, with
+        exactly-once, dead letters that cannot share the records' transactions.
 
-        Raises :class:`ConfigError` when ``topic`` is one of them, or when it
-        is unset and no transform can route records: every record would go
-        back where it was read.
+        Raises :class:`ConfigError` when ``topic`` is one of the source's topics, or when it is unset
+        and no transform can route records (every record would go back where it was read); and
+        naming ``errors.deadletterqueue.path`` (a file queue) or
+        ``errors.deadletterqueue.kafka.bootstrap.servers`` (another cluster).
         """
+        problems = []
+        try:
+            if context.source is not None:
+                self._see_source(context.source, context.may_route)
+        except ConfigError as exc:
+            problems += exc.problems
+        try:
+            if self._librdkafka is not None and context.dead_letters is not None:
+                self._librdkafka.check_dead_letters(context.dead_letters)
+        except ConfigError as exc:
+            problems += exc.problems
+        if problems:
+            raise ConfigError(problems)
+
+    def _see_source(self, source: "Source", may_route: bool) -> None:
         # With no transform that can route, every record goes to ``topic`` (when
         # set): its topic need not travel through Python and back, and the
         # destination is checked without running the pipeline first.
@@ -180,16 +198,6 @@ class KafkaSink(Sink):
                 f"written back into the topic it was read from ({read.describe()}, same Kafka cluster); set "
                 f"{key}, route records with a transform such as RegexRouter, or set {allow}",
             )
-
-    def bind_dead_letters(self, dead_letters: Any) -> None:
-        """With exactly-once, refuse dead letters that cannot share the records' transactions.
-
-        Raises :class:`ConfigError` naming ``errors.deadletterqueue.path`` (a
-        file queue) or ``errors.deadletterqueue.kafka.bootstrap.servers``
-        (another cluster).
-        """
-        if self._librdkafka is not None:
-            self._librdkafka.check_dead_letters(dead_letters)
 
     def prepare_records(self, records: pa.RecordBatch, routed: "np.ndarray") -> pa.RecordBatch:
         """Records the chain did not route (and records with no topic) get ``topic``; no headers are null."""
@@ -242,7 +250,7 @@ class KafkaSink(Sink):
         written: Callable[[str], None] = lambda part: None,
     ) -> None:
         """With exactly-once, each task writes its records and dead letters in one transaction
-        (:meth:`bind_dead_letters` made sure they go to a topic of this cluster); else as every sink does."""
+        (:meth:`open` made sure they go to a topic of this cluster); else as every sink does."""
         if self._librdkafka is None or not self._librdkafka.exactly_once:
             super().write_with_dead_letters(df, dead_letters, flag, batch_id, written)
             return

@@ -68,7 +68,8 @@ from connectors.table.upsert_jdbc import claim_topic_table, jdbc_columns, jdbc_t
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.compiled import CompiledRows
 from smt.config import ConfigProblem
-from smt.connector import Sink, SinkRecordError
+from smt.connector import Sink, SinkContext, SinkRecordError
+from smt.connector_roles import CompiledInput, RecordChecks, ValueEncoding
 from smt.errors import ConfigError
 
 __all__ = ["TableSink"]
@@ -76,7 +77,7 @@ __all__ = ["TableSink"]
 log = logging.getLogger(__name__)
 
 
-class TableSink(Sink):
+class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     """Writes each record as a table row: the value's fields become typed columns.
 
     Formats: parquet, orc, delta, iceberg, jdbc or any Spark data source, by
@@ -115,7 +116,7 @@ class TableSink(Sink):
         self.declared = ColumnLayout(declared, strict=True) if declared is not None else None
         self.value_converter = None
         #: What each record's value schema must fit: a struct, and its table's columns before the
-        #: batch (see bind_session); None with a declared schema (record_errors checks it).
+        #: batch (see open); None with a declared schema (record_errors checks it).
         evolution_key = f"{prefix}schema.evolution"
         may_add = config["schema.evolution"] == "add_columns"
         self.fits = TableFits(evolution_key, may_add, self.target.is_jdbc) if declared is None else None
@@ -127,7 +128,7 @@ class TableSink(Sink):
         self._input_cached = False
         #: The records of this run that took the compiled path (see connectors.table.compiled), or None.
         self.compiled: CompiledRows | None = None
-        #: Each table's columns as bind_session looked them up, for the first write to it (not looked up again).
+        #: Each table's columns as open looked them up, for the first write to it (not looked up again).
         self._columns_at_bind: dict[str, T.StructType | None] = {}
         if declared is not None:
             clash = [n for n in declared.names if n in {metadata_column(m) for m in self.metadata}]
@@ -150,10 +151,17 @@ class TableSink(Sink):
         rules = ChangeRules(config["delete.field"], placeholder_bytes(placeholder) if placeholder else None)
         return Upsert(config["key.columns"], prefix, config["schema.evolution"] == "add_columns", rules)
 
-    def bind_converters(self, key_converter, value_converter) -> None:
-        self.value_converter = value_converter
-        if self.upsert is not None:
-            self.upsert.bind(key_converter, value_converter)
+    def open(self, context: SinkContext) -> None:
+        """Keeps the converters; with a streaming query's checkpoint, writes with its own writer id and
+        commits (see connectors.table.writer); with the session, looks up the tables' columns."""
+        if context.value_converter is not None:
+            self.value_converter = context.value_converter
+            if self.upsert is not None:
+                self.upsert.bind(context.key_converter, context.value_converter)
+        if context.checkpoint is not None:
+            self.target = dataclasses.replace(self.target, checkpoint=context.checkpoint)
+        if context.session is not None:
+            self._look_up_tables(context.session)
 
     def output_fields(self) -> frozenset[str]:
         # The value, what names a record in messages and routes it, and the metadata columns;
@@ -169,11 +177,7 @@ class TableSink(Sink):
             return {}
         return format_spark_conf(self.config["format"], self.context.prefix)
 
-    def bind_checkpoint(self, location) -> None:
-        """Each streaming query writes with its own writer id and commits (see connectors.table.writer)."""
-        self.target = dataclasses.replace(self.target, checkpoint=location)
-
-    def bind_session(self, spark) -> None:
+    def _look_up_tables(self, spark) -> None:
         """Looks up the table's columns (with ``${topic}``: of each table it names that exists), so that
         a record that cannot go into them fails alone."""
         if self.fits is None:
@@ -211,7 +215,7 @@ class TableSink(Sink):
         return target.columns(spark)
 
     def _table_columns_now(self, spark, target: TableTarget, batch_id: int | None) -> T.StructType | None:
-        """The columns of ``target``'s table before a write: in a batch run, as bind_session found them
+        """The columns of ``target``'s table before a write: in a batch run, as open found them
         moments before (a micro-batch may come much later: it looks again)."""
         found = self._columns_at_bind.pop(target.where, _NOT_LOOKED_UP)
         return target.columns(spark) if found is _NOT_LOOKED_UP or batch_id is not None else found
@@ -516,7 +520,7 @@ class TableSink(Sink):
 
 #: The struct column of a value's fields, before they become the table's columns.
 _ROW = "_smt_row"
-#: No columns were looked up for the table at bind_session (see TableSink._table_columns_now).
+#: No columns were looked up for the table when the sink was opened (see TableSink._table_columns_now).
 _NOT_LOOKED_UP = object()
 
 

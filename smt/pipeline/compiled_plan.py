@@ -13,7 +13,8 @@ in two (or first bets that every record takes the first half: see
   read differently) goes through the Python path unchanged: decoded,
   transformed, dead-lettered and counted with Kafka's semantics.
 
-Both halves land in the sink's one write (:meth:`Sink.bind_compiled`).  The
+Both halves land in the sink's one write
+(:meth:`smt.connector_roles.CompiledInput.bind_compiled`).  The
 compiled records are counted in the JVM (``DataFrame.observe``): each is
 read and written once.  ``pipeline.compile=off`` turns the path off; the run
 log (and ``smt explain``) says which path was taken and, if not this one,
@@ -22,18 +23,19 @@ the stage that has no compiled form.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import logging
-from typing import Any
+from typing import Any, Iterator, runtime_checkable
 
-from smt.compiled import CompiledRows, CompiledValue, NotCompilable
+from smt.compiled import CompiledConverter, CompiledRows, CompiledTransform, CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.connector import SOURCE_ERROR_COLUMN
 from smt.pipeline.counts import observed_sums
 from smt.pipeline.processor import BatchCounts
 
-__all__ = ["COMPILE_CONFIG", "CompiledPlan", "NOT_EXACT", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
+__all__ = ["BetLost", "COMPILE_CONFIG", "CompiledPlan", "NOT_EXACT", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
 
 log = logging.getLogger(__name__)
 
@@ -65,22 +67,23 @@ def compile_problem(spec: Any) -> str | None:
         return f"{_KEY}=off"
     if spec.streaming:
         return "streaming runs take the Python path (the compiled path is for batch runs)"
-    source_problem = getattr(spec.source, "compiled_problem", None)
-    if source_problem is not None and source_problem() is not None:
-        return f"source: {source_problem()}"
+    compiled_source = spec.source_roles.compiled
+    source_problem = compiled_source.compiled_problem() if compiled_source is not None else None
+    if source_problem is not None:
+        return f"source: {source_problem}"
     if not spec.key_converter.passthrough:
         return "key.converter is not bytearray: keys are decoded in Python"
     for stage in spec.chain.stages:
         if stage.predicate is not None:
             return f"transform '{stage.alias}' has a predicate"
-        if not hasattr(stage.transform, "compile_value"):
+        if not isinstance(stage.transform, runtime_checkable(CompiledTransform)):
             return f"transform '{stage.alias}' ({stage.class_name}) has no compiled form"
-    if not hasattr(spec.sink, "bind_compiled"):
+    if spec.sink_roles.compiled is None:
         return f"sink {type(spec.sink).class_name()} takes records only from Python"
-    problem = spec.sink.compiled_problem(None)
+    problem = spec.sink_roles.compiled.compiled_problem(None)
     if problem is not None:
         return f"sink: {problem}"
-    if not hasattr(spec.value_converter, "compiled_reader"):
+    if not isinstance(spec.value_converter, runtime_checkable(CompiledConverter)):
         return f"value.converter {type(spec.value_converter).class_name()} has no compiled form"
     return None
 
@@ -115,9 +118,7 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
              len(compiled))  # fmt: skip
     plan = CompiledPlan(spec.config["name"], compiled, F)
     plan.all_exact_first = (
-        len(compiled) == 1
-        and getattr(spec.sink, "compiled_write_aborts_cleanly", lambda: False)()
-        and plan.all_exact(sample)
+        len(compiled) == 1 and spec.sink_roles.compiled.compiled_write_aborts_cleanly() and plan.all_exact(sample)
     )
     return plan
 
@@ -196,7 +197,7 @@ def _compiled_schema(spec: Any, reader: Any, value: Any, schema_text: str, name:
             value = stage.transform.compile_value(value, F)
         except NotCompilable as exc:
             raise NotCompilable(f"transform '{stage.alias}': {exc}") from None
-    problem = spec.sink.compiled_problem(value.schema)
+    problem = spec.sink_roles.compiled.compiled_problem(value.schema)
     if problem is not None:
         raise NotCompilable(f"sink: {problem}")
     return _Schema(name, read.parsed, read.exact, read.same_schema, value)
@@ -210,6 +211,32 @@ def _short(text: str, limit: int = 80) -> str:
 NOT_EXACT = "smt-compiled-path: a record is not read by Spark exactly as by the value converter"
 
 
+class BetLost(Exception):
+    """The write that bet every record takes the compiled path met one that does not
+    (:meth:`CompiledPlan.all_compiled`): the runner runs again, split."""
+
+
+def _raised_not_exact(exc: BaseException) -> bool:
+    """Whether ``exc``, or an error under it, is Spark's ``raise_error(NOT_EXACT)``: recognised by its
+    condition and parameters, here alone."""
+    from pyspark.errors import PySparkException
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, PySparkException) and current.getCondition() == "USER_RAISED_EXCEPTION":
+            if (current.getMessageParameters() or {}).get("errorMessage") == NOT_EXACT:
+                return True
+        # A write command wraps the task's error: PySpark converts the JVM cause chain into _cause.
+        jvm_cause = current._cause if isinstance(current, CapturedException) else None
+        pending += [current.__cause__, current.__context__, jvm_cause]
+    return False
+
+
 class CompiledPlan:
     """How a batch run's source splits between the compiled path and Python, and the compiled count.
 
@@ -217,7 +244,7 @@ class CompiledPlan:
 
     - :meth:`all_compiled` bets that every record takes the compiled path: one pass, every record
       read, parsed and written by Spark, nothing cached.  The first record that does not fails the
-      write (:meth:`refused` tells that failure apart); the runner then runs again with
+      write (:meth:`betting` turns that failure into :class:`BetLost`); the runner then runs again with
       :meth:`split`.  Taken only when the sink's failed write leaves the table as it was
       (``Sink.compiled_write_aborts_cleanly``) and every record of the sample was exact
       (:attr:`all_exact_first`).
@@ -256,7 +283,7 @@ class CompiledPlan:
         return all(row[0] for row in self._parsed(df).select(self._any_exact(df)).collect())
 
     def all_compiled(self, df: Any) -> Any:
-        """``df``'s records as compiled rows (of the plan's one schema), failing (:meth:`refused`) at the
+        """``df``'s records as compiled rows (of the plan's one schema), failing (:class:`BetLost`) at the
         first that is not exact."""
         from pyspark.sql import Observation
 
@@ -271,16 +298,16 @@ class CompiledPlan:
         self.observation = Observation(self.observation_name)
         return rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
 
-    @staticmethod
-    def refused(exc: BaseException) -> bool:
-        """Whether ``exc`` is the all-compiled write failing at a record that is not exact."""
-        seen = set()
-        while exc is not None and id(exc) not in seen:
-            if NOT_EXACT in str(exc):
-                return True
-            seen.add(id(exc))
-            exc = exc.__cause__ or exc.__context__
-        return False
+    @contextlib.contextmanager
+    def betting(self) -> Iterator[None]:
+        """Around a write: a write that bet on every record (:attr:`all_exact_first`) and met one that is
+        not exact raises :class:`BetLost` instead of Spark's error."""
+        try:
+            yield
+        except Exception as exc:
+            if self.all_exact_first and _raised_not_exact(exc):
+                raise BetLost(NOT_EXACT) from exc
+            raise
 
     def split(self, df: Any) -> tuple[Any, Any, Any]:
         """``df`` (the source's records) as (records for Python, compiled rows, the Python records whose

@@ -2,10 +2,11 @@
 :class:`connectors.file.dead_letters.FileDeadLetters`) or a Kafka topic (the
 Kafka connector's :class:`connectors.kafka.dead_letters.TopicDeadLetters`).
 
-Both answer ``record_errors`` like a sink: the dead letters the queue itself
-cannot take (a Kafka topic's producer limits).  The batch processor logs and
-drops those, as Kafka Connect's dead-letter reporter does, rather than fail
-the whole run.
+Both are sinks (:class:`smt.connector.Sink`), opened like the pipeline's sink.  A
+topic's writer has :class:`smt.connector_roles.RecordChecks`: the dead letters
+the queue itself cannot take (a Kafka topic's producer limits).  The batch
+processor logs and drops those, as Kafka Connect's dead-letter reporter does,
+rather than fail the whole run.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def build_dead_letters(policy: Any, props: Mapping[str, Any], sink_name: str | N
     if policy.dlq_path:
         from connectors.file.dead_letters import FileDeadLetters
 
-        write_mode = getattr(sink, "config", {}).get("write.mode")
+        write_mode = sink.config.get("write.mode") if sink is not None else None
         if write_mode is None or write_mode == "upsert":  # an upsert keeps the table's rows: the letters pile up too
             return FileDeadLetters(policy.dlq_path)
         return FileDeadLetters(policy.dlq_path, write_mode, f"{sink.context.prefix}write.mode")

@@ -42,4 +42,4 @@ class NewOutputs:
 
 
 def _output_paths(writer: Any) -> list[str]:
-    return list(getattr(writer, "output_paths", dict)().values())
+    return list(writer.output_paths().values())

@@ -8,7 +8,7 @@ processor is built; the per-batch path only moves columns.
 
 A record can fail at every stage: TASK_POLL (the source could not read it),
 the converters, the transforms, and TASK_PUT (the sink says it cannot write
-the serialized record, see :meth:`smt.connector.Sink.record_errors`).
+the serialized record, see :meth:`smt.connector_roles.RecordChecks.record_errors`).
 
 Every input row ends up in exactly one of: written (one or more output
 rows), filtered (dropped by a transform), failed (skipped or dead-lettered).
@@ -29,6 +29,7 @@ import pyarrow as pa
 from smt.batch import KAFKA_ARROW_SCHEMA, RecordBatch, distinct_origins
 from smt.chain import ChainErrors, TransformChain
 from smt.connector import SOURCE_ERROR_COLUMN
+from smt.connector_roles import sink_roles
 from smt.data.nesting import NestingTooDeep, allow_deep_recursion
 from smt.error_handling import (
     ErrorPolicy,
@@ -136,10 +137,18 @@ class BatchProcessor:
         error_columns: bool = False,
     ) -> None:
         self.source_class = source_class
-        #: The sink, asked for the records it cannot write (TASK_PUT); pickled to executors.
-        self.sink = sink
-        #: Where dead letters go (see smt.pipeline.dead_letters), asked which it cannot take.
-        self.dead_letters = dead_letters
+        # Only the roles travel to the executors (pickled with the processor), not the sink itself:
+        # a sink with the core alone never leaves the driver.
+        roles = sink_roles(sink) if sink is not None else None
+        #: The sink's class name, which names it in a TASK_PUT error.
+        self.sink_class = type(sink).class_name() if sink is not None else None
+        #: The sink's record checks (TASK_PUT; see smt.connector_roles.RecordChecks), or None.
+        self.record_checks = roles.record_checks if roles is not None else None
+        #: The sink's own encoding of values (smt.connector_roles.ValueEncoding), or None.
+        self.value_encoding = roles.value_encoding if roles is not None else None
+        #: The dead letters the dead-letter writer cannot take (see smt.pipeline.dead_letters), or None.
+        dead_letter_roles = sink_roles(dead_letters) if dead_letters is not None else None
+        self.dead_letter_checks = dead_letter_roles.record_checks if dead_letter_roles is not None else None
         #: Kafka row fields of the output batches (all when None).
         self.output_fields = output_fields
         self.chain = chain
@@ -275,9 +284,9 @@ class BatchProcessor:
             if (converter.passthrough and batch.is_arrow(column)) or column not in self._written:
                 continue
             schemas = None if batch.is_arrow(f"{column}_schema") else batch.column(f"{column}_schema")
-            if column == "value" and self.sink is not None:
-                encoded = self.sink.encode_values(batch.topic, schemas, batch.column(column))
-                if encoded is not None:  # the sink reads its own encoding back (Sink.encode_values)
+            if column == "value" and self.value_encoding is not None:
+                encoded = self.value_encoding.encode_values(batch.topic, schemas, batch.column(column))
+                if encoded is not None:  # the sink reads its own encoding back (ValueEncoding)
                     batch.set_column(column, encoded)
                     continue
             if converter.null_is_null and _all_null(batch, column) and _all_none(schemas):
@@ -318,15 +327,17 @@ class BatchProcessor:
     def _value_failures(self, batch: RecordBatch, failures: _Failures) -> RecordBatch:
         # The sink judges the transformed values before they are encoded (a table's columns
         # against their schemas); the records it names fail at TASK_PUT, as below.
-        if self.sink is None or not len(batch) or not batch.has_column("value"):
+        if self.record_checks is None or not len(batch) or not batch.has_column("value"):
             return batch
         schemas = batch.column("value_schema") if batch.has_column("value_schema") else None
-        problems = sorted(self.sink.value_errors(batch.topic, schemas, batch.value), key=lambda problem: problem[0])
+        checks = self.record_checks
+        problems = sorted(checks.value_errors(batch.topic, schemas, batch.value), key=lambda problem: problem[0])
         if not problems:
             return batch
-        sink_class = type(self.sink).class_name()
         for row, exc in problems:
-            failures.failed(batch.origin[row], StageError(Stage.TASK_PUT, sink_class, exc, record=batch.record(row)))
+            failures.failed(
+                batch.origin[row], StageError(Stage.TASK_PUT, self.sink_class, exc, record=batch.record(row))
+            )
         return _without_failed(batch, failures)
 
     def _put_failures(
@@ -337,16 +348,16 @@ class BatchProcessor:
         # it cannot write; they fail at TASK_PUT, like any other stage, instead
         # of failing the whole write.
         records = batch.to_arrow(self.output_fields)
-        if self.sink is None or not len(batch):
+        if self.record_checks is None or not len(batch):
             return batch, records
-        records = self.sink.prepare_records(records, _routed(records, arrow_batch, batch))
-        problems = sorted(self.sink.record_errors(records), key=lambda problem: problem[0])
+        checks = self.record_checks
+        records = checks.prepare_records(records, _routed(records, arrow_batch, batch))
+        problems = sorted(checks.record_errors(records), key=lambda problem: problem[0])
         if not problems:
             return batch, records
-        sink_class = type(self.sink).class_name()
         for row, exc in problems:
             failed = batch.take([row]).record(0)
-            failures.failed(batch.origin[row], StageError(Stage.TASK_PUT, sink_class, exc, record=failed))
+            failures.failed(batch.origin[row], StageError(Stage.TASK_PUT, self.sink_class, exc, record=failed))
         keep = _kept_rows(batch, failures)
         return batch.take(keep), records.take(pa.array(keep, pa.int64()))
 
@@ -402,9 +413,9 @@ class BatchProcessor:
         # A dead letter the queue cannot take (larger than its producer allows)
         # would fail the whole dead-letter write: it is logged and dropped
         # instead, as Kafka Connect's dead-letter reporter does.
-        if self.dead_letters is None:
+        if self.dead_letter_checks is None:
             return dead, origins
-        refused = dict(self.dead_letters.record_errors(dead))
+        refused = dict(self.dead_letter_checks.record_errors(dead))
         if not refused:
             return dead, origins
         for row, exc in sorted(refused.items()):

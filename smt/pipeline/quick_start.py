@@ -42,7 +42,7 @@ def quick_start_conf(spec: Any, conf: dict[str, str]) -> dict[str, str]:
     """``conf`` (a pipeline's Spark settings) with :data:`QUICK_JIT` added when the run is small."""
     if spec.streaming or not is_local_master(conf.get("spark.master", "")):
         return conf
-    paths = list(spec.source.input_paths().values()) if hasattr(spec.source, "input_paths") else []
+    paths = list(spec.source.input_paths().values())
     size = _local_bytes(paths)
     if size is None or size > SMALL_INPUT_BYTES:
         return conf

@@ -67,7 +67,7 @@ def locations(spec: Any) -> dict[str, str]:
         "sink": _connector_location(props, "sink", may_route, _write_mode(spec.sink)),
     }
     if spec.policy.tolerates_all and spec.policy.dlq_path:
-        mode_key = getattr(spec.dead_letters, "mode_key", None)
+        mode_key = spec.dead_letters.mode_key  # a dead-letter folder: connectors.file.dead_letters
         how = f"{spec.dead_letters.write_mode} as {mode_key}" if mode_key else "appended"
         where["dead_letters"] = f"files {props['errors.deadletterqueue.path']} (jsonl, {how})"
     elif spec.policy.tolerates_all and spec.policy.dlq_topic:
@@ -92,8 +92,7 @@ def _connector_location(props: dict[str, Any], kind: str, may_route: bool = Fals
 
 def _write_mode(sink: Any) -> str | None:
     """The sink's write mode in force (its default when the file sets none), for a sink that has one."""
-    config = getattr(sink, "config", None) or {}
-    return config.get("write.mode")
+    return sink.config.get("write.mode")  # every configured plugin has its parsed config
 
 
 def failed_destination(spec: Any) -> str:

@@ -29,7 +29,7 @@ import pyarrow as pa
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
-from smt.pipeline.compiled_plan import NOT_EXACT, CompiledPlan, compile_problem, plan_compiled
+from smt.pipeline.compiled_plan import BetLost, CompiledPlan, compile_problem, plan_compiled
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
@@ -264,13 +264,10 @@ class _Run:
         """Run; an error raised carries ``failed_counts``, what the run committed before it failed."""
         try:
             dead_letters = self.spec.dead_letters
-            if dead_letters is not None and hasattr(dead_letters, "check"):
-                # A dead-letter queue that cannot be written must fail the run
-                # before any output is written, not after.
-                dead_letters.check(self.spark)
             write_outputs = functools.partial(_write_outputs, dead_letters=dead_letters, done=self.writes_done)
             # Before the processor (and the sink in it) is shipped with the job.
-            self.spec.sink.bind_session(self.spark)
+            checkpoint = self.spec.config["checkpoint.location"] if self.spec.streaming else None
+            self.spec.open_outputs(self.spark, checkpoint)
             out = self._transformed_source()
             if self.spec.streaming:
                 self._stream(out, write_outputs, progress_interval)
@@ -288,7 +285,7 @@ class _Run:
             raise failure from exc
 
     def _failed_counts(self) -> FailedRunCounts:
-        dead_letters = self.spec.dead_letters
+        dead_letters = self.spec.dead_letter_roles
         if self.spec.streaming:
             processed = self.counts
         else:
@@ -297,8 +294,8 @@ class _Run:
             processed,
             streaming=self.spec.streaming,
             writes_done=frozenset(self.writes_done),
-            sink_atomic=getattr(self.spec.sink, "commits_atomically", False),
-            dead_letters_atomic=dead_letters is None or getattr(dead_letters, "commits_atomically", False),
+            sink_atomic=self.spec.sink_roles.commits_atomically,
+            dead_letters_atomic=dead_letters is None or dead_letters.commits_atomically,
         )
 
     def _transformed_source(self):
@@ -332,23 +329,27 @@ class _Run:
         records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
         if all_compiled:
             log.info("betting that every record takes the compiled path (if one does not, the run starts again)")
-            self.spec.sink.bind_compiled(self.compiled.rows(self.compiled.all_compiled(df), None))
+            self.spec.sink_roles.compiled.bind_compiled(self.compiled.rows(self.compiled.all_compiled(df), None))
             return step(df.limit(0), live=self.live)
         python, compiled_rows, unknown_types = self.compiled.split(df)
-        self.spec.sink.bind_compiled(self.compiled.rows(compiled_rows, step(unknown_types).where(records)))
+        self.spec.sink_roles.compiled.bind_compiled(
+            self.compiled.rows(compiled_rows, step(unknown_types).where(records))
+        )
         return step(python, live=self.live)
 
     def _batch_betting_on_compiled(self, out, write_outputs) -> None:
         """A batch run; when it bet on the compiled path and a record was not exact, once more, split."""
-        try:
+        if self.compiled is None:
             self._batch(out, write_outputs)
-        except Exception as exc:
-            if self.compiled is None or not self.compiled.all_exact_first or not self.compiled.refused(exc):
-                raise
+            return
+        try:
+            with self.compiled.betting():
+                self._batch(out, write_outputs)
+        except BetLost as lost:
             log.info(
                 "running again, each record parsed once and split: a record takes the Python path "
                 "(Spark logged the failed write: %s)",
-                NOT_EXACT,
+                lost,
             )
             self.compiled.all_exact_first = False
             self._batch(self._compiled_source(self.compiled_source, all_compiled=False), write_outputs)

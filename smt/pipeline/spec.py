@@ -26,6 +26,9 @@ from smt.chain import TransformChain
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.config_providers import ResolvedProperties, resolve_variables
 from smt.config_review import ConfigNotice, review_pipeline_keys
+from smt.connector import SinkContext
+from smt.connector_roles import SinkRoles, SourceRoles, sink_roles, source_roles
+from smt.converter import Converter
 from smt.duplicate_keys import duplicate_notices, with_notices
 from smt.error_handling import ERRORS_CONFIG, ErrorPolicy
 from smt.errors import ConfigError, ConfigProblem, SmtError
@@ -173,6 +176,29 @@ class PipelineSpec:
     notices: list[ConfigNotice] = dataclasses.field(default_factory=list)
     #: The dead-letter writer (``errors.deadletterqueue.*``), or None: built once, when the spec is validated.
     dead_letters: Any = None
+    #: What the sink, the dead-letter writer and the source can do besides writing and reading,
+    #: resolved once, here (see :mod:`smt.connector_roles`); None for a part that is missing.
+    sink_roles: SinkRoles | None = dataclasses.field(init=False, default=None)
+    dead_letter_roles: SinkRoles | None = dataclasses.field(init=False, default=None)
+    source_roles: SourceRoles | None = dataclasses.field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.sink_roles = sink_roles(self.sink) if self.sink is not None else None
+        self.dead_letter_roles = sink_roles(self.dead_letters) if self.dead_letters is not None else None
+        self.source_roles = source_roles(self.source) if self.source is not None else None
+
+    def sink_context(self, session: Any = None, checkpoint: str | None = None) -> SinkContext:
+        """What the sink and the dead-letter writer are opened with (:meth:`smt.connector.Sink.open`)."""
+        return sink_context(self.source, self.chain, self.key_converter, self.value_converter,
+                            self.dead_letters, session, checkpoint)  # fmt: skip
+
+    def open_outputs(self, session: Any, checkpoint: str | None = None) -> None:
+        """Open the dead-letter writer, then the sink, with the session that runs the job: before it
+        reads a record, so that a queue that cannot be written fails the run before any output is written."""
+        context = self.sink_context(session, checkpoint)
+        if self.dead_letters is not None:
+            self.dead_letters.open(dataclasses.replace(context, dead_letters=None))
+        self.sink.open(context)
 
     @classmethod
     def from_properties(
@@ -357,12 +383,11 @@ class _Builder:
             chain=self._chain(),
             policy=self._policy(config),
         )
-        self._bind_sink(parts)
         if config.get("mode") == "streaming" and not config.get("checkpoint.location"):
             self.problems.append(ConfigProblem("checkpoint.location", "is required when mode=streaming"))
         self._check_overlaps(parts)
         parts["dead_letters"] = self._dead_letters(config, parts["policy"], parts["sink"])
-        self._bind_dead_letters(parts)
+        self._open_outputs(parts)
         if config.get("mode") == "batch":
             self._check_existing_outputs(parts)
         elif config.get("checkpoint.location"):
@@ -391,32 +416,17 @@ class _Builder:
             self.problems.extend(exc.problems)
             return None
 
-    def _bind_dead_letters(self, parts: dict[str, Any]) -> None:
-        """Let the sink see the dead-letter queue, and the queue the source (a topic the pipeline reads is refused)."""
-        dead_letters, source, sink = parts["dead_letters"], parts["source"], parts.get("sink")
-        if dead_letters is not None and sink is not None:
-            try:
-                sink.bind_dead_letters(dead_letters)
-            except ConfigError as exc:
-                self.problems.extend(exc.problems)
-        if dead_letters is None or source is None or not hasattr(dead_letters, "bind_source"):
-            return
-        try:
-            dead_letters.bind_source(source)
-        except ConfigError as exc:
-            self.problems.extend(exc.problems)
-
     def _check_existing_outputs(self, parts: dict[str, Any]) -> None:
         """An output folder the run may not replace (``write.mode=errorifexists``), found before Spark starts."""
         for writer in (parts["sink"], parts["dead_letters"]):
-            conflicts = getattr(writer, "output_conflicts", dict)() if writer is not None else {}
+            conflicts = writer.output_conflicts() if writer is not None else {}
             self.problems += [ConfigProblem(key, reason, self.props.get(key)) for key, reason in conflicts.items()]
 
     def _check_checkpoint(self, config: dict[str, Any], parts: dict[str, Any]) -> None:
         """A checkpoint written by a pipeline whose source or sink was another, found before Spark starts."""
         if parts["source"] is None or parts["sink"] is None:
             return  # already reported
-        identity = checkpoint_keys(self.props, parts["source"], parts["sink"])
+        identity = checkpoint_keys(self.props, source_roles(parts["source"]), sink_roles(parts["sink"]))
         shown = _shown_props(self.props, self.variables)
         try:
             check_local_checkpoint(config["checkpoint.location"], shown, identity)
@@ -428,28 +438,33 @@ class _Builder:
     def _check_overlaps(self, parts: dict[str, Any]) -> None:
         source, sink, policy = parts["source"], parts["sink"], parts["policy"]
         dead_letters = {"errors.deadletterqueue.path": policy.dlq_path} if policy and policy.dlq_path else {}
-        # Plugins that predate input_paths/output_paths name no paths.
         self.problems.extend(
             paths.overlap_problems(
-                getattr(source, "input_paths", dict)(),
-                getattr(sink, "output_paths", dict)(),
+                source.input_paths() if source is not None else {},
+                sink.output_paths() if sink is not None else {},
                 dead_letters,
                 self.pipeline_file,
             )
         )
 
-    def _bind_sink(self, parts: dict[str, Any]) -> None:
-        """Let the sink see the source (a Kafka sink refuses to write where the pipeline reads), and both the converters."""
+    def _open_outputs(self, parts: dict[str, Any]) -> None:
+        """Open the sink and the dead-letter writer with what they see of the pipeline, without a session:
+        a Kafka sink refuses to write where the pipeline reads, a dead-letter topic the pipeline reads
+        is refused; and give the source the converters."""
         source, sink, chain = parts["source"], parts["sink"], parts["chain"]
         if source is None or sink is None or chain is None:
             return  # already reported
-        try:
-            sink.bind_source(source, may_route=chain.may_change("topic"))
-            if parts["key_converter"] is not None and parts["value_converter"] is not None:
-                source.bind_converters(parts["key_converter"], parts["value_converter"])
-                sink.bind_converters(parts["key_converter"], parts["value_converter"])
-        except ConfigError as exc:
-            self.problems.extend(exc.problems)
+        context = sink_context(source, chain, parts["key_converter"], parts["value_converter"],
+                               parts["dead_letters"])  # fmt: skip
+        if context.key_converter is not None and context.value_converter is not None:
+            source.bind_converters(context.key_converter, context.value_converter)
+        for output, seen in ((sink, context), (parts["dead_letters"], dataclasses.replace(context, dead_letters=None))):
+            if output is None:
+                continue
+            try:
+                output.open(seen)
+            except ConfigError as exc:
+                self.problems.extend(exc.problems)
 
     def _parse_top_level(self) -> dict[str, Any]:
         try:
@@ -482,7 +497,7 @@ class _Builder:
         configs = sub_configs(self.props, f"{key}.")
         context = PluginContext(alias=key, prefix=f"{key}.", plugins=self.plugins)
         try:
-            if hasattr(converter, "is_key"):
+            if isinstance(converter, Converter):  # a header converter alone is configured without is_key
                 converter.configure(configs, is_key=is_key, context=context)
             else:
                 converter.configure(configs, context=context)
@@ -516,3 +531,19 @@ class _Builder:
             return ErrorPolicy.from_properties(self.props, connector_name=config.get("name", DEFAULT_NAME))
         except ConfigError:
             return None  # already reported by the top-level parse
+
+
+def sink_context(
+    source: Any, chain: Any, key_converter: Any, value_converter: Any, dead_letters: Any,
+    session: Any = None, checkpoint: str | None = None,
+) -> SinkContext:  # fmt: skip
+    """The :class:`SinkContext` of a pipeline's parts."""
+    return SinkContext(
+        source=source,
+        may_route=chain.may_change("topic"),
+        key_converter=key_converter if value_converter is not None else None,
+        value_converter=value_converter if key_converter is not None else None,
+        dead_letters=dead_letters,
+        session=session,
+        checkpoint=checkpoint,
+    )

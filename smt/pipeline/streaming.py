@@ -121,14 +121,11 @@ def run_streaming(
     :class:`CheckpointMismatch` when the checkpoint belongs to another pipeline.
     """
     settings = STREAMING_CONFIG.parse(spec.props)
-    if not getattr(spec.source, "supports_streaming", False):
+    if not spec.source_roles.supports_streaming:
         raise ConfigError.for_key("mode", f"source '{spec.config['source']}' cannot run in streaming mode", "streaming")
     checkpoint = spec.config["checkpoint.location"]
-    identity = checkpoint_keys(spec.props, spec.source, spec.sink)
+    identity = checkpoint_keys(spec.props, spec.source_roles, spec.sink_roles)
     claim_checkpoint(spark, checkpoint, spec.shown_props(), identity)  # never secrets on disk
-    for output in (spec.sink, spec.dead_letters):
-        if hasattr(output, "bind_checkpoint"):
-            output.bind_checkpoint(checkpoint)
     writer = (
         out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
         .option("checkpointLocation", checkpoint)
@@ -256,10 +253,11 @@ def _is_tuning(key: str) -> bool:
 
 
 def checkpoint_keys(props: Mapping[str, Any], source: Any, sink: Any) -> frozenset[str]:
-    """The keys whose change makes a checkpoint's stored offsets meaningless (see the module's doc)."""
+    """The keys whose change makes a checkpoint's stored offsets meaningless (see the module's doc);
+    ``source`` and ``sink`` are the connectors' roles (:mod:`smt.connector_roles`)."""
     keys = {"source", "sink"}
     for kind, connector in (("source", source), ("sink", sink)):
-        declared = getattr(connector, "checkpoint_keys", None)
+        declared = connector.checkpoint_keys
         if declared is None:
             keys.update(key for key in props if key.startswith(f"{kind}."))
         else:

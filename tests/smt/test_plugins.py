@@ -108,6 +108,32 @@ def test_installed_plugin_classes_work(installed):
     assert [contains.test(Record(value=v)) for v in (b"top secret", "no", None)] == [True, False, False]
 
 
+def test_installed_plugin_sink_with_the_core_alone_runs_a_pipeline(installed, spark, tmp_path):
+    from smt.pipeline import PipelineSpec, run_pipeline
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("one\ntwo\nthree\n")
+    props = {
+        "source": "file",
+        "source.path": str(tmp_path / "in"),
+        "source.format": "text",
+        "transforms": "route",
+        "transforms.route.type": "RegexRouter",
+        "transforms.route.regex": ".*",
+        "transforms.route.replacement": "out",
+        "sink": "com.example.ValuesFileSink",
+        "sink.path": str(tmp_path / "out"),
+    }
+    spec = PipelineSpec.from_properties(props, plugins=load_plugins())
+    # Only write: no checks, no encoding, no compiled input; the sink never leaves the driver.
+    roles = spec.sink_roles
+    assert (roles.record_checks, roles.value_encoding, roles.compiled) == (None, None, None)
+    result = run_pipeline(spec, spark=spark)
+    written = sorted(line for f in (tmp_path / "out").glob("part-*") for line in f.read_text().splitlines())
+    assert written == ["one", "three", "two"]
+    assert (result.counts.read, result.counts.written) == (3, 3)
+
+
 def test_installed_plugin_config_is_validated_with_full_keys(installed):
     plugins = load_plugins()
     from smt.plugin import PluginContext

@@ -2,6 +2,7 @@
 
 from smt.plugins import hookimpl
 from smt_example_plugin.predicates import ValueContains
+from smt_example_plugin.sinks import ValuesFileSink
 from smt_example_plugin.transforms import ReverseValue
 
 
@@ -13,3 +14,8 @@ def smt_transforms():
 @hookimpl
 def smt_predicates():
     return [ValueContains]
+
+
+@hookimpl
+def smt_connectors():
+    return [ValuesFileSink]

@@ -356,12 +356,12 @@ def test_a_replayed_micro_batch_is_written_once_by_each_query(spark, tmp_path, k
     def ids():
         return sorted(r.order_id for r in spark.read.parquet(str(tmp_path / "t")).collect())
 
-    spec.sink.bind_checkpoint(checkpoint("a8b1f0c6-0d2e-4000-8000-000000000001"))
+    spec.sink.open(spec.sink_context(checkpoint=checkpoint("a8b1f0c6-0d2e-4000-8000-000000000001")))
     for batch_id in (0, 0, 1):  # batch 0 replayed after a crash, then batch 1
         spec.sink.write(rows, batch_id)
     assert ids() == [0, 0, 1, 1, 2, 2, 3, 3]
     # Another query (another checkpoint) numbers its micro-batches from 0 too: they are its own.
-    spec.sink.bind_checkpoint(checkpoint("b37c9e10-52aa-4000-8000-000000000002"))
+    spec.sink.open(spec.sink_context(checkpoint=checkpoint("b37c9e10-52aa-4000-8000-000000000002")))
     spec.sink.write(rows, 0)
     assert ids() == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
 

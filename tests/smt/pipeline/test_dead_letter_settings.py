@@ -50,7 +50,7 @@ def test_the_dead_letter_writer_and_field_plan_are_built_once_per_spec(tmp_path)
     assert writer is not None and writer.topic == "dlq"
     processor = BatchProcessor.from_spec(spec)
     spec.spark_conf()
-    assert processor.dead_letters is writer and spec.dead_letters is writer
+    assert processor.dead_letter_checks is writer and spec.dead_letters is writer
     assert spec.field_plan is spec.field_plan
     assert processor.output_fields == spec.field_plan.outputs
 

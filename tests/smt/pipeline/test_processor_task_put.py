@@ -117,7 +117,7 @@ def test_the_processor_gets_the_sink_from_the_spec_and_ships_it_to_executors():
         "errors.tolerance": "all", "errors.deadletterqueue.path": "/unused-dlq",
     })  # fmt: skip
     built = BatchProcessor.from_spec(spec)
-    assert built.sink is spec.sink
+    assert built.record_checks is spec.sink_roles.record_checks is spec.sink  # its checks are the sink's
     # Spark pickles the processor (with cloudpickle) into every task.
     shipped = cloudpickle.loads(cloudpickle.dumps(built))
     out, counts = shipped.process(input_batch([b"v" * 100]))

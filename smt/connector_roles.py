@@ -1,0 +1,138 @@
+"""The optional roles of a connector, beyond the core of :mod:`smt.connector`.
+
+A sink that writes with :meth:`smt.connector.Sink.write` alone is complete.
+A sink that can do more says so by implementing one of these
+:class:`typing.Protocol` classes (subclassing one inherits its defaults, so a sink
+defines only the methods it needs).  The pipeline resolves them **once**, when
+the plan is built (:func:`sink_roles`, :func:`source_roles`), into frozen
+objects the rest of it reads; nothing else asks a connector what it can do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import pyarrow as pa
+
+    from smt.compiled import CompiledRows
+
+__all__ = ["CompiledInput", "CompiledSource", "RecordChecks", "SinkRoles", "SourceRoles", "ValueEncoding"]
+__all__ += ["sink_roles", "source_roles"]
+
+
+class RecordChecks(Protocol):
+    """A sink that names the records it cannot write: they fail alone at the TASK_PUT stage.
+
+    The pipeline calls these on the executors for every batch, in this order,
+    before it writes: :meth:`value_errors`, (the value converter or
+    :class:`ValueEncoding`), :meth:`prepare_records`, :meth:`record_errors`.
+    Each record named fails through the error policy (``errors.tolerance=none``
+    stops the run naming it; ``all`` sends the input record to the dead-letter
+    queue), as Kafka Connect's ``ErrantRecordReporter`` lets a sink task do.
+    """
+
+    def value_errors(
+        self, topics: "list[str | None]", schemas: "list | None", values: list
+    ) -> Iterable[tuple[int, BaseException]]:
+        """The records refused by their transformed data, before the value converter encodes them,
+        as ``(row, error)`` pairs: ``values`` are Connect data, ``schemas`` their Connect schemas
+        (``None`` when no value has one).  The lists must not be changed.  The default finds none."""
+        return ()
+
+    def prepare_records(self, records: "pa.RecordBatch", routed: "np.ndarray") -> "pa.RecordBatch":
+        """The records as the sink will write them: ``routed`` holds one bool per row, True when the
+        chain changed the record's topic.  Must keep the rows and their order.  The default keeps them."""
+        return records
+
+    def record_errors(self, records: "pa.RecordBatch") -> Iterable[tuple[int, BaseException]]:
+        """The serialized records (the :meth:`~smt.connector.Sink.output_fields` columns) the sink
+        cannot write, as ``(row, error)`` pairs; checks whole columns (it runs for every batch).
+        The default finds none."""
+        return ()
+
+
+class ValueEncoding(Protocol):
+    """A sink that writes the records' data rather than their bytes, and encodes the values itself."""
+
+    def encode_values(self, topics: "list[str | None]", schemas: "list | None", values: list) -> "pa.Array | None":
+        """The values of one batch, in place of the value converter, as a binary Arrow array the sink
+        reads back in ``write`` (``None``: let the converter encode them).  Called on the executors
+        after :meth:`RecordChecks.value_errors`; it must not fail on a value that let through.
+        Dead letters keep the input record's bytes."""
+        ...
+
+
+class CompiledInput(Protocol):
+    """A sink that can write the rows of the pipeline's compiled path (:mod:`smt.compiled`)."""
+
+    def compiled_problem(self, schema: Any) -> str | None:
+        """Why values of this Connect ``schema`` cannot be written from columns (``None``: they can;
+        ``schema`` None asks about the sink as configured)."""
+        ...
+
+    def compiled_write_aborts_cleanly(self) -> bool:
+        """Whether a failed write leaves the output as it was (the plan may then bet on every record)."""
+        ...
+
+    def bind_compiled(self, compiled: "CompiledRows | None") -> None:
+        """The compiled records the next write adds to those it is given."""
+        ...
+
+
+class CompiledSource(Protocol):
+    """A source whose records Spark may read itself for the compiled path (:mod:`smt.compiled`)."""
+
+    def compiled_problem(self) -> str | None:
+        """Why Spark's reading of the source (``read``) is not what its Python tasks read, or None."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class SinkRoles:
+    """What a sink (or a dead-letter writer) can do besides ``write``, resolved once (:func:`sink_roles`)."""
+
+    #: The sink's record checks, or None (it refuses no record before the write).
+    record_checks: RecordChecks | None
+    #: The sink's own encoding of values, or None (the value converter encodes them).
+    value_encoding: ValueEncoding | None
+    #: The sink's compiled input, or None (the compiled path is not taken).
+    compiled: CompiledInput | None
+    #: See :attr:`smt.connector.Sink.commits_atomically`.
+    commits_atomically: bool
+    #: See :attr:`smt.connector.Sink.checkpoint_keys`.
+    checkpoint_keys: "tuple[str, ...] | None"
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceRoles:
+    """What a source can do besides ``read``, resolved once (:func:`source_roles`)."""
+
+    #: The source's compiled reading, or None (the compiled path is not taken).
+    compiled: CompiledSource | None
+    #: See :attr:`smt.connector.Source.supports_streaming`.
+    supports_streaming: bool
+    #: See :attr:`smt.connector.Source.checkpoint_keys`.
+    checkpoint_keys: "tuple[str, ...] | None"
+
+
+def sink_roles(sink: Any) -> SinkRoles:
+    """The roles ``sink`` (a :class:`smt.connector.Sink`) implements; the one place that asks."""
+    return SinkRoles(
+        record_checks=sink if isinstance(sink, runtime_checkable(RecordChecks)) else None,
+        value_encoding=sink if isinstance(sink, runtime_checkable(ValueEncoding)) else None,
+        compiled=sink if isinstance(sink, runtime_checkable(CompiledInput)) else None,
+        commits_atomically=sink.commits_atomically,
+        checkpoint_keys=sink.checkpoint_keys,
+    )
+
+
+def source_roles(source: Any) -> SourceRoles:
+    """The roles ``source`` (a :class:`smt.connector.Source`) implements; the one place that asks."""
+    return SourceRoles(
+        compiled=source if isinstance(source, runtime_checkable(CompiledSource)) else None,
+        supports_streaming=source.supports_streaming,
+        checkpoint_keys=source.checkpoint_keys,
+    )
