@@ -20,7 +20,9 @@ def _one(fields):
 
 
 def _some(fields, most: int = 3):
-    return st.lists(st.sampled_from(fields), min_size=1, max_size=most).map(lambda names: ",".join(dict.fromkeys(names)))
+    return st.lists(st.sampled_from(fields), min_size=1, max_size=most).map(
+        lambda names: ",".join(dict.fromkeys(names))
+    )
 
 
 def _nested(fields):
@@ -58,7 +60,9 @@ def _mask_field(fields, topics):
 
 
 def _replace_field(fields, topics):
-    renames = st.lists(st.tuples(_one(fields), st.one_of(_one(fields), NAMES)), max_size=2).map(lambda ps: list(dict(ps).items()))
+    renames = st.lists(st.tuples(_one(fields), st.one_of(_one(fields), NAMES)), max_size=2).map(
+        lambda ps: list(dict(ps).items())
+    )
     return _with(
         _optional("exclude", _some(fields)),
         _optional("include", _some(fields)),
