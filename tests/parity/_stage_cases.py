@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tests.parity._generators import NAMES, patterns, replacements
 
 HEADER_NAMES = ["h", "H", "h.1", "é"]
+_CAST_TYPES = st.sampled_from(["int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string"])
 
 
 def _one(fields):
@@ -97,6 +98,28 @@ TRANSFORMS = {
     "TimestampRouter": lambda fields, topics: _with(
         _optional("topic.format", st.sampled_from(["${topic}_${timestamp}", "x-${timestamp}", "${topic}", "a"])),
         _optional("timestamp.format", st.sampled_from(["yyyy-MM", "yyyyMMdd", "HH:mm:ss.SSS", "D"])),
+    ),
+    # Stages with the per-record path only: their batch path is the default loop over apply, run all the same.
+    "Cast": lambda fields, topics: st.one_of(
+        st.lists(st.tuples(_one(fields), _CAST_TYPES), min_size=1, max_size=3).map(
+            lambda pairs: ",".join(f"{f}:{t}" for f, t in dict(pairs).items())
+        ),
+        _CAST_TYPES,
+    ).map(lambda spec: {"spec": spec}),
+    "TimestampConverter": lambda fields, topics: _with(
+        _optional("field", _one(fields)),
+        st.sampled_from(["string", "unix", "Date", "Time", "Timestamp"]).map(lambda t: {"target.type": t}),
+        st.sampled_from([{}, {"format": "yyyy-MM-dd"}, {"format": "yyyy-MM-dd'T'HH:mm:ss.SSS"}]),
+        _optional("unix.precision", st.sampled_from(["seconds", "milliseconds", "microseconds", "nanoseconds"])),
+    ),
+    "SetSchemaMetadata": lambda fields, topics: _with(
+        _optional("schema.name", NAMES), _optional("schema.version", st.integers(-1, 9).map(str))
+    ),
+    "HeaderFrom": lambda fields, topics: _with(
+        st.lists(_one(fields), min_size=1, max_size=2).map(
+            lambda f: {"fields": ",".join(f), "headers": ",".join(HEADER_NAMES[: len(f)])}
+        ),
+        st.sampled_from([{"operation": "copy"}, {"operation": "move"}]),
     ),
 }
 

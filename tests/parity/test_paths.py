@@ -14,8 +14,8 @@ from smt.converter import Converter
 from smt.plugins import default_plugins
 from smt.transform import Predicate, Transform
 from tests.parity import _stage_cases
+from tests.parity._converter_cases import CONVERTERS, NOT_DRIVEN_CONVERTERS
 from tests.parity._paths import declared_paths, undriven_paths
-from tests.parity.test_converter_parity import CONVERTERS, NOT_DRIVEN_CONVERTERS
 
 #: Built-ins whose paths are proven equal elsewhere, with where.
 ELSEWHERE = {
