@@ -7,6 +7,7 @@ JSON converter's compiled reader is driven in test_compiled_parity.py.
 
 from __future__ import annotations
 
+import orjson
 from hypothesis import strategies as st
 
 import converters
@@ -45,21 +46,56 @@ ITEMS = 12
 CASES = 12
 
 
+#: JSON envelopes whose payload may not fit their schema: every primitive and logical type, optional or not.
+_ENVELOPE_TYPES = [
+    {"type": t} for t in ("int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string", "bytes")
+] + [
+    {"type": "int64", "name": "org.apache.kafka.connect.data.Timestamp"},
+    {"type": "int32", "name": "org.apache.kafka.connect.data.Date"},
+    {"type": "int32", "name": "org.apache.kafka.connect.data.Time"},
+    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2"}},
+    {"type": "array", "items": {"type": "int32"}},
+    {"type": "map", "keys": {"type": "string"}, "values": {"type": "int64"}},
+    {"type": "struct", "fields": [{"field": "a", "type": "int32"}]},
+]
+_PAYLOADS = st.one_of(
+    SCALARS.filter(lambda v: not isinstance(v, float) or abs(v) < 1e300),
+    st.sampled_from(["AQI=", "x", [1, "a"], {"a": 1}, {"a": "1"}, [], 1.5, 2**31, -(2**63) - 1, 2**64]),
+)
+_MISFITS = st.tuples(st.sampled_from(_ENVELOPE_TYPES), st.booleans(), _PAYLOADS).map(
+    lambda t: orjson.dumps({"schema": {**t[0], "optional": t[1]}, "payload": t[2]})
+)
+#: Values the JSON converter cannot write as they are: non-finite floats, values of another type than their schema.
+_UNWRITABLE = st.one_of(
+    st.sampled_from([float("nan"), float("inf"), -float("inf")]).flatmap(
+        lambda f: st.sampled_from([(None, f), (None, [1, f]), (None, {"a": f}), (Schema.FLOAT64_SCHEMA, f)])
+    ),
+    st.tuples(st.sampled_from([Schema.INT8_SCHEMA, Schema.INT32_SCHEMA, Schema.STRING_SCHEMA, Schema.BOOLEAN_SCHEMA]),
+              SCALARS),
+)  # fmt: skip
+
+
+def _read(name: str):
+    if name == "json":
+        return st.one_of(_converter_bytes("JsonConverter"), _MISFITS)
+    return _converter_bytes(CONVERTERS[name][0])
+
+
 def _written(name: str):
     if name == "json":
-        return st.one_of(schema_and_value(max_depth=1), JSON_VALUES.map(lambda v: (None, v)))
+        return st.one_of(schema_and_value(max_depth=1), JSON_VALUES.map(lambda v: (None, v)), _UNWRITABLE)
     schema = st.sampled_from([None, _SCHEMAS[name], Schema.STRING_SCHEMA])
     return st.tuples(schema, SCALARS)
 
 
 def cases(name: str, count: int = CASES) -> list:
     """(settings, is_key, bytes to read, pairs to write) cases for converter ``name``."""
-    kafka_name, settings = CONVERTERS[name]
+    _, settings = CONVERTERS[name]
     return generate(
         st.tuples(
             st.sampled_from(settings),
             st.booleans(),
-            st.lists(_converter_bytes(kafka_name), min_size=ITEMS, max_size=ITEMS),
+            st.lists(_read(name), min_size=ITEMS, max_size=ITEMS),
             st.lists(_written(name), min_size=ITEMS, max_size=ITEMS),
         ),
         count,

@@ -81,7 +81,9 @@ def run_stage(kind: str, name: str, drawn: list) -> tuple[list[str], set[str], l
         outcomes = (transform_outcomes if kind == "transform" else predicate_outcomes)(stage, records)
         ran.update(outcomes)
         expected = outcomes["record"]
-        reference.append(repr(expected))
+        # What the stage declares it reads and changes decides which columns the pipeline moves: part of it.
+        declared = (stage.input_fields(), getattr(stage, "changed_fields", lambda: None)())
+        reference.append(f"{sorted(declared[0] or ())} {sorted(declared[1] or ())} {expected!r}")
         for path, outcome in outcomes.items():
             if outcome != expected:
                 problems.append(f"{name} {props}: path '{path}' gives {outcome!r}, per record {expected!r}")

@@ -97,7 +97,7 @@ TRANSFORMS = {
     ),
     "TimestampRouter": lambda fields, topics: _with(
         _optional("topic.format", st.sampled_from(["${topic}_${timestamp}", "x-${timestamp}", "${topic}", "a"])),
-        _optional("timestamp.format", st.sampled_from(["yyyy-MM", "yyyyMMdd", "HH:mm:ss.SSS", "D"])),
+        _optional("timestamp.format", st.sampled_from(["yyyy-MM", "yyyyMMdd", "HH:mm:ss.SSS", "D", "yyyy'", "q"])),
     ),
     # Stages with the per-record path only: their batch path is the default loop over apply, run all the same.
     "Cast": lambda fields, topics: st.one_of(
