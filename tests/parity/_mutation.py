@@ -46,7 +46,7 @@ TARGETS = sorted(
 SEED = 20261128
 SAMPLE = 60
 #: Cases per stage in each mutant's run (fewer than the harness's own tests: the run is repeated per mutant).
-CASES_PER_STAGE = 12
+CASES_PER_STAGE = 20
 MUTANT_TIMEOUT_S = 20
 _PROJECT = ("smt", "converters", "connectors", "host_functions", "tests")
 
