@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 import converters
 from smt.data import Date, Decimal, Schema, SchemaBuilder, Time, Timestamp
 from tests.converters.strategies import values as connect_values
-from tests.parity._generators import patterns, replacements
 
 T = "org.apache.kafka.connect.transforms."
 P = "org.apache.kafka.connect.transforms.predicates."
@@ -30,13 +29,7 @@ STRING = "org.apache.kafka.connect.storage.StringConverter"
 SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
 FIELDS = ("a", "b", "id", "card")
-#: Topics the records carry: the three fixed names, and drawn ones (letters of both cases, digits, '-', '_',
-#: '.', non-ASCII) that the drawn patterns match in full, in part or not at all.
 TOPICS = ("orders", "users", "orders-eu")
-_DRAWN_TOPICS = st.text(alphabet="ordesuORDEU019-_.é", min_size=1, max_size=9)
-TOPIC_NAMES = st.one_of(st.sampled_from(TOPICS), st.sampled_from(TOPICS), _DRAWN_TOPICS)
-#: What the drawn patterns are built from: the fixed topics and some topics the drawn ones resemble.
-_PATTERN_TOPICS = [*TOPICS, "Orders.EU", "users_1", "é-0", "o"]
 WORDS = st.sampled_from(["x", "web", "mobile", "alice", "Bob", "a-b", ""])
 #: Header text that SimpleHeaderConverter reads as something else than a string: numbers,
 #: booleans, lists, maps, dates.
@@ -62,7 +55,6 @@ _ENVELOPE = converters.load("json", {"schemas.enable": "true"})
 
 _SCALARS = st.one_of(
     st.integers(-(2**40), 2**40),
-    st.sampled_from([0, 1, -1, 127, 128, -129, 32768, 2**31 - 1, -(2**31) - 1, 2**63 - 1, -(2**63)]),
     st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 3)),
     WORDS,
     st.sampled_from(["42", "-7", "3.25", "true", "2024-01-02", "1700000000000"]),
@@ -157,7 +149,7 @@ def record(mode: str):
     """One record whose key and value the JSON converters of ``mode`` read."""
     return st.fixed_dictionaries(
         {
-            "topic": TOPIC_NAMES,
+            "topic": st.sampled_from(TOPICS),
             "partition": st.integers(0, 2),
             "timestamp": st.one_of(st.integers(1_600_000_000_000, 1_800_000_000_000), st.none()),
             "key": part_bytes(mode).map(_b64),
@@ -274,15 +266,12 @@ TRANSFORMS = {
     ),
     "RegexRouter": (
         False,
-        lambda: st.one_of(
-            st.sampled_from(
-                [
-                    {"regex": "(.*)s", "replacement": "$1-x"},
-                    {"regex": "orders(.*)", "replacement": "all$1"},
-                    {"regex": "u.*", "replacement": "people"},
-                ]
-            ),
-            st.fixed_dictionaries({"regex": patterns(_PATTERN_TOPICS), "replacement": replacements()}),
+        lambda: st.sampled_from(
+            [
+                {"regex": "(.*)s", "replacement": "$1-x"},
+                {"regex": "orders(.*)", "replacement": "all$1"},
+                {"regex": "u.*", "replacement": "people"},
+            ]
         ),
     ),
     "SetSchemaMetadata": (
@@ -354,10 +343,7 @@ def transform_case(name: str, pools: dict[str, list[dict]]):
 # --- predicates ------------------------------------------------------------------------------
 
 PREDICATES = {
-    "TopicNameMatches": st.one_of(
-        st.sampled_from([{"pattern": "orders.*"}, {"pattern": "users"}, {"pattern": ".*-eu"}]),
-        patterns(_PATTERN_TOPICS).map(lambda p: {"pattern": p}),
-    ),
+    "TopicNameMatches": st.sampled_from([{"pattern": "orders.*"}, {"pattern": "users"}, {"pattern": ".*-eu"}]),
     "HasHeaderKey": st.sampled_from([{"name": "h1"}, {"name": "card"}]),
     "RecordIsTombstone": st.just({}),
 }
@@ -537,7 +523,7 @@ def _chain_record(key_kind: str, value_kind: str, header_kind: str):
     ).map(lambda pairs: [list(pair) for pair in pairs])
     return st.fixed_dictionaries(
         {
-            "topic": TOPIC_NAMES,
+            "topic": st.sampled_from(TOPICS),
             "partition": st.integers(0, 2),
             "timestamp": st.one_of(st.integers(1_600_000_000_000, 1_800_000_000_000), st.none()),
             "key": part(key_kind),
