@@ -49,6 +49,11 @@ SAMPLE = 60
 CASES_PER_STAGE = 20
 MUTANT_TIMEOUT_S = 20
 _PROJECT = ("smt", "converters", "connectors", "host_functions", "tests")
+#: Project modules a child keeps: the core below every stage, and this module.
+_KEEP = (
+    "smt", "smt.data", "smt.record", "smt.errors", "smt.batch", "smt.config", "smt.row_layout", "smt.plugin",
+    "smt.transform", "tests", "tests.parity", "tests.parity._mutation",
+)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -279,12 +284,11 @@ def run(seed: int = SEED, size: int = SAMPLE) -> Score:
     """Sample the mutants, run each against the harness, and score them."""
     started = time.monotonic()
     chosen = sample(seed, size)
-    import hypothesis  # noqa: F401 - imported before the snapshot: the cases keep its objects
-
-    keep = {n for n in sys.modules if n.split(".")[0] in _PROJECT}
-    for module in ("smt.record", "smt.data", "smt.errors"):
+    for module in _KEEP:
         importlib.import_module(module)
-    keep = {n for n in sys.modules if n.split(".")[0] in _PROJECT}  # nothing a mutant may change
+    # The core modules the cases' objects come from (records, Connect data, errors) stay; every other
+    # project module is dropped in each child and imported afresh, the mutated one from its mutant.
+    keep = {n for n in sys.modules if n in _KEEP or n.startswith("smt.data.")}
     targets = {_module_name(m.path) for m, _ in chosen}
     assert not targets & keep, f"modules imported before the snapshot would escape their mutants: {targets & keep}"
     cases = _generate_cases()
