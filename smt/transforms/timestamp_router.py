@@ -95,12 +95,13 @@ class TimestampRouter(Reconfigurable, Transform):
         out = pa.array(routed, pa.string()).take(pa.array(group_of_row))
         failed = np.flatnonzero(np.isin(group_of_row, bad_groups)).tolist() if bad_groups else []
         for row in failed:
-            self._fail_row(row, topics[row].as_py(), null_stamps, millis, errors)
+            self._fail_row(batch, row, topics[row].as_py(), null_stamps, millis, errors)
         return finish_column(batch, "topic", out, failed)
 
-    def _fail_row(self, row: int, topic, null_stamps, millis, errors: ErrorSink) -> None:
+    def _fail_row(self, batch: RecordBatch, row: int, topic, null_stamps, millis, errors: ErrorSink) -> None:
         if null_stamps is not None and null_stamps[row]:
-            errors.fail(row, DataError(f"Timestamp missing on record: topic={topic!r} row={row}"))
+            # The record path's message (Kafka's): the dead letter's error must not depend on the path.
+            errors.fail(row, DataError(f"Timestamp missing on record: {batch.record(row)}"))
             return
         try:
             self._route(topic, int(millis[row]))
