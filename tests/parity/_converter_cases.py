@@ -7,6 +7,8 @@ JSON converter's compiled reader is driven in test_compiled_parity.py.
 
 from __future__ import annotations
 
+import json
+
 import orjson
 from hypothesis import strategies as st
 
@@ -14,13 +16,36 @@ import converters
 from smt.data import Schema
 from tests.converters.strategies import JSON_VALUES, schema_and_value
 from tests.oracle._cases import _converter_bytes
-from tests.oracle._generation import generate
 from tests.parity._drivers import converter_outcomes
 from tests.parity._generators import SCALARS
+from tests.parity._harness import distinct
+
+#: A JSON Schema the payloads are validated against (``json.schema``): some drawn payloads fit it, most not.
+_JSON_SCHEMA = orjson.dumps(
+    {
+        "anyOf": [
+            {"type": ["integer", "string", "null"]},
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "array", "items": {"type": "string"}}},
+            },
+        ]
+    }
+).decode()
 
 #: Registered name -> (the oracle's name for its bytes, settings to run it with).
 CONVERTERS = {
-    "json": ("JsonConverter", [{}, {"schemas.enable": "false"}, {"decimal.format": "NUMERIC"}]),
+    "json": (
+        "JsonConverter",
+        [
+            {},
+            {"schemas.enable": "false"},
+            {"decimal.format": "NUMERIC"},
+            {"json.schema": _JSON_SCHEMA},
+            {"json.schema": _JSON_SCHEMA, "schemas.enable": "false"},
+            {"schemas.enable": "false", "decimal.format": "NUMERIC"},
+        ],
+    ),
     "string": ("StringConverter", [{}, {"converter.encoding": "UTF-16"}, {"converter.encoding": "ISO-8859-1"}]),
     "short": ("ShortConverter", [{}]),
     "integer": ("IntegerConverter", [{}]),
@@ -46,6 +71,10 @@ ITEMS = 12
 CASES = 12
 
 
+class _Int(int):
+    """An int of another class (as an IntEnum member is): the writer checks its range the long way."""
+
+
 #: JSON envelopes whose payload may not fit their schema: every primitive and logical type, optional or not.
 _ENVELOPE_TYPES = [
     {"type": t} for t in ("int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string", "bytes")
@@ -57,13 +86,20 @@ _ENVELOPE_TYPES = [
     {"type": "array", "items": {"type": "int32"}},
     {"type": "map", "keys": {"type": "string"}, "values": {"type": "int64"}},
     {"type": "struct", "fields": [{"field": "a", "type": "int32"}]},
+    # Named schemas label their errors by the last part of the name, dotted or not.
+    {"type": "int32", "name": "Thing"},
+    {"type": "string", "name": "a.b.Thing"},
+    # Parameters holding ',"payload":': the schema-prefix cache must look past it.
+    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2", "payload": "x"}},
+    {"type": "int32", "parameters": {"a": "1", "payload": "2"}},
 ]
 _PAYLOADS = st.one_of(
     SCALARS.filter(lambda v: not isinstance(v, float) or abs(v) < 1e300),
     st.sampled_from(["AQI=", "x", [1, "a"], {"a": 1}, {"a": "1"}, [], 1.5, 2**31, -(2**63) - 1, 2**64]),
 )
 _MISFITS = st.tuples(st.sampled_from(_ENVELOPE_TYPES), st.booleans(), _PAYLOADS).map(
-    lambda t: orjson.dumps({"schema": {**t[0], "optional": t[1]}, "payload": t[2]})
+    # json, not orjson: it writes integers beyond 64 bits too.
+    lambda t: json.dumps({"schema": {**t[0], "optional": t[1]}, "payload": t[2]}, separators=(",", ":")).encode()
 )
 #: Values the JSON converter cannot write as they are: non-finite floats, values of another type than their schema.
 _UNWRITABLE = st.one_of(
@@ -75,28 +111,101 @@ _UNWRITABLE = st.one_of(
 )  # fmt: skip
 
 
+#: Values a schemaless JSON writer takes the careful way: NaN or infinity nested in maps, lists and tuples,
+#: text and maps holding "null", tuples, and ints of another class at the edges of their widths.
+_SCHEMALESS_EDGES = st.one_of(
+    st.sampled_from([float("nan"), float("inf")]).flatmap(
+        lambda f: st.sampled_from([{"a": {"b": f}}, [[1, f]], (1, f), {"a": (f,)}, [{"a": None}, (f,)]])
+    ),
+    st.sampled_from(["null", "annulled", {"a": None, "b": 1}, [None, "x", 1.5], (1, "null", None), (), {"a": (1, 2)}]),
+)
+_INT_EDGES = st.sampled_from(
+    [(Schema.INT8_SCHEMA, -128), (Schema.INT16_SCHEMA, -32768), (Schema.INT32_SCHEMA, -(2**31)),
+     (Schema.INT64_SCHEMA, -(2**63)), (Schema.INT8_SCHEMA, 127), (Schema.INT8_SCHEMA, 128)]
+).map(lambda sv: (sv[0], _Int(sv[1])))  # fmt: skip
+
+
+_SCHEMA_HEAD = b'{"schema":' + orjson.dumps({"type": "double", "optional": False})
+_PAYLOAD_MARK = b',"payload":'
+
+
+def _long_numbers(count: int):
+    """Messages of one double envelope whose payloads share hundreds of leading digits (zeros, then
+    others) and differ in their last: the schema-prefix cache must take each payload from where the
+    schema ends, and only from there."""
+    head = _SCHEMA_HEAD + _PAYLOAD_MARK + b"1."
+    shared = st.text(alphabet="123456789", min_size=60, max_size=60)
+    tails = st.lists(st.text(alphabet="0123456789", min_size=1, max_size=3), min_size=count, max_size=count)
+    # The zeros end before, and the shared digits run past, eleven times the schema's end: a cache that cut
+    # its prefix there (a mutant's) would read a wrong number, not a broken one.
+    cut = 11 * len(_SCHEMA_HEAD)
+    return st.tuples(st.integers(cut - len(head) - 55, cut - len(head) - 5), shared, tails).map(
+        lambda t: [head + b"0" * t[0] + t[1].encode() + tail.encode() + b"}" for tail in t[2]]
+    )
+
+
 def _read(name: str):
     if name == "json":
         return st.one_of(_converter_bytes("JsonConverter"), _MISFITS)
     return _converter_bytes(CONVERTERS[name][0])
 
 
+def _concatenated(*parts):
+    return st.tuples(*parts).map(lambda lists: [item for items in lists for item in items])
+
+
+def _schemaless_batch():
+    """ITEMS schemaless values (the writer's one-call batch path): a number of drawn width, then one value
+    written with the text null (None, NaN, "null", a map holding None) at whichever offset that makes,
+    then values without it."""
+    plain = st.one_of(
+        st.integers(-(10**6), 10**6), st.text(alphabet="abnu", max_size=4).filter(lambda t: "null" not in t)
+    )
+    nullish = st.one_of(st.none(), _SCHEMALESS_EDGES, st.sampled_from([float("nan"), {"a": None}]))
+    return st.tuples(st.integers(0, 10**8), nullish, st.lists(plain, min_size=ITEMS - 2, max_size=ITEMS - 2)).map(
+        lambda t: [(None, v) for v in [t[0], t[1], *t[2]]]
+    )
+
+
+def _reads(name: str):
+    """ITEMS messages; the JSON converter's each hold some of every kind (so that every case reaches each)."""
+    if name != "json":
+        return st.lists(_read(name), min_size=ITEMS, max_size=ITEMS)
+    return _concatenated(
+        st.lists(_converter_bytes("JsonConverter"), min_size=4, max_size=4),
+        st.lists(_MISFITS, min_size=5, max_size=5),
+        _long_numbers(3),
+    )
+
+
 def _written(name: str):
+    """ITEMS (schema, value) pairs; the JSON converter's hold some of every kind."""
     if name == "json":
-        return st.one_of(schema_and_value(max_depth=1), JSON_VALUES.map(lambda v: (None, v)), _UNWRITABLE)
+        return _concatenated(
+            st.lists(schema_and_value(max_depth=1), min_size=3, max_size=3),
+            st.lists(JSON_VALUES.map(lambda v: (None, v)), min_size=2, max_size=2),
+            st.lists(_UNWRITABLE, min_size=2, max_size=2),
+            st.lists(_SCHEMALESS_EDGES.map(lambda v: (None, v)), min_size=3, max_size=3),
+            st.lists(_INT_EDGES, min_size=2, max_size=2),
+        ).flatmap(st.permutations)
     schema = st.sampled_from([None, _SCHEMAS[name], Schema.STRING_SCHEMA])
-    return st.tuples(schema, SCALARS)
+    return st.lists(st.tuples(schema, SCALARS), min_size=ITEMS, max_size=ITEMS)
+
+
+def _written_with(name: str, props: dict):
+    """What a converter with settings ``props`` writes: a schemaless JSON one (no envelope, no JSON Schema)
+    takes half its batches all schemaless, the batch path it has for them."""
+    if name == "json" and props.get("schemas.enable") == "false" and "json.schema" not in props:
+        return st.one_of(_schemaless_batch(), _written(name))
+    return _written(name)
 
 
 def cases(name: str, count: int = CASES) -> list:
     """(settings, is_key, bytes to read, pairs to write) cases for converter ``name``."""
     _, settings = CONVERTERS[name]
-    return generate(
-        st.tuples(
-            st.sampled_from(settings),
-            st.booleans(),
-            st.lists(_read(name), min_size=ITEMS, max_size=ITEMS),
-            st.lists(_written(name), min_size=ITEMS, max_size=ITEMS),
+    return distinct(
+        st.sampled_from(settings).flatmap(
+            lambda props: st.tuples(st.just(props), st.booleans(), _reads(name), _written_with(name, props))
         ),
         count,
     )

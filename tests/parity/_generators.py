@@ -33,36 +33,63 @@ SCALARS = st.one_of(
 )
 
 
+#: Names holding a backtick before a dot: in a V2 path they need the backslash escape.
+ESCAPED_NAMES = st.tuples(NAMES, NAMES).map("`.".join)
+
+
 def pools():
     """(field names, topic names): the names one case draws everything from."""
     return st.tuples(
-        st.lists(NAMES, min_size=2, max_size=5, unique=True),
+        st.lists(st.one_of(NAMES, NAMES, ESCAPED_NAMES), min_size=2, max_size=5, unique=True),
         st.lists(st.one_of(NAMES, st.just("")), min_size=2, max_size=4, unique=True),
     )
 
 
-def maps(fields: list[str]):
-    inner = st.dictionaries(st.sampled_from(fields), SCALARS, max_size=3)
-    return st.dictionaries(st.sampled_from(fields), st.one_of(SCALARS, SCALARS, inner), max_size=5)
+#: Record timestamps: none, near the epoch, and anywhere over a wide range.
+TIMESTAMPS = st.one_of(st.none(), st.integers(-(2**41), 2**42), st.sampled_from([0, -1, 1]))
 
 
-def records(fields: list[str], topics: list[str], headers: list[str]):
-    part = st.one_of(st.none(), maps(fields), maps(fields), maps(fields), SCALARS)
+def maps(fields: list[str], scalars=SCALARS):
+    inner = st.dictionaries(st.sampled_from(fields), scalars, max_size=3)
+    return st.dictionaries(st.sampled_from(fields), st.one_of(scalars, scalars, inner), max_size=5)
+
+
+def records(fields: list[str], topics: list[str], headers: list[str], scalars=SCALARS, timestamps=TIMESTAMPS):
+    """Records over the pools; ``scalars`` and ``timestamps`` let a stage's cases weigh the values it
+    treats specially (tests/parity/_stage_cases.py ``VALUES``, ``TIMESTAMPS``)."""
+    part = st.one_of(st.none(), maps(fields, scalars), maps(fields, scalars), maps(fields, scalars), scalars)
     header = st.lists(st.tuples(st.sampled_from(headers), SCALARS), max_size=3).map(tuple)
     return st.builds(
         Record,
         topic=st.sampled_from(topics),
         partition=st.one_of(st.none(), st.integers(0, 5)),
         offset=st.one_of(st.none(), st.integers(0, 1000)),
-        timestamp=st.one_of(st.none(), st.integers(-(2**41), 2**42), st.sampled_from([0, -1, 1])),
+        timestamp=timestamps,
         key=part,
         value=part,
         headers=header,
     )
 
 
-def batches(fields: list[str], topics: list[str], headers: list[str]):
-    return st.lists(records(fields, topics, headers), min_size=1, max_size=8)
+def batches(fields: list[str], topics: list[str], headers: list[str], scalars=SCALARS, timestamps=TIMESTAMPS):
+    return st.lists(records(fields, topics, headers, scalars, timestamps), min_size=1, max_size=8)
+
+
+_DOT, _BACKTICK = ".", "`"
+
+
+def _v2_step(name: str, quoted: bool) -> str:
+    """``name`` as one step of a V2 field path: bare where it can be, else in backticks, a backtick
+    followed by a dot inside escaped with a backslash (Kafka's FieldSyntaxVersion V2)."""
+    if not quoted and _DOT not in name and not name.startswith(_BACKTICK):
+        return name
+    return _BACKTICK + name.replace(_BACKTICK + _DOT, "\\" + _BACKTICK + _DOT) + _BACKTICK
+
+
+def v2_paths(fields: list[str]):
+    """V2 field paths over ``fields``: one to three steps, some quoted in backticks (needed or not)."""
+    step = st.tuples(st.sampled_from(fields), st.booleans()).map(lambda t: _v2_step(*t))
+    return st.lists(step, min_size=1, max_size=3).map(_DOT.join)
 
 
 def _java_literal(text: str) -> str:

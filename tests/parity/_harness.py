@@ -13,7 +13,7 @@ from tests.oracle._cases import WITH_SCHEMA
 from tests.oracle._generation import generate
 from tests.parity import _stage_cases
 from tests.parity._drivers import configure, predicate_outcomes, transform_outcomes
-from tests.parity._generators import batches, pools
+from tests.parity._generators import SCALARS, TIMESTAMPS, batches, pools
 from tests.parity._stage_cases import HEADER_NAMES
 
 #: Generated cases (one configuration, a batch of up to 8 records) per stage.
@@ -45,7 +45,14 @@ def case_strategy(kind: str, name: str):
         (fields, topics), schema = parts
         if schema:
             fields = SCHEMA_FIELDS + fields[:1]
-        rows = batches(fields, topics, HEADER_NAMES)
+        family = _stage_cases.family(name)
+        rows = batches(
+            fields,
+            topics,
+            HEADER_NAMES,
+            _stage_cases.VALUES.get(family, SCALARS),
+            _stage_cases.TIMESTAMPS.get(family, TIMESTAMPS),
+        )
         if schema:
             rows = rows.flatmap(_schema_records)
         return st.tuples(settings(fields, topics), rows)
@@ -54,8 +61,17 @@ def case_strategy(kind: str, name: str):
     return st.tuples(pools(), schema).flatmap(build)
 
 
+def distinct(strategy, count: int) -> list:
+    """``count`` distinct examples of ``strategy`` (hypothesis repeats an example while it mutates it: those
+    repeats test nothing new), drawn from twice as many."""
+    unique: dict[str, object] = {}
+    for example in generate(strategy, 2 * count):
+        unique.setdefault(repr(example), example)
+    return list(unique.values())[:count]
+
+
 def cases(kind: str, name: str, count: int = CASES_PER_STAGE) -> list:
-    return generate(case_strategy(kind, name), count)
+    return distinct(case_strategy(kind, name), count)
 
 
 def differences(kind: str, name: str, drawn: list) -> tuple[list[str], set[str]]:

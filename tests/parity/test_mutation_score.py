@@ -20,7 +20,7 @@ EQUIVALENT: dict[str, str] = {
 }
 
 #: The floor: the share of behaviour-changing sampled mutants the harness kills today (target 0.90).
-MINIMUM = 0.45
+MINIMUM = 0.75
 
 
 def test_the_harness_kills_the_sampled_mutants(capsys):
