@@ -17,10 +17,18 @@ EQUIVALENT: dict[str, str] = {
     ),
     "smt/transforms/flatten.py:109 ReplaceComparisonOperator_Is_Eq#0": "an Enum member equals only itself",
     "converters/json/_reader.py:87 ReplaceComparisonOperator_Is_Eq#7": "an Enum member equals only itself",
+    "converters/json/converter.py:362 ReplaceComparisonOperator_NotEq_LtE#0": (
+        "the loop that learns a schema's prefix never runs: the cache stays empty and every message takes the "
+        "full parse, which gives what the cache gives (the cache only saves time)"
+    ),
+    "converters/json/_writer.py:117 NumberReplacer#18": (
+        "a finite top-level float is then taken for NaN and sent to the general writer, which writes it to the "
+        "same bytes (the check only chooses the way, not the result)"
+    ),
 }
 
 #: The floor: the share of behaviour-changing sampled mutants the harness kills today (target 0.90).
-MINIMUM = 0.75
+MINIMUM = 0.80
 
 
 def test_the_harness_kills_the_sampled_mutants(capsys):
