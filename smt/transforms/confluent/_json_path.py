@@ -23,8 +23,17 @@ from jsonpath_ng.ext import parse
 from jsonpath_ng.ext.filter import Filter
 
 from smt.errors import ConfigError
+from smt.transforms._requirements import require_map, require_struct
 
-__all__ = ["JsonPath", "PathNotFound", "compile_path"]
+__all__ = ["JsonPath", "PathNotFound", "compile_path", "json_document"]
+
+
+def json_document(value: Any, with_schema: bool, purpose: str) -> Any:
+    """The key or value as the JSON document a path reads: a map as it is, a struct as the map of its
+    fields; anything else fails naming ``purpose`` (``filtering``)."""
+    if not with_schema:
+        return require_map(value, f"{purpose} record without schema")
+    return require_struct(value, f"{purpose} record with schema").to_dict()
 
 
 class PathNotFound(LookupError):

@@ -9,9 +9,9 @@ from smt.errors import ConfigError, DataError
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import Transform
-from smt.transforms._requirements import require_map, require_struct, type_name
+from smt.transforms._requirements import type_name
 from smt.transforms._variant import VALUE, Part
-from smt.transforms.confluent._json_path import PathNotFound, compile_path
+from smt.transforms.confluent._json_path import PathNotFound, compile_path, json_document
 from smt.transforms.confluent._variants import CONFLUENT_PACKAGE, confluent_variants
 
 FIELD = "field"
@@ -107,10 +107,7 @@ class ExtractTopic(Reconfigurable, Transform):
             raise _Missing(f"the {what} is null")
         if not self.field:
             return value
-        if self.part.schema(record) is None:
-            document = require_map(value, "extracting topic from record without schema")
-        else:
-            document = require_struct(value, "extracting topic from record with schema").to_dict()
+        document = json_document(value, self.part.schema(record) is not None, "extracting topic from")
         if self.path is not None:
             try:
                 found = self.path.read(document)

@@ -9,9 +9,8 @@ from smt.errors import DataError
 from smt.reconfigure import Reconfigurable
 from smt.record import Record
 from smt.transform import Transform
-from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._variant import VALUE, Part
-from smt.transforms.confluent._json_path import PathNotFound, compile_path
+from smt.transforms.confluent._json_path import PathNotFound, compile_path, json_document
 from smt.transforms.confluent._variants import confluent_variants
 
 FILTER_CONDITION = "filter.condition"
@@ -83,9 +82,7 @@ class ConfluentFilter(Reconfigurable, Transform):
         return None if self._drops(record, self._document(record, value)) else record
 
     def _document(self, record: Record, value: Any) -> Any:
-        if self.part.schema(record) is None:
-            return require_map(value, "filtering record without schema")
-        return require_struct(value, "filtering record with schema").to_dict()
+        return json_document(value, self.part.schema(record) is not None, "filtering")
 
     def _drops(self, record: Record, document: Any) -> bool:
         try:
