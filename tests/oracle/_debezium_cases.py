@@ -334,21 +334,32 @@ def case(draw, mode: str | None, focus: str = "any") -> dict:
         else None
     )
     rows = [draw(record(draw(st.sampled_from(tables)), with_schemas, drop_list)) for _ in range(RECORDS_PER_CASE)]
+    nulls_as_nulls = draw(st.booleans())  # nulls reach the transform as nulls, not as the fields' defaults
+    return pipeline_case(PLUGIN, TYPE, settings, rows, with_schemas, alias="unwrap", nulls_as_nulls=nulls_as_nulls)
+
+
+def pipeline_case(
+    plugin: str, type_: str, settings: dict, records: list[dict], with_schemas: bool, alias: str = "t",
+    nulls_as_nulls: bool = True,
+) -> dict:  # fmt: skip
+    """A pipeline case: JsonConverter (with or without schemas) around one transform ``type_`` named
+    ``alias`` with ``settings`` (None values left out); ``nulls_as_nulls``: JsonConverter hands the
+    transform a null as null, not as its field's default."""
     enabled = "true" if with_schemas else "false"
     config = {
         "key.converter": JSON,
         "key.converter.schemas.enable": enabled,
         "value.converter": JSON,
         "value.converter.schemas.enable": enabled,
-        "transforms": "unwrap",
-        "transforms.unwrap.type": TYPE,
-        **{f"transforms.unwrap.{k}": v for k, v in settings.items()},
+        "transforms": alias,
+        f"transforms.{alias}.type": type_,
+        **{f"transforms.{alias}.{k}": v for k, v in settings.items() if v is not None},
     }
-    if draw(st.booleans()):  # nulls reach the transform as nulls, not as the fields' defaults
+    if nulls_as_nulls:
         config["value.converter.replace.null.with.default"] = "false"
     return {
         "kind": "pipeline",
-        "plugin": PLUGIN,
+        "plugin": plugin,
         "config": config,
-        "records": [{**r, "offset": offset} for offset, r in enumerate(rows)],
+        "records": [{**r, "offset": offset} for offset, r in enumerate(records)],
     }

@@ -8,32 +8,14 @@ import itertools
 from hypothesis import strategies as st
 
 from tests.oracle import _debezium_cases as dbz
-from tests.oracle._cases import JSON
 from tests.oracle._generation import generate, scaled
 
 ALIAS = "t"
 
 
 def pipeline(plugin: str, type_: str, settings: dict, records: list[dict], with_schemas: bool) -> dict:
-    """A pipeline case: JsonConverter (with or without schemas) around one transform ``type_``."""
-    enabled = "true" if with_schemas else "false"
-    config = {
-        "key.converter": JSON,
-        "key.converter.schemas.enable": enabled,
-        "value.converter": JSON,
-        "value.converter.schemas.enable": enabled,
-        # Nulls reach the transforms as nulls, not as their fields' defaults.
-        "value.converter.replace.null.with.default": "false",
-        "transforms": ALIAS,
-        f"transforms.{ALIAS}.type": type_,
-        **{f"transforms.{ALIAS}.{k}": v for k, v in settings.items() if v is not None},
-    }
-    return {
-        "kind": "pipeline",
-        "plugin": plugin,
-        "config": config,
-        "records": [{**r, "offset": offset} for offset, r in enumerate(records)],
-    }
+    """A pipeline case: JsonConverter (with or without schemas) around one transform ``type_``, nulls read as nulls."""
+    return dbz.pipeline_case(plugin, type_, settings, records, with_schemas, alias=ALIAS)
 
 
 def paired(settings: list[dict], events) -> list[tuple[dict, list[dict]]]:
