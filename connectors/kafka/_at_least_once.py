@@ -38,6 +38,7 @@ import pyarrow as pa
 
 from connectors.kafka._preflight import KafkaWriteError
 from connectors.kafka._task_write import first_rows, produce_batch, task_result
+from smt.python_worker import prepare_worker
 
 if TYPE_CHECKING:
     from confluent_kafka import Producer
@@ -98,6 +99,7 @@ class IdempotentWrite:
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
+        prepare_worker()
         task = TaskContext.get().partitionId()
         batches = iter(batches)
         first = first_rows(batches)

@@ -58,6 +58,7 @@ import pyarrow as pa
 from connectors.kafka._preflight import KafkaWriteError
 from connectors.kafka._task_write import dead_letter_count, first_rows, produce_batch, task_result, without_flag
 from smt.errors import SmtError
+from smt.python_worker import prepare_worker
 
 if TYPE_CHECKING:  # pragma: no cover
     from confluent_kafka import Producer
@@ -205,6 +206,7 @@ class TransactionalWrite:
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
+        prepare_worker()
         context = TaskContext.get()
         task = context.partitionId()
         batches = iter(batches)

@@ -46,6 +46,7 @@ from pyspark.sql import types as T
 
 from connectors.table.connect_types import ConnectValues
 from smt.connector import SOURCE_ERROR_COLUMN
+from smt.python_worker import prepare_worker
 from smt.row_layout import KAFKA_ARROW_SCHEMA, KAFKA_ROW_SCHEMA_DDL
 
 __all__ = ["READ_AT_COLUMN", "RECORDS_DDL", "SPLIT_COLUMN", "TableRecords", "coordinate_columns"]
@@ -98,6 +99,7 @@ class TableRecords:
         self.where = where
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        prepare_worker()
         task = TaskContext.get().partitionId()
         rows_read: dict[int, int] = {}  # split -> rows of it read so far by this task
         for batch in batches:

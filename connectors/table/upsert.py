@@ -46,6 +46,7 @@ from connectors.table.upsert_jdbc import jdbc_columns, upsert_jdbc, upsert_jdbc_
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.connector import SinkRecordError
 from smt.data import Struct
+from smt.python_worker import prepare_worker
 
 __all__ = ["DELETE_COLUMN", "Upsert", "UpsertRows", "latest_per_key", "merge_into", "quote"]
 
@@ -269,6 +270,7 @@ class UpsertRows:
         )
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        prepare_worker()
         context = TaskContext.get()
         first = (context.partitionId() if context is not None else 0) << _ROW_BITS
         schema = _nullable_schema(self.rows_fn.output_type())

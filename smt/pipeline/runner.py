@@ -41,6 +41,7 @@ from smt.pipeline.os_causes import os_cause
 from smt.pipeline.processor import DEAD_LETTER_COLUMN, BatchCounts, BatchProcessor
 from smt.pipeline.session import build_spark_session
 from smt.pipeline.spec import PipelineSpec
+from smt.python_worker import prepare_worker
 from smt.record import KAFKA_ROW_FIELDS, KAFKA_ROW_TYPES
 from smt.sessions import is_connect
 
@@ -185,6 +186,7 @@ class _BatchStep:
         self.live = live
 
     def __call__(self, arrow_batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        prepare_worker()
         stages = ChainMetrics()
         out, counts = self.processor.process(arrow_batch, stages)
         if self.live is not None:
