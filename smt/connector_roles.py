@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import pyarrow as pa
+    from pyspark.sql import DataFrame
+    from pyspark.sql.streaming import DataStreamWriter
 
     from smt.compiled import CompiledRows
 
-__all__ = ["CompiledInput", "CompiledSource", "RecordChecks", "SinkRoles", "SourceRoles", "ValueEncoding"]
+__all__ = ["CompiledInput", "CompiledSource", "RecordChecks", "SinkRoles", "SourceRoles", "StreamWrite"]
+__all__ += ["ValueEncoding"]
 __all__ += ["sink_roles", "source_roles"]
 
 
@@ -82,6 +85,32 @@ class CompiledInput(Protocol):
         ...
 
 
+class StreamWrite(Protocol):
+    """A sink that writes a streaming run's records inside the streaming query itself.
+
+    Otherwise each micro-batch is handed to the sink on the driver
+    (``foreachBatch``: :meth:`~smt.connector.Sink.write` or
+    ``write_with_dead_letters``), which plans and runs a second query per
+    micro-batch: tens to hundreds of milliseconds of latency on every record.
+    """
+
+    def stream_writer(self, df: "DataFrame", dead_letters: Any, flag: "str | None") -> "DataStreamWriter | None":
+        """``df.writeStream`` (or a stream derived from ``df``) set to write its records as the query runs,
+        not started; or ``None`` when this run needs the driver for each micro-batch.
+
+        ``df`` holds the records and, with a dead-letter queue (``dead_letters``), the dead letters,
+        told apart by the boolean column ``flag`` as in ``write_with_dead_letters``; without one,
+        ``flag`` and ``dead_letters`` are None and ``df`` holds only records.  Called once, on the
+        driver, before the query starts; may check the destination (and raise as ``write`` does).
+        """
+        ...
+
+    def stream_failure(self, error: BaseException) -> "BaseException | None":
+        """The error to report when the query that :meth:`stream_writer` started failed (as ``write``
+        would have raised it), or None for the pipeline's own account of ``error``."""
+        ...
+
+
 class CompiledSource(Protocol):
     """A source whose records Spark may read itself for the compiled path (:mod:`smt.compiled`)."""
 
@@ -100,6 +129,8 @@ class SinkRoles:
     value_encoding: ValueEncoding | None
     #: The sink's compiled input, or None (the compiled path is not taken).
     compiled: CompiledInput | None
+    #: The sink's write inside a streaming query, or None (each micro-batch is written from the driver).
+    stream_write: StreamWrite | None
     #: See :attr:`smt.connector.Sink.commits_atomically`.
     commits_atomically: bool
     #: See :attr:`smt.connector.Sink.checkpoint_keys`.
@@ -124,6 +155,7 @@ def sink_roles(sink: Any) -> SinkRoles:
         record_checks=sink if isinstance(sink, runtime_checkable(RecordChecks)) else None,
         value_encoding=sink if isinstance(sink, runtime_checkable(ValueEncoding)) else None,
         compiled=sink if isinstance(sink, runtime_checkable(CompiledInput)) else None,
+        stream_write=sink if isinstance(sink, runtime_checkable(StreamWrite)) else None,
         commits_atomically=sink.commits_atomically,
         checkpoint_keys=sink.checkpoint_keys,
     )

@@ -239,23 +239,9 @@ class LibrdkafkaWriter:
     def write(self, out: "DataFrame", batch_id: int | None, dead_letter_column: str | None = None) -> TaskResults:
         """Write ``out`` (``topic``, ``key``, ``value``, ``headers``, ``timestamp``, maybe ``partition``
         and, with exactly-once, the dead-letter flag) from Spark tasks; what they wrote comes back."""
-        if self.exactly_once:
-            self._ensure_markers_topic()
-            out, tasks = deal_to_tasks(out)
-            write = TransactionalWrite(
-                settings=dict(self.settings),
-                prefix=self.prefix,
-                markers_topic=self.markers_topic,
-                batch_id=0 if batch_id is None else batch_id,
-                run=new_run_id() if batch_id is None else None,
-                keep_partition=self.keep_partition,
-                dead_letter_column=dead_letter_column,
-                tasks=tasks,
-            )
-        else:
-            write = IdempotentWrite(settings=dict(self.settings), keep_partition=self.keep_partition)
         results = TaskResults()
-        for row in out.mapInArrow(write, TASK_RESULT_DDL).collect():
+        run = new_run_id() if batch_id is None else None
+        for row in self._written(out, 0 if batch_id is None else batch_id, run, dead_letter_column).collect():
             results.records += row["records"]
             results.dead_letters += row["dead_letters"]
             results.tasks += 1
@@ -271,6 +257,31 @@ class LibrdkafkaWriter:
             log.info("%s: %s wrote %d records from %d tasks", self.key_prefix.rstrip("."), where,
                      results.records, results.tasks)  # fmt: skip
         return results
+
+    def written_in_query(self, out: "DataFrame", dead_letter_column: str | None = None) -> "DataFrame":
+        """``out``, a stream, as the rows its tasks yield once they wrote their records: each task reads
+        its micro-batch's id and its query's id from Spark (see :class:`TransactionalWrite`)."""
+        return self._written(out, None, None, dead_letter_column)
+
+    def _written(
+        self, out: "DataFrame", batch_id: int | None, run: str | None, dead_letter_column: str | None
+    ) -> "DataFrame":
+        if self.exactly_once:
+            self._ensure_markers_topic()
+            out, tasks = deal_to_tasks(out)
+            write = TransactionalWrite(
+                settings=dict(self.settings),
+                prefix=self.prefix,
+                markers_topic=self.markers_topic,
+                batch_id=batch_id,
+                run=run,
+                keep_partition=self.keep_partition,
+                dead_letter_column=dead_letter_column,
+                tasks=tasks,
+            )
+        else:
+            write = IdempotentWrite(settings=dict(self.settings), keep_partition=self.keep_partition)
+        return out.mapInArrow(write, TASK_RESULT_DDL)
 
     def _ensure_markers_topic(self) -> None:
         if self._markers_ready:

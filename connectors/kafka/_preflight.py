@@ -116,7 +116,12 @@ def require_topics(wanted: Iterable[str], existing: set[str], servers: str, key:
 
 
 #: PySpark's wrapping of an exception our Python code raised on an executor; its traceback follows.
-_PYTHON_WORKER = re.compile(r"An exception was thrown from the Python worker")
+#: Where a Python worker's traceback starts: as PySpark tells it (a job run from Python), or as the JVM does
+#: (a streaming query's failure); it ends where the Java stack starts.
+_PYTHON_WORKER = re.compile(
+    r"An exception was thrown from the Python worker|org\.apache\.spark\.api\.python\.PythonException: Traceback"
+)
+_JAVA_STACK = re.compile(r"^\s+at [\w$.]+\(", re.MULTILINE)
 _PYTHON_EXCEPTION = re.compile(r"^([\w.]+(?:Error|Exception)): (.*)$", re.MULTILINE)
 #: Stack frames and messages of Spark's Kafka *source* (a consumer): a job that read and wrote failed reading.
 _READ_SIDE = (
@@ -167,7 +172,9 @@ def _what_failed(exc: BaseException) -> tuple[str, str]:
     python = _PYTHON_WORKER.search(text)
     if python is not None:
         # The job failed in our own Python code (a record that failed with errors.tolerance=none), not in Kafka.
-        raised = _PYTHON_EXCEPTION.findall(text[python.end() :])
+        traceback = text[python.end() :]
+        java_stack = _JAVA_STACK.search(traceback)
+        raised = _PYTHON_EXCEPTION.findall(traceback[: java_stack.start()] if java_stack else traceback)
         if raised:
             name, message = raised[-1]
             # The sink's own Python writer (librdkafka) failed to write: a Kafka problem after all.

@@ -68,6 +68,8 @@ __all__ = ["TaskTransaction", "TransactionalWrite", "deal_to_tasks", "new_run_id
 
 #: Spark's local property holding the streaming query's id (kept in the checkpoint's metadata).
 _QUERY_ID_PROPERTY = "sql.streaming.queryId"
+#: Spark's local property holding the id of the micro-batch a streaming query's task runs.
+_BATCH_ID_PROPERTY = "streaming.sql.batchId"
 
 #: How long the librdkafka calls of one task may wait for the brokers.
 _TIMEOUT_S = 60.0
@@ -81,6 +83,8 @@ def deal_to_tasks(out: "DataFrame") -> tuple["DataFrame", int]:
     read from (its ``partition``, which no transform changes), so that a replayed batch gives each task
     the same input records, whatever the chain makes of them; and that task count."""
     try:
+        if out.isStreaming:  # a stream's tasks are planned per micro-batch: the session's shuffle width
+            raise ValueError
         tasks = out.rdd.getNumPartitions()
     except Exception:  # Spark Connect has no RDDs: the session's shuffle width
         tasks = int(out.sparkSession.conf.get("spark.sql.shuffle.partitions"))
@@ -195,7 +199,8 @@ class TransactionalWrite:
     settings: Mapping[str, str]
     prefix: str
     markers_topic: str
-    batch_id: int
+    #: The batch; None inside a streaming query, whose tasks read their micro-batch's id.
+    batch_id: int | None
     run: str | None = None
     #: How many tasks the records were dealt to (:func:`deal_to_tasks`): part of the marker.
     tasks: int = 1
@@ -212,10 +217,12 @@ class TransactionalWrite:
         batches = iter(batches)
         first = first_rows(batches)
         run = self.run or context.getLocalProperty(_QUERY_ID_PROPERTY)
-        if not run:
+        batch_id = self.batch_id if self.batch_id is not None else context.getLocalProperty(_BATCH_ID_PROPERTY)
+        if not run or batch_id is None:
             raise SmtError("exactly-once write: no streaming query id and no run id; cannot name the batch")
+        batch_id = int(batch_id)
         transaction = TaskTransaction(self.settings, f"{self.prefix}-{task}", self.markers_topic,
-                                      f"{run}/{self.batch_id}/{self.tasks}")  # fmt: skip
+                                      f"{run}/{batch_id}/{self.tasks}")  # fmt: skip
         try:
             if first is None:
                 # No records for this task: its id is still fenced, so that a hung attempt of an earlier
@@ -223,11 +230,13 @@ class TransactionalWrite:
                 # can never commit.
                 transaction.fence()
                 return
-            yield self._write(transaction, task, first, batches)
+            yield self._write(transaction, task, batch_id, first, batches)
         finally:
             transaction.close()
 
-    def _write(self, transaction: TaskTransaction, task: int, first: pa.RecordBatch, batches) -> pa.RecordBatch:
+    def _write(
+        self, transaction: TaskTransaction, task: int, batch_id: int, first: pa.RecordBatch, batches
+    ) -> pa.RecordBatch:
         records = dead = 0
         writing = transaction.begin()
         try:
@@ -238,7 +247,7 @@ class TransactionalWrite:
                 dead += dead_letter_count(batch, self.dead_letter_column)
                 records += batch.num_rows
             if writing:
-                transaction.commit(self.batch_id)
+                transaction.commit(batch_id)
         except BaseException:
             if writing:
                 transaction.abort()

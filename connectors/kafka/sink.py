@@ -24,7 +24,7 @@ from connectors.kafka._subscription import Subscription, same_cluster, server_ad
 from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from smt.connector import DEAD_LETTERS_PART, SINK_PART, Sink, SinkContext
-from smt.connector_roles import RecordChecks
+from smt.connector_roles import RecordChecks, StreamWrite
 from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 from smt.record import KAFKA_ROW_TYPES
@@ -43,7 +43,7 @@ def _topic_or_empty(name: str) -> None:
         legal_topic_name(name)
 
 
-class KafkaSink(Sink, RecordChecks):
+class KafkaSink(Sink, RecordChecks, StreamWrite):
     """Writes each record's key, value, headers and timestamp to its topic.
 
     ``topic`` is the destination of every record whose topic the chain did
@@ -261,6 +261,34 @@ class KafkaSink(Sink, RecordChecks):
         written(SINK_PART)  # both, in the same transactions
         written(DEAD_LETTERS_PART)
 
+    def stream_writer(self, df: "DataFrame", dead_letters: Any, flag: str | None):
+        """Inside the streaming query: Spark's Kafka connector, or the Python tasks' write (at least once;
+        exactly once with the dead letters in the same transactions); the destination is checked first.
+
+        None (a write per micro-batch from the driver) when the records' topics must be checked as they
+        come (``check.topics`` and a chain that can route), or with dead letters and at-least-once.
+        """
+        if self.config["check.topics"] and self._only_topic is None:
+            return None
+        exactly_once = self._librdkafka is not None and self._librdkafka.exactly_once
+        if dead_letters is not None and not exactly_once:
+            return None
+        self._check_before_running(df.sparkSession)
+        if self._librdkafka is None:
+            return self._output_columns(df).writeStream.format("kafka").options(**spark_kafka_options(self.raw_config))
+        if dead_letters is not None:
+            from pyspark.sql import functions as F
+
+            out = self._output_columns(df.where(F.col(flag).isNotNull()), dead_letter=(flag, dead_letters.topic))
+        else:
+            out = self._output_columns(df)
+        # The rows the tasks yield (what each wrote) are dropped: the pipeline counts from its own rows.
+        return self._librdkafka.written_in_query(out, flag).writeStream.format("noop")
+
+    def stream_failure(self, error: BaseException) -> BaseException:
+        """What failed, as a write from the driver says it (:func:`kafka_job_failure`)."""
+        return error if isinstance(error, SmtError) else KafkaWriteError(kafka_job_failure(error, self._servers))
+
     def _write_checked(self, out: "DataFrame", batch_id: int | None, flag: str | None = None) -> None:
         if not self.config["check.topics"] or self._only_topic is not None:
             self._check_before_running(out.sparkSession)
@@ -343,10 +371,11 @@ class KafkaSink(Sink, RecordChecks):
                 self._librdkafka.write(out, batch_id, flag)
             else:
                 write_kafka_batch(out, spark_kafka_options(self.raw_config))
-        except SmtError:
-            raise
         except Exception as exc:  # the Spark job failed: say whether writing, reading or a record did
-            raise KafkaWriteError(kafka_job_failure(exc, self._servers)) from exc
+            failure = self.stream_failure(exc)
+            if failure is exc:
+                raise
+            raise failure from exc
 
 
 def _null_when_empty(headers: pa.Array) -> pa.Array:

@@ -410,7 +410,8 @@ class _Run:
                 self.on_progress(self.counts, time.perf_counter() - self.started)
 
         observed_out = out.observe(name, *self.layout.sums())
-        run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval)
+        in_query = functools.partial(_stream_writer, self.spec, observed_out)
+        run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query)
 
     def _add(self, observed) -> ChainMetrics:
         counts, stages = self.layout.totals(observed)
@@ -466,6 +467,20 @@ def _write_outputs(
         done.add(SINK)
         return
     spec.sink.write_with_dead_letters(out.drop(COUNTS_COLUMN), dead_letters, DEAD_LETTER_COLUMN, batch_id, done.add)
+
+
+def _stream_writer(spec: PipelineSpec, out):
+    """The sink's writer inside the streaming query (:class:`smt.connector_roles.StreamWrite`), given the
+    records and dead letters as :func:`_write_outputs` gives them; None: each micro-batch from the driver."""
+    from pyspark.sql import functions as F
+
+    stream_write = spec.sink_roles.stream_write
+    if stream_write is None:
+        return None
+    if spec.dead_letters is None:
+        records = out.where(~F.col(DEAD_LETTER_COLUMN)).drop(DEAD_LETTER_COLUMN, COUNTS_COLUMN)
+        return stream_write.stream_writer(records, None, None)
+    return stream_write.stream_writer(out.drop(COUNTS_COLUMN), spec.dead_letters, DEAD_LETTER_COLUMN)
 
 
 def _first_cause_line(exc: BaseException) -> str:

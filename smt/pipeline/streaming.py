@@ -111,10 +111,12 @@ def run_streaming(
     write_outputs: Callable[[Any, Any, int], None],
     on_batch: Callable[[Any], None] | None = None,
     poll_interval: float = 0.5,
+    in_query: Callable[[], Any] | None = None,
 ) -> None:
     """Run the streaming query until it stops (trigger, timeout) or fails.
 
-    ``write_outputs(spec, batch_df, batch_id)`` writes one micro-batch;
+    ``in_query()`` gives the sink's writer inside the query (a ``DataStreamWriter``), or None; then
+    ``write_outputs(spec, batch_df, batch_id)`` writes each micro-batch from the driver;
     ``on_batch(progress)`` is called on the driver once for each finished
     micro-batch, with its ``StreamingQueryProgress``.
     Raises :class:`smt.errors.ConfigError` for bad ``streaming.*`` keys and
@@ -126,11 +128,13 @@ def run_streaming(
     checkpoint = spec.config["checkpoint.location"]
     identity = checkpoint_keys(spec.props, spec.source_roles, spec.sink_roles)
     claim_checkpoint(spark, checkpoint, spec.shown_props(), identity)  # never secrets on disk
-    writer = (
-        out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
-        .option("checkpointLocation", checkpoint)
-        .queryName(spec.config["name"])
-    )
+    writer = in_query() if in_query is not None else None
+    described = (lambda error: error) if writer is None else _described_by(spec.sink_roles.stream_write)
+    if writer is not None:
+        log.info("each micro-batch is written inside the streaming query (no step on the driver)")
+    else:
+        writer = out.writeStream.foreachBatch(lambda batch_df, batch_id: write_outputs(spec, batch_df, batch_id))
+    writer = writer.option("checkpointLocation", checkpoint).queryName(spec.config["name"])
     if settings["streaming.trigger"] == "availableNow":
         writer = writer.trigger(availableNow=True)
     elif settings["streaming.trigger.interval.ms"]:
@@ -143,12 +147,24 @@ def run_streaming(
         if error is None:
             return
         if attempt == _SPARK_55271_RESTARTS or not _is_spark_55271(error):
-            raise error
+            failure = described(error)
+            if failure is error:
+                raise error
+            raise failure from error
         log.warning(
             "%s: Spark's Kafka connector %s failed reporting a finished micro-batch, a bug of its own "
             "(SPARK-55271: a restarted query's first batch); starting the query again from its checkpoint",
             spec.config["name"], _SPARK_VERSION,
         )  # fmt: skip
+
+
+def _described_by(stream_write: Any) -> Callable[[BaseException], BaseException]:
+    """How the sink that writes inside the query describes its failure (the error itself if it does not)."""
+
+    def described(error: BaseException) -> BaseException:
+        return stream_write.stream_failure(error) or error
+
+    return described
 
 
 def _run_query(writer: Any, progress: "_ProgressReader", deadline: float | None, poll_interval: float) -> Any:
@@ -212,7 +228,7 @@ class _ProgressReader:
     """Hands each micro-batch's progress to ``on_batch`` once, as the query reports it.
 
     Spark keeps the last ``spark.sql.streaming.numRecentProgressUpdates``
-    (100) progress reports; the driver reads them every poll interval.
+    (100) progress reports; the driver reads the new ones every poll interval.
     """
 
     def __init__(self, query: Any, on_batch: Callable[[Any], None] | None) -> None:
@@ -230,13 +246,35 @@ class _ProgressReader:
         return len(self._seen)
 
     def read(self) -> None:
-        for progress in self._query.recentProgress:
-            # An idle query reports again under the last batch id (with nothing observed).
-            report = (progress.batchId, progress.timestamp)
-            if report not in self._seen:
-                self._seen.add(report)
-                if self._on_batch is not None:
-                    self._on_batch(progress)
+        for report, progress in _unseen_reports(self._query, self._seen):
+            self._seen.add(report)
+            if self._on_batch is not None:
+                self._on_batch(progress)
+
+
+def _unseen_reports(query: Any, seen: set[tuple[int, str]]) -> list[tuple[tuple[int, str], Any]]:
+    """The query's progress reports not in ``seen``, oldest first, each with its (batch id, timestamp).
+
+    An idle query reports again under the last batch id (with nothing observed): a report is told by
+    both.  In a classic session only the new reports are read from the JVM (PySpark's
+    ``recentProgress`` reads all 100 as JSON, two JVM calls each, at every poll: CPU the micro-batches
+    running beside it lack); over Spark Connect the server sends them all.
+    """
+    java = getattr(query, "_jsq", None)
+    if java is None:
+        reports = [((progress.batchId, progress.timestamp), progress) for progress in query.recentProgress]
+        return [(report, progress) for report, progress in reports if report not in seen]
+    from pyspark.sql.streaming.listener import StreamingQueryProgress
+
+    recent = java.recentProgress()
+    unseen = []
+    for index in range(len(recent) - 1, -1, -1):
+        progress = recent[index]
+        report = (progress.batchId(), progress.timestamp())
+        if report in seen:
+            break
+        unseen.append((report, StreamingQueryProgress.fromJson(json.loads(progress.json()))))
+    return unseen[::-1]
 
 
 # --- the checkpoint's owner -------------------------------------------------------
