@@ -129,7 +129,8 @@ def run_streaming(
     identity = checkpoint_keys(spec.props, spec.source_roles, spec.sink_roles)
     claim_checkpoint(spark, checkpoint, spec.shown_props(), identity)  # never secrets on disk
     writer = in_query() if in_query is not None else None
-    described = (lambda error: error) if writer is None else _described_by(spec.sink_roles.stream_write)
+    # The sink that writes inside the query says what failed, as its write from the driver would.
+    described_by = spec.sink_roles.stream_write if writer is not None else None
     if writer is not None:
         log.info("each micro-batch is written inside the streaming query (no step on the driver)")
     else:
@@ -147,8 +148,8 @@ def run_streaming(
         if error is None:
             return
         if attempt == _SPARK_55271_RESTARTS or not _is_spark_55271(error):
-            failure = described(error)
-            if failure is error:
+            failure = described_by.stream_failure(error) if described_by is not None else None
+            if failure is None or failure is error:
                 raise error
             raise failure from error
         log.warning(
@@ -156,15 +157,6 @@ def run_streaming(
             "(SPARK-55271: a restarted query's first batch); starting the query again from its checkpoint",
             spec.config["name"], _SPARK_VERSION,
         )  # fmt: skip
-
-
-def _described_by(stream_write: Any) -> Callable[[BaseException], BaseException]:
-    """How the sink that writes inside the query describes its failure (the error itself if it does not)."""
-
-    def described(error: BaseException) -> BaseException:
-        return stream_write.stream_failure(error) or error
-
-    return described
 
 
 def _run_query(writer: Any, progress: "_ProgressReader", deadline: float | None, poll_interval: float) -> Any:
