@@ -61,7 +61,7 @@ from smt.errors import SmtError
 from smt.python_worker import prepare_worker
 
 if TYPE_CHECKING:  # pragma: no cover
-    from confluent_kafka import Producer
+    from confluent_kafka import Consumer, Producer
     from pyspark.sql import DataFrame
 
 __all__ = ["TaskTransaction", "TransactionalWrite", "deal_to_tasks", "new_run_id"]
@@ -113,11 +113,14 @@ class TaskTransaction:
             "transaction.timeout.ms": _TRANSACTION_TIMEOUT_MS, **settings,
             "transactional.id": transactional_id, "enable.idempotence": "true", "acks": "all",
         })  # fmt: skip
-        consumer_settings = {k: v for k, v in settings.items() if not _producer_only(k)}
-        self._consumer = Consumer({
-            **consumer_settings, "group.id": transactional_id,
-            "isolation.level": "read_committed", "enable.auto.commit": "false",
-        })  # fmt: skip
+        self._consumer_key = (tuple(sorted(settings.items())), transactional_id)
+        self._consumer = _MARKER_READERS.pop(self._consumer_key, None)
+        if self._consumer is None:
+            consumer_settings = {k: v for k, v in settings.items() if not _producer_only(k)}
+            self._consumer = Consumer({
+                **consumer_settings, "group.id": transactional_id,
+                "isolation.level": "read_committed", "enable.auto.commit": "false",
+            })  # fmt: skip
 
     def fence(self) -> None:
         """Fence every older producer of this task's id: their open transactions are aborted and can never commit."""
@@ -163,9 +166,16 @@ class TaskTransaction:
         except Exception:  # the task fails with the error that led here
             pass
 
-    def close(self) -> None:
-        """Release the clients (an open transaction is left to the broker's timeout, or the next attempt)."""
-        self._consumer.close()
+    def close(self, reusable: bool = False) -> None:
+        """Release the clients (an open transaction is left to the broker's timeout, or the next attempt).
+
+        With ``reusable`` (the task went well) the marker's consumer is kept for this process's next task
+        of the same id: a fresh one spends tens of milliseconds finding the group's coordinator.
+        """
+        if reusable:
+            _MARKER_READERS.setdefault(self._consumer_key, self._consumer)
+        else:
+            self._consumer.close()
         del self.producer
 
     def _call(self, doing: str, method, *args):
@@ -181,6 +191,11 @@ class TaskTransaction:
                     "the same task, which writes its records instead"
                 ) from exc
             raise KafkaWriteError(f"transactional.id '{self.transactional_id}': {doing} failed: {exc}") from exc
+
+
+#: This worker process's marker consumers, by (settings, transactional id), between its tasks (not
+#: between processes: a consumer that only reads and commits group offsets owns nothing to fence).
+_MARKER_READERS: dict[tuple, "Consumer"] = {}
 
 
 def _producer_only(name: str) -> bool:
@@ -223,16 +238,18 @@ class TransactionalWrite:
         batch_id = int(batch_id)
         transaction = TaskTransaction(self.settings, f"{self.prefix}-{task}", self.markers_topic,
                                       f"{run}/{batch_id}/{self.tasks}")  # fmt: skip
+        succeeded = False
         try:
             if first is None:
                 # No records for this task: its id is still fenced, so that a hung attempt of an earlier
                 # run's task N (whose records now go to whichever task their input partition deals to)
                 # can never commit.
                 transaction.fence()
-                return
-            yield self._write(transaction, task, batch_id, first, batches)
+            else:
+                yield self._write(transaction, task, batch_id, first, batches)
+            succeeded = True
         finally:
-            transaction.close()
+            transaction.close(reusable=succeeded)
 
     def _write(
         self, transaction: TaskTransaction, task: int, batch_id: int, first: pa.RecordBatch, batches
