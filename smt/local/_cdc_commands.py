@@ -28,7 +28,8 @@ def _add_postgres(services: argparse._SubParsersAction, common: argparse.Argumen
         "password, wal_level=logical: what Debezium's PostgreSQL connector reads.",
     )  # fmt: skip
     postgres.add_argument("--state-dir", type=Path, default=None,
-                          help="where the server keeps its data and log (default: <cache>/local/postgres)")  # fmt: skip
+                          help="where the server keeps its data and log (default: <cache>/local/postgres; under "
+                               "root, where the server runs as postgres: /var/tmp/spark-smt/local/postgres)")  # fmt: skip
     actions = postgres.add_subparsers(dest="action", metavar="ACTION", required=True)
     start = actions.add_parser("start", parents=[common], help="start the server; prints its JDBC URL last")
     start.add_argument(

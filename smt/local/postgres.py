@@ -3,7 +3,9 @@
 Started from the machine's ``initdb``/``pg_ctl`` (``apt-get install postgresql``), on 127.0.0.1,
 its data in a state folder, trust authentication, and logical decoding on (``wal_level=logical``,
 replication slots and WAL senders), which Debezium's pgoutput plugin needs.  PostgreSQL refuses to
-run as root, so under root the server runs as the ``postgres`` user (``runuser``).
+run as root, so under root the server runs as the ``postgres`` user (``runuser``), and its state
+folder, by default, is :data:`ROOT_STATE_DIR` (root's home, where the cache lives, is closed to
+that user).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from pathlib import Path
 from smt import maven
 from smt.errors import SmtError
 
-__all__ = ["DEFAULT_PORT", "LOGICAL_DECODING", "LocalPostgres", "PostgresError"]
+__all__ = ["DEFAULT_PORT", "LOGICAL_DECODING", "ROOT_STATE_DIR", "LocalPostgres", "PostgresError"]
 
 DEFAULT_PORT = 5432
 #: What Debezium's pgoutput plugin needs of the server: logical decoding, slots and WAL senders.
 LOGICAL_DECODING = {"wal_level": "logical", "max_replication_slots": "4", "max_wal_senders": "4"}
+#: The default state folder under root: one the ``postgres`` user can reach (kept across reboots).
+ROOT_STATE_DIR = Path("/var/tmp/spark-smt/local/postgres")
 
 
 class PostgresError(SmtError):
@@ -30,16 +34,21 @@ class PostgresError(SmtError):
 
 
 class LocalPostgres:
-    """The server whose data, socket and log live in ``state_dir`` (default ``<cache>/local/postgres``)."""
+    """The server whose data, socket and log live in ``state_dir``.
+
+    Its default is ``<cache>/local/postgres``, under root :data:`ROOT_STATE_DIR`."""
 
     def __init__(self, state_dir: Path | str | None = None, user: str = "postgres",
                  settings: dict[str, str] | None = None) -> None:  # fmt: skip
-        self.state_dir = Path(state_dir) if state_dir else maven.cache_dir() / "local" / "postgres"
+        self._as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if state_dir:
+            self.state_dir = Path(state_dir)
+        else:
+            self.state_dir = ROOT_STATE_DIR if self._as_user else maven.cache_dir() / "local" / "postgres"
         self.user = user
         self.settings = {**LOGICAL_DECODING, **(settings or {})}
         self.data = self.state_dir / "data"
         self.log_file = self.state_dir / "server.log"
-        self._as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
     @property
     def port(self) -> int | None:
@@ -73,6 +82,7 @@ class LocalPostgres:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         if self._as_user:
             shutil.chown(self.state_dir, "postgres")
+            self._check_reachable()
         if not self.data.is_dir():
             self._run(_binary("initdb"), "-D", str(self.data), "-U", self.user, "--auth=trust", "-E", "UTF8")
         if port is None:
@@ -98,6 +108,18 @@ class LocalPostgres:
             capture_output=True, text=True, check=True, timeout=60,
         )  # fmt: skip
         return [line.split("|") for line in done.stdout.splitlines()]
+
+    def _check_reachable(self) -> None:
+        """Under root: refuse a state folder the ``postgres`` user cannot reach (a parent closed to it)."""
+        done = subprocess.run([*self._as_user, "test", "-w", str(self.state_dir)], capture_output=True, timeout=60,
+                              check=False)  # fmt: skip
+        if done.returncode != 0:
+            closed = next((str(folder) for folder in reversed(self.state_dir.parents)
+                           if not os.stat(folder).st_mode & 0o001), str(self.state_dir))  # fmt: skip
+            raise PostgresError(
+                f"the state folder {self.state_dir} is out of reach of the postgres user the server runs as under "
+                f"root ({closed} is closed to it); give a --state-dir it can reach (or omit it: {ROOT_STATE_DIR})"
+            )
 
     def _run(self, *command: str) -> None:
         done = subprocess.run([*self._as_user, *command], capture_output=True, text=True, timeout=120, check=False)

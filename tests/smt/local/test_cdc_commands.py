@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -60,3 +61,42 @@ def test_debezium_status_and_stop_of_no_worker(capsys, tmp_path):
     assert (code, lines) == (EXIT_NOT_RUNNING, [f"Debezium worker not running (state {tmp_path})"])
     code, lines, _ = run(capsys, "debezium", "--state-dir", str(tmp_path), "stop")
     assert (code, lines) == (EXIT_OK, [f"no Debezium worker running for {tmp_path}"])
+
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="under root only: the server then runs as the postgres user")
+
+
+@as_root
+def test_postgres_without_state_dir_starts_under_root_in_a_folder_the_postgres_user_reaches(capsys, monkeypatch):
+    from smt.local import postgres
+
+    assert postgres.LocalPostgres().state_dir == postgres.ROOT_STATE_DIR  # not root's cache, closed to postgres
+    assert not str(postgres.ROOT_STATE_DIR).startswith(os.path.expanduser("~"))
+    folder = Path(tempfile.mkdtemp(prefix="smt-local-pg-"))
+    folder.chmod(0o755)  # as /var/tmp is
+    monkeypatch.setattr(postgres, "ROOT_STATE_DIR", folder / "spark-smt" / "local" / "postgres")
+    try:
+        code, lines, err = run(capsys, "postgres", "start", "--port", "0")
+        assert code == EXIT_OK, err
+        assert lines[-1] == postgres.LocalPostgres().jdbc_url()
+        code, lines, _ = run(capsys, "postgres", "status")
+        assert code == EXIT_OK and f"state {folder / 'spark-smt' / 'local' / 'postgres'}" in lines[0]
+    finally:
+        code, lines, _ = run(capsys, "postgres", "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+    assert (code, lines) == (EXIT_OK, ["PostgreSQL stopped"])
+
+
+@as_root
+def test_postgres_start_under_root_names_a_state_dir_the_postgres_user_cannot_reach(capsys):
+    folder = Path(tempfile.mkdtemp(prefix="smt-local-pg-"))
+    folder.chmod(0o755)
+    closed = folder / "closed"
+    closed.mkdir(mode=0o700)  # as /root is
+    try:
+        code, _, err = run(capsys, "postgres", "--state-dir", str(closed / "pg"), "start", "--port", "0")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert code != EXIT_OK
+    assert f"the state folder {closed / 'pg'} is out of reach of the postgres user" in err
+    assert f"({closed} is closed to it)" in err
