@@ -11,7 +11,6 @@ read for theirs.
 
 from __future__ import annotations
 
-from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -32,20 +31,29 @@ def type_lines(df, compiled: list[str]) -> list[str]:
     return sorted(lines)
 
 
-def with_compiled(df, compiled: list[str], columns: T.StructType, python_row: Column) -> Column:
-    """Each row of ``df`` as a struct of ``columns``: a compiled row's from its column, any other
-    ``python_row`` (read from its typed JSON)."""
-    row = None
+def python_records(df, compiled: list[str]):
+    """The rows of the write ``df`` that came through Python (with no compiled value)."""
+    condition = F.lit(True)
+    for name in compiled:
+        condition = condition & F.col(name).isNull()
+    return df.where(condition)
+
+
+def with_compiled(rows, df, compiled: list[str], columns: T.StructType):
+    """``rows`` (the Python records' table rows, of ``columns``) with the compiled rows of ``df``, as ``columns``.
+
+    One filter per compiled column: the optimizer prunes, in each branch of the runner's union, the
+    rows that are not this column's, so each record is read by one side only."""
     for name in compiled:
         names = set(df.schema[name].dataType.names)
-        value = F.struct(
+        values = df.where(F.col(name).isNotNull()).select(
             *(
                 (F.col(name)[field.name] if field.name in names else F.lit(None)).cast(field.dataType).alias(field.name)
                 for field in columns.fields
             )
         )
-        row = (F if row is None else row).when(F.col(name).isNotNull(), value)
-    return python_row if row is None else row.otherwise(python_row)
+        rows = rows.unionByName(values)
+    return rows
 
 
 def _nullable(data_type: T.DataType) -> T.DataType:

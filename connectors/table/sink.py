@@ -56,7 +56,7 @@ from pyspark.sql import types as T
 
 from connectors.table.cdc import ChangeRules, placeholder_bytes
 from connectors.table.columns import ColumnLayout
-from connectors.table.compiled import type_lines, with_compiled
+from connectors.table.compiled import python_records, type_lines, with_compiled
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
 from connectors.table.fit import TableFits
@@ -418,9 +418,11 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
                 else:
                     columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
                 metadata = [F.col(name).alias(metadata_column(name)) for name in self.metadata]
-                row = with_compiled(df, compiled, columns, table_rows(text, columns))
-                rows = df.select(row.alias(_ROW), *metadata)
+                records = python_records(df, compiled) if compiled else df
+                rows = records.select(table_rows(text, columns).alias(_ROW), *metadata)
                 rows = rows.select(f"{_ROW}.*", *(metadata_column(name) for name in self.metadata))
+                if compiled:
+                    rows = with_compiled(rows, df, compiled, columns)
             merge = grows and self.config["schema.evolution"] == "add_columns"
             if batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)
