@@ -1,4 +1,4 @@
-"""Compiled stages: a converter, transform or sink that can run as Spark SQL columns, in the JVM.
+"""Compiled stages: a source, converter, transform or sink that can run as Spark SQL columns, in the JVM.
 
 The pipeline's compiled path (:mod:`smt.pipeline.compiled_plan`) keeps the
 records of a simple pipeline out of Python: the value converter reads each
@@ -22,18 +22,73 @@ Hooks (all optional; a source's and a sink's are the roles
 - ``Transform.compile_value(value)`` → a :class:`CompiledValue` (the value
   after the transform);
 - ``Sink.compiled_problem(schema)`` → why values of this Connect schema
-  cannot be written from columns (None: they can), and
-  ``Sink.bind_compiled(rows)`` with :class:`CompiledRows`; and
-  ``Sink.compiled_write_aborts_cleanly()`` → whether a failed write leaves
-  the output as it was (the plan may then bet on every record first).
+  cannot be written from columns (None: they can);
+  ``Sink.compiled_type(schema)`` → the Spark struct type the sink writes
+  values of the schema as; and ``Sink.compiled_write_aborts_cleanly()`` →
+  whether a failed write leaves the output as it was (the plan may then bet
+  on every record first).
+
+The runner hands such a sink one DataFrame in its ordinary ``write``: the
+Python path's output (Kafka row layout) with, beside it, the compiled rows
+(see :data:`COMPILED_VALUE_PREFIX` and :data:`TYPE_KNOWN_COLUMN`).
+
+Every plugin class with a compiled form also declares it, for the reference:
+:class:`CompiledStage` (``pipeline.compile``'s documentation lists the
+declared stages, :func:`compiled_stages`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol, runtime_checkable
 
-__all__ = ["CompiledConverter", "CompiledRead", "CompiledRows", "CompiledTransform", "CompiledValue", "NotCompilable"]
+__all__ = ["COMPILED_VALUE_PREFIX", "TYPE_KNOWN_COLUMN", "CompiledConverter", "CompiledRead", "CompiledStage"]
+__all__ += ["CompiledTransform", "CompiledValue", "NotCompilable", "compiled_stages", "compiled_value_columns"]
+
+#: The columns of the compiled rows in a batch write's DataFrame (see :class:`smt.connector_roles.CompiledInput`):
+#: ``<prefix><i>``, one per compiled schema, a struct of the sink's :meth:`compiled_type` of the schema, set on
+#: the rows of that schema and null on every other row (the Python path's, whose record fields are
+#: null on the compiled rows).
+COMPILED_VALUE_PREFIX = "_smt_compiled_value_"
+
+#: Beside them, where the plan cannot tell every row's value type: true on the rows whose value type is one
+#: of the compiled columns' (the compiled rows, and the Python path's records the plan knows are of a
+#: compiled schema), so that a sink that learns the written types reads only the other rows for theirs.
+#: A write with compiled columns and without this one has no row of another type (a bet on the compiled
+#: path: no Python record).
+TYPE_KNOWN_COLUMN = "_smt_compiled_type_known"
+
+
+def compiled_value_columns(names: Iterable[str]) -> list[str]:
+    """The compiled rows' value columns among the column ``names`` of a write (none: no compiled rows)."""
+    return [name for name in names if name.startswith(COMPILED_VALUE_PREFIX)]
+
+
+@runtime_checkable
+class CompiledStage(Protocol):
+    """A plugin class that declares a compiled form (a transform, converter, source or sink).
+
+    The declaration is what the reference lists (``pipeline.compile``'s documentation); the pipeline
+    still asks each configured stage for its compiled form (the hooks above), which may refuse.
+    """
+
+    @classmethod
+    def compiled_form(cls) -> str | None:
+        """What of this plugin has a compiled form, in a few words ("top-level fields"), or None when
+        this class has none (a ``$Key`` variant of a transform whose ``$Value`` has)."""
+        ...
+
+
+def compiled_stages(registrations: Iterable[Any]) -> list[tuple[str, str]]:
+    """``(name, form)`` of each registration (``.name``, ``.cls``) whose class declares a compiled form."""
+    stages = []
+    for registration in registrations:
+        cls = registration.cls
+        if isinstance(cls, type) and issubclass(cls, CompiledStage):
+            form = cls.compiled_form()
+            if form is not None:
+                stages.append((registration.name, form))
+    return sorted(stages)
 
 
 class CompiledTransform(Protocol):
@@ -81,27 +136,3 @@ class CompiledRead:
     value: CompiledValue
     exact: Any
     same_schema: Any
-
-
-@dataclasses.dataclass(frozen=True)
-class CompiledRows:
-    """The records of a write that took the compiled path, handed to the sink with the others.
-
-    ``rows``: a DataFrame of the value columns.  ``schemas``: their Connect
-    schemas (the value schemas after the chain).  ``python_types``: a
-    DataFrame of the Python path's output records whose value types are not
-    among ``schemas`` as far as the plan can tell (the sink reads their types
-    from it instead of from every record), or None when there are none.
-    """
-
-    rows: Any
-    schemas: tuple
-    python_types: Any
-
-    def __reduce__(self):
-        # The driver's DataFrames: a sink holding them is pickled to the executors without them.
-        return (_nothing, ())
-
-
-def _nothing() -> None:
-    return None

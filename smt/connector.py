@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
+from smt.compiled import TYPE_KNOWN_COLUMN, compiled_value_columns
 from smt.errors import DataError
 from smt.plugin import Plugin
 
@@ -261,11 +262,13 @@ class Sink(Plugin):
         """
         from pyspark.sql import functions as F
 
+        # The compiled path's columns are the sink's (smt.connector_roles.CompiledInput), never a dead letter's.
+        compiled = [*compiled_value_columns(df.columns), TYPE_KNOWN_COLUMN]
         df = df.persist()
         try:
             self.write(df.where(~F.col(flag)).drop(flag), batch_id)
             written(SINK_PART)
-            dead_letters.write(df.where(F.col(flag)).drop(flag), batch_id)
+            dead_letters.write(df.where(F.col(flag)).drop(flag, *compiled), batch_id)
             written(DEAD_LETTERS_PART)
         finally:
             df.unpersist()

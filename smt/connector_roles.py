@@ -19,7 +19,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
     from pyspark.sql.streaming import DataStreamWriter
 
-    from smt.compiled import CompiledRows
 
 __all__ = ["CompiledInput", "CompiledSource", "RecordChecks", "SinkRoles", "SourceRoles", "StreamWrite"]
 __all__ += ["ValueEncoding"]
@@ -69,7 +68,14 @@ class ValueEncoding(Protocol):
 
 
 class CompiledInput(Protocol):
-    """A sink that can write the rows of the pipeline's compiled path (:mod:`smt.compiled`)."""
+    """A sink that can write the rows of the pipeline's compiled path (:mod:`smt.compiled`).
+
+    In a batch run that takes the compiled path, the DataFrame :meth:`smt.connector.Sink.write` is
+    given holds both halves: the Python path's records (Kafka row layout) and the compiled rows, told
+    apart by the columns ``<prefix><i>`` (:data:`smt.compiled.COMPILED_VALUE_PREFIX`) (each a struct of
+    :meth:`compiled_type`, null on the other rows) and :data:`smt.compiled.TYPE_KNOWN_COLUMN`.
+    A write without those columns has no compiled rows.  The dead letters never carry them.
+    """
 
     def compiled_problem(self, schema: Any) -> str | None:
         """Why values of this Connect ``schema`` cannot be written from columns (``None``: they can;
@@ -80,8 +86,9 @@ class CompiledInput(Protocol):
         """Whether a failed write leaves the output as it was (the plan may then bet on every record)."""
         ...
 
-    def bind_compiled(self, compiled: "CompiledRows | None") -> None:
-        """The compiled records the next write adds to those it is given."""
+    def compiled_type(self, schema: Any) -> Any:
+        """The Spark struct type the sink writes values of the Connect struct ``schema`` as: the compiled
+        rows of that schema reach :meth:`~smt.connector.Sink.write` as a struct column of it."""
         ...
 
 

@@ -17,6 +17,7 @@ from smt._chain_builder import CHAIN_LISTS_CONFIG, PREDICATE_STAGE_CONFIG, STAGE
 from smt.config import ConfigDef
 from smt.error_handling import ERRORS_CONFIG
 from smt.errors import SmtError
+from smt.pipeline.compiled_plan import compile_config
 from smt.pipeline.spec import PIPELINE_CONFIG
 from smt.pipeline.streaming import STREAMING_CONFIG
 from smt.plugins import Plugins, default_plugins
@@ -75,7 +76,7 @@ def reference_markdown(plugins: Plugins | None = None, published: bool = False) 
     """
     plugins = plugins or default_plugins()
     header = f"{_HEADER}\n{_CONTRIBUTOR_NOTE}" if published else _HEADER
-    parts = [header, _pipeline_section()]
+    parts = [header, _pipeline_section(plugins)]
     for kind in _KINDS:
         parts.append(f"## {kind.title}\n\n{kind.where}")
         registrations = sorted(plugins.registrations(kind.kind), key=lambda r: r.name)
@@ -105,8 +106,9 @@ def plugin_reference(plugins: Plugins, name: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _pipeline_section() -> str:
-    general = _without(PIPELINE_CONFIG, STREAMING_CONFIG, ERRORS_CONFIG)
+def _pipeline_section(plugins: Plugins) -> str:
+    # pipeline.compile lists the stages the installed plugins declare compiled forms for.
+    general = _with_keys(_without(PIPELINE_CONFIG, STREAMING_CONFIG, ERRORS_CONFIG), compile_config(plugins))
     chain = (
         CHAIN_LISTS_CONFIG.markdown_rows()
         + STAGE_CONFIG.markdown_rows("transforms.<alias>.")
@@ -135,6 +137,16 @@ def _without(definition: ConfigDef, *parts: ConfigDef) -> ConfigDef:
         keys=[key for key in definition.keys if key.name not in keys],
         prefixes=[owned for owned in definition.prefixes if owned.prefix not in prefixes],
         deprecated=[old for old in definition.deprecated if old.replacement not in keys],
+    )
+
+
+def _with_keys(definition: ConfigDef, replacements: ConfigDef) -> ConfigDef:
+    """``definition`` with its keys that ``replacements`` declares taken from there, in place."""
+    replaced = {key.name: key for key in replacements.keys}
+    return ConfigDef(
+        keys=[replaced.get(key.name, key) for key in definition.keys],
+        prefixes=definition.prefixes,
+        deprecated=definition.deprecated,
     )
 
 

@@ -86,6 +86,11 @@ class FileSource(Source):
     def read(self, spark, streaming=False):
         return FORMATS[self.config["format"]].read(spark, self._options(streaming))
 
+    @classmethod
+    def compiled_form(cls) -> str:
+        """What the compiled path reads with Spark (:class:`smt.compiled.CompiledStage`)."""
+        return "format " + ", ".join(sorted(_SPARK_READS_ALIKE))
+
     def compiled_problem(self) -> str | None:
         """Why the pipeline's compiled path may not read these files with Spark (see :mod:`smt.compiled`)."""
         if self.config["format"] in _SPARK_READS_ALIKE:

@@ -152,6 +152,11 @@ class KafkaSource(Source):
     def spark_conf(self) -> dict[str, str]:
         return {"spark.jars": ",".join(spark_jars())}
 
+    @classmethod
+    def compiled_form(cls) -> str:
+        """What the compiled path reads with Spark (:class:`smt.compiled.CompiledStage`)."""
+        return "batch runs"
+
     def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
         self._check_topics(spark, streaming)
         reader = (spark.readStream if streaming else spark.read).format("kafka")

@@ -1,9 +1,11 @@
 """The records of a write that took the pipeline's compiled path (:mod:`smt.compiled`), in the table sink.
 
-They arrive as value columns, beside the Python path's typed JSON lines
-(:mod:`connectors.table.typed_json`), and go into the table in the same
-write: one commit, one ``txnVersion``.  Their types are their schemas';
-only the Python path's records whose schema the plan could not tell are
+They arrive in the DataFrame ``write`` is given, beside the Python path's
+typed JSON lines (:mod:`connectors.table.typed_json`): a struct column per
+compiled schema, of :meth:`~connectors.table.sink.TableSink.compiled_type`
+(see :class:`smt.connector_roles.CompiledInput`).  They go into the table
+in the same write: one commit, one ``txnVersion``.  Their types are their
+columns'; only the Python records whose types the plan could not tell are
 read for theirs.
 """
 
@@ -12,29 +14,54 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from connectors.table.typed_json import type_line, type_text
-from smt.compiled import CompiledRows
+from connectors.table.typed_json import type_line
+from smt.compiled import TYPE_KNOWN_COLUMN
 
 __all__ = ["type_lines", "with_compiled"]
 
 
-def type_lines(compiled: CompiledRows) -> list[str]:
-    """The distinct type lines of the write: the compiled schemas' and those the Python records show."""
-    lines = {type_text(schema) for schema in compiled.schemas}
-    if compiled.python_types is not None:
+def type_lines(df, compiled: list[str]) -> list[str]:
+    """The distinct type lines of the write ``df``: its ``compiled`` columns' and those its Python records
+    whose types the plan could not tell show."""
+    lines = {_nullable(df.schema[name].dataType).json() for name in compiled}
+    if TYPE_KNOWN_COLUMN in df.columns:
         text = F.col("value").cast("string")
-        shown = compiled.python_types.select(type_line(text).alias("t")).where(F.col("t").isNotNull()).distinct()
-        lines |= {row["t"] for row in shown.collect()}
+        unknown = df.where(~F.col(TYPE_KNOWN_COLUMN)).select(type_line(text).alias("t"))
+        lines |= {row["t"] for row in unknown.where(F.col("t").isNotNull()).distinct().collect()}
     return sorted(lines)
 
 
-def with_compiled(rows, compiled: CompiledRows, columns: T.StructType):
-    """``rows`` (the Python path's, of ``columns``) with the compiled rows, as ``columns``."""
-    names = set(compiled.rows.columns)
-    compiled_rows = compiled.rows.select(
-        *(
-            (F.col(f"`{field.name}`") if field.name in names else F.lit(None)).cast(field.dataType).alias(field.name)
-            for field in columns.fields
+def python_records(df, compiled: list[str]):
+    """The rows of the write ``df`` that came through Python (with no compiled value)."""
+    condition = F.lit(True)
+    for name in compiled:
+        condition = condition & F.col(name).isNull()
+    return df.where(condition)
+
+
+def with_compiled(rows, df, compiled: list[str], columns: T.StructType):
+    """``rows`` (the Python records' table rows, of ``columns``) with the compiled rows of ``df``, as ``columns``.
+
+    One filter per compiled column: the optimizer prunes, in each branch of the runner's union, the
+    rows that are not this column's, so each record is read by one side only."""
+    for name in compiled:
+        names = set(df.schema[name].dataType.names)
+        values = df.where(F.col(name).isNotNull()).select(
+            *(
+                (F.col(name)[field.name] if field.name in names else F.lit(None)).cast(field.dataType).alias(field.name)
+                for field in columns.fields
+            )
         )
-    )
-    return rows.unionByName(compiled_rows)
+        rows = rows.unionByName(values)
+    return rows
+
+
+def _nullable(data_type: T.DataType) -> T.DataType:
+    """``data_type`` with every field, element and map value nullable, as a Connect schema's type line has them."""
+    if isinstance(data_type, T.StructType):
+        return T.StructType([T.StructField(f.name, _nullable(f.dataType), True) for f in data_type.fields])
+    if isinstance(data_type, T.ArrayType):
+        return T.ArrayType(_nullable(data_type.elementType), True)
+    if isinstance(data_type, T.MapType):
+        return T.MapType(_nullable(data_type.keyType), _nullable(data_type.valueType), True)
+    return data_type

@@ -18,9 +18,10 @@ declared columns (:class:`~connectors.table.typed.TypedRows`).
 
 A batch run may also hand the sink records that never entered Python: the
 pipeline's compiled path (:mod:`smt.pipeline.compiled_plan`) decodes and
-transforms them as Spark columns, and the next write adds them to the
-typed JSON rows, in the same write (:meth:`TableSink.bind_compiled`,
-:mod:`connectors.table.compiled`).
+transforms them as Spark columns, and the runner gives them to ``write``
+beside the typed JSON rows, in the same DataFrame, as struct columns of
+:meth:`TableSink.compiled_type` (:class:`smt.connector_roles.CompiledInput`,
+:mod:`connectors.table.compiled`): one write, one commit.
 
 With ``write.mode=upsert`` the records keep the value converter's bytes (an
 upsert reads each record's key and value, a tombstone's key included): the
@@ -55,18 +56,18 @@ from pyspark.sql import types as T
 
 from connectors.table.cdc import ChangeRules, placeholder_bytes
 from connectors.table.columns import ColumnLayout
-from connectors.table.compiled import type_lines, with_compiled
+from connectors.table.compiled import python_records, type_lines, with_compiled
 from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_where, metadata_column
 from connectors.table.ddl import parse_columns
 from connectors.table.fit import TableFits
 from connectors.table.jars import check_format_runs, format_spark_conf
 from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
 from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
-from connectors.table.types import TypeConflict, merged_type
+from connectors.table.types import TypeConflict, merged_type, spark_type
 from connectors.table.upsert import Upsert
 from connectors.table.upsert_jdbc import claim_topic_table, jdbc_columns, jdbc_tables, with_jdbc_driver
 from connectors.table.writer import TableTarget, TableWriteError
-from smt.compiled import CompiledRows
+from smt.compiled import TYPE_KNOWN_COLUMN, compiled_value_columns
 from smt.config import ConfigProblem
 from smt.connector import Sink, SinkContext, SinkRecordError
 from smt.connector_roles import CompiledInput, RecordChecks, ValueEncoding
@@ -126,8 +127,6 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
         self.encoder = TypedJsonEncoder() if typed_json else None
         #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
         self._input_cached = False
-        #: The records of this run that took the compiled path (see connectors.table.compiled), or None.
-        self.compiled: CompiledRows | None = None
         #: Each table's columns as open looked them up, for the first write to it (not looked up again).
         self._columns_at_bind: dict[str, T.StructType | None] = {}
         if declared is not None:
@@ -228,6 +227,11 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     def _value_columns(self, existing: T.StructType) -> T.StructType:
         return T.StructType([f for f in existing.fields if not _is_metadata(f.name, self.metadata)])
 
+    @classmethod
+    def compiled_form(cls) -> str:
+        """What the compiled path writes (:class:`smt.compiled.CompiledStage`)."""
+        return "write.mode append, overwrite or error; no value.schema, columns.metadata or table per topic"
+
     def compiled_problem(self, schema) -> str | None:
         """Why values of ``schema`` cannot come as columns from the compiled path (see :mod:`smt.compiled`)."""
         prefix = self.context.prefix
@@ -241,13 +245,13 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
 
     def compiled_write_aborts_cleanly(self) -> bool:
         """Whether a write that fails leaves the table as it was, so that the compiled path may bet on every
-        record (see :class:`smt.pipeline.compiled_plan.CompiledPlan`): Delta, Iceberg and Spark's file
+        record (see :class:`smt.pipeline.compiled_plan.CompiledSchemas`): Delta, Iceberg and Spark's file
         commit (an overwritten folder is emptied first, then written again), not JDBC, which commits per task."""
         return not self.target.is_jdbc
 
-    def bind_compiled(self, compiled: CompiledRows | None) -> None:
-        """The compiled records the next write adds to the table, with the records it is given."""
-        self.compiled = compiled
+    def compiled_type(self, schema) -> T.StructType:
+        """The columns of values of the Connect struct ``schema``: what its typed JSON lines carry."""
+        return spark_type(schema)
 
     # --- on the executors ------------------------------------------------------------
 
@@ -390,8 +394,11 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
         checked = self._checked_columns(existing, target)
         # Values with schemas are read twice (their distinct types, then the rows): from a cache.
         # Not when every record was checked against the table's columns already: they are the columns.
-        compiled = self.compiled if batch_id is None else None
-        cache = may_persist and self.declared is None and checked is None and compiled is None
+        # The compiled path's rows (smt.connector_roles.CompiledInput): read twice only if the types of
+        # some Python records are to be learned.
+        compiled = compiled_value_columns(df.columns)
+        learns = not compiled or TYPE_KNOWN_COLUMN in df.columns
+        cache = may_persist and self.declared is None and checked is None and learns
         if cache:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
@@ -405,16 +412,17 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
                 text = F.col("value").cast("string")
                 if checked is not None:
                     columns, grows = checked, False
-                elif compiled is not None:
-                    observed = self._struct_columns(type_lines(compiled), target, "type")
+                elif compiled:
+                    observed = self._struct_columns(type_lines(df, compiled), target, "type")
                     columns, grows = self._layout(observed, existing, target)
                 else:
                     columns, grows = self._layout(self._observed_columns(df, text, target), existing, target)
                 metadata = [F.col(name).alias(metadata_column(name)) for name in self.metadata]
-                rows = df.select(table_rows(text, columns).alias(_ROW), *metadata)
+                records = python_records(df, compiled) if compiled else df
+                rows = records.select(table_rows(text, columns).alias(_ROW), *metadata)
                 rows = rows.select(f"{_ROW}.*", *(metadata_column(name) for name in self.metadata))
-                if compiled is not None:
-                    rows = with_compiled(rows, compiled, columns)
+                if compiled:
+                    rows = with_compiled(rows, df, compiled, columns)
             merge = grows and self.config["schema.evolution"] == "add_columns"
             if batch_id is None:
                 target.write(rows, self.config["write.mode"], existing is not None, merge)

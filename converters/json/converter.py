@@ -404,6 +404,11 @@ class JsonConverter(Converter, HeaderConverter):
         return self.to_connect_data(topic, data)
 
     # ----------------------------------------------------------- compiled --
+    @classmethod
+    def compiled_form(cls) -> str:
+        """What the compiled path reads (:class:`smt.compiled.CompiledStage`)."""
+        return "values with schemas, schemas.enable=true"
+
     def compiled_reader(self, functions: Any) -> EnvelopeReader:
         """Spark's reading of envelope records, for the compiled path (see :mod:`converters.json.compiled`).
 

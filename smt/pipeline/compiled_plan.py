@@ -1,24 +1,31 @@
 """The compiled path: a pipeline whose every stage has a Spark SQL form runs its records in the JVM.
 
-When the source, the value converter, every transform and the sink offer
-compiled forms (:mod:`smt.compiled`), a batch run splits its source's records
-in two (or first bets that every record takes the first half: see
-:class:`CompiledPlan`):
+The runner asks :func:`plan_run` how a run reads its source, and gets one of
+three plans:
 
-- the records the converter's compiled reader vouches for (their schema is
-  one the plan learned from the first :data:`SAMPLE_ROWS` records, and Spark
-  reads them exactly as the converter does) become Spark columns, go through
-  the transforms' column rewrites and reach the sink as columns;
-- every other record (another schema, malformed JSON, a value Spark would
-  read differently) goes through the Python path unchanged: decoded,
-  transformed, dead-lettered and counted with Kafka's semantics.
+- :class:`PythonPlan`: every record takes the Python path (the plan says why);
+- :class:`AllCompiledPlan`: a bet that every record takes the compiled path
+  (one pass, nothing cached; a record that does not fails the write with
+  :class:`BetLost`, a typed signal, and the runner runs a :class:`SplitPlan`);
+- :class:`SplitPlan`: the source's records split in two:
 
-Both halves land in the sink's one write
-(:meth:`smt.connector_roles.CompiledInput.bind_compiled`).  The
-compiled records are counted in the JVM (``DataFrame.observe``): each is
-read and written once.  ``pipeline.compile=off`` turns the path off; the run
-log (and ``smt explain``) says which path was taken and, if not this one,
-the stage that has no compiled form.
+  - the records the converter's compiled reader vouches for (their schema is
+    one the plan learned from the first :data:`SAMPLE_ROWS` records, and Spark
+    reads them exactly as the converter does) become Spark columns, go
+    through the transforms' column rewrites and reach the sink as columns;
+  - every other record (another schema, malformed JSON, a value Spark would
+    read differently) goes through the Python path unchanged: decoded,
+    transformed, dead-lettered and counted with Kafka's semantics.
+
+The runner unions the two halves (:meth:`CompiledSchemas.sink_input`) into the
+one DataFrame the sink's ordinary ``write`` gets, the compiled rows in the
+columns :class:`smt.connector_roles.CompiledInput` describes.  The compiled
+records are counted in the JVM (``DataFrame.observe``): each is read and
+written once.  ``pipeline.compile=off`` turns the path off; the run log (and
+``smt explain``) says which path was taken and, if not this one, the stage
+that has no compiled form.  The stages with compiled forms declare them
+(:class:`smt.compiled.CompiledStage`); ``pipeline.compile``'s documentation
+lists them from the declarations (:func:`compile_config`).
 """
 
 from __future__ import annotations
@@ -29,13 +36,22 @@ import itertools
 import logging
 from typing import Any, Iterator, runtime_checkable
 
-from smt.compiled import CompiledConverter, CompiledRows, CompiledTransform, CompiledValue, NotCompilable
+from smt.compiled import (
+    COMPILED_VALUE_PREFIX,
+    TYPE_KNOWN_COLUMN,
+    CompiledConverter,
+    CompiledTransform,
+    CompiledValue,
+    NotCompilable,
+    compiled_stages,
+)
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.connector import SOURCE_ERROR_COLUMN
 from smt.pipeline.counts import observed_sums
 from smt.pipeline.processor import BatchCounts
 
-__all__ = ["BetLost", "COMPILE_CONFIG", "CompiledPlan", "NOT_EXACT", "SAMPLE_ROWS", "compile_problem", "plan_compiled"]
+__all__ = ["AllCompiledPlan", "BetLost", "COMPILE_CONFIG", "CompiledSchemas", "NOT_EXACT", "PythonPlan", "RunPlan"]
+__all__ += ["SAMPLE_ROWS", "SplitPlan", "compile_config", "compile_problem", "plan_compiled", "plan_run"]
 
 log = logging.getLogger(__name__)
 
@@ -47,18 +63,37 @@ _OBSERVATION_WAIT_S = 30.0
 
 _KEY = "pipeline.compile"
 
+_COMPILE_DOC = (
+    "'auto' runs a batch pipeline in the JVM, without Python, when its source, value converter, every "
+    "transform (no predicates) and its sink have compiled forms{stages}: records of the schemas seen in the "
+    "first 500 records that Spark reads exactly as the converter does take it, every other record the "
+    "Python path, in the same write. 'off' sends every record through Python."
+)
+
 COMPILE_CONFIG = ConfigDef().define(
     _KEY,
     ConfigType.STRING,
     "auto",
     one_of("auto", "off"),
     Importance.LOW,
-    "'auto' runs a batch pipeline in the JVM, without Python, when its source (Kafka; files in text, "
-    "parquet or avro), value converter (json with schemas), every transform (MaskField$Value, "
-    "ReplaceField$Value; no predicates) and its sink (table, append/overwrite/error) have compiled forms: "
-    "records of the schemas seen in the first 500 records that Spark reads exactly as the converter does "
-    "take it, every other record the Python path, in the same write. 'off' sends every record through Python.",
+    _COMPILE_DOC.format(stages=" (the reference lists them)"),
 )
+
+#: The plugin kinds whose classes may declare a compiled form, as pipeline.compile's documentation names them.
+_STAGE_KINDS = (("source", "source"), ("converter", "value converter"), ("transform", "transforms"), ("sink", "sink"))
+
+
+def compile_config(plugins: Any) -> ConfigDef:
+    """:data:`COMPILE_CONFIG` documented with the stages ``plugins`` (a :class:`smt.plugins.Plugins`) declare
+    compiled forms for (:class:`smt.compiled.CompiledStage`)."""
+    kinds = []
+    for kind, title in _STAGE_KINDS:
+        stages = compiled_stages(plugins.registrations(kind))
+        if stages:
+            kinds.append(f"{title}: " + ", ".join(f"{name} ({form})" for name, form in stages))
+    stages = f" (declared: {'; '.join(kinds)})" if kinds else " (no installed plugin declares one)"
+    key = dataclasses.replace(COMPILE_CONFIG.keys[0], doc=_COMPILE_DOC.format(stages=stages))
+    return ConfigDef(keys=[key])
 
 
 def compile_problem(spec: Any) -> str | None:
@@ -88,8 +123,50 @@ def compile_problem(spec: Any) -> str | None:
     return None
 
 
-def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None":
-    """The compiled plan of ``spec`` over ``source_df``, or None (logged, naming why)."""
+@dataclasses.dataclass(frozen=True)
+class PythonPlan:
+    """Every record of the run takes the Python path: ``reason`` says why (None: the run is streaming, or
+    ``pipeline.compile`` does not apply and was not asked)."""
+
+    reason: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class AllCompiledPlan:
+    """A bet that every record of ``source`` takes the compiled path (see :meth:`CompiledSchemas.all_compiled`)."""
+
+    compiled: "CompiledSchemas"
+    source: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitPlan:
+    """The records of ``source`` split between the compiled path and Python (:meth:`CompiledSchemas.split`)."""
+
+    compiled: "CompiledSchemas"
+    source: Any
+
+
+#: How a batch run reads its source; the runner takes each kind its own way.
+RunPlan = PythonPlan | AllCompiledPlan | SplitPlan
+
+
+def plan_run(spec: Any, spark: Any) -> RunPlan:
+    """How the run of ``spec`` reads its source: in Python, or (a batch run whose stages all compile)
+    betting on the compiled path, or split between the two.  A compiled plan reads the source once here
+    (its first records), and holds the source's DataFrame the run reads."""
+    problem = compile_problem(spec)
+    if problem is not None:
+        return PythonPlan(problem)
+    source = spec.source.read(spark, streaming=False)
+    compiled = plan_compiled(spec, spark, source)
+    if compiled is None:
+        return PythonPlan("no schema of the source's first records compiles")
+    return (AllCompiledPlan if compiled.all_exact_first else SplitPlan)(compiled, source)
+
+
+def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledSchemas | None":
+    """The compiled schemas of ``spec`` over ``source_df``, or None (logged, naming why)."""
     from pyspark.sql import functions as F
 
     problem = compile_problem(spec)
@@ -116,10 +193,9 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledPlan | None
         return None
     log.info("records of %d schema(s) take the compiled path (Spark SQL, no Python); the others Python",
              len(compiled))  # fmt: skip
-    plan = CompiledPlan(spec.config["name"], compiled, F)
-    plan.all_exact_first = (
-        len(compiled) == 1 and spec.sink_roles.compiled.compiled_write_aborts_cleanly() and plan.all_exact(sample)
-    )
+    sink = spec.sink_roles.compiled
+    plan = CompiledSchemas(spec.config["name"], compiled, [sink.compiled_type(s.value.schema) for s in compiled], F)
+    plan.all_exact_first = len(compiled) == 1 and sink.compiled_write_aborts_cleanly() and plan.all_exact(sample)
     return plan
 
 
@@ -237,10 +313,10 @@ def _raised_not_exact(exc: BaseException) -> bool:
     return False
 
 
-class CompiledPlan:
+class CompiledSchemas:
     """How a batch run's source splits between the compiled path and Python, and the compiled count.
 
-    Two ways to run it:
+    Two ways to run it (the plan the runner got, :func:`plan_run`):
 
     - :meth:`all_compiled` bets that every record takes the compiled path: one pass, every record
       read, parsed and written by Spark, nothing cached.  The first record that does not fails the
@@ -249,14 +325,18 @@ class CompiledPlan:
       (``Sink.compiled_write_aborts_cleanly``) and every record of the sample was exact
       (:attr:`all_exact_first`).
     - :meth:`split` parses each record once into a cache, and hands the records that are not exact
-      to the Python path; both halves go into one write.
+      to the Python path.
+
+    Either way :meth:`sink_input` unions both halves into the one DataFrame the sink writes.
     """
 
-    def __init__(self, name: str, schemas: list[_Schema], functions: Any) -> None:
+    def __init__(self, name: str, schemas: list[_Schema], sink_types: list[Any], functions: Any) -> None:
         self.schemas = schemas
+        #: The Spark struct type the sink writes each schema's values as (CompiledInput.compiled_type).
+        self.sink_types = sink_types
         self.F = functions
         self.observation_name = f"smt-compiled-{name}"
-        self.observation = None
+        self.observations: list[Any] = []
         self.cached = None
         #: Whether the run first bets that every record takes the compiled path (see all_compiled).
         self.all_exact_first = False
@@ -282,21 +362,26 @@ class CompiledPlan:
         # A projection, not a filter: over a local relation (the sample) Spark evaluates it without a job.
         return all(row[0] for row in self._parsed(df).select(self._any_exact(df)).collect())
 
-    def all_compiled(self, df: Any) -> Any:
-        """``df``'s records as compiled rows (of the plan's one schema), failing (:class:`BetLost`) at the
-        first that is not exact."""
-        from pyspark.sql import Observation
-
+    def all_compiled(self, df: Any) -> list[Any]:
+        """``df``'s records as compiled rows of the plan's one schema (a list of one DataFrame), failing
+        (:class:`BetLost`) at the first that is not exact."""
         F, schema = self.F, self.schemas[0]
+        self.observations = []
         # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
         exact = F.when(self._any_exact(df), F.lit(True)).otherwise(F.raise_error(F.lit(NOT_EXACT)))
         columns = [
             (F.when(exact, column) if i == 0 else column).alias(name)
             for i, (name, column) in enumerate(schema.value.columns.items())
         ]
-        rows = self._parsed(df).select(*columns)
-        self.observation = Observation(self.observation_name)
-        return rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
+        return [self._observed(self._parsed(df).select(*columns))]
+
+    def _observed(self, rows: Any) -> Any:
+        """``rows`` counted as they are written (one observation per compiled schema, summed by :meth:`counts`)."""
+        from pyspark.sql import Observation
+
+        observation = Observation(f"{self.observation_name}-{len(self.observations)}")
+        self.observations.append(observation)
+        return rows.observe(observation, self.F.count(self.F.lit(1)).alias("n"))
 
     @contextlib.contextmanager
     def betting(self) -> Iterator[None]:
@@ -309,13 +394,13 @@ class CompiledPlan:
                 raise BetLost(NOT_EXACT) from exc
             raise
 
-    def split(self, df: Any) -> tuple[Any, Any, Any]:
-        """``df`` (the source's records) as (records for Python, compiled rows, the Python records whose
-        written type is not a compiled schema's)."""
+    def split(self, df: Any) -> tuple[Any, Any, list[Any]]:
+        """``df`` (the source's records) as (the records for Python whose written type is a compiled
+        schema's, the other records for Python, the compiled rows of each schema)."""
         from pyspark import StorageLevel
-        from pyspark.sql import Observation
 
         F, ok = self.F, self._read_ok(df)
+        self.observations = []  # a lost bet's observation never reports
         tagged = self._parsed(df)
         flags = [(ok & schema.exact).alias(f"{_EXACT}{i}") for i, schema in enumerate(self.schemas)]
         tagged = tagged.select("*", *flags)
@@ -334,19 +419,63 @@ class CompiledPlan:
         self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), any_same.alias(_SAME), *values).persist(
             StorageLevel.MEMORY_AND_DISK
         )
-        compiled_rows = None
+        compiled = []
         for i, schema in enumerate(self.schemas):
             columns = [F.col(f"{_VALUE}{i}_{name}").alias(name) for name in schema.value.columns]
-            rows = self.cached.where(F.col(f"{_EXACT}{i}")).select(*columns)
-            compiled_rows = rows if compiled_rows is None else compiled_rows.unionByName(rows, allowMissingColumns=True)
-        self.observation = Observation(self.observation_name)
-        compiled_rows = compiled_rows.observe(self.observation, F.count(F.lit(1)).alias("n"))
+            compiled.append(self._observed(self.cached.where(F.col(f"{_EXACT}{i}")).select(*columns)))
         source_columns = [F.col(f"`{name}`") for name in df.columns]
-        python = self.cached.where(~F.col(_EXACT)).select(*source_columns)
-        return python, compiled_rows, self.cached.where(~F.col(_EXACT) & ~F.col(_SAME)).select(*source_columns)
+        python = self.cached.where(~F.col(_EXACT))
+        return (
+            python.where(F.col(_SAME)).select(*source_columns),
+            python.where(~F.col(_SAME)).select(*source_columns),
+            compiled,
+        )
 
-    def rows(self, compiled_rows: Any, python_types: Any) -> CompiledRows:
-        return CompiledRows(compiled_rows, tuple(s.value.schema for s in self.schemas), python_types)
+    def python_input(self, python: list[tuple[Any, bool]]) -> Any:
+        """The Python path's outputs (``python``: each with whether its records' written types are
+        compiled schemas') as one DataFrame, in the columns :class:`smt.connector_roles.CompiledInput`
+        describes (the compiled value columns null)."""
+        # Only where some rows' written types are unknown: without the column, the sink learns no types.
+        typed = not all(known for _, known in python)
+        halves = [out.select("*", *self._no_values(), *self._known(known, typed)) for out, known in python]
+        union = halves[0]
+        for half in halves[1:]:
+            union = union.unionByName(half)
+        return union
+
+    def sink_input(self, python: Any, compiled: list[Any], flag: str) -> Any:
+        """The one DataFrame the sink's write gets: ``python`` (from :meth:`python_input`, counted) with
+        each schema's ``compiled`` rows.  These are records (``flag``, the dead-letter flag, false) whose
+        other columns of the Python path's output are null (no record fields, no counts row)."""
+        F = self.F
+        typed = TYPE_KNOWN_COLUMN in python.columns
+        names = [f"{COMPILED_VALUE_PREFIX}{i}" for i in range(len(self.schemas))]
+        fields = [
+            field for field in python.schema.fields if field.name not in names and field.name != TYPE_KNOWN_COLUMN
+        ]
+        union = python
+        for i, rows in enumerate(compiled):
+            record = [
+                (F.lit(False) if field.name == flag else F.lit(None).cast(field.dataType)).alias(field.name)
+                for field in fields
+            ]
+            # Cast field by field, not the struct as a whole: a struct built of columns is never null,
+            # which the optimizer knows (a pass over the other rows prunes these).
+            value = F.struct(*(F.col(f"`{f.name}`").cast(f.dataType).alias(f.name) for f in self.sink_types[i].fields))
+            values = [
+                value.alias(name) if j == i else none for j, (name, none) in enumerate(zip(names, self._no_values()))
+            ]
+            union = union.unionByName(rows.select(*record, *values, *self._known(True, typed)))
+        return union
+
+    def _no_values(self) -> list[Any]:
+        return [
+            self.F.lit(None).cast(sink_type).alias(f"{COMPILED_VALUE_PREFIX}{i}")
+            for i, sink_type in enumerate(self.sink_types)
+        ]
+
+    def _known(self, known: bool, typed: bool) -> list[Any]:
+        return [self.F.lit(known).alias(TYPE_KNOWN_COLUMN)] if typed else []
 
     def release(self) -> None:
         """Drop the split's cache (the write finished or failed)."""
@@ -357,6 +486,9 @@ class CompiledPlan:
     def counts(self) -> BatchCounts:
         """The compiled records of the finished write: each read and written once."""
         self.release()
-        observed = observed_sums(self.observation, wait_s=_OBSERVATION_WAIT_S) if self.observation else None
-        n = int(observed["n"]) if observed else 0
+        n = 0
+        for observation in self.observations:
+            observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
+            n += int(observed["n"]) if observed else 0
+        self.observations = []
         return BatchCounts(read=n, written=n, output_rows=n)

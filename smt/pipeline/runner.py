@@ -29,7 +29,7 @@ import pyarrow as pa
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
-from smt.pipeline.compiled_plan import BetLost, CompiledPlan, compile_problem, plan_compiled
+from smt.pipeline.compiled_plan import AllCompiledPlan, BetLost, PythonPlan, RunPlan, SplitPlan, plan_run
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
@@ -255,10 +255,10 @@ class _Run:
         self.started = time.perf_counter()
         #: The writes of a batch run that completed (see smt.pipeline.failed_counts).
         self.writes_done: set[str] = set()
-        #: The run's compiled path, when its records may take it (see smt.pipeline.compiled_plan).
-        self.compiled: CompiledPlan | None = None
-        #: The source's records the compiled plan reads.
-        self.compiled_source = None
+        #: How the run reads its source (see smt.pipeline.compiled_plan); chosen by _transformed_source.
+        self.plan: RunPlan = PythonPlan()
+        #: A compiled plan's compiled rows, one DataFrame per schema, unioned with the counted Python half.
+        self.compiled_rows: list = []
         #: A streaming run's micro-batches, where each one's time went.
         self.micro_batches: collections.deque[MicroBatchTiming] = collections.deque(maxlen=KEPT)
 
@@ -307,12 +307,10 @@ class _Run:
         fields = (
             "all fields" if plan is None else f"fields in: {', '.join(plan.inputs)}; out: {', '.join(plan.outputs)}"
         )
-        if compile_problem(spec) is None:
-            df = spec.source.read(spark, streaming=False)
-            self.compiled = plan_compiled(spec, spark, df)
-            if self.compiled is not None:
-                self.compiled_source = df
-                return self._compiled_source(df, all_compiled=self.compiled.all_exact_first)
+        if not spec.streaming:
+            self.plan = plan_run(spec, spark)
+            if not isinstance(self.plan, PythonPlan):
+                return self._compiled_source(self.plan)
         tasks = None if spec.streaming else spec.source.read_tasks(spark)
         if tasks is not None:
             log.info("reading the source in %d Python task(s), transformed where read (%s)", len(tasks), fields)
@@ -322,30 +320,29 @@ class _Run:
         df = spec.source.read(spark, streaming=spec.streaming)
         return transform_dataframe(df, self.processor, self.layout, self.live, plan)
 
-    def _compiled_source(self, df, all_compiled: bool):
-        """The records of the compiled plan's Python half through the processor, the compiled half bound
-        to the sink: none and all (``all_compiled``), or as the split finds them."""
+    def _compiled_source(self, plan: AllCompiledPlan | SplitPlan):
+        """The plan's Python half through the processor (none for an AllCompiledPlan, as the split finds
+        them for a SplitPlan); its compiled half, kept in ``compiled_rows``, joins it in :meth:`_batch`."""
         step = functools.partial(
-            transform_dataframe, processor=self.processor, counts=self.layout, plan=self.spec.field_plan
+            transform_dataframe, processor=self.processor, counts=self.layout, live=self.live, plan=self.spec.field_plan
         )
-        records = f"NOT `{DEAD_LETTER_COLUMN}`"  # not a dead letter, nor a counts row (a null flag)
-        if all_compiled:
+        if isinstance(plan, AllCompiledPlan):
             log.info("betting that every record takes the compiled path (if one does not, the run starts again)")
-            self.spec.sink_roles.compiled.bind_compiled(self.compiled.rows(self.compiled.all_compiled(df), None))
-            return step(df.limit(0), live=self.live)
-        python, compiled_rows, unknown_types = self.compiled.split(df)
-        self.spec.sink_roles.compiled.bind_compiled(
-            self.compiled.rows(compiled_rows, step(unknown_types).where(records))
-        )
-        return step(python, live=self.live)
+            python = [(step(plan.source.limit(0)), True)]
+            self.compiled_rows = plan.compiled.all_compiled(plan.source)
+        else:
+            known, unknown, self.compiled_rows = plan.compiled.split(plan.source)
+            python = [(step(known), True), (step(unknown), False)]
+        return plan.compiled.python_input(python)
 
     def _batch_betting_on_compiled(self, out, write_outputs) -> None:
         """A batch run; when it bet on the compiled path and a record was not exact, once more, split."""
-        if self.compiled is None:
+        plan = self.plan
+        if not isinstance(plan, AllCompiledPlan):
             self._batch(out, write_outputs)
             return
         try:
-            with self.compiled.betting():
+            with plan.compiled.betting():
                 self._batch(out, write_outputs)
         except BetLost as lost:
             log.info(
@@ -353,8 +350,9 @@ class _Run:
                 "(Spark logged the failed write: %s)",
                 lost,
             )
-            self.compiled.all_exact_first = False
-            self._batch(self._compiled_source(self.compiled_source, all_compiled=False), write_outputs)
+            plan.compiled.all_exact_first = False
+            self.plan = SplitPlan(plan.compiled, plan.source)
+            self._batch(self._compiled_source(self.plan), write_outputs)
 
     def _batch(self, out, write_outputs) -> None:
         from pyspark.sql import Observation
@@ -362,12 +360,16 @@ class _Run:
         observation = Observation(f"smt-counts-{self.spec.config['name']}")
         new_outputs = NewOutputs(self.spark, [self.spec.sink, self.spec.dead_letters])
         log.info("running the Spark job: the sink%s", " and the dead letters" if self.spec.dead_letters else "")
+        out = out.observe(observation, *self.layout.sums())
+        if not isinstance(self.plan, PythonPlan):
+            # The one DataFrame the sink gets: the counted Python half and the compiled rows (counted apart).
+            out = self.plan.compiled.sink_input(out, self.compiled_rows, DEAD_LETTER_COLUMN)
         try:
-            write_outputs(self.spec, out.observe(observation, *self.layout.sums()), None)
+            write_outputs(self.spec, out, None)
         except BaseException:
             new_outputs.remove()
-            if self.compiled is not None:
-                self.compiled.release()
+            if not isinstance(self.plan, PythonPlan):
+                self.plan.compiled.release()
             raise
         log.info("written in %.1f s; waiting for the counts", time.perf_counter() - self.started)
         observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
@@ -386,8 +388,8 @@ class _Run:
         else:
             log.warning("pipeline %s: no counts came back from Spark; they are unknown", self.spec.config["name"])
             self.known = "none"
-        if self.compiled is not None:
-            self.counts.add(self.compiled.counts())
+        if not isinstance(self.plan, PythonPlan):
+            self.counts.add(self.plan.compiled.counts())
 
     def _stream(self, out, write_outputs, progress_interval: float) -> None:
         from smt.pipeline.streaming import run_streaming

@@ -19,7 +19,7 @@ from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_f
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._struct_paths import StructRewriter
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null
-from smt.transforms._variant import PartTransform, key_value_variants, map_column
+from smt.transforms._variant import VALUE, PartTransform, key_value_variants, map_column
 
 PURPOSE = "mask fields"
 
@@ -191,6 +191,11 @@ class MaskField(PartTransform):
         if self.replacement is not None and schema.type.value in ("float32", "float64"):
             return _parse_replacement(float, self.replacement)
         return self.mask(value)
+
+    @classmethod
+    def compiled_form(cls) -> str | None:
+        """The $Value variant's compiled form (:class:`smt.compiled.CompiledStage`)."""
+        return "top-level primitive fields, no replacement" if getattr(cls, "part", None) is VALUE else None
 
     def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
         """The value masked in Spark SQL (the compiled path, :mod:`smt.compiled`): top-level primitive

@@ -16,7 +16,7 @@ from smt.transforms._nested_replace import NestedReplacer
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, copy_basics, define_replace_null, field_value
-from smt.transforms._variant import PartTransform, key_value_variants
+from smt.transforms._variant import VALUE, PartTransform, key_value_variants
 
 PURPOSE = "field replacement"
 _REMOVED_IN_KAFKA_4 = "removed in Kafka 4.0, which ignores it; honoured here with its Kafka 3.x meaning"
@@ -128,6 +128,11 @@ class ReplaceField(PartTransform):
             else:
                 updated.put(field, item)
         return new_schema, updated
+
+    @classmethod
+    def compiled_form(cls) -> str | None:
+        """The $Value variant's compiled form (:class:`smt.compiled.CompiledStage`)."""
+        return "top-level fields" if getattr(cls, "part", None) is VALUE else None
 
     def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
         """The value's fields kept and renamed in Spark SQL (the compiled path, :mod:`smt.compiled`):

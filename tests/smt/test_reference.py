@@ -281,3 +281,55 @@ def test_docs_for_users_have_no_contributor_note_and_may_show_one_plugin(capsys)
         capsys.readouterr().err.splitlines()[0]
         == "error: no plugin is called 'MaskFeild'; did you mean 'MaskField$Key', 'MaskField$Value'?"
     )
+
+
+class Uppercase(Transform):
+    """Upper-cases the value; declares a compiled form (smt.compiled.CompiledStage)."""
+
+    name = "Uppercase$Value"
+
+    @classmethod
+    def compiled_form(cls):
+        return "string values"
+
+
+class UppercaseKey(Uppercase):
+    """Declares that it has none: a $Key variant whose $Value has one."""
+
+    name = "Uppercase$Key"
+
+    @classmethod
+    def compiled_form(cls):
+        return None
+
+
+class CompiledFormPlugin:
+    @hookimpl
+    def smt_transforms(self):
+        return [Uppercase, UppercaseKey]
+
+
+def _compile_row(markdown: str) -> str:
+    (row,) = [line for line in markdown.splitlines() if line.startswith("| `pipeline.compile` |")]
+    return row
+
+
+def test_pipeline_compile_lists_the_stages_plugins_declare_compiled():
+    builtin = _compile_row(reference_markdown(load_plugins(entry_points=False)))
+    assert "transforms: MaskField$Value (top-level primitive fields, no replacement), ReplaceField$Value" in builtin
+    assert "value converter: json (" in builtin and "sink: table (" in builtin and "source: file (" in builtin
+    assert "MaskField$Key" not in builtin
+    declared = _compile_row(reference_markdown(load_plugins(entry_points=False, extra_plugins=[CompiledFormPlugin()])))
+    assert "Uppercase$Value (string values)" in declared and "Uppercase$Key" not in declared
+    assert declared.replace(", Uppercase$Value (string values)", "") == builtin
+
+
+def test_pipeline_compile_says_when_no_plugin_declares_one():
+    from smt.pipeline.compiled_plan import compile_config
+
+    class NoPlugins:
+        def registrations(self, kind):
+            return []
+
+    (key,) = compile_config(NoPlugins()).keys
+    assert "(no installed plugin declares one)" in key.doc
