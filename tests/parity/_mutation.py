@@ -47,6 +47,9 @@ SEED = 20261128
 SAMPLE = 60
 #: Cases per stage in each mutant's run (fewer than the harness's own tests: the run is repeated per mutant).
 CASES_PER_STAGE = 20
+#: Families whose special values (Cast's clamps and wraps) or settings
+#: (the JSON converter's six) need more draws to be met in a mutant's run.
+MORE_CASES = {"Cast": 60, "json": 40}
 MUTANT_TIMEOUT_S = 20
 _PROJECT = ("smt", "converters", "connectors", "host_functions", "tests")
 #: Project modules a child keeps: the core below every stage, and this module.
@@ -152,8 +155,9 @@ def _generate_cases() -> dict:
     cases = {}
     for kind, families in (("transform", _stage_cases.TRANSFORMS), ("predicate", _stage_cases.PREDICATES)):
         for name in _harness.registered(kind, families):
-            cases[(kind, name)] = _harness.cases(kind, name, CASES_PER_STAGE)
-    cases[("converter", "json")] = _converter_cases.cases("json", CASES_PER_STAGE)
+            count = MORE_CASES.get(_stage_cases.family(name), CASES_PER_STAGE)
+            cases[(kind, name)] = _harness.cases(kind, name, count)
+    cases[("converter", "json")] = _converter_cases.cases("json", MORE_CASES["json"])
     return cases
 
 

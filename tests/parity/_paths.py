@@ -60,6 +60,7 @@ NOT_PATHS = {
     "schemaless_batch": "a question apply_batch asks (is every row schemaless?), not an implementation",
     "to_connect_header": "the header role, with its own semantics (checked by the oracle), not another path",
     "from_connect_header": "the header role, with its own semantics (checked by the oracle), not another path",
+    "compiled_form": "a declaration for the reference (what the compiled path covers), not an implementation",
 }
 
 _PATH_LIKE = re.compile(

@@ -169,9 +169,11 @@ TRANSFORMS = {
 
 #: Family -> the scalars its records hold (instead of the generators' SCALARS).
 VALUES = {
-    # Floats beyond every integer width (clamped to int32 or int64, then wrapped), and infinities.
+    # Floats beyond every integer width (clamped to int32 or int64, then wrapped), and infinities; integers
+    # beyond the narrow widths (wrapped); floats float32 rounds, and floats whose whole part is 1 or -1.
     "Cast": st.one_of(
         st.sampled_from([3e9, -3e9, 2.0**31, -(2.0**31) - 1, 1e19, -1e19, 2.0**64, 2.5, -2.5, 40000.5]),
+        st.sampled_from([300, -129, 70_000, -40_000, 2**40, -(2**40), 0.1, 1 / 3, 1.5, -1.5, -1.0, 0.5]),
         st.floats(-1e20, 1e20),
         st.sampled_from([float("inf"), -float("inf")]),
         SCALARS,

@@ -21,6 +21,18 @@ EQUIVALENT: dict[str, str] = {
         "the loop that learns a schema's prefix never runs: the cache stays empty and every message takes the "
         "full parse, which gives what the cache gives (the cache only saves time)"
     ),
+    "converters/json/converter.py:432 ReplaceBinaryOperator_Mul_BitAnd#0": (
+        "the length bound only spares short documents a walk for their depth (a document N levels deep is at "
+        "least 2N bytes); walking one more gives the depth the parse would, so every outcome is the same"
+    ),
+    "smt/transforms/_schema_cache.py:35 ReplaceComparisonOperator_Gt_LtE#0": (
+        "the cache then evicts on every miss instead of beyond its size: each schema is derived again, to the "
+        "same result (the cache only saves time)"
+    ),
+    "smt/transforms/mask_field.py:238 NumberReplacer#24": (
+        "the sample Decimal only proves masking a Decimal succeeds; a masked Decimal is zero or the replacement "
+        "whichever Decimal was masked"
+    ),
     "converters/json/_writer.py:117 NumberReplacer#18": (
         "a finite top-level float is then taken for NaN and sent to the general writer, which writes it to the "
         "same bytes (the check only chooses the way, not the result)"
@@ -28,7 +40,7 @@ EQUIVALENT: dict[str, str] = {
 }
 
 #: The floor: the share of behaviour-changing sampled mutants the harness kills today (target 0.90).
-MINIMUM = 0.80
+MINIMUM = 0.83
 
 
 def test_the_harness_kills_the_sampled_mutants(capsys):
