@@ -371,11 +371,10 @@ class KafkaSink(Sink, RecordChecks, StreamWrite):
                 self._librdkafka.write(out, batch_id, flag)
             else:
                 write_kafka_batch(out, spark_kafka_options(self.raw_config))
+        except SmtError:
+            raise
         except Exception as exc:  # the Spark job failed: say whether writing, reading or a record did
-            failure = self.stream_failure(exc)
-            if failure is exc:
-                raise
-            raise failure from exc
+            raise KafkaWriteError(kafka_job_failure(exc, self._servers)) from exc
 
 
 def _null_when_empty(headers: pa.Array) -> pa.Array:

@@ -16,7 +16,6 @@ bounded at 6 minutes (a hang: under a load average of 16 it took 4 min 39 s).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -25,12 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from connectors.table.jars import UnsupportedSparkError, format_bundle
 from smt.local.debezium import DebeziumWorker, PostgresSource
 from smt.local.postgres import LocalPostgres
+from tests.connectors.table.delta_log import delta_live_rows
 from tests.reliability.conftest import smt_process
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(360)]
@@ -104,16 +103,7 @@ def delta_pipeline(folder: Path, bootstrap_servers: str, topic: str) -> list[str
 
 def delta_table(table: Path) -> list[list[str | None]]:
     """The rows (id, name, email, tier) of the files Delta's log holds, read without Spark, as psql prints them."""
-    live: dict[str, bool] = {}
-    for log in sorted((table / "_delta_log").glob("*.json")):
-        for line in log.read_text().splitlines():
-            action = json.loads(line)
-            if "add" in action:
-                assert not action["add"].get("deletionVector"), "deletion vectors: read the table with Spark"
-                live[action["add"]["path"]] = True
-            if "remove" in action:
-                live.pop(action["remove"]["path"], None)
-    rows = [row for path in live for row in pq.read_table(table / path).to_pylist()]
+    rows = delta_live_rows(table)
     assert all(row.get("__deleted") in (None, "false") for row in rows), "a deleted row is left in the table"
     found = [[str(row["id"]), row["name"], row["email"], row.get("tier")] for row in rows]
     return [[value if value is not None else "" for value in row] for row in sorted(found, key=lambda r: int(r[0]))]

@@ -19,6 +19,7 @@ import pytest
 
 from connectors.table.jars import UnsupportedSparkError, format_bundle
 from tests.connectors.table.conftest import envelope_order
+from tests.connectors.table.delta_log import delta_live_rows
 from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
 from tests.reliability.conftest import smt_process
 from tests.reliability.test_exactly_once import wait_for
@@ -204,21 +205,8 @@ def kill_after_a_data_commit(pipeline, root, committed) -> int:
 
 
 def delta_rows(table) -> list[list]:
-    """The rows of the files Delta's log holds (read without Spark; refuses deletion vectors)."""
-    live = {}
-    for log in sorted((table / "_delta_log").glob("*.json")):
-        for line in log.read_text().splitlines():
-            action = json.loads(line)
-            if "add" in action:
-                assert not action["add"].get("deletionVector"), "deletion vectors: read the table with Spark"
-                live[action["add"]["path"]] = True
-            if "remove" in action:
-                live.pop(action["remove"]["path"], None)
-    rows = []
-    for path in live:
-        data = pq.read_table(table / path).select(["id", "name", "score"])
-        rows += [list(row.values()) for row in data.to_pylist()]
-    return sorted(rows)
+    """The rows (id, name, score) of the files Delta's log holds (read without Spark)."""
+    return sorted([row["id"], row["name"], row["score"]] for row in delta_live_rows(table))
 
 
 def dead_letters(folder) -> list[str]:
