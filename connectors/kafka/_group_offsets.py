@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import time
+import weakref
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from connectors.kafka._librdkafka import librdkafka_settings
@@ -55,6 +56,21 @@ class GroupOffsets:
         self.group_id = group_id
         self.prefix = prefix
         self.key = key
+        #: The consumer :meth:`commit` keeps between commits (a streaming run commits after each micro-batch:
+        #: a new consumer would look up the group's coordinator each time, 60 to 500 ms of the driver's CPU).
+        self._committer: Any = None
+        #: Closes it once: by :meth:`close`, or when this object is collected.
+        self._close_committer: weakref.finalize | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A consumer stays in the process that made it.
+        return {**self.__dict__, "_committer": None, "_close_committer": None}
+
+    def close(self) -> None:
+        """Close the consumer kept for commits (the next commit makes another)."""
+        if self._close_committer is not None:
+            self._close_committer()
+        self._committer = self._close_committer = None
 
     @property
     def unreachable(self) -> ConfigError | None:
@@ -122,13 +138,14 @@ class GroupOffsets:
         ]
         if not positions:
             return
-        consumer = self._consumer()
+        if self._committer is None:
+            self._committer = self._consumer()
+            self._close_committer = weakref.finalize(self, self._committer.close)
         try:
-            _retrying(lambda: consumer.commit(offsets=positions, asynchronous=False))
+            _retrying(lambda: self._committer.commit(offsets=positions, asynchronous=False))
         except Exception as exc:
             log.warning("%s: could not commit the offsets written to group '%s': %s", self.key, self.group_id, exc)
-        finally:
-            consumer.close()
+            self.close()  # the next commit starts from a new consumer
 
 
 def parse_offsets(offsets: Any) -> Offsets:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -126,7 +127,7 @@ class KafkaSource(Source):
                 self.context.prefix, unreachable, self.context.prefix,
             )  # fmt: skip
 
-    @property
+    @functools.cached_property
     def group(self) -> GroupOffsets:
         """The source's consumer group (``kafka.group.id``, else ``connect-<pipeline name>``)."""
         group_id = self.config["kafka.group.id"] or f"connect-{self.context.pipeline or 'smt-pipeline'}"

@@ -134,3 +134,23 @@ def test_a_micro_batchs_end_offsets_are_read_as_each_pyspark_reports_them(report
     from connectors.kafka._group_offsets import parse_offsets
 
     assert parse_offsets(reported) == {"orders": {0: 3, 1: 7}}
+
+
+def test_the_group_keeps_one_consumer_for_its_commits_and_a_copy_of_it_carries_none(kafka_broker):
+    import pickle
+
+    from connectors.kafka._group_offsets import GroupOffsets
+
+    topic = kafka_broker.create_topic(kafka_broker.unique_topic("kept-committer"), partitions=2)
+    group = GroupOffsets({"bootstrap.servers": kafka_broker.bootstrap_servers}, "kept", "source.kafka.", "k")
+    group.commit({topic: {0: 1, 1: 2}})
+    committer = group._committer
+    group.commit({topic: {0: 3}})
+    assert group._committer is committer  # each micro-batch's commit reuses it
+    assert _committed(kafka_broker, "kept", topic, 2) == {0: 3, 1: 2}
+    assert pickle.loads(pickle.dumps(group))._committer is None
+    group.close()
+    assert group._committer is None
+    group.commit({topic: {1: 4}})  # after close, a new consumer
+    assert _committed(kafka_broker, "kept", topic, 2) == {0: 3, 1: 4}
+    group.close()
