@@ -11,7 +11,7 @@ objects the rest of it reads; nothing else asks a connector what it can do.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 __all__ = ["CompiledInput", "CompiledSource", "RecordChecks", "SinkRoles", "SourceRoles", "StreamWrite"]
-__all__ += ["ValueEncoding"]
+__all__ += ["TaskWrite", "TaskWriter", "ValueEncoding"]
 __all__ += ["sink_roles", "source_roles"]
 
 
@@ -118,6 +118,41 @@ class StreamWrite(Protocol):
         ...
 
 
+class TaskWrite(StreamWrite, Protocol):
+    """A streaming sink whose Python writer runs in the chain's own Spark task.
+
+    Each task hands the batches the chain outputs straight to the writer, in
+    the same Python worker: without this, the written DataFrame goes back to
+    the JVM and into a second Python step per task (another Arrow round trip
+    and worker call), which measured as much as the rest of a micro-batch's
+    latency.  Preferred over :meth:`StreamWrite.stream_writer` when it gives a
+    writer; its query's failures are described by ``stream_failure``.
+    """
+
+    def task_writer(self, spark: Any, dead_letters: Any, flag: "str | None") -> "TaskWriter | None":
+        """How the chain's tasks write what they output, or None when this run cannot write so.
+
+        Called once, on the driver, before the query starts; may check the destination (and raise as
+        ``write`` does).  With a dead-letter queue (``dead_letters``) the writer is given the dead letters
+        too, told apart by the boolean column ``flag`` as in ``write_with_dead_letters``; without one,
+        records only (``flag`` None).
+        """
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskWriter:
+    """What :meth:`TaskWrite.task_writer` gives."""
+
+    #: Writes one task's batches (picklable): it is given an iterator over the chain's output batches,
+    #: must consume it all, and returns once every record is durably written, or raises (Spark retries
+    #: the task).
+    write: "Callable[[Iterator[pa.RecordBatch]], None]"
+    #: The source's records spread over the tasks that write them, before the chain (given the source's
+    #: DataFrame, returns the one the chain runs over); None: each task writes what it read.
+    deal: "Callable[[DataFrame], DataFrame] | None" = None
+
+
 class CompiledSource(Protocol):
     """A source whose records Spark may read itself for the compiled path (:mod:`smt.compiled`)."""
 
@@ -138,6 +173,8 @@ class SinkRoles:
     compiled: CompiledInput | None
     #: The sink's write inside a streaming query, or None (each micro-batch is written from the driver).
     stream_write: StreamWrite | None
+    #: The sink's writer inside the chain's own tasks, or None (see :class:`TaskWrite`).
+    task_write: TaskWrite | None
     #: See :attr:`smt.connector.Sink.commits_atomically`.
     commits_atomically: bool
     #: See :attr:`smt.connector.Sink.checkpoint_keys`.
@@ -163,6 +200,7 @@ def sink_roles(sink: Any) -> SinkRoles:
         value_encoding=sink if isinstance(sink, runtime_checkable(ValueEncoding)) else None,
         compiled=sink if isinstance(sink, runtime_checkable(CompiledInput)) else None,
         stream_write=sink if isinstance(sink, runtime_checkable(StreamWrite)) else None,
+        task_write=sink if isinstance(sink, runtime_checkable(TaskWrite)) else None,
         commits_atomically=sink.commits_atomically,
         checkpoint_keys=sink.checkpoint_keys,
     )

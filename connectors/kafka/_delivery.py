@@ -24,14 +24,15 @@ from connectors.kafka._librdkafka import librdkafka_settings, producer_defaults
 from connectors.kafka._preflight import KafkaUnavailableError
 from connectors.kafka._record_checks import legal_topic_name
 from connectors.kafka._subscription import same_cluster, server_addresses
-from connectors.kafka._task_write import TASK_RESULT_DDL
-from connectors.kafka._transactional import TransactionalWrite, deal_to_tasks, new_run_id
+from connectors.kafka._task_write import TASK_RESULT_DDL, WriteInChainTask
+from connectors.kafka._transactional import TransactionalWrite, deal_to_tasks, new_run_id, stream_task_count
 from connectors.kafka.dead_letters import DEAD_LETTER_PREFIX, DEAD_LETTER_TOPIC_KEY, TopicDeadLetters
 from smt.config import ConfigDef, ConfigType, Importance, one_of
+from smt.connector_roles import TaskWriter
 from smt.errors import ConfigError, ConfigProblem
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["AT_LEAST_ONCE", "EXACTLY_ONCE", "LibrdkafkaWriter", "TaskResults"]
 
@@ -104,6 +105,10 @@ def _fall_back(key_prefix: str, why: str) -> None:
         "%swriter=spark to choose Spark's connector, or change the settings to keep the records' timestamps)",
         key_prefix, AUTO, why, key_prefix,
     )  # fmt: skip
+
+
+def _dealt(df: "DataFrame") -> "DataFrame":
+    return deal_to_tasks(df)[0]
 
 
 @dataclasses.dataclass
@@ -258,10 +263,26 @@ class LibrdkafkaWriter:
                      results.records, results.tasks)  # fmt: skip
         return results
 
-    def written_in_query(self, out: "DataFrame", dead_letter_column: str | None = None) -> "DataFrame":
-        """``out``, a stream, as the rows its tasks yield once they wrote their records: each task reads
-        its micro-batch's id and its query's id from Spark (see :class:`TransactionalWrite`)."""
-        return self._written(out, None, None, dead_letter_column)
+    def written_in_chain_task(
+        self, spark: "SparkSession", topic: str | None, dead_letters: tuple[str, str] | None
+    ) -> TaskWriter:
+        """A stream's records written by the chain's own tasks (``topic``: where a record without one
+        goes; ``dead_letters``: the flag column and the dead-letter topic, exactly once only).  Exactly
+        once deals the source's records to its tasks first, as :meth:`write` deals the chain's output."""
+        if not self.exactly_once:
+            write = IdempotentWrite(settings=dict(self.settings), keep_partition=self.keep_partition)
+            return TaskWriter(WriteInChainTask(write, topic))
+        self._ensure_markers_topic()
+        write = TransactionalWrite(
+            settings=dict(self.settings),
+            prefix=self.prefix,
+            markers_topic=self.markers_topic,
+            batch_id=None,
+            keep_partition=self.keep_partition,
+            dead_letter_column=dead_letters[0] if dead_letters else None,
+            tasks=stream_task_count(spark),
+        )
+        return TaskWriter(WriteInChainTask(write, topic, dead_letters), deal=_dealt)
 
     def _written(
         self, out: "DataFrame", batch_id: int | None, run: str | None, dead_letter_column: str | None

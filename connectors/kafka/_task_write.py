@@ -11,7 +11,8 @@ to the driver.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+import dataclasses
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,7 +20,8 @@ import pyarrow.compute as pc
 if TYPE_CHECKING:  # pragma: no cover
     from confluent_kafka import Producer
 
-__all__ = ["TASK_RESULT_DDL", "dead_letter_count", "first_rows", "produce_batch", "task_result", "without_flag"]
+__all__ = ["TASK_RESULT_DDL", "WriteInChainTask", "dead_letter_count", "first_rows", "produce_batch", "task_result"]
+__all__ += ["without_flag"]
 
 #: What each writing task reports back to the driver.
 TASK_RESULT_DDL = "task int, records long, dead_letters long, skipped boolean"
@@ -45,6 +47,39 @@ def first_rows(batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch | None:
 def without_flag(batch: pa.RecordBatch, flag: str | None) -> pa.RecordBatch:
     """``batch`` as written: without the dead-letter flag column, if any."""
     return batch if flag is None else batch.drop_columns([flag])
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteInChainTask:
+    """One of the writers above (a ``mapInArrow`` function) given the chain's output batches in the
+    chain's own task (the ``TaskWrite`` role), each with the topics its rows go to, as the sink's Spark
+    projection gives them otherwise: an empty topic is none, a record with none goes to ``topic``
+    (``sink.topic``), and a row the flag column marks (with ``dead_letters``: flag, topic) to the
+    dead-letter topic."""
+
+    write: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+    topic: str | None
+    dead_letters: tuple[str, str] | None = None
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> None:
+        for _ in self.write(self._with_topic(batch) for batch in batches):
+            pass  # the task's result row: the pipeline counts from its own rows
+
+    def _with_topic(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        names = batch.schema.names
+        if "topic" in names:
+            topic = batch.column("topic")
+            topic = pc.if_else(pc.equal(topic, ""), pa.scalar(None, pa.string()), topic)
+        else:
+            topic = pa.nulls(batch.num_rows, pa.string())
+        if self.topic:
+            topic = pc.fill_null(topic, self.topic)
+        if self.dead_letters is not None:
+            flag, dead_letter_topic = self.dead_letters
+            topic = pc.if_else(pc.fill_null(batch.column(flag), False), dead_letter_topic, topic)
+        if "topic" in names:
+            return batch.set_column(names.index("topic"), "topic", topic)
+        return batch.append_column("topic", topic)
 
 
 def dead_letter_count(batch: pa.RecordBatch, flag: str | None) -> int:

@@ -62,9 +62,9 @@ from smt.python_worker import prepare_worker
 
 if TYPE_CHECKING:  # pragma: no cover
     from confluent_kafka import Consumer, Producer
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["TaskTransaction", "TransactionalWrite", "deal_to_tasks", "new_run_id"]
+__all__ = ["TaskTransaction", "TransactionalWrite", "deal_to_tasks", "new_run_id", "stream_task_count"]
 
 #: Spark's local property holding the streaming query's id (kept in the checkpoint's metadata).
 _QUERY_ID_PROPERTY = "sql.streaming.queryId"
@@ -92,10 +92,15 @@ def deal_to_tasks(out: "DataFrame") -> tuple["DataFrame", int]:
     try:
         if out.isStreaming:  # a stream's tasks are planned per micro-batch: the session's shuffle width
             raise ValueError
-        tasks = out.rdd.getNumPartitions()
+        tasks = max(out.rdd.getNumPartitions(), 1)
     except Exception:  # Spark Connect has no RDDs: the session's shuffle width
-        tasks = int(out.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    return out.repartition(max(tasks, 1), "partition"), max(tasks, 1)
+        tasks = stream_task_count(out.sparkSession)
+    return out.repartition(tasks, "partition"), tasks
+
+
+def stream_task_count(spark: "SparkSession") -> int:
+    """How many tasks :func:`deal_to_tasks` deals a stream's records to: the session's shuffle width."""
+    return max(int(spark.conf.get("spark.sql.shuffle.partitions")), 1)
 
 
 def new_run_id() -> str:

@@ -262,28 +262,31 @@ class KafkaSink(Sink, RecordChecks, StreamWrite):
         written(DEAD_LETTERS_PART)
 
     def stream_writer(self, df: "DataFrame", dead_letters: Any, flag: str | None):
-        """Inside the streaming query: Spark's Kafka connector, or the Python tasks' write (at least once;
-        exactly once with the dead letters in the same transactions); the destination is checked first.
-
-        None (a write per micro-batch from the driver) when the records' topics must be checked as they
-        come (``check.topics`` and a chain that can route), or with dead letters and at-least-once.
-        """
-        if self.config["check.topics"] and self._only_topic is None:
-            return None
-        exactly_once = self._librdkafka is not None and self._librdkafka.exactly_once
-        if dead_letters is not None and not exactly_once:
+        """Inside the streaming query, Spark's Kafka connector (the Python writers write in the chain's own
+        tasks instead: :meth:`task_writer`); the destination is checked first.  None (a write per
+        micro-batch from the driver) as :meth:`_written_without_the_driver` says."""
+        if self._librdkafka is not None or not self._written_without_the_driver(dead_letters):
             return None
         self._check_before_running(df.sparkSession)
-        if self._librdkafka is None:
-            return self._output_columns(df).writeStream.format("kafka").options(**spark_kafka_options(self.raw_config))
-        if dead_letters is not None:
-            from pyspark.sql import functions as F
+        return self._output_columns(df).writeStream.format("kafka").options(**spark_kafka_options(self.raw_config))
 
-            out = self._output_columns(df.where(F.col(flag).isNotNull()), dead_letter=(flag, dead_letters.topic))
-        else:
-            out = self._output_columns(df)
-        # The rows the tasks yield (what each wrote) are dropped: the pipeline counts from its own rows.
-        return self._librdkafka.written_in_query(out, flag).writeStream.format("noop")
+    def task_writer(self, spark: "SparkSession", dead_letters: Any, flag: str | None):
+        """In the chain's own tasks, the Python writers: at least once, or exactly once with the dead
+        letters in the same transactions; the destination is checked first.  None with Spark's
+        connector (:meth:`stream_writer`), and as :meth:`_written_without_the_driver` says."""
+        if self._librdkafka is None or not self._written_without_the_driver(dead_letters):
+            return None
+        self._check_before_running(spark)
+        routed = (flag, dead_letters.topic) if dead_letters is not None else None
+        return self._librdkafka.written_in_chain_task(spark, self.config["topic"] or None, routed)
+
+    def _written_without_the_driver(self, dead_letters: Any) -> bool:
+        """Whether a stream's micro-batches can be written without a step on the driver: not when their
+        topics must be checked as they come (``check.topics`` with a chain that can route), nor with
+        dead letters at least once."""
+        if self.config["check.topics"] and self._only_topic is None:
+            return False
+        return dead_letters is None or (self._librdkafka is not None and self._librdkafka.exactly_once)
 
     def stream_failure(self, error: BaseException) -> BaseException:
         """What failed, as a write from the driver says it (:func:`kafka_job_failure`)."""

@@ -25,7 +25,9 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from smt.connector_roles import TaskWriter
 from smt.errors import SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
@@ -87,6 +89,7 @@ def transform_dataframe(
     counts: CountsLayout,
     live: LiveCounts | None = None,
     plan: FieldPlan | None = None,
+    written_in_task: "WrittenInTask | None" = None,
 ):
     """``df`` (Kafka row layout, plus any columns of its own) through the processor.
 
@@ -94,7 +97,8 @@ def transform_dataframe(
     with their records), the processor's error columns if it adds them, the
     dead-letter flag and the counts column.  With a ``plan``, only its input
     fields go into Python and only its output fields come back (see
-    :mod:`smt.pipeline.fields`).
+    :mod:`smt.pipeline.fields`).  With ``written_in_task``, each task writes
+    its output where the chain produced it, and only the counts rows come back.
     """
     internal = [c for c in df.columns if c not in KAFKA_ROW_FIELDS]  # extras, a source's error column
     if plan is not None:
@@ -106,6 +110,9 @@ def transform_dataframe(
     step = _BatchStep(processor, counts, live)
 
     def process_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        if written_in_task is not None:
+            yield from written_in_task(step, batches)
+            return
         for arrow_batch in batches:
             yield from step(arrow_batch)
 
@@ -196,6 +203,36 @@ class _BatchStep:
         yield self.counts.counts_row(out.schema, counts, stages)
 
 
+@dataclasses.dataclass(frozen=True)
+class WrittenInTask:
+    """A task's batches through the processor and straight into the sink's task writer
+    (:class:`smt.connector_roles.TaskWrite`), in the same Python worker: only the counts rows come back,
+    once the writer says every record of the task is written."""
+
+    write: Callable[[Iterator[pa.RecordBatch]], None]
+    #: Whether the writer takes the dead letters too (told by the flag); else only the records.
+    dead_letters: bool
+
+    def __call__(self, step: _BatchStep, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        counts_rows: list[pa.RecordBatch] = []
+        outputs = self._outputs(step, batches, counts_rows)
+        self.write(outputs)
+        if next(outputs, None) is not None:
+            raise SmtError("the sink's task writer returned before it was given every batch of its task")
+        yield from counts_rows
+
+    def _outputs(
+        self, step: _BatchStep, batches: Iterator[pa.RecordBatch], counts_rows: list[pa.RecordBatch]
+    ) -> Iterator[pa.RecordBatch]:
+        """The chain's output batches as the writer takes them; their counts rows kept in ``counts_rows``."""
+        for arrow_batch in batches:
+            out, counts_row = step(arrow_batch)
+            counts_rows.append(counts_row)
+            if not self.dead_letters:
+                out = out.filter(pc.invert(out.column(DEAD_LETTER_COLUMN))).drop_columns([DEAD_LETTER_COLUMN])
+            yield out.drop_columns([COUNTS_COLUMN])
+
+
 def _output_ddl(plan: FieldPlan | None, processor: BatchProcessor, extras: dict[str, str]) -> str:
     fields = KAFKA_ROW_FIELDS if plan is None else plan.outputs
     columns = [(name, KAFKA_ROW_TYPES[name]) for name in fields]
@@ -255,7 +292,7 @@ class _Run:
         self.started = time.perf_counter()
         #: The writes of a batch run that completed (see smt.pipeline.failed_counts).
         self.writes_done: set[str] = set()
-        #: How the run reads its source (see smt.pipeline.compiled_plan); chosen by _transformed_source.
+        #: How a batch run reads its source (see smt.pipeline.compiled_plan); chosen by _transformed_source.
         self.plan: RunPlan = PythonPlan()
         #: A compiled plan's compiled rows, one DataFrame per schema, unioned with the counted Python half.
         self.compiled_rows: list = []
@@ -270,11 +307,10 @@ class _Run:
             # Before the processor (and the sink in it) is shipped with the job.
             checkpoint = self.spec.config["checkpoint.location"] if self.spec.streaming else None
             self.spec.open_outputs(self.spark, checkpoint)
-            out = self._transformed_source()
             if self.spec.streaming:
-                self._stream(out, write_outputs, progress_interval)
+                self._stream(write_outputs, progress_interval)
             else:
-                self._batch_betting_on_compiled(out, write_outputs)
+                self._batch_betting_on_compiled(self._transformed_source(), write_outputs)
                 self.spec.source.committed()
         except SmtError as exc:
             exc.failed_counts = self._failed_counts()
@@ -301,24 +337,26 @@ class _Run:
         )
 
     def _transformed_source(self):
-        """The source's records through the processor: read in Python where the source can, else by Spark."""
+        """A batch run's records through the processor: read in Python where the source can, else by Spark."""
         spec, spark = self.spec, self.spark
-        plan = spec.field_plan
-        fields = (
-            "all fields" if plan is None else f"fields in: {', '.join(plan.inputs)}; out: {', '.join(plan.outputs)}"
-        )
-        if not spec.streaming:
-            self.plan = plan_run(spec, spark)
-            if not isinstance(self.plan, PythonPlan):
-                return self._compiled_source(self.plan)
-        tasks = None if spec.streaming else spec.source.read_tasks(spark)
+        self.plan = plan_run(spec, spark)
+        if not isinstance(self.plan, PythonPlan):
+            return self._compiled_source(self.plan)
+        tasks = spec.source.read_tasks(spark)
         if tasks is not None:
-            log.info("reading the source in %d Python task(s), transformed where read (%s)", len(tasks), fields)
-            return read_and_transform(spark, tasks, self.processor, self.layout, self.live, plan)
+            log.info("reading the source in %d Python task(s), transformed where read (%s)",
+                     len(tasks), _fields(spec.field_plan))  # fmt: skip
+            return read_and_transform(spark, tasks, self.processor, self.layout, self.live, spec.field_plan)
+        self._log_chain_over()
+        return self._chain_over(spec.source.read(spark, streaming=False))
+
+    def _chain_over(self, df, written_in_task: WrittenInTask | None = None):
+        """``df``, the source's records as Spark reads them, through the processor."""
+        return transform_dataframe(df, self.processor, self.layout, self.live, self.spec.field_plan, written_in_task)
+
+    def _log_chain_over(self) -> None:
         log.info("reading the source with Spark%s, then the chain over it (%s)",
-                 " as a stream" if spec.streaming else "", fields)  # fmt: skip
-        df = spec.source.read(spark, streaming=spec.streaming)
-        return transform_dataframe(df, self.processor, self.layout, self.live, plan)
+                 " as a stream" if self.spec.streaming else "", _fields(self.spec.field_plan))  # fmt: skip
 
     def _compiled_source(self, plan: AllCompiledPlan | SplitPlan):
         """The plan's Python half through the processor (none for an AllCompiledPlan, as the split finds
@@ -391,7 +429,7 @@ class _Run:
         if not isinstance(self.plan, PythonPlan):
             self.counts.add(self.plan.compiled.counts())
 
-    def _stream(self, out, write_outputs, progress_interval: float) -> None:
+    def _stream(self, write_outputs, progress_interval: float) -> None:
         from smt.pipeline.streaming import run_streaming
 
         name = f"smt-counts-{self.spec.config['name']}"
@@ -411,8 +449,20 @@ class _Run:
             if self.on_progress is not None:
                 self.on_progress(self.counts, time.perf_counter() - self.started)
 
-        observed_out = out.observe(name, *self.layout.sums())
-        in_query = functools.partial(_stream_writer, self.spec, observed_out)
+        self._log_chain_over()
+        source = self.spec.source.read(self.spark, streaming=True)
+        observed_out = self._chain_over(source).observe(name, *self.layout.sums())
+
+        def in_query():
+            writer = _task_writer(self.spec, self.spark)
+            if writer is None:
+                return _stream_writer(self.spec, observed_out)
+            log.info("each task writes its records where the chain produced them (one Python step per task)")
+            dealt = source if writer.deal is None else writer.deal(source)
+            written_in_task = WrittenInTask(writer.write, dead_letters=self.spec.dead_letters is not None)
+            counts_rows = self._chain_over(dealt, written_in_task).observe(name, *self.layout.sums())
+            return counts_rows.writeStream.format("noop")  # observed, then dropped
+
         run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query)
 
     def _add(self, observed) -> ChainMetrics:
@@ -469,6 +519,21 @@ def _write_outputs(
         done.add(SINK)
         return
     spec.sink.write_with_dead_letters(out.drop(COUNTS_COLUMN), dead_letters, DEAD_LETTER_COLUMN, batch_id, done.add)
+
+
+def _fields(plan: FieldPlan | None) -> str:
+    """Which fields go into the chain and come out of it, for the log."""
+    if plan is None:
+        return "all fields"
+    return f"fields in: {', '.join(plan.inputs)}; out: {', '.join(plan.outputs)}"
+
+
+def _task_writer(spec: PipelineSpec, spark) -> TaskWriter | None:
+    """The sink's writer in the chain's own tasks (:class:`smt.connector_roles.TaskWrite`), or None."""
+    task_write = spec.sink_roles.task_write
+    if task_write is None:
+        return None
+    return task_write.task_writer(spark, spec.dead_letters, DEAD_LETTER_COLUMN if spec.dead_letters else None)
 
 
 def _stream_writer(spec: PipelineSpec, out):
