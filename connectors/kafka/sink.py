@@ -24,7 +24,7 @@ from connectors.kafka._subscription import Subscription, same_cluster, server_ad
 from connectors.kafka.source import KafkaSource
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from smt.connector import DEAD_LETTERS_PART, SINK_PART, Sink, SinkContext
-from smt.connector_roles import RecordChecks, StreamWrite
+from smt.connector_roles import RecordChecks, TaskWrite
 from smt.errors import ConfigError, SmtError
 from smt.plugin import PluginContext
 from smt.record import KAFKA_ROW_TYPES
@@ -43,7 +43,7 @@ def _topic_or_empty(name: str) -> None:
         legal_topic_name(name)
 
 
-class KafkaSink(Sink, RecordChecks, StreamWrite):
+class KafkaSink(Sink, RecordChecks, TaskWrite):
     """Writes each record's key, value, headers and timestamp to its topic.
 
     ``topic`` is the destination of every record whose topic the chain did
