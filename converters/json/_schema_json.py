@@ -89,9 +89,22 @@ def from_json_schema(node: Any, options: CodecOptions) -> Schema | None:
             if not isinstance(value, str):
                 raise DataError("Schema parameters must have string values.")
             builder.parameter(key, value)
-    if "default" in node and node["default"] is not None:
-        builder.default_value(compile_reader(builder.build(), options)(node["default"]))
+    if "default" in node:
+        _set_default(builder, node["default"], type_, options)
     return builder.build()
+
+
+def _set_default(builder: SchemaBuilder, default: Any, type_: Type, options: CodecOptions) -> None:
+    """``default`` (a JSON value) as the schema's default, as Kafka's JsonConverter reads it: a null
+    default is no default on an optional schema and an error on a required one, and a struct schema
+    takes none (Kafka builds the default against the unfinished schema, which its check refuses)."""
+    if default is None:
+        if not builder.build().optional:
+            raise DataError(f"Invalid null value for required {type_} field")
+        return
+    if type_ is Type.STRUCT:
+        raise DataError("Invalid default value")
+    builder.default_value(compile_reader(builder.build(), options)(default))
 
 
 def _builder_for(type_: Type, node: dict, options: CodecOptions) -> SchemaBuilder:
