@@ -10,9 +10,9 @@ in one SparkSession, each from a fresh input topic to a fresh output:
 - ours, exactly once (``sink.delivery.guarantee=exactly_once``);
 - the hand-written job: ``readStream`` kafka, ``from_json``, the same mask
   and static field, ``to_json``, Spark's Kafka sink, default trigger;
-- Kafka → table: ours into a Parquet folder (at the middle rate).  Delta
-  has no release for the venv's Spark 4.3 (see :mod:`connectors.table.jars`),
-  so it has no row here.
+- Kafka → table: ours into a Parquet folder and a Delta table (at the
+  middle rate; Delta where it has a release for the running Spark, see
+  :mod:`connectors.table.jars`).
 
 While a query runs, a probe process (:mod:`smt.benchmarks.latency_probe`)
 sends records stamped with their send time, at the rate, and reads the
@@ -34,7 +34,8 @@ import tempfile
 import threading
 from typing import Callable, Sequence
 
-from smt.benchmarks.kafka import _local_broker, _session, _Topics
+from smt.benchmarks.kafka import _local_broker, _Topics
+from smt.local.spark_session import local_spark
 
 RATES = (100, 1_000, 10_000)
 WARMUP_S = 10.0
@@ -90,7 +91,8 @@ def run(scale: float = 1.0, rates: Sequence[int] = RATES) -> list[Latency]:
     timing = _Timing(WARMUP_S * scale, MEASURE_S * scale, DRAIN_S)
     rows: list[Latency] = []
     with _local_broker() as servers, tempfile.TemporaryDirectory(prefix="smt-bench-latency-") as work:
-        spark = _session()
+        formats = _table_formats()
+        spark = _session(formats)
         topics = _Topics(spark, servers)
         bench = _Bench(spark, topics, work, timing)
         for rate in rates:
@@ -98,8 +100,35 @@ def run(scale: float = 1.0, rates: Sequence[int] = RATES) -> list[Latency]:
             rows.append(bench.ours(rate, OURS_EOS, _exactly_once(rate)))
             rows.append(bench.handwritten(rate))
         table_rate = TABLE_RATE if TABLE_RATE in rates else rates[0]
-        rows.append(bench.table(table_rate, "parquet"))
+        rows += [bench.table(table_rate, fmt) for fmt in formats]
     return rows
+
+
+def _table_formats() -> list[str]:
+    """Parquet, and Delta where it has a release for the running Spark (else a note says why not)."""
+    from connectors.table.jars import UnsupportedSparkError, format_bundle
+
+    try:
+        format_bundle("delta")
+    except UnsupportedSparkError as exc:
+        print(f"latency benchmark: no Delta row: {exc}", file=sys.stderr)
+        return ["parquet"]
+    return ["parquet", "delta"]
+
+
+def _session(formats: list[str]):
+    """The Kafka benchmark's session, with each table format's jars and session settings."""
+    from connectors.kafka import spark_jars
+    from connectors.table.jars import format_spark_conf
+
+    conf = {"spark.jars": ",".join(spark_jars())}
+    for fmt in formats:
+        for key, value in format_spark_conf(fmt, "sink.").items():
+            joined = key in ("spark.jars", "spark.sql.extensions") and key in conf
+            conf[key] = f"{conf[key]},{value}" if joined else value
+    session = local_spark("smt-bench-latency", conf)
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def _exactly_once(rate: int) -> dict[str, str]:
@@ -159,7 +188,8 @@ class _Bench:
             "source": "kafka", "source.kafka.bootstrap.servers": self.topics.servers, "source.topics": source,
             **JSON_CONVERTERS, **TRANSFORMS, **settings})  # fmt: skip
         for key, value in spec.spark_conf().items():
-            if key.startswith("spark.sql."):
+            # A static one (a table format's extensions) is the session's already (see _session).
+            if key.startswith("spark.sql.") and self.spark.conf.isModifiable(key):
                 self.spark.conf.set(key, value)
         failure: list[BaseException] = []
 

@@ -13,8 +13,9 @@ interpreter lock with the Spark driver it measures.  It
    warm-up, and how many such records were sent.
 
 The output is a Kafka topic (read committed: an exactly-once writer's
-records count when their transaction commits) or a table folder, Parquet
-(a file counts once Spark's commit has moved it into the folder).
+records count when their transaction commits) or a table folder: Parquet
+(a file counts once Spark's commit has moved it into the folder), or Delta
+(a file counts once a commit in the table's log adds it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import os
 import sys
 import threading
 import time
+import urllib.parse
 from typing import Callable, Iterator
 
 PRIME_INTERVAL_S = 0.2
@@ -88,6 +90,32 @@ def table_stamps(path: str, arrivals: Arrivals) -> None:
         time.sleep(TABLE_POLL_S)
 
 
+def delta_stamps(path: str, arrivals: Arrivals) -> None:
+    """The stamps of a Delta table's rows, as each commit in its log makes them visible: the files a
+    commit adds (its ``add`` actions), read once the commit's log entry exists."""
+    import pyarrow.parquet as pq
+
+    read: set[str] = set()
+    log = os.path.join(path, "_delta_log")
+    while not arrivals.stop.is_set():
+        for commit in sorted(glob.glob(os.path.join(log, "*.json"))):
+            if commit in read:
+                continue
+            read.add(commit)
+            for added in _added_files(commit):
+                arrivals.add(
+                    pq.read_table(os.path.join(path, added), columns=["sent_us"]).column("sent_us").to_pylist()
+                )
+        time.sleep(TABLE_POLL_S)
+
+
+def _added_files(commit: str) -> list[str]:
+    """The data files a Delta commit adds (paths relative to the table, URL-decoded)."""
+    with open(commit, encoding="utf-8") as lines:
+        actions = [json.loads(line) for line in lines if line.strip()]
+    return [urllib.parse.unquote(action["add"]["path"]) for action in actions if "add" in action]
+
+
 def _parquet_files(path: str) -> Iterator[str]:
     """The table's committed files: none under a folder whose name starts with ``_`` or ``.`` (staging,
     Spark's ``_temporary``), as Spark's own reader skips them."""
@@ -127,7 +155,8 @@ def send(servers: str, topic: str, arrivals: Arrivals, rate: float, warmup_s: fl
 def probe(spec: dict) -> dict:
     arrivals = Arrivals()
     if spec.get("table_path"):
-        reader: Callable[[], None] = lambda: table_stamps(spec["table_path"], arrivals)  # noqa: E731
+        stamps = delta_stamps if spec.get("table_format") == "delta" else table_stamps
+        reader: Callable[[], None] = lambda: stamps(spec["table_path"], arrivals)  # noqa: E731
     else:
         reader = lambda: kafka_stamps(spec["servers"], spec["output"], arrivals)  # noqa: E731
     thread = threading.Thread(target=reader, daemon=True)

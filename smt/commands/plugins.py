@@ -36,7 +36,7 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
                                 "Delta MERGE. 'latency' prints "
                                 "p50/p90/p99/max ms from send until read of a streaming Kafka → Kafka "
                                 "pipeline (at least once, exactly once) against hand-written PySpark, at "
-                                "100, 1,000 and 10,000 records/s, and a Kafka → Parquet row.")  # fmt: skip
+                                "100, 1,000 and 10,000 records/s, and Kafka → Parquet and Delta rows.")  # fmt: skip
     bench.add_argument(
         "areas",
         nargs="*",

@@ -26,3 +26,34 @@ def test_a_value_carries_its_send_time():
     from smt.benchmarks.latency_probe import value
 
     assert value(7, 123) == b'{"id":7,"user":"user-7","email":"user7@example.com","sent_us":123}'
+
+
+def test_the_probe_reads_the_files_each_delta_commit_adds(tmp_path):
+    """A Delta table's rows count once a commit in its log adds their file (paths are URL-encoded)."""
+    import json
+    import threading
+    import time
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from smt.benchmarks.latency_probe import Arrivals, delta_stamps
+
+    (tmp_path / "_delta_log").mkdir()
+    (tmp_path / "day=2026-11-28").mkdir()
+    pq.write_table(pa.table({"sent_us": [1, 2]}), tmp_path / "day=2026-11-28" / "part-0.parquet")
+    pq.write_table(pa.table({"sent_us": [3]}), tmp_path / "uncommitted.parquet")
+    arrivals = Arrivals()
+    reader = threading.Thread(target=delta_stamps, args=(str(tmp_path), arrivals), daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    assert arrivals.seen == []  # no commit yet: no row
+    actions = [{"commitInfo": {"operation": "WRITE"}}, {"add": {"path": "day%3D2026-11-28/part-0.parquet"}}]
+    commit = tmp_path / "_delta_log" / "00000000000000000000.json"
+    commit.write_text("\n".join(json.dumps(action) for action in actions) + "\n")
+    deadline = time.monotonic() + 30
+    while len(arrivals.seen) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    arrivals.stop.set()
+    reader.join(10)
+    assert sorted(stamp for stamp, _ in arrivals.seen) == [1, 2]
