@@ -3,7 +3,7 @@
 The score (killed / sampled, and the share of behaviour-changing mutants
 killed) is printed into the test run's output, CI's included.  The target is
 90%; :data:`MINIMUM` is the floor reached so far, raised as the generators
-widen (a ratchet: the score may not fall).  About 2.5 minutes of CPU.
+widen (a ratchet: the score may not fall).  About 3 minutes.
 """
 
 from __future__ import annotations
@@ -45,10 +45,25 @@ EQUIVALENT: dict[str, str] = {
         "a finite top-level float is then taken for NaN and sent to the general writer, which writes it to the "
         "same bytes (the check only chooses the way, not the result)"
     ),
+    "converters/json/_schema_json.py _builder_for ReplaceComparisonOperator_Is_Eq#0: if type_ is Type.MAP:": (
+        "type_ is always a Type member (from _TYPES_BY_NAME, None returned before): an Enum member equals only itself"
+    ),
+    "converters/json/_writer.py _writer_for_type ReplaceComparisonOperator_Is_LtE#0: if type_ is Type.ARRAY:": (
+        "Type is a str Enum and only ARRAY, MAP and STRUCT reach the line: 'map' and 'struct' sort after 'array', "
+        "so type_ <= Type.ARRAY holds for ARRAY alone, as 'is' does"
+    ),
+    "converters/json/_writer.py _temporal_writer ReplaceComparisonOperator_Eq_LtE#0: if name == Date.LOGICAL_NAME:": (
+        "only Date's, Time's and Timestamp's names reach it; '...Time' and '...Timestamp' sort after '...Date', "
+        "so name <= Date's name holds for Date alone, as '==' does"
+    ),
+    "smt/transforms/timestamp_router.py _groups NumberReplacer#0: if null_code <= 4 * len(codes) + 4096:": (
+        "the bound only chooses how the codes are numbered (a presence table or np.unique); both give the "
+        "distinct codes in ascending order and each row's rank among them, so the groups are the same"
+    ),
 }
 
-#: The floor: the share of behaviour-changing sampled mutants the harness kills today (target 0.90).
-MINIMUM = 0.76
+#: The floor: the share of behaviour-changing sampled mutants the harness kills today (target 0.90; a ratchet).
+MINIMUM = 0.81
 
 
 def test_the_harness_kills_the_sampled_mutants(capsys):
