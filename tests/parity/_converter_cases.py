@@ -85,10 +85,14 @@ _ENVELOPE_TYPES = [
     {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2"}},
     {"type": "array", "items": {"type": "int32"}},
     {"type": "map", "keys": {"type": "string"}, "values": {"type": "int64"}},
+    {"type": "map", "keys": {"type": "int8"}, "values": {"type": "string"}},
+    {"type": "map", "keys": {"type": "int8"}, "values": {"type": "string"}},
+    {"type": "array", "items": {"type": "int16"}},
     {"type": "struct", "fields": [{"field": "a", "type": "int32"}]},
     # Named schemas label their errors by the last part of the name, dotted or not.
     {"type": "int32", "name": "Thing"},
     {"type": "string", "name": "a.b.Thing"},
+    {"type": "struct", "name": "a.b.Thing", "fields": [{"field": "a", "type": "int8", "name": "c.d.Small"}]},
     # Parameters holding ',"payload":': the schema-prefix cache must look past it.
     {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2", "payload": "x"}},
     {"type": "int32", "parameters": {"a": "1", "payload": "2"}},
@@ -96,6 +100,10 @@ _ENVELOPE_TYPES = [
 _PAYLOADS = st.one_of(
     SCALARS.filter(lambda v: not isinstance(v, float) or abs(v) < 1e300),
     st.sampled_from(["AQI=", "x", [1, "a"], {"a": 1}, {"a": "1"}, [], 1.5, 2**31, -(2**63) - 1, 2**64]),
+    # Integers nested in arrays, maps (as pairs too) and structs, in and beyond the widths' bounds.
+    st.lists(
+        st.sampled_from([0, 5, 127, 128, -129, 32768, -32769, 2**31 + 1, -(2**31) - 2, 2**40]), max_size=2
+    ).flatmap(lambda ints: st.sampled_from([ints, {"a": ints[0] if ints else "x"}, [[i, str(i)] for i in ints]])),
 )
 _MISFITS = st.tuples(st.sampled_from(_ENVELOPE_TYPES), st.booleans(), _PAYLOADS).map(
     # json, not orjson: it writes integers beyond 64 bits too.

@@ -117,7 +117,9 @@ TRANSFORMS = {
     ),
     "HoistField": lambda fields, topics: _one(fields).map(lambda f: {"field": f}),
     "Flatten": lambda fields, topics: _optional("delimiter", st.sampled_from([".", "_", "", "$$"])),
-    "ValueToKey": lambda fields, topics: _some(fields).map(lambda f: {"fields": f}),
+    "ValueToKey": lambda fields, topics: st.one_of(
+        _some(fields).map(lambda f: {"fields": f}), _v2_list(fields, "fields")
+    ),
     "DropHeaders": lambda fields, topics: st.lists(st.sampled_from(HEADER_NAMES), min_size=1, max_size=3).map(
         lambda h: {"headers": ",".join(h)}
     ),
@@ -160,12 +162,31 @@ TRANSFORMS = {
         _optional("schema.name", NAMES), _optional("schema.version", st.integers(-1, 9).map(str))
     ),
     "HeaderFrom": lambda fields, topics: _with(
-        st.lists(_one(fields), min_size=1, max_size=2).map(
-            lambda f: {"fields": ",".join(f), "headers": ",".join(HEADER_NAMES[: len(f)])}
+        st.one_of(
+            st.lists(_one(fields), min_size=1, max_size=2).map(
+                lambda f: {"fields": ",".join(f), "headers": ",".join(HEADER_NAMES[: len(f)])}
+            ),
+            _v2_list(fields, "fields").map(
+                lambda c: {**c, "headers": ",".join(HEADER_NAMES[: len(c["fields"].split(","))])}
+            ),
         ),
         st.sampled_from([{"operation": "copy"}, {"operation": "move"}]),
     ),
 }
+
+_CAST_TEXT = st.one_of(
+    st.sampled_from([127, 128, -128, -129, 32767, 32768, -32769, 2**31 - 1, 2**31, -(2**31) - 1, 2**63]),
+    st.integers(-(2**40), 2**40),
+    st.floats(-1e6, 1e6),
+).map(str)
+
+
+def _v2_list(fields: list[str], key: str):
+    """``key`` set to one or two V2 paths (nested ones reach into the records' inner maps)."""
+    return st.lists(v2_paths(fields), min_size=1, max_size=2, unique=True).map(
+        lambda paths: {key: ",".join(paths), "field.syntax.version": "V2"}
+    )
+
 
 #: Family -> the scalars its records hold (instead of the generators' SCALARS).
 VALUES = {
@@ -176,6 +197,9 @@ VALUES = {
         st.sampled_from([300, -129, 70_000, -40_000, 2**40, -(2**40), 0.1, 1 / 3, 1.5, -1.5, -1.0, 0.5]),
         st.floats(-1e20, 1e20),
         st.sampled_from([float("inf"), -float("inf")]),
+        # Text a Cast parses (weighed up: a field must also be cast to a number to meet it): integers at and
+        # beyond each width's bounds, either sign, and decimals.
+        *[_CAST_TEXT] * 3,
         SCALARS,
     ),
     # Unix times whose scaling saturates a Java long, and times that need nanoseconds' full factor.
