@@ -51,8 +51,8 @@ def without_flag(batch: pa.RecordBatch, flag: str | None) -> pa.RecordBatch:
 
 @dataclasses.dataclass(frozen=True)
 class WriteInChainTask:
-    """One of the writers above (a ``mapInArrow`` function) given the chain's output batches in the
-    chain's own task (the ``TaskWrite`` role), each with the topics its rows go to, as the sink's Spark
+    """One of the sink's Python writers (a ``mapInArrow`` function: :class:`IdempotentWrite` or
+    :class:`TransactionalWrite`) given the chain's output batches in the chain's own task (the ``TaskWrite`` role), each with the topics its rows go to, as the sink's Spark
     projection gives them otherwise: an empty topic is none, a record with none goes to ``topic``
     (``sink.topic``), and a row the flag column marks (with ``dead_letters``: flag, topic) to the
     dead-letter topic."""

@@ -533,7 +533,8 @@ def _task_writer(spec: PipelineSpec, spark) -> TaskWriter | None:
     task_write = spec.sink_roles.task_write
     if task_write is None:
         return None
-    return task_write.task_writer(spark, spec.dead_letters, DEAD_LETTER_COLUMN if spec.dead_letters else None)
+    flag = DEAD_LETTER_COLUMN if spec.dead_letters is not None else None
+    return task_write.task_writer(spark, spec.dead_letters, flag)
 
 
 def _stream_writer(spec: PipelineSpec, out):
