@@ -291,15 +291,15 @@ DEBEZIUM_MUTANTS = [
     Mutant(
         "unwrap-rewrite-copies-raw-nulls",
         _D + "extract_new_record_state:ExtractNewRecordState._state",
-        "row.get(field) if self.replace_null else row.get_without_default(field)",
-        "row.get_without_default(field)",
+        "read = row.get if self.replace_null else row.get_without_default",
+        "read = row.get_without_default",
         _DEBEZIUM,
     ),
     Mutant(
         "unwrap-added-fields-copy-defaults",
         _D + "extract_new_record_state:ExtractNewRecordState._with_fields",
-        "out.put(field.name, value.get_without_default(field))",
-        "out.put(field.name, value.get(field))",
+        "values = [value.get_without_default(field) for field in value.schema.fields]",
+        "values = [value.get(field) for field in value.schema.fields]",
         _DEBEZIUM,
     ),
     Mutant(

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from smt.config import ConfigDef, ConfigType, Importance, one_of
-from smt.data import Schema, Struct, Type
+from smt.data import Schema, Struct, Type, validate_value
 from smt.data.values import parse_string
 from smt.errors import DataError
 from smt.reconfigure import Reconfigurable
@@ -220,11 +220,10 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             return record.replace(value=row, value_schema=row.schema)
         # As Debezium's InsertField delegate (Kafka's InsertField, static.field=__deleted).
         schema = self.schema_cache.get(("deleted", row.schema), self._with_deleted)
-        out = Struct(schema)
-        for field in row.schema.fields:
-            out.put(field.name, row.get(field) if self.replace_null else row.get_without_default(field))
-        out.put(DELETED_FIELD, "true" if deleted else "false")
-        return record.replace(value=out, value_schema=schema)
+        read = row.get if self.replace_null else row.get_without_default
+        values = [read(field) for field in row.schema.fields]
+        values.append("true" if deleted else "false")
+        return record.replace(value=_copied(schema, values), value_schema=schema)
 
     @staticmethod
     def _with_deleted(key: tuple[str, Schema]) -> Schema:
@@ -242,9 +241,8 @@ class ExtractNewRecordState(Reconfigurable, Transform):
                 f"Only Struct objects supported for [source field insertion], found: {type(value).__name__}"
             )
         schema = self.schema_cache.get(("fields", value.schema, envelope.schema), self._derive)
-        out = Struct(schema)
-        for field in value.schema.fields:
-            out.put(field.name, value.get_without_default(field))  # Debezium copies raw values
+        values = [value.get_without_default(field) for field in value.schema.fields]  # Debezium copies raw values
+        out = _copied(schema, values)
         for reference in self.fields:
             if reference.schema(envelope.schema) is not None:
                 out.put(reference.new_name, reference.value(envelope))
@@ -336,3 +334,15 @@ def _header_value(value: Any) -> Any:
 
 
 __all__ = ["ExtractNewRecordState", "FieldReference"]
+
+
+def _copied(schema: Schema, values: list[Any]) -> Struct:
+    """A struct of ``schema`` whose first fields hold ``values``, copied in field order from a struct whose
+    fields have these very schemas, as Kafka's ``Struct.put`` copies them; the fields after them are unset.
+
+    A value read from such a struct is valid already, so only the nulls are checked (a required field
+    refuses one, with Kafka's message)."""
+    for field, value in zip(schema.fields, values):
+        if value is None:
+            validate_value(field.schema, None, field.name)
+    return Struct.from_values(schema, values + [None] * (len(schema.fields) - len(values)), validate=False)
