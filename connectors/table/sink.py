@@ -438,17 +438,18 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     def _upsert_table(self, df, target: TableTarget, batch_id: int | None, may_persist: bool) -> None:
         """Merge the records of ``df`` into ``target`` by key (an upsert is idempotent: each format may stream it).
 
-        The records are read three times (their key columns, their types, the rows): from a cache.
+        The records are read twice (their key columns and value types in one pass, then the rows): from a cache.
         """
         if may_persist:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            key_columns = self.upsert.key_columns_of(df, target)
+            types = ObservedTypes(self.value_converter) if self.declared is None else None
+            key_columns, observed = self.upsert.shapes_of(df, types, target)
             if key_columns is None:
                 return  # no records
             existing = target.columns(df.sparkSession)
             declared = self.declared.columns if self.declared is not None else None
-            columns, _ = self._layout(declared or self._decoded_columns(df, target), existing, target)
+            columns, _ = self._layout(declared or self._observed_columns_of(observed, target), existing, target)
             layout = ColumnLayout(columns, strict=declared is not None)
             rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
             added = [] if existing is None else [f for f in columns.fields if f.name not in existing.names]
@@ -461,10 +462,8 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             if may_persist:
                 df.unpersist()
 
-    def _decoded_columns(self, df, target: TableTarget) -> T.StructType:
-        """The columns of the distinct schemas of the records' values, decoded by the value converter."""
-        types = df.mapInArrow(ObservedTypes(self.value_converter), ObservedTypes.DDL).distinct()
-        observed = sorted(row["type"] for row in types.collect())
+    def _observed_columns_of(self, observed: list[str], target: TableTarget) -> T.StructType:
+        """The columns of the distinct value types the records were observed with (:class:`ObservedTypes`)."""
         if SCHEMALESS in observed:
             raise TableWriteError(
                 f"{target.where}: records have values without a schema; declare the columns with "

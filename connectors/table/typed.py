@@ -83,14 +83,18 @@ class ObservedTypes:
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         seen: dict[Any, str] = {}
         for batch in batches:
-            schemas, values, _ = decode_values(self.converter, batch)
-            for row, value in enumerate(values):
-                if value is None:
-                    continue  # tombstones and undecodable values fail later, with the record named
-                schema = schemas[row] if schemas is not None else None
-                if schema not in seen:
-                    seen[schema] = SCHEMALESS if schema is None else spark_type(schema).json()
+            self.observe(batch, seen)
         yield pa.RecordBatch.from_arrays([pa.array(sorted(set(seen.values())), pa.string())], ["type"])
+
+    def observe(self, batch: pa.RecordBatch, seen: dict[Any, str]) -> None:
+        """Add to ``seen`` each value schema of ``batch`` it lacks, with its type (JSON, or :data:`SCHEMALESS`)."""
+        schemas, values, _ = decode_values(self.converter, batch)
+        for row, value in enumerate(values):
+            if value is None:
+                continue  # tombstones and undecodable values fail later, with the record named
+            schema = schemas[row] if schemas is not None else None
+            if schema not in seen:
+                seen[schema] = SCHEMALESS if schema is None else spark_type(schema).json()
 
 
 class TypedRows:

@@ -41,7 +41,7 @@ from pyspark.sql import types as T
 
 from connectors.table.cdc import NO_RULES, UNAVAILABLE_COLUMN, ChangeRules, carry_unavailable, kept_if_unavailable_sql
 from connectors.table.columns import ColumnLayout, arrow_type
-from connectors.table.typed import TypedRows, record_name
+from connectors.table.typed import ObservedTypes, TypedRows, record_name
 from connectors.table.upsert_jdbc import jdbc_columns, upsert_jdbc, upsert_jdbc_problem
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.connector import SinkRecordError
@@ -157,22 +157,34 @@ class Upsert:
 
     # --- on the driver ---------------------------------------------------------------
 
-    def key_columns_of(self, df: Any, target: TableTarget) -> tuple[str, ...] | None:
-        """The key columns of this write: ``key.columns``, else the fields of the records' struct keys
-        (``None`` when there are no records)."""
-        if self.key_columns:
-            return self.key_columns
-        found = df.select("topic", "key").mapInArrow(_KeyFields(self.key_converter), "fields string").distinct()
-        field_lists = sorted(row["fields"] for row in found.collect())
+    def shapes_of(
+        self, df: Any, types: ObservedTypes | None, target: TableTarget
+    ) -> tuple[tuple[str, ...] | None, list[str]]:
+        """The key columns of this write and, with ``types``, the distinct value types it observes, in one
+        pass over the records.
+
+        The key columns are ``key.columns``, else the fields of the records' struct keys (``None`` when
+        there are no records).  Each task reports what it saw, and the driver keeps each once: no shuffle.
+        """
+        learn_keys = not self.key_columns
+        if not learn_keys and types is None:
+            return self.key_columns, []
+        key_fields = _KeyFields(self.key_converter) if learn_keys else None
+        read = ["topic", *(["key"] if learn_keys else []), *(["value"] if types is not None else [])]
+        found = df.select(*read).mapInArrow(_Shapes(key_fields, types), _Shapes.DDL).collect()
+        observed = sorted({row["text"] for row in found if row["kind"] == _Shapes.TYPE})
+        if not learn_keys:
+            return self.key_columns, observed
+        field_lists = sorted({row["text"] for row in found if row["kind"] == _Shapes.KEY})
         if not field_lists:
-            return None
+            return None, observed
         if len(field_lists) > 1:
             shown = " and ".join(f"({names})" for names in field_lists[:2])
             raise TableWriteError(
                 f"{target.where}: the records' keys have different fields, {shown}; name the key columns "
                 f"with {self.prefix}key.columns"
             )
-        return tuple(field_lists[0].split(","))
+        return tuple(field_lists[0].split(",")), observed
 
     def write(
         self,
@@ -222,19 +234,42 @@ class Upsert:
 
 
 class _KeyFields:
-    """``mapInArrow`` function: the distinct field lists (comma-joined) of a batch's struct keys."""
+    """The distinct field lists (comma-joined) of the struct keys of batches."""
 
     def __init__(self, converter: Any) -> None:
         self.converter = converter
 
+    def observe(self, batch: pa.RecordBatch, seen: set[str]) -> None:
+        _, keys = self.converter.to_connect_batch(
+            batch.column("topic").to_pylist(), batch.column("key").to_pylist(), lambda row, exc: None
+        )
+        seen.update(",".join(_field_names(key)) for key in keys if isinstance(key, (Struct, dict)))
+
+
+class _Shapes:
+    """``mapInArrow`` function: the distinct key field lists (:class:`_KeyFields`) and value types
+    (:class:`ObservedTypes`) of a task's batches, a row each, told apart by ``kind``."""
+
+    DDL = "kind string, text string"
+    KEY = "key"
+    TYPE = "type"
+
+    def __init__(self, key_fields: _KeyFields | None, types: ObservedTypes | None) -> None:
+        self.key_fields = key_fields
+        self.types = types
+
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        seen: set[str] = set()
+        prepare_worker()
+        key_lists: set[str] = set()
+        types: dict[Any, str] = {}
         for batch in batches:
-            _, keys = self.converter.to_connect_batch(
-                batch.column("topic").to_pylist(), batch.column("key").to_pylist(), lambda row, exc: None
-            )
-            seen.update(",".join(_field_names(key)) for key in keys if isinstance(key, (Struct, dict)))
-        yield pa.RecordBatch.from_arrays([pa.array(sorted(seen), pa.string())], ["fields"])
+            if self.key_fields is not None:
+                self.key_fields.observe(batch, key_lists)
+            if self.types is not None:
+                self.types.observe(batch, types)
+        kinds = [self.KEY] * len(key_lists) + [self.TYPE] * len(set(types.values()))
+        texts = sorted(key_lists) + sorted(set(types.values()))
+        yield pa.RecordBatch.from_arrays([pa.array(kinds, pa.string()), pa.array(texts, pa.string())], ["kind", "text"])
 
 
 class UpsertRows:
