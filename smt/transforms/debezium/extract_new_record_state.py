@@ -241,6 +241,9 @@ class ExtractNewRecordState(Reconfigurable, Transform):
                 f"Only Struct objects supported for [source field insertion], found: {type(value).__name__}"
             )
         schema = self.schema_cache.get(("fields", value.schema, envelope.schema), self._derive)
+        if schema is value.schema:  # no field to add, and the copy's schema equals the value's: it is the value
+            _check_nulls(value)
+            return record if record.value_schema is schema else record.replace(value_schema=schema)
         values = [value.get_without_default(field) for field in value.schema.fields]  # Debezium copies raw values
         out = _copied(schema, values)
         for reference in self.fields:
@@ -249,6 +252,7 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         return record.replace(value=out, value_schema=schema)
 
     def _derive(self, key: tuple[str, Schema, Schema]) -> Schema:
+        """The schema of the value with the added fields: the value's own schema when it equals it."""
         _, value_schema, envelope_schema = key
         builder = copy_basics(value_schema)
         for field in value_schema.fields:
@@ -257,7 +261,8 @@ class ExtractNewRecordState(Reconfigurable, Transform):
             field_schema = reference.schema(envelope_schema)
             if field_schema is not None:
                 builder.field(reference.new_name, field_schema)
-        return builder.build()
+        derived = builder.build()
+        return value_schema if derived == value_schema else derived
 
     def _drop_fields(self, record: Record) -> Record:
         """Without the fields the ``drop.fields.header.name`` header lists (Debezium's dropFields),
@@ -334,6 +339,13 @@ def _header_value(value: Any) -> Any:
 
 
 __all__ = ["ExtractNewRecordState", "FieldReference"]
+
+
+def _check_nulls(struct: Struct) -> None:
+    """Refuse a null in a required field of ``struct``, as Kafka's ``Struct.put`` of a copy of it would."""
+    for field in struct.schema.fields:
+        if struct.get_without_default(field) is None:
+            validate_value(field.schema, None, field.name)
 
 
 def _copied(schema: Schema, values: list[Any]) -> Struct:

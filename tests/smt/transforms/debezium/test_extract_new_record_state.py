@@ -270,3 +270,21 @@ def test_a_connector_file_chain_unwraps_masks_and_drops_tombstones(per_batch):
         out = [r for record in records for r in chain.apply(record)]
     rows = [[o.value.get(f.name) for f in o.value_schema.fields] for o in out]
     assert rows == [[1, "", "false", "c", "customers"], [1, "", "true", "d", "customers"]]
+
+
+@pytest.mark.parametrize("optional_state", [True, False])
+@pytest.mark.parametrize("mode", ["drop", "rewrite"])
+def test_a_null_in_a_required_field_of_the_state_fails_as_kafkas_put_of_the_copy_would(mode, optional_state):
+    """A struct left with a null in a required field (a plugin that never put it) is refused when the
+    state is copied, with or without fields to add, as Debezium's copy with Kafka's ``Struct.put`` is;
+    also where the copy's schema equals the state's (a required state, nothing added)."""
+    state = struct_schema(ROW.name, {"id": Schema.INT32_SCHEMA, "email": Schema.OPTIONAL_STRING_SCHEMA},
+                          optional=optional_state)  # fmt: skip
+    envelope = envelope_schema(state, SOURCE, TRANSACTION)
+    change = event("c")
+    value = Struct(envelope).put("op", "c").put("ts_ms", 2000).put("source", change.value.get("source"))
+    value.put_valid(envelope.field("after"), Struct(state).put("email", "x"))  # id is required and never put
+    record = change.replace(value=value, value_schema=envelope)
+    for props in ({}, {"add.fields": "op"}):
+        with pytest.raises(DataError, match='Invalid value: null used for required field: "id", schema type: INT32'):
+            unwrap({"delete.tombstone.handling.mode": mode, **props}).apply(record)
