@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any
+from typing import Any, Callable, Protocol, Sequence
 
 from smt.benchmarks._common import Comparison, Measurement, measure
 from smt.local.spark_session import local_spark
@@ -82,62 +82,205 @@ COLUMNS = ("id", "name", "email", "bio", "__deleted")
 
 
 def run(scale: float = 1.0) -> list[Comparison]:
+    records = max(1_000, int(RECORDS * scale))
+    work = tempfile.mkdtemp(prefix="smt-bench-cdc-")
+    server = None
+    try:
+        delta = _delta_runs()
+        server = postgres()
+        if not delta and server is None:
+            return []
+        targets: list[Tables] = [DeltaTables(work)] if delta else []
+        if server is not None:
+            targets.append(PostgresTables(server.jdbc_url(), server.query))
+        spark = session([target.format for target in targets])
+        snapshot, changes = os.path.join(work, "snapshot"), os.path.join(work, "changes")
+        written = write_events(snapshot, changes, records)
+        comparisons = []
+        for target in targets:
+            run_ours(spark, snapshot, target, target.template)
+            comparisons.append(compare(spark, changes, target, written))
+        return comparisons
+    finally:
+        if server is not None:
+            server.stop()
+            shutil.rmtree(server.state_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _delta_runs() -> bool:
     from connectors.table.jars import UnsupportedSparkError, format_bundle
 
-    records = max(1_000, int(RECORDS * scale))
     try:
         format_bundle("delta")
     except UnsupportedSparkError as exc:
         print(f"cdc benchmark: no delta row: {exc}", file=sys.stderr)
-        return []
-    work = tempfile.mkdtemp(prefix="smt-bench-cdc-")
+        return False
+    return True
+
+
+def postgres() -> Any:
+    """A PostgreSQL server of the machine's, started in a temporary folder of its own (one the server's
+    user reaches under root), or None, with a note, where none is installed."""
+    from smt.local.postgres import LocalPostgres, PostgresError
+
+    server = LocalPostgres(tempfile.mkdtemp(prefix="smt-bench-cdc-postgres-"))
     try:
-        spark = _session(work)
-        snapshot, changes = os.path.join(work, "snapshot"), os.path.join(work, "changes")
-        written = write_events(snapshot, changes, records)
-        template = os.path.join(work, "template")
-        run_ours(spark, snapshot, template)
-        return [compare(spark, changes, template, work, written)]
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        server.start(port=0, fresh=True)
+    except PostgresError as exc:
+        print(f"cdc benchmark: no postgresql row: {exc}", file=sys.stderr)
+        shutil.rmtree(server.state_dir, ignore_errors=True)
+        return None
+    return server
 
 
-def compare(spark: Any, changes: str, template: str, work: str, records: int, rounds: int = ROUNDS) -> Comparison:
-    """Ours and the baseline merging ``changes`` into copies of ``template``: a warm-up of each, checked
-    equal, then the best of ``rounds`` taken alternately (each from a fresh copy, the copy untimed)."""
+class Tables(Protocol):
+    """Where one row of the benchmark upserts: its tables, how to copy and read one, and the baseline's merge."""
+
+    #: ``sink.format``.
+    format: str
+    #: The table the snapshot is upserted into, untimed; each run starts from a copy of it.
+    template: str
+    #: The baseline's merge, in a few words.
+    merge: str
+
+    def sink(self, table: str) -> dict[str, str]:
+        """Our pipeline's ``sink.*`` keys writing ``table``."""
+        ...
+
+    def copy(self, name: str) -> str:
+        """A fresh copy of the template named ``name``."""
+        ...
+
+    def read(self, spark: Any, table: str) -> Any:
+        """The rows of ``table``: a DataFrame of :data:`COLUMNS`."""
+        ...
+
+    def merge_changes(self, spark: Any, changes: Any, table: str) -> None:
+        """The baseline's merge of ``changes`` (the latest change per key, with ``__deleted``) into ``table``."""
+        ...
+
+
+class DeltaTables:
+    """Delta tables, folders of ``work``; the baseline merges with Delta's ``MERGE``."""
+
+    format = "delta"
+    merge = "MERGE"
+
+    def __init__(self, work: str) -> None:
+        self.work = work
+        self.template = os.path.join(work, "template")
+
+    def sink(self, table: str) -> dict[str, str]:
+        return {"sink.format": "delta", "sink.path": table}
+
+    def copy(self, name: str) -> str:
+        path = os.path.join(self.work, name)
+        shutil.copytree(self.template, path)
+        return path
+
+    def read(self, spark: Any, table: str) -> Any:
+        return spark.read.format("delta").load(table).select(*COLUMNS)
+
+    def merge_changes(self, spark: Any, changes: Any, table: str) -> None:
+        changes.createOrReplaceTempView("smt_bench_cdc_changes")
+        spark.sql(
+            f"MERGE INTO delta.`{table}` t USING smt_bench_cdc_changes s ON t.id = s.id "
+            "WHEN MATCHED AND s.__deleted = 'true' THEN DELETE "
+            "WHEN MATCHED THEN UPDATE SET * "
+            "WHEN NOT MATCHED AND s.__deleted = 'false' THEN INSERT *"
+        )
+
+
+class PostgresTables:
+    """PostgreSQL tables over JDBC; the baseline writes its changes to a staging table with Spark's JDBC
+    writer, then deletes and ``INSERT ... ON CONFLICT``s from it in one transaction, through the driver's
+    JDBC connection."""
+
+    format = "jdbc"
+    merge = "INSERT … ON CONFLICT"
+    template = "customers_template"
+
+    def __init__(self, url: str, query: Callable[[str], Any]) -> None:
+        self.url = url
+        self.query = query
+
+    def sink(self, table: str) -> dict[str, str]:
+        return {"sink.format": "jdbc", "sink.table": table, "sink.option.url": self.url,
+                "sink.option.user": "postgres"}  # fmt: skip
+
+    def copy(self, name: str) -> str:
+        self.query(
+            f"DROP TABLE IF EXISTS {name}; CREATE TABLE {name} (LIKE {self.template} INCLUDING ALL); "
+            f"INSERT INTO {name} SELECT * FROM {self.template}"
+        )
+        return name
+
+    def read(self, spark: Any, table: str) -> Any:
+        return spark.read.jdbc(self.url, table, properties=self._properties()).select(*COLUMNS)
+
+    def merge_changes(self, spark: Any, changes: Any, table: str) -> None:
+        staging = f"{table}_changes"
+        changes.write.jdbc(self.url, staging, mode="overwrite", properties=self._properties())
+        updated = ", ".join(f"{name} = EXCLUDED.{name}" for name in COLUMNS[1:])
+        columns = ", ".join(COLUMNS)
+        statements = [
+            f"DELETE FROM {table} t USING {staging} s WHERE t.id = s.id AND s.__deleted = 'true'",
+            f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {staging} WHERE __deleted = 'false' "
+            f"ON CONFLICT (id) DO UPDATE SET {updated}",
+            f"DROP TABLE {staging}",
+        ]
+        jvm = spark._jvm
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        driver = jvm.java.lang.Class.forName("org.postgresql.Driver", True, loader).newInstance()
+        properties = jvm.java.util.Properties()
+        properties.setProperty("user", "postgres")
+        connection = driver.connect(self.url, properties)
+        try:
+            connection.setAutoCommit(False)
+            statement = connection.createStatement()
+            for sql in statements:
+                statement.execute(sql)
+            connection.commit()
+        finally:
+            connection.close()
+
+    def _properties(self) -> dict[str, str]:
+        return {"user": "postgres", "driver": "org.postgresql.Driver"}
+
+
+def compare(spark: Any, changes: str, tables: Tables, records: int, rounds: int = ROUNDS) -> Comparison:
+    """Ours and the baseline merging ``changes`` into copies of the template of ``tables``: a warm-up of
+    each, checked equal, then the best of ``rounds`` taken alternately (each from a fresh copy, the copy
+    untimed)."""
     sides = {
         "smt, unwrap → sink=table upsert": run_ours,
-        "PySpark from_json + MERGE": run_handwritten,
+        f"PySpark from_json + {tables.merge}": run_handwritten,
     }
-    tables = {label: _fresh_copy(template, warmup_table(work, i)) for i, label in enumerate(sides)}
+    warmed = {label: tables.copy(warmup_table(i)) for i, label in enumerate(sides)}
     for label, job in sides.items():
-        job(spark, changes, tables[label])
-    check_same_tables(spark, *tables.values())
+        job(spark, changes, tables, warmed[label])
+    check_same_tables(spark, tables, *warmed.values())
     best: dict[str, Measurement] = {}
     for round_ in range(rounds):
         for i, (label, job) in enumerate(sides.items()):
-            table = _fresh_copy(template, os.path.join(work, f"round{round_}-{i}"))
-            result = measure(label, records, lambda job=job, table=table: job(spark, changes, table))
+            table = tables.copy(f"round{round_}_{i}")
+            result = measure(label, records, lambda job=job, table=table: job(spark, changes, tables, table))
             if label not in best or result.seconds < best[label].seconds:
                 best[label] = result
     ours, baseline = (best[label] for label in sides)
-    return Comparison("cdc: Debezium JSON → unwrap → delta upsert", ours, baseline, TARGET_RATIO)
+    name = "postgresql" if tables.format == "jdbc" else tables.format
+    return Comparison(f"cdc: Debezium JSON → unwrap → {name} upsert", ours, baseline, TARGET_RATIO)
 
 
-def warmup_table(work: str, side: int) -> str:
-    """Where :func:`compare`'s warm-up of ``side`` (0: ours, 1: the baseline) leaves its table."""
-    return os.path.join(work, f"warmup-{side}")
+def warmup_table(side: int) -> str:
+    """The name of the table :func:`compare`'s warm-up of ``side`` (0: ours, 1: the baseline) leaves."""
+    return f"warmup_{side}"
 
 
-def _fresh_copy(template: str, path: str) -> str:
-    shutil.copytree(template, path)
-    return path
-
-
-def check_same_tables(spark: Any, ours: str, baseline: str) -> None:
-    """Fail loudly unless the two Delta tables hold the same rows (the same columns, in any order)."""
-    left = spark.read.format("delta").load(ours).select(*COLUMNS)
-    right = spark.read.format("delta").load(baseline).select(*COLUMNS)
+def check_same_tables(spark: Any, tables: Tables, ours: str, baseline: str) -> None:
+    """Fail loudly unless the two tables hold the same rows (the same columns, in any order)."""
+    left, right = tables.read(spark, ours), tables.read(spark, baseline)
     only_ours, only_baseline = left.exceptAll(right).limit(3).collect(), right.exceptAll(left).limit(3).collect()
     if only_ours or only_baseline:
         raise AssertionError(
@@ -145,13 +288,15 @@ def check_same_tables(spark: Any, ours: str, baseline: str) -> None:
         )
 
 
-def _session(work: str) -> Any:
-    from smt.pipeline import PipelineSpec
+def session(formats: Sequence[str]) -> Any:
+    """A local session with each table format's jars and settings."""
+    from connectors.table.jars import format_spark_conf
 
-    spec = PipelineSpec.from_properties(
-        {"source": "generator", "sink": "table", "sink.format": "delta", "sink.path": os.path.join(work, "unused")}
-    )
-    conf = {key: value for key, value in spec.spark_conf().items() if key != "spark.master"}
+    conf: dict[str, str] = {}
+    for fmt in formats:
+        for key, value in format_spark_conf(fmt, "sink.").items():
+            joined = key in ("spark.jars", "spark.sql.extensions") and key in conf
+            conf[key] = f"{conf[key]},{value}" if joined else value
     return local_spark("smt-bench-cdc", conf)
 
 
@@ -246,23 +391,27 @@ PROPERTIES = {
     "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
     "transforms.unwrap.delete.tombstone.handling.mode": "rewrite",
     "sink": "table",
-    "sink.format": "delta",
     "sink.write.mode": "upsert",
     "sink.delete.field": "__deleted",
 }
 
 
-def run_ours(spark: Any, source: str, table: str) -> None:
+def run_ours(spark: Any, source: str, tables: Tables, table: str) -> None:
     from smt.pipeline import PipelineSpec, run_pipeline
 
-    spec = PipelineSpec.from_properties({**PROPERTIES, "source.path": source, "sink.path": table})
+    spec = PipelineSpec.from_properties({**PROPERTIES, "source.path": source, **tables.sink(table)})
     for key, value in spec.spark_conf().items():
         if key.startswith("spark.sql.execution"):
             spark.conf.set(key, value)
     run_pipeline(spec, spark=spark)
 
 
-def run_handwritten(spark: Any, source: str, table: str) -> None:
+def run_handwritten(spark: Any, source: str, tables: Tables, table: str) -> None:
+    tables.merge_changes(spark, latest_changes(spark, source), table)
+
+
+def latest_changes(spark: Any, source: str) -> Any:
+    """The hand-written unwrap: each key's latest change, as a row of :data:`COLUMNS`."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -276,14 +425,7 @@ def run_handwritten(spark: Any, source: str, table: str) -> None:
         F.col("source.lsn").alias("lsn"),
     ).select("row.*", "__deleted", "lsn")
     latest = Window.partitionBy("id").orderBy(F.col("lsn").desc())
-    rows = rows.withColumn("n", F.row_number().over(latest)).where("n = 1").drop("n", "lsn")
-    rows.createOrReplaceTempView("smt_bench_cdc_changes")
-    spark.sql(
-        f"MERGE INTO delta.`{table}` t USING smt_bench_cdc_changes s ON t.id = s.id "
-        "WHEN MATCHED AND s.__deleted = 'true' THEN DELETE "
-        "WHEN MATCHED THEN UPDATE SET * "
-        "WHEN NOT MATCHED AND s.__deleted = 'false' THEN INSERT *"
-    )
+    return rows.withColumn("n", F.row_number().over(latest)).where("n = 1").drop("n", "lsn")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -61,17 +61,22 @@ def test_events_are_debezium_change_events_with_every_kind_of_change(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_both_sides_merge_the_changes_into_the_table_a_replay_gives(tmp_path):
-    """One warm-up and one timed round of each side on 1,000 events (about a minute); the final table is
-    the one a replay of the events in Python gives, and an unmerged table is caught as a difference."""
+    """One warm-up and one timed round of each side on 1,000 events, into Delta and into PostgreSQL (about
+    two minutes); each final table is the one a replay of the events in Python gives, and an unmerged table
+    is caught as a difference."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "smt" / "benchmarks" / "cdc_run.py"), str(tmp_path), "1000"],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    results = json.loads(done.stdout.strip().splitlines()[-1])
     expected = replayed_table(tmp_path / "snapshot", tmp_path / "changes")
-    assert result["name"] == "cdc: Debezium JSON → unwrap → delta upsert"
-    assert result["records"] == [len(read_events(tmp_path / "changes"))] * 2
-    assert result["rows"] == expected and len(expected) > 500
-    assert result["unmerged"].startswith("cdc benchmark: the two jobs differ: rows only in ours [Row(id=")
+    assert [result["name"] for result in results] == [
+        "cdc: Debezium JSON → unwrap → delta upsert",
+        "cdc: Debezium JSON → unwrap → postgresql upsert",
+    ]
+    for result in results:
+        assert result["records"] == [len(read_events(tmp_path / "changes"))] * 2
+        assert result["rows"] == expected and len(expected) > 500
+        assert result["unmerged"].startswith("cdc benchmark: the two jobs differ: rows only in ours [Row(id=")
