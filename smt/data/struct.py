@@ -40,9 +40,11 @@ class Struct:
         Converters that already checked every value against its field pass
         ``validate=False`` to skip a second pass over the record.
         """
+        if schema.type is not Type.STRUCT:
+            raise DataError(f"Not a struct schema: {schema!r}")
+        if len(values) != len(schema.fields):
+            raise DataError(f"Struct with {len(schema.fields)} fields cannot hold {len(values)} values")
         struct = _rebuild(schema, values)
-        if len(struct._values) != len(schema.fields):
-            raise DataError(f"Struct with {len(schema.fields)} fields cannot hold {len(struct._values)} values")
         if validate:
             struct.validate()
         return struct
@@ -173,7 +175,9 @@ class Struct:
 
 
 def _rebuild(schema: Schema, values: list[Any]) -> Struct:
-    struct = Struct(schema)
+    """A struct of ``schema`` holding a copy of ``values``, unchecked (from_values and unpickling check)."""
+    struct = object.__new__(Struct)
+    struct.schema = schema
     struct._values = list(values)
     return struct
 
