@@ -439,17 +439,20 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
         """Merge the records of ``df`` into ``target`` by key (an upsert is idempotent: each format may stream it).
 
         The records are read twice (their key columns and value types in one pass, then the rows): from a cache.
+        The value types are not learnt when every record was checked against the table's columns already.
         """
         if may_persist:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            types = ObservedTypes(self.value_converter) if self.declared is None else None
+            existing = target.columns(df.sparkSession)
+            declared = self.declared.columns if self.declared is not None else None
+            known = declared if declared is not None else self._checked_columns(existing, target)
+            types = ObservedTypes(self.value_converter) if known is None else None
             key_columns, observed = self.upsert.shapes_of(df, types, target)
             if key_columns is None:
                 return  # no records
-            existing = target.columns(df.sparkSession)
-            declared = self.declared.columns if self.declared is not None else None
-            columns, _ = self._layout(declared or self._observed_columns_of(observed, target), existing, target)
+            columns = known if known is not None else self._observed_columns_of(observed, target)
+            columns, _ = self._layout(columns, existing, target)
             layout = ColumnLayout(columns, strict=declared is not None)
             rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
             added = [] if existing is None else [f for f in columns.fields if f.name not in existing.names]
