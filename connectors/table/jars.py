@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from importlib.metadata import version
+from typing import Iterable
 
 from smt import maven
 from smt.config import ConfigProblem
@@ -35,6 +36,7 @@ __all__ = [
     "check_format_runs",
     "format_bundle",
     "format_spark_conf",
+    "formats_spark_conf",
     "spark_line",
     "table_bundles",
 ]
@@ -158,6 +160,21 @@ def format_spark_conf(fmt: str, prefix: str) -> dict[str, str]:
     if bundle is not None:
         conf["spark.jars"] = ",".join(maven.jars_spark_lacks(maven.resolve(bundle)))
     return conf
+
+
+def formats_spark_conf(formats: Iterable[str], prefix: str) -> dict[str, str]:
+    """The ``spark.*`` settings of one session that reads or writes each of ``formats``
+    (:func:`format_spark_conf`'s, with the jars and the session extensions of all joined)."""
+    conf: dict[str, str] = {}
+    for fmt in formats:
+        for key, value in format_spark_conf(fmt, prefix).items():
+            joined = key in _JOINED_SETTINGS and key in conf
+            conf[key] = f"{conf[key]},{value}" if joined else value
+    return conf
+
+
+#: The session settings that list several values, comma-separated.
+_JOINED_SETTINGS = ("spark.jars", "spark.sql.extensions")
 
 
 def table_bundles(spark_version: str | None = None) -> tuple[list[maven.Bundle], list[str]]:

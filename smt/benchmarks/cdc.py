@@ -290,14 +290,9 @@ def check_same_tables(spark: Any, tables: Tables, ours: str, baseline: str) -> N
 
 def session(formats: Sequence[str]) -> Any:
     """A local session with each table format's jars and settings."""
-    from connectors.table.jars import format_spark_conf
+    from connectors.table.jars import formats_spark_conf
 
-    conf: dict[str, str] = {}
-    for fmt in formats:
-        for key, value in format_spark_conf(fmt, "sink.").items():
-            joined = key in ("spark.jars", "spark.sql.extensions") and key in conf
-            conf[key] = f"{conf[key]},{value}" if joined else value
-    return local_spark("smt-bench-cdc", conf)
+    return local_spark("smt-bench-cdc", formats_spark_conf(formats, "sink."))
 
 
 def write_events(snapshot: str, changes: str, records: int) -> int:

@@ -119,13 +119,10 @@ def _table_formats() -> list[str]:
 def _session(formats: list[str]):
     """The Kafka benchmark's session, with each table format's jars and session settings."""
     from connectors.kafka import spark_jars
-    from connectors.table.jars import format_spark_conf
+    from connectors.table.jars import formats_spark_conf
 
-    conf = {"spark.jars": ",".join(spark_jars())}
-    for fmt in formats:
-        for key, value in format_spark_conf(fmt, "sink.").items():
-            joined = key in ("spark.jars", "spark.sql.extensions") and key in conf
-            conf[key] = f"{conf[key]},{value}" if joined else value
+    conf = formats_spark_conf(formats, "sink.")
+    conf["spark.jars"] = ",".join([*spark_jars(), *filter(None, [conf.get("spark.jars")])])
     session = local_spark("smt-bench-latency", conf)
     session.sparkContext.setLogLevel("ERROR")
     return session
