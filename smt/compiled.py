@@ -20,7 +20,9 @@ Hooks (all optional; a source's and a sink's are the roles
   ``schema_text(text)`` (a column: the schema text of each record) and
   ``read(text, schema_text, parsed_as)`` → :class:`CompiledRead`;
 - ``Transform.compile_value(value)`` → a :class:`CompiledValue` (the value
-  after the transform);
+  after the transform; its ``exact`` column, where set, sends the records the
+  transform's compiled form does not vouch for, e.g. those it drops, to the
+  Python path);
 - ``Sink.compiled_problem(schema)`` → why values of this Connect schema
   cannot be written from columns (None: they can);
   ``Sink.compiled_type(schema)`` → the Spark struct type the sink writes
@@ -113,10 +115,19 @@ class NotCompilable(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class CompiledValue:
-    """A record value as Spark columns: its Connect struct ``schema`` and one column per field, in order."""
+    """A record value as Spark columns: its Connect struct ``schema`` and one column per field, in order.
+
+    A field may be a struct of primitives (a nested struct column, null where the struct is null), for a
+    transform to take apart; the plan writes only values of primitive fields.  ``exact``: None, or a
+    boolean column a transform sets, true only where its columns are what it gives in Python for the
+    record.  A record it drops (a Debezium truncate event), or turns into another schema's value or
+    a tombstone, is not exact: the plan sends it to the Python path, which drops, writes or counts it
+    as always.  The plan reads ``exact`` after each transform; the next one gets the value without it.
+    """
 
     schema: Any
     columns: dict[str, Any]
+    exact: Any = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,8 +21,9 @@ it only when Spark's reading is provably Kafka's:
 - no required field, and no field with a default, is null (Kafka fails the
   first and reads the second as its default).
 
-Only flat structs of integer, ``float64``, boolean and string fields,
-``Timestamp`` (in years 1900 to 9999) and ``Date`` compile; any other schema
+Only structs of integer, ``float64``, boolean and string fields,
+``Timestamp`` (in years 1900 to 9999) and ``Date``, and of structs of those
+(one level: a Debezium envelope's ``before``/``after``/``source``) compile; any other schema
 (``float32``, whose rounding the check cannot vouch for, included) takes the
 Python path.  The payload is cut out of the record by byte offsets, not
 characters: Spark's character offsets scan the whole record.
@@ -93,7 +94,7 @@ class EnvelopeReader:
         start = len(prefix.encode("utf-8"))
         cut = value.substr(F.lit(start + 1), F.length(value) - start - 1).cast("string")
         framed = text.startswith(prefix) & text.endswith("}")
-        parse_type = ", ".join(f"`{f.name}`: {_parse_type(f.name, f.schema)}" for f in schema.fields)
+        parse_type = _struct_parse_type(schema)
         parsing = F.struct(
             framed.alias("framed"),
             F.when(framed, F.from_json(cut, f"struct<{parse_type}>", _PARSE_OPTIONS)).alias("value"),
@@ -105,13 +106,7 @@ class EnvelopeReader:
         guards = [~payload.contains("\\"), _rendered(F, schema, parsed) == payload]
         columns = {}
         for field in schema.fields:
-            column = parsed[field.name]
-            if not field.schema.optional or field.schema.default is not None:
-                guards.append(column.isNotNull())
-            column, in_range = _logical(F, field.schema.name, column)
-            if in_range is not None:
-                guards.append(column.isNull() | in_range)
-            columns[field.name] = column
+            columns[field.name] = _field_column(F, field, parsed[field.name], guards)
         exact = framed
         for guard in guards:
             exact = exact & guard
@@ -133,6 +128,19 @@ def _flat_struct(schema_text: str, options: CodecOptions) -> Any:
         raise NotCompilable(f"the schema does not parse: {exc}") from None
     if schema is None or schema.type is not Type.STRUCT:
         raise NotCompilable("the value schema is not a struct")
+    _check_names(schema)
+    for field in schema.fields:
+        if field.schema.type is Type.STRUCT:
+            if field.schema.default is not None:
+                raise NotCompilable(f"struct field '{field.name}' has a default")
+            _check_names(field.schema)
+            deeper = next((f.name for f in field.schema.fields if f.schema.type is Type.STRUCT), None)
+            if deeper is not None:
+                raise NotCompilable(f"field '{field.name}.{deeper}' nests a struct in a struct")
+    return schema
+
+
+def _check_names(schema: Any) -> None:
     seen = set()
     for field in schema.fields:
         if any(c in field.name for c in '"\\`') or any(ord(c) < 0x20 for c in field.name):
@@ -140,7 +148,27 @@ def _flat_struct(schema_text: str, options: CodecOptions) -> Any:
         if field.name.lower() in seen:
             raise NotCompilable(f"field '{field.name}' differs from another only in case, which Spark SQL ignores")
         seen.add(field.name.lower())
-    return schema
+
+
+def _field_column(F: Any, field: Any, parsed: Any, guards: list[Any]) -> Any:
+    """The value column of ``field`` (``parsed``: what Spark parsed), adding to ``guards`` the checks that
+    Kafka reads the same value: a required field or one with a default is not null, a logical value is
+    in range.  A struct field's checks hold where the struct is not null."""
+    if field.schema.type is Type.STRUCT:
+        inner: list[Any] = []
+        children = [
+            _field_column(F, child, parsed[child.name], inner).alias(child.name) for child in field.schema.fields
+        ]
+        guards.extend(parsed.isNull() | guard for guard in inner)
+        if not field.schema.optional:
+            guards.append(parsed.isNotNull())
+        return F.when(parsed.isNotNull(), F.struct(*children))
+    if not field.schema.optional or field.schema.default is not None:
+        guards.append(parsed.isNotNull())
+    column, in_range = _logical(F, field.schema.name, parsed)
+    if in_range is not None:
+        guards.append(column.isNull() | in_range)
+    return column
 
 
 def _rendered(F: Any, schema: Any, parsed: Any) -> Any:
@@ -149,13 +177,24 @@ def _rendered(F: Any, schema: Any, parsed: Any) -> Any:
     for i, field in enumerate(schema.fields):
         parts.append(F.lit(("{" if i == 0 else ",") + f'"{field.name}":'))
         column = parsed[field.name]
-        token = F.concat(F.lit('"'), column, F.lit('"')) if field.schema.type is Type.STRING else column.cast("string")
+        if field.schema.type is Type.STRUCT:
+            token = F.when(column.isNotNull(), _rendered(F, field.schema, column))
+        elif field.schema.type is Type.STRING:
+            token = F.concat(F.lit('"'), column, F.lit('"'))
+        else:
+            token = column.cast("string")
         parts.append(F.coalesce(token, F.lit("null")))
     parts.append(F.lit("}"))
     return F.concat(*parts)
 
 
+def _struct_parse_type(schema: Any) -> str:
+    return ", ".join(f"`{f.name}`: {_parse_type(f.name, f.schema)}" for f in schema.fields)
+
+
 def _parse_type(name: str, schema: Any) -> str:
+    if schema.type is Type.STRUCT:  # named or not (Debezium's Value, Source): no logical type is a struct
+        return f"struct<{_struct_parse_type(schema)}>"
     if schema.name == Timestamp.LOGICAL_NAME:
         return "bigint"
     if schema.name == Date.LOGICAL_NAME:

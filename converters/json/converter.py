@@ -407,7 +407,7 @@ class JsonConverter(Converter, HeaderConverter):
     @classmethod
     def compiled_form(cls) -> str:
         """What the compiled path reads (:class:`smt.compiled.CompiledStage`)."""
-        return "values with schemas, schemas.enable=true"
+        return "values with schemas (structs of primitives and of flat structs), schemas.enable=true"
 
     def compiled_reader(self, functions: Any) -> EnvelopeReader:
         """Spark's reading of envelope records, for the compiled path (see :mod:`converters.json.compiled`).

@@ -267,16 +267,25 @@ _VALUE = "_smt_value_"
 
 def _compiled_schema(spec: Any, reader: Any, value: Any, schema_text: str, name: str, F: Any) -> _Schema:
     read = reader.read(value, schema_text, F.col(name))
-    value = read.value
+    value, exact, same_schema = read.value, read.exact, read.same_schema
     for stage in spec.chain.stages:
         try:
             value = stage.transform.compile_value(value, F)
         except NotCompilable as exc:
             raise NotCompilable(f"transform '{stage.alias}': {exc}") from None
+        if value.exact is not None:
+            # A record the transform does not vouch for takes the Python path, where its written type
+            # (none when the transform drops it) is not known beforehand.
+            vouched = F.coalesce(value.exact, F.lit(False))
+            exact, same_schema = exact & vouched, same_schema & vouched
+            value = dataclasses.replace(value, exact=None)
+    nested = next((f.name for f in value.schema.fields if f.schema.type.value in ("struct", "array", "map")), None)
+    if nested is not None:
+        raise NotCompilable(f"field '{nested}' of the value after the transforms is not a primitive")
     problem = spec.sink_roles.compiled.compiled_problem(value.schema)
     if problem is not None:
         raise NotCompilable(f"sink: {problem}")
-    return _Schema(name, read.parsed, read.exact, read.same_schema, value)
+    return _Schema(name, read.parsed, exact, same_schema, value)
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from smt.compiled import CompiledValue
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.data import Schema, Struct, Type, validate_value
 from smt.data.values import parse_string
@@ -14,6 +15,7 @@ from smt.record import Record
 from smt.transform import Transform
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._structs import copy_basics
+from smt.transforms.debezium._compiled_unwrap import compile_unwrap
 from smt.transforms.debezium._envelope import DELETE, envelope_part, is_envelope
 from smt.transforms.debezium._references import FieldReference, parse_references
 from smt.transforms.replace_field import ReplaceFieldKey, ReplaceFieldValue
@@ -186,6 +188,20 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         out = self._state(record, envelope, "after", deleted=False)
         out = self._routed(out, out.value)
         return self._drop_fields(self._with_fields(out, envelope))
+
+    @classmethod
+    def compiled_form(cls) -> str:
+        """What of it runs compiled (:class:`smt.compiled.CompiledStage`; the rules: ``_compiled_unwrap``)."""
+        return (
+            "creates, reads and updates, and deletes in the rewrite modes, with add.fields; no add.headers, "
+            "route.by.field nor drop.fields.header.name"
+        )
+
+    def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
+        """The envelope's row state in Spark SQL (the compiled path, :mod:`smt.compiled`): the records that
+        are plain column rewrites; the others (truncates, deletes the mode drops or makes tombstones) are
+        left to the Python path.  Raises NotCompilable for keys that are more than a column rewrite."""
+        return compile_unwrap(self, value, functions)
 
     def _tombstone(self, record: Record) -> Record | None:
         """Kept only by rewrite-with-tombstone; an ``op`` header reads ``d`` (Debezium's rule)."""

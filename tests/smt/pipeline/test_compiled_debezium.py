@@ -1,0 +1,142 @@
+"""A Debezium JSON file unwrapped into a table: the compiled path writes what the Python path writes.
+
+The file holds PostgreSQL-connector change events as the JSON converter
+writes them: creates, reads, updates, deletes, a truncate, a create with an
+escaped string and a record that is not JSON.  With ``pipeline.compile=auto``
+the creates, reads, updates and (rewrite mode) deletes take the compiled
+path; the truncate is dropped, the escaped create written and the bad record
+dead-lettered by the Python path; the table, the dead letters
+and the counts equal those of ``pipeline.compile=off``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from smt.pipeline import PipelineSpec, run_pipeline
+
+pytestmark = pytest.mark.spark
+MODES = ("off", "auto")
+
+
+def _field(field: str, kind: str, optional: bool = True, **extra) -> dict:
+    return {"type": kind, "optional": optional, "field": field, **extra}
+
+
+ROW = {
+    "type": "struct",
+    "fields": [
+        _field("id", "int32", optional=False),
+        _field("email", "string"),
+        _field("score", "double"),
+        _field("joined", "int64", name="org.apache.kafka.connect.data.Timestamp", version=1),
+    ],
+    "optional": True,
+    "name": "srv.public.customers.Value",
+}
+SOURCE = {
+    "type": "struct",
+    "fields": [
+        _field("version", "string", optional=False),
+        _field("connector", "string", optional=False),
+        _field("name", "string", optional=False),
+        _field("ts_ms", "int64", optional=False),
+        _field("db", "string", optional=False),
+        _field("schema", "string", optional=False),
+        _field("table", "string", optional=False),
+        _field("lsn", "int64"),
+    ],
+    "optional": False,
+    "name": "io.debezium.connector.postgresql.Source",
+    "field": "source",
+}
+ENVELOPE = {
+    "type": "struct",
+    "fields": [
+        {**ROW, "field": "before"},
+        {**ROW, "field": "after"},
+        SOURCE,
+        _field("op", "string", optional=False),
+        _field("ts_ms", "int64"),
+    ],
+    "optional": False,
+    "name": "srv.public.customers.Envelope",
+    "version": 1,
+}
+
+
+def _row(i: int) -> dict:
+    return {
+        "id": i,
+        "email": None if i % 5 == 0 else f"u{i}@example.com",
+        "score": i / 4,
+        "joined": 1_700_000_000_000 + i,
+    }
+
+
+def _event(op: str, before: dict | None, after: dict | None, i: int) -> str:
+    source = {"version": "3.6.1.Final", "connector": "postgresql", "name": "srv", "ts_ms": 1_000 + i, "db": "shop",
+              "schema": "public", "table": "customers", "lsn": 100 + i}  # fmt: skip
+    payload = {"before": before, "after": after, "source": source, "op": op, "ts_ms": 2_000 + i}
+    return json.dumps({"schema": ENVELOPE, "payload": payload}, separators=(",", ":"))
+
+
+def _events() -> list[str]:
+    lines = [_event("r", None, _row(i), i) for i in range(40)]
+    lines += [_event("c", None, _row(i), i) for i in range(40, 60)]
+    lines += [_event("u", _row(i), {**_row(i), "email": "new@example.com"}, i) for i in range(0, 20)]
+    lines += [_event("u", None, _row(i), i) for i in range(20, 25)]  # REPLICA IDENTITY DEFAULT: no before
+    lines += [_event("d", _row(i), None, i) for i in range(50, 60)]
+    lines.append(_event("c", None, {**_row(98), "email": 'a "quoted" one'}, 98))  # an escape: read in Python
+    lines.append(_event("t", None, None, 99))  # a truncate: dropped
+    lines.append('{"schema":' + json.dumps(ENVELOPE, separators=(",", ":")) + ',"payload":{"op":')  # not JSON
+    return lines
+
+
+def _spec(source: str, table: str, dlq: str, compile_mode: str) -> PipelineSpec:
+    return PipelineSpec.from_properties(
+        {
+            "source": "file",
+            "source.path": source,
+            "source.format": "text",
+            "value.converter": "json",
+            "transforms": "unwrap",
+            "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+            "transforms.unwrap.delete.tombstone.handling.mode": "rewrite",
+            "transforms.unwrap.add.fields": "op,table,source.ts_ms:changed_ms",
+            "sink": "table",
+            "sink.path": table,
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.path": dlq,
+            "pipeline.compile": compile_mode,
+        }
+    )
+
+
+def test_an_unwrapped_debezium_file_is_written_compiled_as_in_python(spark, tmp_path, caplog):
+    source = tmp_path / "events.json"
+    source.write_text("\n".join(_events()) + "\n")
+    results = {}
+    for mode in MODES:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="smt.pipeline"):
+            result = run_pipeline(_spec(str(source), str(tmp_path / mode), str(tmp_path / f"d-{mode}"), mode), spark)
+        df = spark.read.parquet(str(tmp_path / mode))
+        # A text file's records carry the time they were read: each run's own.
+        letters = spark.read.json(str(tmp_path / f"d-{mode}")).drop("timestamp").collect()
+        dead = sorted(json.dumps(r.asDict(recursive=True), default=str) for r in letters)
+        results[mode] = (result.counts, df.schema.simpleString(), sorted(map(tuple, df.collect()), key=repr), dead)
+        messages = [r.getMessage() for r in caplog.records]
+        compiled = [m for m in messages if "take the compiled path" in m]
+        assert bool(compiled) == (mode == "auto"), messages
+    assert results["auto"] == results["off"]
+    counts, columns, rows, dead = results["auto"]
+    assert columns == (
+        "struct<id:int,email:string,score:double,joined:timestamp,__deleted:string,"
+        "__op:string,__table:string,__changed_ms:bigint>"
+    )
+    assert counts.read == 98 and counts.written == len(rows) == 96 and counts.filtered == 1 and len(dead) == 1
+    assert sum(1 for row in rows if row[4] == "true") == 10  # the deletes, rewritten
