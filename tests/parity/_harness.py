@@ -42,16 +42,18 @@ def _schema_records(records, parts=("key", "value")):
 
 
 def _some_key_structs(records):
-    """``records`` with about a quarter of their keys replaced by generated structs (and their schemas)."""
-    chosen = st.lists(st.sampled_from([False, False, False, True]), min_size=len(records), max_size=len(records))
+    """``records`` with some of their keys (one at a drawn row, others drawn) replaced by generated structs
+    (and their schemas)."""
+    n = len(records)
+    chosen = st.tuples(st.integers(0, n - 1), st.lists(st.booleans(), min_size=n, max_size=n))
     return st.tuples(chosen, _schema_records(records, ("key",))).map(
-        lambda t: [with_key if pick else r for pick, r, with_key in zip(t[0], records, t[1])]
+        lambda t: [with_key if i == t[0][0] or t[0][1][i] else r for i, (r, with_key) in enumerate(zip(records, t[1]))]
     )
 
 
 def case_strategy(kind: str, name: str, key_structs: bool = False):
     """(configuration, records) for stage ``name``; half the transform cases carry schemas.  With
-    ``key_structs``, schemaless values beside keys of which about a quarter are structs with schemas."""
+    ``key_structs``, schemaless values (maps nested deeper) beside keys of which some are structs with schemas."""
     settings = (_stage_cases.TRANSFORMS if kind == "transform" else _stage_cases.PREDICATES)[_stage_cases.family(name)]
 
     def build(parts):
@@ -59,13 +61,10 @@ def case_strategy(kind: str, name: str, key_structs: bool = False):
         if schema:
             fields = SCHEMA_FIELDS + fields[:1]
         family = _stage_cases.family(name)
-        rows = batches(
-            fields,
-            topics,
-            HEADER_NAMES,
-            _stage_cases.VALUES.get(family, SCALARS),
-            _stage_cases.TIMESTAMPS.get(family, TIMESTAMPS),
-        )
+        scalars = _stage_cases.VALUES.get(family, SCALARS)
+        if schema == "key structs":  # and values of maps nested deeper (two or three levels), along nested paths
+            scalars = st.one_of(scalars, st.dictionaries(st.sampled_from(fields), scalars, max_size=3))
+        rows = batches(fields, topics, HEADER_NAMES, scalars, _stage_cases.TIMESTAMPS.get(family, TIMESTAMPS))
         if schema == "key structs":
             rows = rows.flatmap(_some_key_structs)
         elif schema:
