@@ -109,6 +109,31 @@ _MISFITS = st.tuples(st.sampled_from(_ENVELOPE_TYPES), st.booleans(), _PAYLOADS)
     # json, not orjson: it writes integers beyond 64 bits too.
     lambda t: json.dumps({"schema": {**t[0], "optional": t[1]}, "payload": t[2]}, separators=(",", ":")).encode()
 )
+#: Dotted schema names: two to four parts (an error labels its schema by the last part).
+_SCHEMA_NAMES = st.lists(st.text(alphabet="abXY1_$", min_size=1, max_size=3), min_size=2, max_size=4, unique=True).map(
+    ".".join
+)
+_NAMED_TYPES = {
+    **{t: {"type": t} for t in ("int8", "int16", "int32", "int64", "float", "double", "boolean", "string", "bytes")},
+    "array": {"type": "array", "items": {"type": "int32", "name": "p.q.Item"}},
+    "map": {"type": "map", "keys": {"type": "string"}, "values": {"type": "int8", "name": "Small"}},
+    "struct": {"type": "struct", "fields": [{"field": "a", "type": "int16", "name": "c.d.Small"}]},
+}
+#: Envelopes of a named schema of each kind with a payload of another JSON type (every reader's type
+#: error, labelled by the name), some holding a named schema inside.
+_NAMED_MISFITS = st.tuples(
+    st.sampled_from(sorted(_NAMED_TYPES)),
+    _SCHEMA_NAMES,
+    st.sampled_from([True, "x", 1, 1.5, [1], ["x"], {"a": 1}, {"a": "1"}, {"a": [1]}]),
+).map(
+    lambda t: json.dumps(
+        {"schema": {**_NAMED_TYPES[t[0]], "name": t[1], "optional": False}, "payload": t[2]}, separators=(",", ":")
+    ).encode()
+)
+#: Well-formed JSON documents, some of which fit the JSON Schema and some not.
+_WELL_FORMED = st.one_of(
+    JSON_VALUES, st.sampled_from([1, "x", None, {"a": 1}, {"a": 1.5}, {"b": [1]}, {"b": ["x"]}, 1.5, [1], True])
+).map(orjson.dumps)
 #: Values the JSON converter cannot write as they are: non-finite floats, values of another type than their schema.
 _UNWRITABLE = st.one_of(
     st.sampled_from([float("nan"), float("inf"), -float("inf")]).flatmap(
@@ -126,6 +151,16 @@ _SCHEMALESS_EDGES = st.one_of(
         lambda f: st.sampled_from([{"a": {"b": f}}, [[1, f]], (1, f), {"a": (f,)}, [{"a": None}, (f,)]])
     ),
     st.sampled_from(["null", "annulled", {"a": None, "b": 1}, [None, "x", 1.5], (1, "null", None), (), {"a": (1, 2)}]),
+)
+#: NaN or an infinity at a drawn depth in lists, tuples and maps, beside finite items.
+_NON_FINITE_NESTED = st.recursive(
+    st.sampled_from([float("nan"), float("inf"), -float("inf")]),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.integers(0, 9)).flatmap(lambda t: st.sampled_from([[t[0], t[1]], [t[1], t[0]]])),
+        st.tuples(st.integers(0, 9), inner),
+        st.tuples(inner, st.integers(0, 9)).map(lambda t: {"a": t[1], "b": t[0]}),
+    ),
+    max_leaves=3,
 )
 _INT_EDGES = st.sampled_from(
     [(Schema.INT8_SCHEMA, -128), (Schema.INT16_SCHEMA, -32768), (Schema.INT32_SCHEMA, -(2**31)),
@@ -175,6 +210,17 @@ def _schemaless_batch():
     )
 
 
+def _non_finite_batch():
+    """ITEMS schemaless values for the writer's one-call batch path: numbers and text, beside NaN or an
+    infinity at any depth in a list at the top (a tuple or a map at the top: _SCHEMALESS_EDGES) and in a
+    value of any shape."""
+    plain = st.one_of(st.integers(-(10**6), 10**6), st.text(alphabet="abnu", max_size=4))
+    in_list = st.tuples(st.integers(0, 9), _NON_FINITE_NESTED).map(list)
+    return st.tuples(
+        in_list, _NON_FINITE_NESTED, st.lists(plain, min_size=ITEMS - 2, max_size=ITEMS - 2), st.integers(0, ITEMS)
+    ).map(lambda t: [(None, v) for v in [*t[2][: t[3]], t[0], *t[2][t[3] :], t[1]]])
+
+
 #: Documents nested one level deeper than Kafka's JsonConverter reads (which orjson, whose limit is 1024, parses),
 #: bare and in an envelope, and one level less deep.
 _DEEP = st.sampled_from([1001, 1000]).flatmap(
@@ -219,15 +265,34 @@ def _written_with(name: str, props: dict):
     return _written(name)
 
 
+def _extra_json_case(props: dict):
+    """A JSON case of well-formed shallow messages only (the schemaless readers parse such a batch in one
+    go): envelopes of dotted named schemas with misfit payloads, and documents that do or do not fit the
+    JSON Schema; and to write, for a schemaless writer, NaN and infinities nested in lists."""
+    reads = _concatenated(
+        st.lists(_NAMED_MISFITS, min_size=4, max_size=4), st.lists(_WELL_FORMED, min_size=ITEMS - 4, max_size=ITEMS - 4)
+    ).flatmap(st.permutations)
+    schemaless = props.get("schemas.enable") == "false" and "json.schema" not in props
+    return st.tuples(st.just(props), st.booleans(), reads, _non_finite_batch() if schemaless else _written("json"))
+
+
+#: The JSON converter's extra cases (_extra_json_case): one per this many.
+EXTRA_JSON_SHARE = 4
+
+
 def cases(name: str, count: int = CASES) -> list:
-    """(settings, is_key, bytes to read, pairs to write) cases for converter ``name``."""
+    """(settings, is_key, bytes to read, pairs to write) cases for converter ``name``; for the JSON converter a
+    quarter as many more, of well-formed messages only (drawn apart, so that the others stay as they were)."""
     _, settings = CONVERTERS[name]
-    return distinct(
+    drawn = distinct(
         st.sampled_from(settings).flatmap(
             lambda props: st.tuples(st.just(props), st.booleans(), _reads(name), _written_with(name, props))
         ),
         count,
     )
+    if name == "json":
+        drawn += distinct(st.sampled_from(settings).flatmap(_extra_json_case), max(1, count // EXTRA_JSON_SHARE))
+    return drawn
 
 
 def run_converter(name: str, drawn: list) -> tuple[list[str], int, list[str]]:

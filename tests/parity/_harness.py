@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from smt.compiled import CompiledValue, NotCompilable
 from smt.plugins import default_plugins
 from tests.oracle._cases import WITH_SCHEMA
 from tests.oracle._generation import generate
@@ -26,19 +27,33 @@ def registered(kind: str, families: dict) -> list[str]:
     return sorted(r.name for r in default_plugins().registrations(kind) if _stage_cases.family(r.name) in families)
 
 
-def _schema_records(records):
-    """``records`` with keys and values replaced by generated structs (and their schemas)."""
+def _schema_records(records, parts=("key", "value")):
+    """``records`` with the ``parts`` (keys and values, or keys only) replaced by generated structs (and
+    their schemas)."""
+
+    def with_structs(record, key, value):
+        changes = {"key": key[1], "key_schema": key[0]}
+        if "value" in parts:
+            changes.update(value=value[1], value_schema=value[0])
+        return record.replace(**changes)
+
     pairs = st.lists(WITH_SCHEMA, min_size=len(records) * 2, max_size=len(records) * 2)
-    return pairs.map(
-        lambda sv: [
-            r.replace(key=sv[2 * i][1], key_schema=sv[2 * i][0], value=sv[2 * i + 1][1], value_schema=sv[2 * i + 1][0])
-            for i, r in enumerate(records)
-        ]
+    return pairs.map(lambda sv: [with_structs(r, sv[2 * i], sv[2 * i + 1]) for i, r in enumerate(records)])
+
+
+def _some_key_structs(records):
+    """``records`` with some of their keys (one at a drawn row, others drawn) replaced by generated structs
+    (and their schemas)."""
+    n = len(records)
+    chosen = st.tuples(st.integers(0, n - 1), st.lists(st.booleans(), min_size=n, max_size=n))
+    return st.tuples(chosen, _schema_records(records, ("key",))).map(
+        lambda t: [with_key if i == t[0][0] or t[0][1][i] else r for i, (r, with_key) in enumerate(zip(records, t[1]))]
     )
 
 
-def case_strategy(kind: str, name: str):
-    """(configuration, records) for stage ``name``; half the transform cases carry schemas."""
+def case_strategy(kind: str, name: str, key_structs: bool = False):
+    """(configuration, records) for stage ``name``; half the transform cases carry schemas.  With
+    ``key_structs``, schemaless values (maps nested deeper) beside keys of which some are structs with schemas."""
     settings = (_stage_cases.TRANSFORMS if kind == "transform" else _stage_cases.PREDICATES)[_stage_cases.family(name)]
 
     def build(parts):
@@ -46,18 +61,20 @@ def case_strategy(kind: str, name: str):
         if schema:
             fields = SCHEMA_FIELDS + fields[:1]
         family = _stage_cases.family(name)
-        rows = batches(
-            fields,
-            topics,
-            HEADER_NAMES,
-            _stage_cases.VALUES.get(family, SCALARS),
-            _stage_cases.TIMESTAMPS.get(family, TIMESTAMPS),
-        )
-        if schema:
+        scalars = _stage_cases.VALUES.get(family, SCALARS)
+        if schema == "key structs":  # and values of maps nested deeper (two or three levels), along nested paths
+            scalars = st.one_of(scalars, st.dictionaries(st.sampled_from(fields), scalars, max_size=3))
+        rows = batches(fields, topics, HEADER_NAMES, scalars, _stage_cases.TIMESTAMPS.get(family, TIMESTAMPS))
+        if schema == "key structs":
+            rows = rows.flatmap(_some_key_structs)
+        elif schema:
             rows = rows.flatmap(_schema_records)
         return st.tuples(settings(fields, topics), rows)
 
-    schema = st.booleans() if kind == "transform" else st.just(False)
+    if key_structs:
+        schema = st.just("key structs")
+    else:
+        schema = st.booleans() if kind == "transform" else st.just(False)
     return st.tuples(pools(), schema).flatmap(build)
 
 
@@ -70,8 +87,17 @@ def distinct(strategy, count: int) -> list:
     return list(unique.values())[:count]
 
 
+#: A transform's cases whose keys are partly structs, beside schemaless values: one per this many cases.
+KEY_STRUCT_SHARE = 5
+
+
 def cases(kind: str, name: str, count: int = CASES_PER_STAGE) -> list:
-    return distinct(case_strategy(kind, name), count)
+    """``count`` cases, and for a transform a fifth as many more with key structs beside schemaless values
+    (drawn apart: widening the cases adds to the draws and leaves the others as they were)."""
+    drawn = distinct(case_strategy(kind, name), count)
+    if kind == "transform":
+        drawn += distinct(case_strategy(kind, name, key_structs=True), max(1, count // KEY_STRUCT_SHARE))
+    return drawn
 
 
 def differences(kind: str, name: str, drawn: list) -> tuple[list[str], set[str]]:
@@ -99,8 +125,48 @@ def run_stage(kind: str, name: str, drawn: list) -> tuple[list[str], set[str], l
         expected = outcomes["record"]
         # What the stage declares it reads and changes decides which columns the pipeline moves: part of it.
         declared = (stage.input_fields(), getattr(stage, "changed_fields", lambda: None)())
-        reference.append(f"{sorted(declared[0] or ())} {sorted(declared[1] or ())} {expected!r}")
+        compiled = _compiled_forms(stage, records) if kind == "transform" else []
+        reference.append(f"{sorted(declared[0] or ())} {sorted(declared[1] or ())} {expected!r} {compiled}")
         for path, outcome in outcomes.items():
             if outcome != expected:
                 problems.append(f"{name} {props}: path '{path}' gives {outcome!r}, per record {expected!r}")
     return problems, ran, reference
+
+
+class _NeedsSpark(Exception):
+    """Raised by :data:`_NO_SPARK` when a compiled form, past its refusals, starts to build Spark columns."""
+
+
+class _NoSpark:
+    """Stands for ``pyspark.sql.functions``: the compiled form's refusal logic runs without Spark."""
+
+    def __getattr__(self, name):
+        raise _NeedsSpark(name)
+
+
+_NO_SPARK = _NoSpark()
+
+
+def _compiled_forms(stage, records) -> list[str]:
+    """What ``stage.compile_value`` makes of each struct value schema among ``records``, without Spark: its
+    refusal (``NotCompilable``'s message), the columns it gives (column stand-ins: the input field names),
+    or that it goes on to build Spark columns.  The Spark run of the compiled form is test_compiled_parity.py's."""
+    if not hasattr(stage, "compile_value"):
+        return []
+    forms, seen = [], []
+    for record in records:
+        schema = record.value_schema
+        if schema is None or schema.type.value != "struct" or schema in seen:
+            continue
+        seen.append(schema)
+        try:
+            value = stage.compile_value(CompiledValue(schema, {f.name: f.name for f in schema.fields}), _NO_SPARK)
+        except NotCompilable as exc:
+            forms.append(f"refused: {exc}")
+        except _NeedsSpark:
+            forms.append("compiles")
+        else:
+            forms.append(
+                f"compiles to {value.schema!r} {[(f.name, f.schema) for f in value.schema.fields]} {value.columns}"
+            )
+    return forms

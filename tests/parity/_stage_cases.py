@@ -12,6 +12,8 @@ wide and narrow batches).  Field-naming settings are drawn in both syntaxes;
 
 from __future__ import annotations
 
+import decimal
+
 from hypothesis import strategies as st
 
 from tests.parity._generators import NAMES, SCALARS, patterns, replacements, v2_paths
@@ -207,6 +209,13 @@ VALUES = {
         SCALARS,
         st.sampled_from([2**62, -(2**62), 2**63 - 1, -(2**63), 9_223_372_036_854_776, 10**15 + 999_999]),
         st.integers(-(2**63), 2**63 - 1),
+    ),
+    # A value of every type MaskField masks (each has its own masked value), weighed up: a masked field must
+    # also hold it.
+    "MaskField": st.one_of(
+        SCALARS,
+        st.floats(allow_nan=False, width=64),
+        st.sampled_from([1.5, -0.0, -2.5, 7, -1, True, False, "s", "", decimal.Decimal("1.5"), [1], {"a": 1}]),
     ),
 }
 #: Family -> the record timestamps of its cases: TimestampRouter's batches span a few buckets or billions.
