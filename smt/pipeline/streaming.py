@@ -49,6 +49,7 @@ __all__ = [
     "checkpoint_keys",
     "run_streaming",
     "pipeline_fingerprint",
+    "wait_s",
 ]
 
 log = logging.getLogger(__name__)
@@ -165,9 +166,8 @@ def _run_query(writer: Any, progress: "_ProgressReader", deadline: float | None,
     progress.follow(query)
     try:
         while query.isActive and (deadline is None or time.monotonic() < deadline):
-            wait = poll_interval if deadline is None else max(0.0, min(poll_interval, deadline - time.monotonic()))
             try:
-                query.awaitTermination(wait)
+                query.awaitTermination(wait_s(poll_interval, deadline, time.monotonic()))
             except Exception:  # the query failed: its error is query.exception()
                 if query.exception() is None:
                     raise
@@ -179,6 +179,18 @@ def _run_query(writer: Any, progress: "_ProgressReader", deadline: float | None,
             query.stop()
         progress.read()
     return query.exception()
+
+
+def wait_s(poll_interval: float, deadline: float | None, now: float) -> float:
+    """How long the next ``awaitTermination`` waits: the poll interval, cut short by the deadline, never
+    below the millisecond Spark counts in (it refuses a timeout of 0 ms: "Timeout has to be positive")."""
+    if deadline is None:
+        return poll_interval
+    return max(_LEAST_WAIT_S, min(poll_interval, deadline - now))
+
+
+#: The shortest wait Spark takes (its timeout is whole milliseconds, and positive).
+_LEAST_WAIT_S = 0.001
 
 
 #: Spark 4.1.0 to 4.1.2's Kafka source fails a restarted query when its first micro-batch (a replay of the

@@ -7,7 +7,7 @@ import pytest
 
 from smt.errors import ConfigError
 from smt.pipeline import PipelineSpec, run_pipeline
-from smt.pipeline.streaming import FINGERPRINT_FILE, CheckpointMismatch, describe_changes
+from smt.pipeline.streaming import FINGERPRINT_FILE, CheckpointMismatch, describe_changes, wait_s
 from smt.plugins import load_plugins
 from tests.connectors.sample_connectors import ThirdPartyPlugin
 
@@ -100,6 +100,16 @@ def test_timeout_stops_a_processing_time_query(spark, tmp_path):
     assert ids == list(range(len(ids)))  # whole micro-batches, in order, none twice
     # A micro-batch cut short by the stop may be counted but not committed.
     assert result.counts.read >= len(ids)
+
+
+def test_a_wait_cut_short_by_the_timeout_is_never_below_a_millisecond():
+    """Spark refuses awaitTermination(0 ms) ("Timeout has to be positive"): a deadline a few microseconds
+    away, or just passed while the loop checked it, still waits the one millisecond Spark counts."""
+    assert wait_s(2.0, None, 100.0) == 2.0
+    assert wait_s(2.0, 101.0, 100.0) == 1.0
+    assert wait_s(2.0, 200.0, 100.0) == 2.0
+    assert wait_s(2.0, 100.0004, 100.0) == 0.001
+    assert wait_s(2.0, 99.9999, 100.0) == 0.001
 
 
 def test_available_now_generator_ends_after_the_last_record(spark, tmp_path):
