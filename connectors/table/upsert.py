@@ -267,8 +267,9 @@ class _Shapes:
                 self.key_fields.observe(batch, key_lists)
             if self.types is not None:
                 self.types.observe(batch, types)
-        kinds = [self.KEY] * len(key_lists) + [self.TYPE] * len(set(types.values()))
-        texts = sorted(key_lists) + sorted(set(types.values()))
+        type_texts = sorted(set(types.values()))
+        kinds = [self.KEY] * len(key_lists) + [self.TYPE] * len(type_texts)
+        texts = sorted(key_lists) + type_texts
         yield pa.RecordBatch.from_arrays([pa.array(kinds, pa.string()), pa.array(texts, pa.string())], ["kind", "text"])
 
 

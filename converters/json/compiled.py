@@ -87,7 +87,7 @@ class EnvelopeReader:
 
         ``parsed_as`` is the column the caller gives :attr:`CompiledRead.parsed`, computed once.
         """
-        schema = _flat_struct(schema_text, self.options)
+        schema = _compilable_struct(schema_text, self.options)
         F = self.F
         text = value.cast("string")
         prefix = f"{_HEAD}{schema_text}{_PAYLOAD}"
@@ -120,7 +120,7 @@ class EnvelopeReader:
         )
 
 
-def _flat_struct(schema_text: str, options: CodecOptions) -> Any:
+def _compilable_struct(schema_text: str, options: CodecOptions) -> Any:
     """The Connect schema of ``schema_text`` if it is a struct the compiled path reads; raises NotCompilable."""
     try:
         schema = from_json_schema(orjson.loads(schema_text), options)

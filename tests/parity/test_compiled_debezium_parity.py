@@ -27,6 +27,7 @@ from smt.record import Record
 from tests.converters.strategies import values
 from tests.oracle._generation import generate
 from tests.parity._drivers import configure
+from tests.smt.transforms.debezium._events import POSTGRES_SOURCE, struct_schema
 
 pytestmark = pytest.mark.spark
 
@@ -41,23 +42,13 @@ _ROW_TYPES = [
     Timestamp.SCHEMA,
 ]
 _NAMES = st.text(alphabet="abcxyz_019", min_size=1, max_size=4)
-_SOURCE = (
-    SchemaBuilder.struct()
-    .name("io.debezium.connector.postgresql.Source")
-    .field("version", Schema.STRING_SCHEMA)
-    .field("name", Schema.STRING_SCHEMA)
-    .field("ts_ms", Schema.INT64_SCHEMA)
-    .field("table", Schema.STRING_SCHEMA)
-    .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
-    .build()
-)
-_TRANSACTION = (
-    SchemaBuilder.struct()
-    .name("event.block")
-    .optional()
-    .field("id", Schema.STRING_SCHEMA)
-    .field("total_order", Schema.INT64_SCHEMA)
-    .build()
+_SOURCE = struct_schema(
+    POSTGRES_SOURCE,
+    {"version": Schema.STRING_SCHEMA, "name": Schema.STRING_SCHEMA, "ts_ms": Schema.INT64_SCHEMA,
+     "table": Schema.STRING_SCHEMA, "lsn": Schema.OPTIONAL_INT64_SCHEMA},
+)  # fmt: skip
+_TRANSACTION = struct_schema(
+    "event.block", {"id": Schema.STRING_SCHEMA, "total_order": Schema.INT64_SCHEMA}, optional=True
 )
 EVENTS_PER_ENVELOPE = 12
 DRAWS = 2
@@ -65,10 +56,7 @@ CASES = 12
 
 
 def _row_schema(names, types, table):
-    builder = SchemaBuilder.struct().name(f"srv.public.{table}.Value").optional()
-    for name, schema in zip(names, types):
-        builder.field(name, schema)
-    return builder.build()
+    return struct_schema(f"srv.public.{table}.Value", dict(zip(names, types)), optional=True)
 
 
 def _rows():

@@ -359,8 +359,14 @@ __all__ = ["ExtractNewRecordState", "FieldReference"]
 
 def _check_nulls(struct: Struct) -> None:
     """Refuse a null in a required field of ``struct``, as Kafka's ``Struct.put`` of a copy of it would."""
-    for field in struct.schema.fields:
-        if struct.get_without_default(field) is None:
+    fields = struct.schema.fields
+    _refuse_nulls(fields, [struct.get_without_default(field) for field in fields])
+
+
+def _refuse_nulls(fields: list[Any], values: list[Any]) -> None:
+    """Kafka's ``Struct.put`` check of each null of ``values`` (in ``fields``' order) against its field."""
+    for field, value in zip(fields, values):
+        if value is None:
             validate_value(field.schema, None, field.name)
 
 
@@ -370,7 +376,5 @@ def _copied(schema: Schema, values: list[Any]) -> Struct:
 
     A value read from such a struct is valid already, so only the nulls are checked (a required field
     refuses one, with Kafka's message)."""
-    for field, value in zip(schema.fields, values):
-        if value is None:
-            validate_value(field.schema, None, field.name)
+    _refuse_nulls(schema.fields, values)
     return Struct.from_values(schema, values + [None] * (len(schema.fields) - len(values)), validate=False)
