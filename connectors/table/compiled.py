@@ -25,9 +25,12 @@ def type_lines(df, compiled: list[str]) -> list[str]:
     whose types the plan could not tell show."""
     lines = {_nullable(df.schema[name].dataType).json() for name in compiled}
     if TYPE_KNOWN_COLUMN in df.columns:
+        # Every row reaches the shuffle (null where the type is known), not only the unknown ones: were
+        # none left, Spark's adaptive plan would drop the scan of the write's cached input, and with it
+        # the runner's counts (an observation completed by this job with no metrics).
         text = F.col("value").cast("string")
-        unknown = df.where(~F.col(TYPE_KNOWN_COLUMN)).select(type_line(text).alias("t"))
-        lines |= {row["t"] for row in unknown.where(F.col("t").isNotNull()).distinct().collect()}
+        unknown = df.select(F.when(~F.col(TYPE_KNOWN_COLUMN), type_line(text)).alias("t"))
+        lines |= {row["t"] for row in unknown.distinct().collect() if row["t"] is not None}
     return sorted(lines)
 
 

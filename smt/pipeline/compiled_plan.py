@@ -496,8 +496,10 @@ class CompiledSchemas:
         """The compiled records of the finished write: each read and written once."""
         self.release()
         n = 0
-        for observation in self.observations:
+        for i, observation in enumerate(self.observations):
             observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
+            if not observed:
+                log.warning("compiled records of schema %d were written uncounted: Spark reported no count", i)
             n += int(observed["n"]) if observed else 0
         self.observations = []
         return BatchCounts(read=n, written=n, output_rows=n)

@@ -109,7 +109,10 @@ def observed_sums(observation: Any, wait_s: float = 0.0) -> dict[str, Any] | Non
 
     A Connect client receives them with the action's own response; a classic
     session's listener delivers them just after the action returns, and its
-    ``get`` would wait forever for an action that never runs.
+    ``get`` would wait forever for an action that never runs.  An empty dict:
+    the first action over the observed rows did not run the observing step
+    (Spark 4.1 then completes the observation with no metrics, and PySpark's
+    ``get`` fails on it), so the sums are unknown, not zero.
     """
     from smt.sessions import is_connect
 
@@ -121,6 +124,8 @@ def observed_sums(observation: Any, wait_s: float = 0.0) -> dict[str, Any] | Non
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.01)
+    if future.value().get().get().length() == 0:
+        return {}
     return observation.get
 
 

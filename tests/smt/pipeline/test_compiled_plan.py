@@ -299,3 +299,17 @@ def test_the_bet_on_every_record_gives_what_the_python_path_gives(spark, tmp_pat
     ]
     assert betting[0].startswith("betting that every record takes the compiled path")
     assert len(betting) == (2 if with_hostile else 1)
+
+
+def test_a_split_whose_python_half_writes_no_row_counts_both_halves(spark, tmp_path, kafka_input):
+    """Every record the Python half takes is a dead letter: the sink's input has compiled rows only."""
+    good = [_envelope(FLAT, _payload(i)) for i in range(5)]
+    source = kafka_input(good + [b"not json"])
+    results = {}
+    for mode in ("off", "auto"):
+        spec = _spec(source, str(tmp_path / mode), str(tmp_path / f"dlq-{mode}"), mode)
+        result = run_pipeline(spec, spark=spark)
+        results[mode] = (result.counts, _table(spark, str(tmp_path / mode)))
+    assert results["auto"] == results["off"]
+    counts = results["auto"][0]
+    assert (counts.read, counts.written, counts.failed) == (6, 5, 1)

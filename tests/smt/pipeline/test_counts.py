@@ -6,7 +6,7 @@ import pytest
 from smt.connector import Sink
 from smt.metrics import ChainMetrics, StageMetrics
 from smt.pipeline import PipelineSpec, run_pipeline
-from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, observed_values
+from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, observed_sums, observed_values
 from smt.pipeline.processor import BatchCounts
 from smt.plugins import hookimpl, load_plugins
 
@@ -81,3 +81,24 @@ def test_a_write_spark_observes_nothing_of_gets_the_accumulators_counts(spark, t
     result = run_pipeline(spec, spark=spark)
     assert sorted(IteratingSink.taken) == [b"a", b"b", b"c"]
     assert (result.counts.read, result.counts.written, result.known) == (3, 3, "counts")
+
+
+@pytest.mark.spark
+def test_an_observation_spark_completed_without_metrics_reads_as_unknown_sums(spark):
+    """Spark's adaptive plan drops the scan of a cache whose rows all fall out ahead of an empty shuffle;
+    the observation inside the cache is completed with no metrics, which PySpark's own ``get`` fails on."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    def observed_through_a_cache(name: str, flag: bool) -> dict | None:
+        observation = Observation(name)
+        rows = spark.range(10).select(F.col("id").cast("string").alias("v"), F.lit(flag).alias("flag"))
+        cached = rows.observe(observation, F.count(F.lit(1)).alias("n")).persist()
+        try:
+            cached.where(~F.col("flag")).select(F.substring_index("v", "\n", 1).alias("t")).distinct().collect()
+            return observed_sums(observation, wait_s=10)
+        finally:
+            cached.unpersist()
+
+    assert observed_through_a_cache("pruned", True) == {}
+    assert observed_through_a_cache("counted", False) == {"n": 10}
