@@ -45,7 +45,8 @@ import dataclasses
 from typing import Any, Iterable, Protocol, runtime_checkable
 
 __all__ = ["COMPILED_VALUE_PREFIX", "TYPE_KNOWN_COLUMN", "CompiledConverter", "CompiledRead", "CompiledStage"]
-__all__ += ["CompiledTransform", "CompiledValue", "NotCompilable", "compiled_stages", "compiled_value_columns"]
+__all__ += ["CompiledTransform", "CompiledValue", "NotCompilable", "PRIMITIVE_DDL", "compiled_stages"]
+__all__ += ["compiled_value_columns"]
 
 #: The columns of the compiled rows in a batch write's DataFrame (see :class:`smt.connector_roles.CompiledInput`):
 #: ``<prefix><i>``, one per compiled schema, a struct of the sink's :meth:`compiled_type` of the schema, set on
@@ -59,6 +60,19 @@ COMPILED_VALUE_PREFIX = "_smt_compiled_value_"
 #: A write with compiled columns and without this one has no row of another type (a bet on the compiled
 #: path: no Python record).
 TYPE_KNOWN_COLUMN = "_smt_compiled_type_known"
+
+#: The Spark SQL type of a compiled column of each primitive Connect type without a logical name (for
+#: a transform's literals: ``lit(x).cast(ddl)``).
+PRIMITIVE_DDL = {
+    "int8": "tinyint",
+    "int16": "smallint",
+    "int32": "int",
+    "int64": "bigint",
+    "float32": "float",
+    "float64": "double",
+    "boolean": "boolean",
+    "string": "string",
+}
 
 
 def compiled_value_columns(names: Iterable[str]) -> list[str]:

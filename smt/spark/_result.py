@@ -106,6 +106,11 @@ class TransformResult:
                     "no metrics yet: run an action (a write, count(), collect()) on result.records or "
                     "result.dead_letters first"
                 )
+            if not observed:
+                raise SmtError(
+                    "metrics unknown: the first action on result.records or result.dead_letters did not run "
+                    "the records through the counts (Spark's plan skipped them); run one that reads them all"
+                )
             counts, stages = self._layout.totals(observed)
         return {"records": dataclasses.asdict(counts), "transforms": stages.as_dict()}
 

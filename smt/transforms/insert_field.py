@@ -6,6 +6,7 @@ from typing import Any
 
 from smt.batch import RecordBatch
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
+from smt.compiled import PRIMITIVE_DDL, CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
@@ -17,7 +18,7 @@ from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
 from smt.transforms._struct_paths import StructRewriter
 from smt.transforms._structs import REPLACE_NULL_WITH_DEFAULT, define_replace_null, optional_schema
-from smt.transforms._variant import PartTransform, key_value_variants
+from smt.transforms._variant import VALUE, PartTransform, key_value_variants
 
 PURPOSE = "field insertion"
 _METADATA = ("topic", "partition", "offset", "timestamp")
@@ -176,6 +177,39 @@ class InsertField(PartTransform):
                 item = millis_to_datetime(item)
             added.setdefault(insertion.path.steps[:-1], []).append((insertion.path.last, item))
         return new_schema, self.rewriter.value(struct, new_schema, added)
+
+    # --- compiled (Spark SQL) ---------------------------------------------------------
+
+    @classmethod
+    def compiled_form(cls) -> str | None:
+        """The $Value variant's compiled form (:class:`smt.compiled.CompiledStage`)."""
+        return "a top-level static field" if getattr(cls, "part", None) is VALUE else None
+
+    def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
+        """The value with its static field, in Spark SQL (the compiled path, :mod:`smt.compiled`): a
+        top-level ``static.field`` only (the record's topic, partition, offset and timestamp are not
+        among a compiled value's columns).  A field left null that has a default takes it, as in Python
+        with ``replace.null.with.default``."""
+        if self.part.name != "value" or set(self.insertions) != {"static"} or self.insertions["static"].path.nested:
+            raise NotCompilable(f"{self.name} compiles as a Value transform inserting a top-level static field only")
+        try:
+            new_schema = self.schema_cache.get(value.schema, self.rewriter.schema)
+        except Exception as exc:  # a name taken twice: every record fails in Python, which reports it
+            raise NotCompilable(f"{self.name}: {exc}") from None
+        columns = {name: self._or_default(value, name, column, functions) for name, column in value.columns.items()}
+        columns[self.insertions["static"].path.last] = functions.lit(self.static_value)
+        return CompiledValue(new_schema, columns)
+
+    def _or_default(self, value: CompiledValue, name: str, column: Any, functions: Any) -> Any:
+        """``column``, or where it is null the default of the field ``name`` (when the transform replaces
+        nulls with defaults and the field has one)."""
+        field_schema = value.schema.field(name).schema
+        if not self.replace_null_with_default or field_schema.default is None:
+            return column
+        ddl = PRIMITIVE_DDL.get(field_schema.type.value) if field_schema.name is None else None
+        if ddl is None:
+            raise NotCompilable(f"{self.name}: field '{name}' has a default that is not a primitive value")
+        return functions.coalesce(column, functions.lit(field_schema.default).cast(ddl))
 
     # --- per batch ------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from smt.batch import RecordBatch
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
-from smt.compiled import CompiledValue, NotCompilable
+from smt.compiled import PRIMITIVE_DDL, CompiledValue, NotCompilable
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.config import kafka_non_empty_string as non_empty_string
 from smt.data.logical import EPOCH, EPOCH_DATE
@@ -40,14 +40,14 @@ _EMPTY: dict[type, Callable[[], Any]] = {
 
 #: The masked value of each primitive Connect type, and its Spark type, on the compiled path.
 _COMPILED_EMPTY = {
-    "int8": (0, "tinyint"),
-    "int16": (0, "smallint"),
-    "int32": (0, "int"),
-    "int64": (0, "bigint"),
-    "float32": (0.0, "float"),
-    "float64": (0.0, "double"),
-    "boolean": (False, "boolean"),
-    "string": ("", "string"),
+    "int8": 0,
+    "int16": 0,
+    "int32": 0,
+    "int64": 0,
+    "float32": 0.0,
+    "float64": 0.0,
+    "boolean": False,
+    "string": "",
 }
 
 
@@ -207,9 +207,9 @@ class MaskField(PartTransform):
             field = value.schema.field(path.last)
             if field is None or field.schema.name is not None or field.schema.type.value not in _COMPILED_EMPTY:
                 raise NotCompilable(f"{self.name}: field '{path.last}' is not a primitive field of the schema")
-            empty, ddl = _COMPILED_EMPTY[field.schema.type.value]
+            empty = functions.lit(_COMPILED_EMPTY[field.schema.type.value]).cast(PRIMITIVE_DDL[field.schema.type.value])
             column = columns[path.last]
-            columns[path.last] = functions.when(column.isNull(), column).otherwise(functions.lit(empty).cast(ddl))
+            columns[path.last] = functions.when(column.isNull(), column).otherwise(empty)
         return CompiledValue(value.schema, columns)
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:

@@ -148,12 +148,13 @@ _NO_SPARK = _NoSpark()
 
 
 def _compiled_forms(stage, records) -> list[str]:
-    """What ``stage.compile_value`` makes of each struct value schema among ``records``, without Spark: its
-    refusal (``NotCompilable``'s message), the columns it gives (column stand-ins: the input field names),
-    or that it goes on to build Spark columns.  The Spark run of the compiled form is test_compiled_parity.py's."""
+    """The compiled form ``stage``'s class declares, and what ``stage.compile_value`` makes of each struct
+    value schema among ``records``, without Spark: its refusal (``NotCompilable``'s message), the columns
+    it gives (column stand-ins: the input field names), or that it goes on to build Spark columns.  The
+    Spark run of the compiled form is test_compiled_parity.py's."""
     if not hasattr(stage, "compile_value"):
         return []
-    forms, seen = [], []
+    forms, seen = [f"declared: {type(stage).compiled_form()}"], []
     for record in records:
         schema = record.value_schema
         if schema is None or schema.type.value != "struct" or schema in seen:

@@ -1,4 +1,4 @@
-"""The compiled Spark SQL path against the Python path: JSON converter, MaskField$Value, ReplaceField$Value.
+"""The compiled Spark SQL path against the Python path: JSON converter, MaskField, ReplaceField, InsertField ($Value).
 
 Records are written by the JSON converter from generated flat structs (the
 schemas the compiled reader takes: integers, float64, boolean, string,
@@ -47,6 +47,7 @@ _NAMES = st.text(alphabet="abcxyzAB019_-.$é", min_size=1, max_size=4)
 SCHEMAS_PER_RUN = 3
 RECORDS_PER_SCHEMA = 8
 CASES = 14
+INSERT_CASES = 6
 
 
 def _flat_schemas():
@@ -97,6 +98,19 @@ def _configs(fields: list[str]):
     return st.one_of(st.just((None, {})), mask, replace)
 
 
+def _insert_configs(fields: list[str]):
+    """InsertField's, drawn apart (the other configurations' draws stay as they were)."""
+    return st.fixed_dictionaries(
+        {
+            "static.field": st.tuples(st.one_of(_NAMES, st.sampled_from(fields)), st.sampled_from(["", "!", "?"])).map(
+                "".join
+            ),
+            "static.value": st.text(max_size=4),
+        },
+        optional={"replace.null.with.default": st.sampled_from(["true", "false"])},
+    ).map(lambda props: ("InsertField$Value", props))
+
+
 def _plain(value):
     if isinstance(value, dt.datetime):
         return (
@@ -118,7 +132,7 @@ def test_compiled_path_gives_the_python_paths_values(spark):
     value = F.col("value")
     texts = sorted({row[0] for row in df.select(reader.schema_text(value)).collect() if row[0] is not None})
     fields = sorted({f.name for text in texts for f in reader.read(value, text, F.col("x")).value.schema.fields})
-    configs = generate(_configs(fields), CASES)
+    configs = generate(_configs(fields), CASES) + generate(_insert_configs(fields), INSERT_CASES)
 
     parsed, selected, expected_schemas = [], [], {}
     for s, text in enumerate(texts):
@@ -154,4 +168,5 @@ def test_compiled_path_gives_the_python_paths_values(spark):
     exact_rows = sum(1 for (s, c) in expected_schemas for row in rows if row[f"s{s}c{c}"]["exact"])
     print(f"compiled parity: {compared} records compared over {len(expected_schemas)} (schema, configuration) pairs")
     assert compared == exact_rows and compared >= CASES  # the compiled path took records in most cases
+    assert {configs[c][0] for (_, c) in expected_schemas} >= {"InsertField$Value", "ReplaceField$Value"}
     assert all(not row[f"s{s}c0"]["exact"] for row in rows[-len(hostile) :] for s in range(len(texts))) or not hostile

@@ -186,12 +186,15 @@ def _spec(source: str, table: str, dlq: str, compile_mode: str) -> PipelineSpec:
             "source.path": source,
             "source.format": "parquet",
             "value.converter": "json",
-            "transforms": "mask,drop",
+            "transforms": "mask,drop,tag",
             "transforms.mask.type": "MaskField$Value",
             "transforms.mask.fields": "email",
             "transforms.drop.type": "ReplaceField$Value",
             "transforms.drop.exclude": "secret",
             "transforms.drop.renames": "amount:total",
+            "transforms.tag.type": "InsertField$Value",
+            "transforms.tag.static.field": "origin!",
+            "transforms.tag.static.value": "shop",
             "sink": "table",
             "sink.path": table,
             "errors.tolerance": "all",
@@ -228,6 +231,7 @@ def test_the_compiled_path_writes_what_the_python_path_writes(spark, tmp_path, k
     assert results["auto"] == results["off"]
     counts, (columns, rows), dead = results["auto"]
     assert "total:double" in columns and "placed:timestamp" in columns and "secret" not in columns
+    assert "origin:string" in columns
     assert counts.read == len(good) + len(hostile) and counts.failed == len(dead) > 0
     assert len(rows) == counts.written
 

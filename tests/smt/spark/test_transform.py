@@ -86,6 +86,19 @@ def test_metrics_count_every_record_and_each_transform_after_an_action(spark):
     ]  # a stage runs on the records its predicate selects
 
 
+def test_metrics_after_an_action_that_skipped_the_records_are_refused_as_unknown(spark):
+    """Spark's adaptive plan may drop the scan of a cache whose rows a filter rules out (by the cached
+    columns' statistics): the action then ran no record through the counts."""
+    result = transform(orders(spark), MASK)
+    cached = result.records.persist()
+    try:
+        assert cached.where(F.col("topic") == "elsewhere").select("topic").distinct().collect() == []
+        with pytest.raises(SmtError, match=r"metrics unknown: the first action on result\.records .* skipped them"):
+            result.metrics()
+    finally:
+        cached.unpersist()
+
+
 def test_a_fan_out_copies_the_own_columns_to_every_output(spark, tmp_path):
     import wasmtime
 
