@@ -18,8 +18,8 @@ import pytest
 from hypothesis import strategies as st
 
 import converters
-from smt.compiled import NotCompilable
-from smt.data import Date, Schema, SchemaBuilder, Timestamp
+from smt.compiled import CompiledValue, NotCompilable
+from smt.data import Date, Schema, SchemaBuilder, Struct, Timestamp
 from smt.record import Record
 from tests.converters.strategies import values
 from tests.oracle._generation import generate
@@ -170,3 +170,18 @@ def test_compiled_path_gives_the_python_paths_values(spark):
     assert compared == exact_rows and compared >= CASES  # the compiled path took records in most cases
     assert {configs[c][0] for (_, c) in expected_schemas} >= {"InsertField$Value", "ReplaceField$Value"}
     assert all(not row[f"s{s}c0"]["exact"] for row in rows[-len(hostile) :] for s in range(len(texts))) or not hostile
+
+
+def test_insert_fields_compiled_form_gives_a_null_field_its_default_as_python_does(spark):
+    """The JSON reader never vouches for a null in a defaulted field; another compiled reader might."""
+    from pyspark.sql import functions as F
+
+    schema = SchemaBuilder.struct().field("n", SchemaBuilder.int32().optional().default_value(7).build()).build()
+    value = CompiledValue(schema, {"n": F.lit(None).cast("int")})
+    for replace, want in (("true", 7), ("false", None)):
+        props = {"static.field": "s", "static.value": "v", "replace.null.with.default": replace}
+        transform = configure("transform", "InsertField$Value", props)
+        compiled = transform.compile_value(value, F)
+        row = spark.range(1).select(*(c.alias(n) for n, c in compiled.columns.items())).first()
+        out = transform.apply(Record(topic="t", value=Struct(schema), value_schema=schema))
+        assert (row["n"], row["s"]) == (out.value.get_without_default("n"), out.value.get("s")) == (want, "v")
