@@ -10,7 +10,7 @@ from smt.compiled import PRIMITIVE_DDL, CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
-from smt.errors import ConfigError
+from smt.errors import ConfigError, DataError
 from smt.record import Record
 from smt.transform import ErrorSink
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
@@ -194,7 +194,7 @@ class InsertField(PartTransform):
             raise NotCompilable(f"{self.name} compiles as a Value transform inserting a top-level static field only")
         try:
             new_schema = self.schema_cache.get(value.schema, self.rewriter.schema)
-        except Exception as exc:  # a name taken twice: every record fails in Python, which reports it
+        except DataError as exc:  # a name taken twice: every record fails in Python, which reports it
             raise NotCompilable(f"{self.name}: {exc}") from None
         columns = {name: self._or_default(value, name, column, functions) for name, column in value.columns.items()}
         columns[self.insertions["static"].path.last] = functions.lit(self.static_value)

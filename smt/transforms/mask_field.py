@@ -38,7 +38,7 @@ _EMPTY: dict[type, Callable[[], Any]] = {
 }
 
 
-#: The masked value of each primitive Connect type, and its Spark type, on the compiled path.
+#: The masked value of each primitive Connect type on the compiled path (its Spark type: PRIMITIVE_DDL).
 _COMPILED_EMPTY = {
     "int8": 0,
     "int16": 0,
