@@ -207,7 +207,8 @@ class MaskField(PartTransform):
             field = value.schema.field(path.last)
             if field is None or field.schema.name is not None or field.schema.type.value not in _COMPILED_EMPTY:
                 raise NotCompilable(f"{self.name}: field '{path.last}' is not a primitive field of the schema")
-            empty = functions.lit(_COMPILED_EMPTY[field.schema.type.value]).cast(PRIMITIVE_DDL[field.schema.type.value])
+            kind = field.schema.type.value
+            empty = functions.lit(_COMPILED_EMPTY[kind]).cast(PRIMITIVE_DDL[kind])
             column = columns[path.last]
             columns[path.last] = functions.when(column.isNull(), column).otherwise(empty)
         return CompiledValue(value.schema, columns)
