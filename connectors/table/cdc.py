@@ -120,9 +120,63 @@ class ChangeRules:
         values = column.take(pa.array(candidates, pa.int64())).to_pylist() if candidates else []
         return [row for row, value in zip(candidates, values) if value in forms]
 
+    # --- the same rules in Spark SQL ---------------------------------------------------
+
+    def soft_delete_column(self, columns: T.StructType) -> Any:
+        """Spark SQL of :meth:`soft_deletes` over rows of ``columns`` (a column each)."""
+        field = next((f for f in columns.fields if f.name == self.delete_field), None) if self.delete_field else None
+        if field is None or not isinstance(field.dataType, (T.BooleanType, T.StringType)):
+            return F.lit(False)
+        flag = F.col(_quote(field.name))
+        marked = flag if isinstance(field.dataType, T.BooleanType) else F.lower(flag) == F.lit("true")
+        return F.coalesce(marked, F.lit(False))
+
+    def unavailable_columns(self, columns: T.StructType, names: Sequence[str]) -> dict[str, Any]:
+        """Spark SQL of :meth:`mark_unavailable` over rows of ``columns``: each of ``names`` with its
+        placeholder nulled, and :data:`UNAVAILABLE_COLUMN`."""
+        hits = {name: self._placeholder_sql(F.col(_quote(name)), columns[name].dataType) for name in names}
+        out = {name: F.when(~hit, F.col(_quote(name))) for name, hit in hits.items()}
+        listed = F.array_compact(F.array(*(F.when(hit, F.lit(name)) for name, hit in hits.items()), F.lit(None)))
+        out[UNAVAILABLE_COLUMN] = F.when(F.size(listed) > 0, listed).cast(T.ArrayType(T.StringType()))
+        return out
+
+    def _placeholder_sql(self, column: Any, data_type: T.DataType) -> Any:
+        """Whether ``column`` (of ``data_type``) holds one of the placeholder's forms (never null)."""
+        forms = _spark_forms(data_type, self.placeholder)
+        if not forms:
+            return F.lit(False)
+        if isinstance(data_type, T.MapType):  # maps have no equality: their entries do
+            column = F.map_entries(column)
+        hit = F.lit(False)
+        for form in forms:
+            hit = hit | F.coalesce(column == form, F.lit(False))
+        return hit
+
 
 #: No soft deletes, no placeholder.
 NO_RULES = ChangeRules()
+
+
+def _spark_forms(data_type: T.DataType, placeholder: bytes | None) -> list:
+    """The placeholder's forms in a Spark column of ``data_type``, as literals (a map's as its entries);
+    the same forms as :func:`_forms_of_arrow`."""
+    if placeholder is None:
+        return []
+    text = placeholder.decode(errors="replace")
+    if isinstance(data_type, T.StringType):
+        return [F.lit(text)]
+    if isinstance(data_type, T.BinaryType):
+        return [F.lit(placeholder)]
+    if isinstance(data_type, T.MapType) and _form_of(data_type) == "map":
+        return [F.array(F.struct(F.lit(text).alias("key"), F.lit(text).alias("value")))]
+    if isinstance(data_type, T.ArrayType) and _form_of(data_type) == "array":
+        item = data_type.elementType
+        if isinstance(item, T.StringType):
+            return [F.array(F.lit(text)), F.array(F.lit(_java_name_uuid(placeholder)))]
+        if isinstance(item, T.BinaryType):
+            return [F.array(F.lit(placeholder))]
+        return [F.array(*(F.lit(b - 256 if b > 127 else b).cast(item) for b in placeholder))]
+    return []
 
 
 def _row_mask(rows: list[int], size: int) -> pa.Array:

@@ -23,11 +23,10 @@ beside the typed JSON rows, in the same DataFrame, as struct columns of
 :meth:`TableSink.compiled_type` (:class:`smt.connector_roles.CompiledInput`,
 :mod:`connectors.table.compiled`): one write, one commit.
 
-With ``write.mode=upsert`` the records keep the value converter's bytes (an
-upsert reads each record's key and value, a tombstone's key included): the
-write learns the columns from the decoded values, and merges the rows by key
-instead of appending them, a tombstone deleting its row
-(:mod:`connectors.table.upsert`).
+With ``write.mode=upsert`` the values travel as typed JSON lines too, and
+the records keep the key converter's bytes (a tombstone's row is its key):
+the write merges the rows by key instead of appending them, a tombstone
+deleting its row (:mod:`connectors.table.upsert`).
 
 Records that cannot be written fail alone at TASK_PUT, to the dead-letter
 queue, naming the table and field, before the write: with a declared schema,
@@ -61,8 +60,8 @@ from connectors.table.config import OPTION_PREFIX, TABLE_SINK_CONFIG, check_wher
 from connectors.table.ddl import parse_columns
 from connectors.table.fit import TableFits
 from connectors.table.jars import check_format_runs, format_spark_conf
-from connectors.table.typed import SCHEMALESS, ObservedTypes, TypedRows, decode_values
-from connectors.table.typed_json import TypedJsonEncoder, table_rows, type_line
+from connectors.table.typed import TypedRows, decode_values
+from connectors.table.typed_json import TypedJsonEncoder, TypeLines, payloads, table_rows, type_line
 from connectors.table.types import TypeConflict, merged_type, spark_type
 from connectors.table.upsert import Upsert
 from connectors.table.upsert_jdbc import claim_topic_table, jdbc_columns, jdbc_tables, with_jdbc_driver
@@ -121,10 +120,9 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
         evolution_key = f"{prefix}schema.evolution"
         may_add = config["schema.evolution"] == "add_columns"
         self.fits = TableFits(evolution_key, may_add, self.target.is_jdbc) if declared is None else None
-        #: An upsert reads the converter's bytes (see the module's docstring).
-        typed_json = declared is None and self.upsert is None
-        #: Values with schemas travel to the write as typed JSON lines (see connectors.table.typed_json).
-        self.encoder = TypedJsonEncoder() if typed_json else None
+        #: Values with schemas travel to the write as typed JSON lines (see connectors.table.typed_json);
+        #: declared columns read the converter's bytes.
+        self.encoder = TypedJsonEncoder() if declared is None else None
         #: Whether the records handed to write() are cached (the pipeline's write_with_dead_letters does).
         self._input_cached = False
         #: Each table's columns as open looked them up, for the first write to it (not looked up again).
@@ -235,8 +233,10 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     def compiled_problem(self, schema) -> str | None:
         """Why values of ``schema`` cannot come as columns from the compiled path (see :mod:`smt.compiled`)."""
         prefix = self.context.prefix
+        if self.upsert is not None:
+            return f"{prefix}write.mode=upsert: the compiled path takes no tombstones or keys"
         if self.encoder is None:
-            return f"{prefix}write.mode=upsert or {prefix}value.schema: values go through the converter's bytes"
+            return f"{prefix}value.schema: values go through the converter's bytes"
         if self.metadata or self.target.routes:
             return f"{prefix}columns.metadata or a table per topic: records need their Kafka fields"
         if self.fits is None or schema is None:
@@ -303,7 +303,7 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     def encode_values(self, topics, schemas, values):
         if self.encoder is None:
             return None  # a declared schema: the value converter's bytes, decoded by the write
-        return pa.array(self.encoder.encode(schemas or [], values), pa.binary())
+        return pa.array(self.encoder.encode(schemas or [None] * len(values), values), pa.binary())
 
     def record_errors(self, records):
         unroutable = self._unroutable(records)
@@ -322,6 +322,8 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
                 misfits = [(row, exc) for row, exc in misfits if values[row] is not None or row in dict(errors)]
             problems = [(row, SinkRecordError(f"{schema_key}: {exc}")) for row, exc in errors + misfits]
         if self.upsert is not None:
+            if self.encoder is not None:
+                values = payloads(records.column("value").to_pylist())
             failed = {row for row, _ in problems}
             problems += [p for p in self.upsert.record_errors(records, values) if p[0] not in failed]
         return problems
@@ -447,11 +449,11 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             existing = target.columns(df.sparkSession)
             declared = self.declared.columns if self.declared is not None else None
             known = declared if declared is not None else self._checked_columns(existing, target)
-            types = ObservedTypes(self.value_converter) if known is None else None
+            types = TypeLines() if known is None else None  # not known: no value.schema, so typed JSON
             key_columns, observed = self.upsert.shapes_of(df, types, target)
             if key_columns is None:
                 return  # no records
-            columns = known if known is not None else self._observed_columns_of(observed, target)
+            columns = known if known is not None else self._struct_columns(observed, target, "type")
             columns, _ = self._layout(columns, existing, target)
             layout = ColumnLayout(columns, strict=declared is not None)
             rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
@@ -459,20 +461,21 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             # A streamed table that does not exist yet is created by an append: with the writer's id.
             streamed = batch_id is not None and not target.is_jdbc
             app_id = target.app_id(self.config["txn.app.id"], df.sparkSession) if streamed else ""
-            self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, existing is not None, added)
+            self.upsert.write(
+                df,
+                target,
+                rows_fn,
+                key_columns,
+                batch_id,
+                app_id,
+                existing is not None,
+                added,
+                self.encoder is not None,
+            )
             self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:
             if may_persist:
                 df.unpersist()
-
-    def _observed_columns_of(self, observed: list[str], target: TableTarget) -> T.StructType:
-        """The columns of the distinct value types the records were observed with (:class:`ObservedTypes`)."""
-        if SCHEMALESS in observed:
-            raise TableWriteError(
-                f"{target.where}: records have values without a schema; declare the columns with "
-                f"{self.context.prefix}value.schema, or use a converter that writes schemas"
-            )
-        return self._struct_columns(observed, target, "schema")
 
     def _checked_columns(self, existing: T.StructType | None, target: TableTarget) -> T.StructType | None:
         """The table's value columns when each record was checked against them at TASK_PUT and none may be

@@ -8,10 +8,6 @@ the converter decodes the batch's values in one call
 builds the typed columns in one call; the record fields named in
 ``columns.metadata`` follow.  (Values with a schema reach the write as typed
 JSON lines instead, read in the JVM: :mod:`connectors.table.typed_json`.)
-
-An upsert keeps the converter's bytes for every value (it reads keys and
-values per record): :class:`ObservedTypes` gives the distinct Spark types of
-a batch's decoded values, so its write learns the table's columns from them.
 """
 
 from __future__ import annotations
@@ -24,14 +20,10 @@ from pyspark.sql import types as T
 
 from connectors.table.columns import ColumnLayout
 from connectors.table.config import metadata_column
-from connectors.table.types import spark_type
 from smt.connector import SinkRecordError
 from smt.row_layout import KAFKA_ARROW_SCHEMA
 
-__all__ = ["SCHEMALESS", "ObservedTypes", "TypedRows", "decode_values", "metadata_fields", "record_name"]
-
-#: What :class:`ObservedTypes` reports for a value that has no schema.
-SCHEMALESS = "schemaless"
+__all__ = ["TypedRows", "decode_values", "metadata_fields", "record_name"]
 
 
 def record_name(batch: pa.RecordBatch, row: int) -> str:
@@ -70,31 +62,6 @@ def decode_values(converter: Any, batch: pa.RecordBatch) -> tuple[list | None, l
     errors = _Errors()
     schemas, values = converter.to_connect_batch(topics, batch.column("value").to_pylist(), errors.append_pair)
     return schemas, values, errors
-
-
-class ObservedTypes:
-    """``mapInArrow`` function: one string row per distinct value type of each batch (a ``StructType`` as JSON)."""
-
-    DDL = "type string"
-
-    def __init__(self, converter: Any) -> None:
-        self.converter = converter
-
-    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        seen: dict[Any, str] = {}
-        for batch in batches:
-            self.observe(batch, seen)
-        yield pa.RecordBatch.from_arrays([pa.array(sorted(set(seen.values())), pa.string())], ["type"])
-
-    def observe(self, batch: pa.RecordBatch, seen: dict[Any, str]) -> None:
-        """Add to ``seen`` each value schema of ``batch`` it lacks, with its type (JSON, or :data:`SCHEMALESS`)."""
-        schemas, values, _ = decode_values(self.converter, batch)
-        for row, value in enumerate(values):
-            if value is None:
-                continue  # tombstones and undecodable values fail later, with the record named
-            schema = schemas[row] if schemas is not None else None
-            if schema not in seen:
-                seen[schema] = SCHEMALESS if schema is None else spark_type(schema).json()
 
 
 class TypedRows:

@@ -28,6 +28,7 @@ import datetime as _dt
 import json
 from typing import Any, Callable
 
+import orjson
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -36,7 +37,7 @@ from connectors.table.types import merged_type, spark_type
 from smt.data import Decimal, Type
 from smt.data.logical import EPOCH_DATE, Date, Time, Timestamp, temporal_millis
 
-__all__ = ["TypedJsonEncoder", "parse_type", "table_rows", "type_text", "unwritable"]
+__all__ = ["TypeLines", "TypedJsonEncoder", "parse_type", "payloads", "table_rows", "type_text", "unwritable"]
 
 _SEPARATOR = b"\n"
 # ASCII: a lone surrogate a JSON source may hold stays a valid escape, never an encoding error.
@@ -55,17 +56,45 @@ class TypedJsonEncoder:
         # The plans hold one process's schemas: each executor compiles its own.
         return (TypedJsonEncoder, ())
 
-    def encode(self, schemas: list, values: list) -> list[bytes]:
-        """One line per value; every value is a struct of its (struct) schema."""
+    def encode(self, schemas: list, values: list) -> list[bytes | None]:
+        """One line per value; every value is a struct of its (struct) schema, or null (an upsert's
+        tombstone), which stays null."""
         plans = self._plans
         out = []
         append = out.append
         for schema, value in zip(schemas, values):
+            if value is None:
+                append(None)
+                continue
             plan = plans.get(schema)
             if plan is None:
                 plan = plans[schema] = (type_text(schema).encode() + _SEPARATOR, _plain(schema))
             append(plan[0] + _dumps(plan[1](value)).encode("ascii"))
         return out
+
+
+class TypeLines:
+    """The distinct type lines of batches' typed JSON values (nulls skipped), each read without the rest
+    of its value: ``observe`` adds each one ``seen`` lacks, as its text."""
+
+    def observe(self, batch: Any, seen: dict[Any, str]) -> None:
+        for value in batch.column("value").to_pylist():
+            if value is not None:
+                line = value[: value.index(_SEPARATOR)]
+                if line not in seen:
+                    seen[line] = line.decode()
+
+
+def payloads(lines: list) -> list:
+    """The values of typed JSON ``lines`` (bytes, or None) as plain data: a struct a dict."""
+    return [None if line is None else _payload(line[line.index(_SEPARATOR) + 1 :]) for line in lines]
+
+
+def _payload(text: bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # NaN, or a lone surrogate's escape: JSON's own reader takes them
+        return json.loads(text)
 
 
 def type_text(schema: Any) -> str:

@@ -41,14 +41,16 @@ from pyspark.sql import types as T
 
 from connectors.table.cdc import NO_RULES, UNAVAILABLE_COLUMN, ChangeRules, carry_unavailable, kept_if_unavailable_sql
 from connectors.table.columns import ColumnLayout, arrow_type
-from connectors.table.typed import ObservedTypes, TypedRows, record_name
+from connectors.table.config import metadata_column
+from connectors.table.typed import TypedRows, record_name
+from connectors.table.typed_json import TypeLines, table_rows
 from connectors.table.upsert_jdbc import jdbc_columns, upsert_jdbc, upsert_jdbc_problem
 from connectors.table.writer import TableTarget, TableWriteError
 from smt.connector import SinkRecordError
 from smt.data import Struct
 from smt.python_worker import prepare_worker
 
-__all__ = ["DELETE_COLUMN", "Upsert", "UpsertRows", "latest_per_key", "merge_into", "quote"]
+__all__ = ["DELETE_COLUMN", "Upsert", "UpsertRows", "latest_per_key", "merge_into", "quote", "typed_upsert_rows"]
 
 #: The column that marks a row as a tombstone's delete (never written to the table).
 DELETE_COLUMN = "_smt_delete"
@@ -158,7 +160,7 @@ class Upsert:
     # --- on the driver ---------------------------------------------------------------
 
     def shapes_of(
-        self, df: Any, types: ObservedTypes | None, target: TableTarget
+        self, df: Any, types: TypeLines | None, target: TableTarget
     ) -> tuple[tuple[str, ...] | None, list[str]]:
         """The key columns of this write and, with ``types``, the distinct value types it observes, in one
         pass over the records.
@@ -196,9 +198,12 @@ class Upsert:
         app_id: str,
         exists: bool,
         added: list[T.StructField],
+        typed_json: bool = False,
     ) -> None:
         """Merge the records of ``df`` into ``target`` by ``key_columns``; ``added`` are columns this write
-        adds to an existing table (``schema.evolution=add_columns``)."""
+        adds to an existing table (``schema.evolution=add_columns``).  With ``typed_json`` the values are
+        typed JSON lines, read in the JVM (:func:`typed_upsert_rows`); else ``rows_fn`` decodes the
+        converter's bytes."""
         columns = rows_fn.layout.columns
         if not columns.fields:
             # Only tombstones: no value told the columns.  Nothing to delete from a table that is
@@ -216,7 +221,14 @@ class Upsert:
             )
         unavailable = self.rules.placeholder_columns(columns, key_columns)
         upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns, self.rules, unavailable)
-        rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
+        if typed_json:
+            # Numbered as read before the records part: the tombstones' rows come from Python.
+            ordered = df.withColumn(_ORDER_COLUMN, F.monotonically_increasing_id())
+            tombstones = ordered.where(F.col("value").isNull()).mapInArrow(upsert_rows, upsert_rows.output_type())
+            live = ordered.where(F.col("value").isNotNull())
+            rows = typed_upsert_rows(live, rows_fn, self.rules, unavailable).unionByName(tombstones)
+        else:
+            rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
         rows = carry_unavailable(rows, key_columns, unavailable, _ORDER_COLUMN, DELETE_COLUMN)
         latest = latest_per_key(rows, key_columns)
         if target.is_jdbc:
@@ -230,6 +242,9 @@ class Upsert:
             else:
                 target.write_micro_batch(inserts, batch_id, app_id, False, False)
             return
+        if typed_json and target.fmt == "iceberg":
+            # Iceberg merges only a deterministic source: the rows numbered as read are kept, not numbered again.
+            latest = latest.localCheckpoint()
         merge_into(latest, target, key_columns, added, unavailable)
 
 
@@ -248,13 +263,13 @@ class _KeyFields:
 
 class _Shapes:
     """``mapInArrow`` function: the distinct key field lists (:class:`_KeyFields`) and value types
-    (:class:`ObservedTypes`) of a task's batches, a row each, told apart by ``kind``."""
+    (:class:`~connectors.table.typed_json.TypeLines`) of a task's batches, a row each, told apart by ``kind``."""
 
     DDL = "kind string, text string"
     KEY = "key"
     TYPE = "type"
 
-    def __init__(self, key_fields: _KeyFields | None, types: ObservedTypes | None) -> None:
+    def __init__(self, key_fields: _KeyFields | None, types: TypeLines | None) -> None:
         self.key_fields = key_fields
         self.types = types
 
@@ -320,13 +335,17 @@ class UpsertRows:
             if len(dead):
                 parts.append(self._deletes(batch.take(dead), schema))
             order = pa.concat_arrays([live, dead]).cast(pa.int64())
+            if _ORDER_COLUMN in batch.schema.names:  # numbered before the records parted (Upsert.write)
+                order = batch.column(_ORDER_COLUMN).take(order)
+            else:
+                order = pc.add(order, first)
             table = pa.Table.from_batches(parts, schema)
             tombstones = pa.array([False] * len(live) + [True] * len(dead))
             deletes = pc.or_(tombstones, self.rules.soft_deletes(table))
             if self.unavailable:
                 table = self.rules.mark_unavailable(table, self.unavailable)
             table = table.append_column(DELETE_COLUMN, deletes)
-            table = table.append_column(_ORDER_COLUMN, pc.add(order, first))
+            table = table.append_column(_ORDER_COLUMN, order)
             first += batch.num_rows
             yield from table.combine_chunks().to_batches()
 
@@ -351,6 +370,22 @@ class UpsertRows:
             for field in schema
         ]
         return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def typed_upsert_rows(records: Any, rows_fn: TypedRows, rules: ChangeRules, unavailable: Sequence[str]) -> Any:
+    """The rows :class:`UpsertRows` makes of ``records`` (with their values as typed JSON lines, none null,
+    and numbered in :data:`_ORDER_COLUMN`), made in the JVM: ``from_json``, and the rules in Spark SQL."""
+    columns = rows_fn.layout.columns
+    row = "_smt_row"
+    metadata = [metadata_column(name) for name in rows_fn.metadata]
+    rows = records.select(
+        table_rows(F.col("value").cast("string"), columns).alias(row),
+        *(F.col(name).alias(metadata_column(name)) for name in rows_fn.metadata),
+        _ORDER_COLUMN,
+    ).select(f"{row}.*", *metadata, _ORDER_COLUMN)
+    if unavailable:
+        rows = rows.withColumns(rules.unavailable_columns(columns, unavailable))
+    return rows.withColumn(DELETE_COLUMN, rules.soft_delete_column(columns))
 
 
 def latest_per_key(rows: Any, key_columns: Sequence[str]) -> Any:

@@ -97,6 +97,46 @@ def test_each_of_debeziums_placeholder_forms_is_nulled_and_listed():
     ]  # fmt: skip
 
 
+_FORMS_DDL = (
+    "id bigint, text string, blob binary, codes array<bigint>, bytes8 array<tinyint>, tags array<string>, "
+    "ids array<string>, attrs map<string,string>, __deleted string, flag boolean"
+)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("placeholder", [PLACEHOLDER.encode(), b"\x00\xff\x7f\x80"], ids=["text", "hex"])
+def test_the_rules_in_spark_sql_give_the_rows_the_rules_on_arrow_give(spark, placeholder):
+    text = placeholder.decode(errors="replace")
+    signed = [b - 256 if b > 127 else b for b in placeholder]
+    rows = [
+        (1, text, b"kept", [1], signed, [text], ["x"], {text: text}, "false", True),
+        (2, "kept", placeholder, signed, [1], ["a", text], [_name_uuid(placeholder)], None, "TRUE", None),
+        (3, None, None, None, None, [_name_uuid(placeholder)], None, {"a": "b"}, None, False),
+        (4, text + "!", placeholder + b"!", signed + [0], signed[:1], [], [text], {text: "other"}, "yes", True),
+    ]
+    df = spark.createDataFrame(rows, _FORMS_DDL)
+    columns = df.schema
+    names = ["text", "blob", "codes", "bytes8", "tags", "ids", "attrs"]
+    for rules in (ChangeRules("__deleted", placeholder), ChangeRules("flag", placeholder), ChangeRules("", None)):
+        in_spark = df.withColumns(rules.unavailable_columns(columns, names) if rules.placeholder else {})
+        in_spark = in_spark.withColumn("deleted", rules.soft_delete_column(columns)).orderBy("id")
+        arrow = df.orderBy("id").toArrow()
+        expected = rules.mark_unavailable(arrow, names) if rules.placeholder else arrow
+        expected = expected.append_column("deleted", rules.soft_deletes(arrow))
+        got = in_spark.toArrow()
+        assert got.column_names == expected.column_names
+        for name in got.column_names:
+            assert got.column(name).to_pylist() == expected.column(name).to_pylist(), (rules, name)
+    # Each form was seen: a rule that never matched would pass the comparison too.
+    listed = df.withColumns(ChangeRules("", placeholder).unavailable_columns(columns, names)).orderBy("id")
+    assert [r["_smt_unavailable"] for r in listed.collect()] == [
+        ["text", "bytes8", "tags", "attrs"],
+        ["blob", "codes", "ids"],
+        ["tags"],
+        ["ids"],
+    ]
+
+
 def _name_uuid(data: bytes) -> str:
     """Java's UUID.nameUUIDFromBytes, computed here apart from the code under test."""
     import hashlib
