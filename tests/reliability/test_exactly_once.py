@@ -3,10 +3,12 @@
 A streaming `smt run` (Kafka source, a ReplaceField that fails on non-JSON-
 object values, the Wasm ``to_upper`` guest, a RegexRouter that routes records
 with a ``route`` header to a second topic, a dead-letter topic) is killed
-with SIGKILL at ten points drawn at random across its micro-batches (a batch
-just planned, a batch half-written inside its transactions, a batch with one
-task's transaction committed and the others not, a batch just committed), and restarted from its checkpoint each time; once, every Python
-worker is killed mid-batch instead (Spark retries the tasks); once the broker
+with SIGKILL at four micro-batches drawn at random, once at each point (a
+batch just planned, a batch half-written inside its transactions, a batch
+with one task's transaction committed and the others not, a batch just
+committed), in a random order, and restarted from its checkpoint each time;
+once, every Python worker is killed mid-batch instead (Spark retries the
+tasks); once the broker
 is stopped and started again while one task of a micro-batch has committed
 and the other may be inside its transaction, and the run goes on; before the
 last run a zombie attempt of task 0 opens a transaction and writes records
@@ -51,7 +53,10 @@ pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
 PARTITIONS = 2
 RECORDS = 200_000
 PER_TRIGGER = 10_000  # 20 micro-batches
-KILLS = 10
+#: Where the driver is killed: each point once, in a random order.
+DRIVER_KILLS = ("planned", "writing", "task committed", "committed")
+#: The worker kill and the broker restart come between the driver kills.
+KILLS = len(DRIVER_KILLS) + 2
 BAD_EVERY = 50  # a JSON string instead of an object: dead-lettered
 ROUTE_EVERY = 3  # a "route" header: the second output topic
 _POLL_S = 0.02
@@ -258,7 +263,7 @@ def expected_ids(records: int) -> set[str]:
     return {record_id(n % PARTITIONS, n // PARTITIONS) for n in range(records)}
 
 
-# Eleven Spark start-ups: a few minutes on a quiet 2-core machine, more than the default 600 s on a busy one.
+# Seven Spark start-ups: a few minutes on a quiet 2-core machine, more than the default 600 s on a busy one.
 @pytest.mark.timeout(1800)
 def test_exactly_once_through_driver_kills_a_worker_kill_a_broker_restart_and_a_zombie(
     kafka_broker, tmp_path, pytestconfig
@@ -269,13 +274,14 @@ def test_exactly_once_through_driver_kills_a_worker_kill_a_broker_restart_and_a_
     chooser = random.Random(seed)
     batches = RECORDS // PER_TRIGGER
     kills = sorted(chooser.sample(range(batches - 2), KILLS))
-    events = [chooser.choice(("planned", "writing", "task committed", "committed")) for _ in kills]
+    driver = chooser.sample(DRIVER_KILLS, len(DRIVER_KILLS))
+    events = [*driver[:2], "workers", "broker", *driver[2:]]
     print(f"seed {seed}: kills at {list(zip(kills, events))}")
     try:
-        for number, (batch, event) in enumerate(zip(kills, events)):
-            if number == KILLS // 2:
+        for batch, event in zip(kills, events):
+            if event == "workers":
                 kill_workers_mid_batch(flow, root, batch)
-            elif number == KILLS // 2 + 1:
+            elif event == "broker":
                 restart_broker_mid_batch(flow, root, batch)
             else:
                 kill_at(flow, root, event, batch)
