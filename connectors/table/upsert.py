@@ -10,11 +10,13 @@ Each write:
 
 1. :meth:`Upsert.record_errors` fails, alone and at TASK_PUT, a record whose
    key cannot be told (no key, a key column missing or null), naming the field;
-2. :class:`UpsertRows` turns the records into table rows on the executors
-   (a tombstone into its key columns), each with a delete flag and its place
-   in the order read;
-   A change event's soft delete and unavailable (toasted) values follow
-   :mod:`connectors.table.cdc`'s rules.
+2. the records become table rows, each with a delete flag and its place in
+   the order read: values with a schema, which reach the write as typed JSON
+   lines, in the JVM (:func:`typed_upsert_rows`), a tombstone as its key
+   columns in Python (:class:`UpsertRows`), as are values read against
+   ``value.schema`` (the converter's bytes).  A change event's soft delete
+   and unavailable (toasted) values follow :mod:`connectors.table.cdc`'s
+   rules.
 3. :func:`latest_per_key` keeps, of several rows with one key, the last read
    (MERGE refuses a row matched by two source rows), so a tombstone followed
    by a record with its key re-inserts the row;
