@@ -259,6 +259,11 @@ def _in_child(keep: set[str], cases: dict, mutant: Mutant | None, source: str | 
 
 
 def _forked(keep: set[str], cases: dict, mutant: Mutant | None = None, source: str | None = None) -> dict:
+    return _answers([_start(keep, cases, mutant, source)])[0]
+
+
+def _start(keep: set[str], cases: dict, mutant: Mutant | None = None, source: str | None = None) -> tuple[int, int]:
+    """A forked child running the harness (against ``mutant``): its pid and the pipe its answer comes on."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: run, send the result, leave without running the parent's exit handlers
@@ -271,22 +276,33 @@ def _forked(keep: set[str], cases: dict, mutant: Mutant | None = None, source: s
             pickle.dump(result, out)
         os._exit(0)
     os.close(write_end)
-    chunks, deadline = [], time.monotonic() + MUTANT_TIMEOUT_S + 10
-    with os.fdopen(read_end, "rb") as pipe:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([pipe], [], [], 1.0)
-            if ready:
-                chunk = os.read(pipe.fileno(), 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        else:
+    return pid, read_end
+
+
+def _answers(children: list[tuple[int, int]]) -> list[dict]:
+    """The answers of children (:func:`_start`) running side by side, in their order; one that has not
+    answered after its time is killed and answers an error."""
+    chunks: dict[int, list[bytes]] = {fd: [] for _, fd in children}
+    waiting, deadline = set(chunks), time.monotonic() + MUTANT_TIMEOUT_S + 10
+    while waiting and time.monotonic() < deadline:
+        ready, _, _ = select.select(sorted(waiting), [], [], 1.0)
+        for fd in ready:
+            chunk = os.read(fd, 1 << 20)
+            if chunk:
+                chunks[fd].append(chunk)
+            else:
+                waiting.discard(fd)
+    answers = []
+    for pid, fd in children:
+        if fd in waiting:
             os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    try:
-        return pickle.loads(b"".join(chunks))
-    except Exception:  # noqa: BLE001 - the child died without answering
-        return {"error": "the run died or hung"}
+        os.close(fd)
+        os.waitpid(pid, 0)
+        try:
+            answers.append(pickle.loads(b"".join(chunks[fd])))
+        except Exception:  # noqa: BLE001 - the child died without answering
+            answers.append({"error": "the run died or hung"})
+    return answers
 
 
 @dataclasses.dataclass
@@ -345,8 +361,13 @@ def run(seed: int = SEED, rate: float = RATE) -> Score:
     if "error" in baseline or baseline["problems"] or baseline != again:
         raise AssertionError(f"the unmutated harness must pass and be repeatable: {baseline} / {again}")
     score = Score()
-    for mutant, source in chosen:
-        result = _forked(keep, cases, mutant, source)
+    # One child per core at a time: each runs the harness alone, in the same time as one after another.
+    side_by_side = max(1, len(os.sched_getaffinity(0)))
+    results = []
+    for first in range(0, len(chosen), side_by_side):
+        group = chosen[first : first + side_by_side]
+        results += _answers([_start(keep, cases, mutant, source) for mutant, source in group])
+    for (mutant, _), result in zip(chosen, results):
         if "error" in result:
             score.killed.append((mutant, "error"))
         elif result["problems"]:
