@@ -88,7 +88,7 @@ class ChangeRules:
         """The non-key columns whose type can carry a placeholder."""
         if self.placeholder is None:
             return []
-        return [f.name for f in columns.fields if f.name not in key_columns and _form_of(f.dataType) is not None]
+        return [f.name for f in columns.fields if f.name not in key_columns and _spark_kind(f.dataType) is not None]
 
     def mark_unavailable(self, rows: pa.Table, names: Sequence[str]) -> pa.Table:
         """``rows`` with each placeholder of the columns ``names`` nulled, and :data:`UNAVAILABLE_COLUMN`
@@ -158,25 +158,38 @@ NO_RULES = ChangeRules()
 
 
 def _spark_forms(data_type: T.DataType, placeholder: bytes | None) -> list:
-    """The placeholder's forms in a Spark column of ``data_type``, as literals (a map's as its entries);
-    the same forms as :func:`_forms_of_arrow`."""
-    if placeholder is None:
+    """The placeholder's forms (:func:`_forms`) in a Spark column of ``data_type``, as literals (a map's as
+    its entries)."""
+    kind = _spark_kind(data_type)
+    if kind is None or placeholder is None:
         return []
-    text = placeholder.decode(errors="replace")
-    if isinstance(data_type, T.StringType):
-        return [F.lit(text)]
-    if isinstance(data_type, T.BinaryType):
-        return [F.lit(placeholder)]
-    if isinstance(data_type, T.MapType) and _form_of(data_type) == "map":
-        return [F.array(F.struct(F.lit(text).alias("key"), F.lit(text).alias("value")))]
-    if isinstance(data_type, T.ArrayType) and _form_of(data_type) == "array":
+    if kind == "map":
+        entries = [
+            [F.struct(F.lit(k).alias("key"), F.lit(v).alias("value")) for k, v in f] for f in _forms(kind, placeholder)
+        ]
+        return [F.array(*form) for form in entries]
+    if kind.endswith(" array"):
         item = data_type.elementType
-        if isinstance(item, T.StringType):
-            return [F.array(F.lit(text)), F.array(F.lit(_java_name_uuid(placeholder)))]
-        if isinstance(item, T.BinaryType):
-            return [F.array(F.lit(placeholder))]
-        return [F.array(*(F.lit(b - 256 if b > 127 else b).cast(item) for b in placeholder))]
-    return []
+        return [F.array(*(F.lit(v).cast(item) for v in form)) for form in _forms(kind, placeholder)]
+    return [F.lit(form) for form in _forms(kind, placeholder)]
+
+
+def _spark_kind(data_type: T.DataType) -> str | None:
+    """Which of :func:`_forms`' kinds a Spark column type is, or ``None`` (no placeholder fits it)."""
+    if isinstance(data_type, T.StringType):
+        return "string"
+    if isinstance(data_type, T.BinaryType):
+        return "binary"
+    if isinstance(data_type, T.MapType):
+        strings = isinstance(data_type.keyType, T.StringType) and isinstance(data_type.valueType, T.StringType)
+        return "map" if strings else None
+    if isinstance(data_type, T.ArrayType):
+        item = data_type.elementType
+        if isinstance(item, (T.StringType, T.BinaryType)):
+            return "string array" if isinstance(item, T.StringType) else "binary array"
+        if isinstance(item, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+            return "integer array"
+    return None
 
 
 def _row_mask(rows: list[int], size: int) -> pa.Array:
@@ -186,44 +199,46 @@ def _row_mask(rows: list[int], size: int) -> pa.Array:
     return pa.array(mask)
 
 
-def _form_of(data_type: T.DataType) -> str | None:
-    """Which of the placeholder's forms a Spark column type takes, or ``None``."""
-    if isinstance(data_type, (T.StringType, T.BinaryType)):
-        return "scalar"
-    if isinstance(data_type, T.ArrayType) and isinstance(
-        data_type.elementType, (T.StringType, T.BinaryType, T.ByteType, T.ShortType, T.IntegerType, T.LongType)
-    ):
-        return "array"
-    if (
-        isinstance(data_type, T.MapType)
-        and isinstance(data_type.keyType, T.StringType)
-        and isinstance(data_type.valueType, T.StringType)
-    ):
-        return "map"
-    return None
-
-
 def _forms_of_arrow(arrow: pa.DataType, placeholder: bytes | None) -> list:
-    """The placeholder's forms in an Arrow column of type ``arrow`` (as ``to_pylist`` gives them)."""
-    if placeholder is None:
-        return []
-    text = placeholder.decode(errors="replace")
+    """The placeholder's forms (:func:`_forms`) in an Arrow column of type ``arrow`` (as ``to_pylist``
+    gives them)."""
+    kind = _arrow_kind(arrow)
+    return [] if kind is None or placeholder is None else _forms(kind, placeholder)
+
+
+def _arrow_kind(arrow: pa.DataType) -> str | None:
+    """Which of :func:`_forms`' kinds an Arrow column type is, or ``None``."""
     if pa.types.is_string(arrow) or pa.types.is_large_string(arrow):
-        return [text]
+        return "string"
     if pa.types.is_binary(arrow) or pa.types.is_large_binary(arrow):
-        return [placeholder]
+        return "binary"
     if pa.types.is_map(arrow):
-        return [[(text, text)]]
+        return "map"
     if pa.types.is_list(arrow) or pa.types.is_large_list(arrow):
         item = arrow.value_type
         if pa.types.is_string(item):
-            # text[]; a uuid[] column reads as strings too, with a form of its own.
-            return [[text], [_java_name_uuid(placeholder)]]
+            return "string array"
         if pa.types.is_binary(item):
-            return [[placeholder]]
+            return "binary array"
         if item in _INTEGERS:
-            return [[b - 256 if b > 127 else b for b in placeholder]]
-    return []
+            return "integer array"
+    return None
+
+
+def _forms(kind: str, placeholder: bytes) -> list:
+    """Debezium's forms of the placeholder in a column of ``kind``, as plain values: the string, its bytes,
+    the map ``{string: string}`` (as its entries), a one-element array of the string or of the UUID Java's
+    ``UUID.nameUUIDFromBytes`` makes of the bytes (a ``uuid[]`` reads as strings), of the bytes, or the
+    bytes as signed integers."""
+    text = placeholder.decode(errors="replace")
+    return {
+        "string": [text],
+        "binary": [placeholder],
+        "map": [[(text, text)]],
+        "string array": [[text], [_java_name_uuid(placeholder)]],
+        "binary array": [[placeholder]],
+        "integer array": [[b - 256 if b > 127 else b for b in placeholder]],
+    }[kind]
 
 
 def carry_unavailable(rows: Any, key_columns: Sequence[str], names: Sequence[str], order: str, delete: str) -> Any:

@@ -461,17 +461,8 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             # A streamed table that does not exist yet is created by an append: with the writer's id.
             streamed = batch_id is not None and not target.is_jdbc
             app_id = target.app_id(self.config["txn.app.id"], df.sparkSession) if streamed else ""
-            self.upsert.write(
-                df,
-                target,
-                rows_fn,
-                key_columns,
-                batch_id,
-                app_id,
-                existing is not None,
-                added,
-                self.encoder is not None,
-            )
+            exists, typed_json = existing is not None, self.encoder is not None
+            self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, exists, added, typed_json=typed_json)
             self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:
             if may_persist:

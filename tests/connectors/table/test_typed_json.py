@@ -4,11 +4,12 @@ import datetime as dt
 import decimal
 import json
 
+import pyarrow as pa
 import pytest
 from pyspark.sql import types as T
 
 from connectors.table.ddl import parse_columns
-from connectors.table.typed_json import TypedJsonEncoder, parse_type, unwritable
+from connectors.table.typed_json import TypedJsonEncoder, TypeLines, parse_type, payloads, type_text, unwritable
 from connectors.table.types import spark_type
 from smt.data import Date, Decimal, SchemaBuilder, Struct, Time, Timestamp
 
@@ -64,6 +65,17 @@ def test_nested_structs_and_field_defaults():
     value = Struct(schema).put("address", Struct(inner).put("city", "Delft"))
     line = TypedJsonEncoder().encode([schema], [value])[0]
     assert line.partition(b"\n")[2] == b'{"address":{"city":"Delft"},"n":3}'
+
+
+def test_a_tombstone_stays_null_and_each_type_line_and_payload_reads_back():
+    one, two = _struct(a=_STRING), _struct(a=_STRING, b=_INT)
+    values = [Struct(one).put("a", "x\ny"), None, Struct(two).put("a", "z").put("b", 2), Struct(one).put("a", None)]
+    lines = TypedJsonEncoder().encode([one, None, two, one], values)
+    assert lines[1] is None
+    seen: dict = {}
+    TypeLines().observe(pa.RecordBatch.from_arrays([pa.array(lines, pa.binary())], ["value"]), seen)
+    assert sorted(seen) == sorted({type_text(one), type_text(two)})
+    assert payloads(lines) == [{"a": "x\ny"}, None, {"a": "z", "b": 2}, {"a": None}]
 
 
 def test_fields_json_cannot_hold_are_read_as_strings_then_cast():
