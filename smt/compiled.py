@@ -42,11 +42,11 @@ declared stages, :func:`compiled_stages`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 __all__ = ["COMPILED_VALUE_PREFIX", "TYPE_KNOWN_COLUMN", "CompiledConverter", "CompiledRead", "CompiledStage"]
 __all__ += ["CompiledTransform", "CompiledValue", "NotCompilable", "PRIMITIVE_DDL", "compiled_stages"]
-__all__ += ["compiled_value_columns"]
+__all__ += ["CompiledPredicate", "CompiledRecord", "CompiledRecordTransform", "compile_stage", "compiled_value_columns"]
 
 #: The columns of the compiled rows in a batch write's DataFrame (see :class:`smt.connector_roles.CompiledInput`):
 #: ``<prefix><i>``, one per compiled schema, a struct of the sink's :meth:`compiled_type` of the schema, set on
@@ -128,6 +128,51 @@ class NotCompilable(Exception):
 
 
 @dataclasses.dataclass(frozen=True)
+class CompiledRecord:
+    """A whole record as Spark columns of the Kafka row layout (:data:`smt.row_layout.KAFKA_ROW_FIELDS`),
+    for the streaming path that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`).
+
+    Its key and value are the bytes read (the key and value converters pass bytes through), its
+    headers the ``array<struct<key:string,value:binary>>`` read (a header read stays bytes).
+    ``kept``: None (every record), or a boolean column, false where a transform dropped the record.
+    ``header_bytes(key, value)``: the bytes the header converter writes for a header a transform sets
+    (a Connect value), computed once on the driver; raises :class:`NotCompilable` where they cannot be.
+    """
+
+    columns: dict[str, Any]
+    header_bytes: Callable[[str, Any], bytes]
+    kept: Any = None
+
+    def replaced(self, **columns: Any) -> "CompiledRecord":
+        """This record with some columns replaced."""
+        return dataclasses.replace(self, columns={**self.columns, **columns})
+
+    def dropped(self, functions: Any) -> "CompiledRecord":
+        """This record dropped (a Filter)."""
+        return dataclasses.replace(self, kept=functions.lit(False))
+
+
+@runtime_checkable
+class CompiledRecordTransform(Protocol):
+    """A transform with a compiled form over a whole record (:class:`CompiledRecord`)."""
+
+    def compile_record(self, record: CompiledRecord, functions: Any) -> CompiledRecord:
+        """The record after the transform, as columns; raises :class:`NotCompilable` saying why not.
+        ``functions`` is ``pyspark.sql.functions``."""
+        ...
+
+
+@runtime_checkable
+class CompiledPredicate(Protocol):
+    """A predicate with a compiled form over a whole record (:class:`CompiledRecord`)."""
+
+    def compile_test(self, record: CompiledRecord, functions: Any) -> Any:
+        """A boolean column, never null: true where the predicate matches the record (``negate`` is
+        the chain stage's); raises :class:`NotCompilable` saying why not."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
 class CompiledValue:
     """A record value as Spark columns: its Connect struct ``schema`` and one column per field, in order.
 
@@ -161,3 +206,33 @@ class CompiledRead:
     value: CompiledValue
     exact: Any
     same_schema: Any
+
+
+def compile_stage(stage: Any, record: CompiledRecord, functions: Any) -> CompiledRecord:
+    """``record`` after the chain stage ``stage`` (a :class:`smt.chain_stage.ChainStage`: its transform,
+    where its predicate, negated or not, matches); raises :class:`NotCompilable` naming the stage."""
+    F = functions
+    transform, predicate = stage.transform, stage.predicate
+    if not isinstance(transform, CompiledRecordTransform):
+        raise NotCompilable(f"transform '{stage.alias}' ({stage.class_name}) has no compiled form over whole records")
+    if predicate is not None and not isinstance(predicate, CompiledPredicate):
+        raise NotCompilable(
+            f"transform '{stage.alias}': its predicate ({type(predicate).class_name()}) has no compiled form"
+        )
+    try:
+        after = transform.compile_record(record, F)
+        applies = predicate.compile_test(record, F) if predicate is not None else None
+    except NotCompilable as exc:
+        raise NotCompilable(f"transform '{stage.alias}' ({stage.class_name}): {exc}") from None
+    if applies is None:
+        return after
+    applies = ~applies if stage.negate else applies
+    columns = {
+        name: column if column is record.columns[name] else F.when(applies, column).otherwise(record.columns[name])
+        for name, column in after.columns.items()
+    }
+    kept = after.kept
+    if kept is not record.kept:
+        was_kept = F.lit(True) if record.kept is None else record.kept
+        kept = F.when(applies, F.lit(True) if kept is None else kept).otherwise(was_kept)
+    return dataclasses.replace(after, columns=columns, kept=kept)

@@ -30,6 +30,16 @@ class HasHeaderKey(Reconfigurable, Predicate):
     def test(self, record: Record) -> bool:
         return any(name == self.header for name, _ in record.headers)
 
+    def compile_test(self, record, functions):
+        """True where a header has the name (no headers: false)."""
+        F = functions
+        found = F.exists(record.columns["headers"], lambda header: header["key"] == F.lit(self.header))
+        return F.coalesce(found, F.lit(False))
+
+    @classmethod
+    def compiled_form(cls) -> str:
+        return "whole records, in streaming runs of bytes"
+
     def test_batch(self, batch: RecordBatch) -> list[bool]:
         wanted = self.header
         if batch.is_arrow("headers"):

@@ -21,6 +21,14 @@ class RecordIsTombstone(Reconfigurable, Predicate):
     def test(self, record: Record) -> bool:
         return record.value is None
 
+    def compile_test(self, record, functions):
+        """True where the value is null."""
+        return record.columns["value"].isNull()
+
+    @classmethod
+    def compiled_form(cls) -> str:
+        return "whole records, in streaming runs of bytes"
+
     def test_batch(self, batch: RecordBatch) -> list[bool]:
         if batch.is_arrow("value"):
             return batch.arrow_column("value").is_null().to_pylist()

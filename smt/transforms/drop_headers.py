@@ -5,7 +5,7 @@ from __future__ import annotations
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.reconfigure import Reconfigurable
-from smt.record import Record
+from smt.record import KAFKA_ROW_TYPES, Record
 from smt.transform import ErrorSink, Transform
 from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 
@@ -36,3 +36,16 @@ class DropHeaders(Reconfigurable, Transform):
         names = self.names
         headers = [tuple(h for h in row if h[0] not in names) if row else row for row in batch.headers]
         return derive_batch(batch, headers=headers)
+
+    def compile_record(self, record, functions):
+        """The headers without those named (a header without a name stays); no headers give an empty list,
+        as the Python path writes them."""
+        F = functions
+        names = sorted(self.names)
+        headers = F.coalesce(record.columns["headers"], F.array().cast(KAFKA_ROW_TYPES["headers"]))
+        kept = F.filter(headers, lambda header: ~F.coalesce(header["key"].isin(names), F.lit(False)))
+        return record.replaced(headers=kept)
+
+    @classmethod
+    def compiled_form(cls) -> str:
+        return "whole records, in streaming runs of bytes"

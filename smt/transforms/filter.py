@@ -29,3 +29,11 @@ class Filter(Reconfigurable, Transform):
 
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         return batch.take([])
+
+    def compile_record(self, record, functions):
+        """Every record dropped (the chain stage keeps those its predicate spares)."""
+        return record.dropped(functions)
+
+    @classmethod
+    def compiled_form(cls) -> str:
+        return "whole records, in streaming runs of bytes"

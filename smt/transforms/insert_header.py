@@ -5,7 +5,7 @@ from __future__ import annotations
 from smt.batch import RecordBatch
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance
 from smt.reconfigure import Reconfigurable
-from smt.record import Record
+from smt.record import KAFKA_ROW_TYPES, Record
 from smt.transform import ErrorSink, Transform
 from smt.transforms._variant import KAFKA_PACKAGE, derive_batch
 
@@ -51,3 +51,16 @@ class InsertHeader(Reconfigurable, Transform):
     def apply_batch(self, batch: RecordBatch, errors: ErrorSink) -> RecordBatch:
         added = ((self.header, self.literal),)
         return derive_batch(batch, headers=[tuple(row) + added for row in batch.headers])
+
+    def compile_record(self, record, functions):
+        """The header appended, as the bytes the header converter writes for the literal (computed once);
+        no headers give a list of this one.  Raises NotCompilable when the converter cannot write it."""
+        F = functions
+        written = record.header_bytes(self.header, self.literal)
+        header = F.struct(F.lit(self.header).alias("key"), F.lit(written).cast("binary").alias("value"))
+        headers = F.coalesce(record.columns["headers"], F.array().cast(KAFKA_ROW_TYPES["headers"]))
+        return record.replaced(headers=F.concat(headers, F.array(header)))
+
+    @classmethod
+    def compiled_form(cls) -> str:
+        return "whole records, in streaming runs of bytes"

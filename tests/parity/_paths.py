@@ -2,8 +2,9 @@
 
 A path is a hook a stage class defines over its base class: a transform's
 ``apply`` (per record), ``apply_batch`` (whole columns), ``map_loop_plan``
-(the generated loop of :mod:`smt.codegen`) and ``compile_value`` (Spark SQL,
-:mod:`smt.compiled`); a predicate's ``test`` and ``test_batch``; a
+(the generated loop of :mod:`smt.codegen`), ``compile_value`` (Spark SQL,
+:mod:`smt.compiled`) and ``compile_record`` (Spark SQL over whole records); a predicate's ``test``,
+``test_batch`` and ``compile_test``; a
 converter's ``to_connect_data``/``from_connect_data``, its ``*_batch`` and
 ``*_column`` forms, and ``compiled_reader``.
 
@@ -35,8 +36,9 @@ PATH_HOOKS: dict[str, dict[str, tuple[str, ...]]] = {
         "batch": ("apply_batch",),
         "map_loop": ("map_loop_plan",),
         "compiled": ("compile_value",),
+        "compiled_record": ("compile_record",),
     },
-    "predicate": {"record": ("test",), "batch": ("test_batch",)},
+    "predicate": {"record": ("test",), "batch": ("test_batch",), "compiled_record": ("compile_test",)},
     "converter": {
         "record": ("to_connect_data", "from_connect_data"),
         "batch": ("to_connect_batch", "from_connect_batch", "from_connect_column"),
@@ -44,10 +46,11 @@ PATH_HOOKS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-#: Kind -> the paths the harness drives (tests/parity/_drivers.py and test_compiled_parity.py).
+#: Kind -> the paths the harness drives (tests/parity/_drivers.py, test_compiled_parity.py and, over whole
+#: records, test_compiled_record_parity.py).
 DRIVEN: dict[str, frozenset[str]] = {
-    "transform": frozenset({"record", "batch", "map_loop", "compiled"}),
-    "predicate": frozenset({"record", "batch"}),
+    "transform": frozenset({"record", "batch", "map_loop", "compiled", "compiled_record"}),
+    "predicate": frozenset({"record", "batch", "compiled_record"}),
     "converter": frozenset({"record", "batch", "compiled"}),
 }
 
