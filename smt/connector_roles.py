@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql.streaming import DataStreamWriter
 
 
-__all__ = ["CompiledInput", "CompiledSource", "RecordChecks", "SinkRoles", "SourceRoles", "StreamWrite"]
-__all__ += ["TaskWrite", "TaskWriter", "ValueEncoding"]
+__all__ = ["CompiledInput", "CompiledSource", "JvmStreamWrite", "RecordChecks", "SinkRoles", "SourceRoles"]
+__all__ += ["StreamWrite", "TaskWrite", "TaskWriter", "ValueEncoding"]
 __all__ += ["sink_roles", "source_roles"]
 
 
@@ -118,6 +118,22 @@ class StreamWrite(Protocol):
         ...
 
 
+class JvmStreamWrite(Protocol):
+    """A streaming sink that writes records inside the query without Python: the JVM streaming path
+    (:mod:`smt.pipeline.jvm_stream`), where the records never meet its Python record checks."""
+
+    def jvm_stream_problem(self) -> "str | None":
+        """Why this sink, as configured, cannot write a stream without Python (None: it can)."""
+        ...
+
+    def jvm_stream_writer(self, records: "DataFrame") -> "DataStreamWriter":
+        """``records`` (Kafka row layout: what the chain kept, each with the topic it was read from) set to
+        be written as the query runs, not started: :meth:`StreamWrite.stream_writer`, after what the
+        sink's record checks do to a record in Python done in Spark SQL.  Called once, on the driver,
+        when :meth:`jvm_stream_problem` found none; may check the destination (and raise as ``write``)."""
+        ...
+
+
 class TaskWrite(StreamWrite, Protocol):
     """A streaming sink whose Python writer runs in the chain's own Spark task.
 
@@ -175,6 +191,8 @@ class SinkRoles:
     stream_write: StreamWrite | None
     #: The sink's writer inside the chain's own tasks, or None (see :class:`TaskWrite`).
     task_write: TaskWrite | None
+    #: The sink's write of a stream without Python, or None (see :class:`JvmStreamWrite`).
+    jvm_stream_write: JvmStreamWrite | None
     #: See :attr:`smt.connector.Sink.commits_atomically`.
     commits_atomically: bool
     #: See :attr:`smt.connector.Sink.checkpoint_keys`.
@@ -201,6 +219,7 @@ def sink_roles(sink: Any) -> SinkRoles:
         compiled=sink if isinstance(sink, runtime_checkable(CompiledInput)) else None,
         stream_write=sink if isinstance(sink, runtime_checkable(StreamWrite)) else None,
         task_write=sink if isinstance(sink, runtime_checkable(TaskWrite)) else None,
+        jvm_stream_write=sink if isinstance(sink, runtime_checkable(JvmStreamWrite)) else None,
         commits_atomically=sink.commits_atomically,
         checkpoint_keys=sink.checkpoint_keys,
     )

@@ -280,6 +280,26 @@ class KafkaSink(Sink, RecordChecks, TaskWrite):
         routed = (flag, dead_letters.topic) if dead_letters is not None else None
         return self._librdkafka.written_in_chain_task(spark, self.config["topic"] or None, routed)
 
+    @classmethod
+    def compiled_form(cls) -> str:
+        """What the JVM streaming path writes (:class:`smt.compiled.CompiledStage`)."""
+        return "streaming runs of bytes to one topic, writer=spark"
+
+    def jvm_stream_problem(self) -> str | None:
+        """Why this sink cannot write a stream without Python (:class:`smt.connector_roles.JvmStreamWrite`)."""
+        prefix = self.context.prefix
+        if self._librdkafka is not None:
+            return f"{prefix}writer=librdkafka (the default) writes from Python; {prefix}writer=spark writes in the JVM"
+        if self._only_topic is None:
+            return f"{prefix}topic is not set, or a transform can route records: their topics are checked in Python"
+        return None
+
+    def jvm_stream_writer(self, records: "DataFrame"):
+        """Every record to ``topic``, the one destination when no transform can route (see ``open``)."""
+        from pyspark.sql import functions as F
+
+        return self.stream_writer(records.withColumn("topic", F.lit(self._only_topic)), None, None)
+
     def _written_without_the_driver(self, dead_letters: Any) -> bool:
         """Whether a stream's micro-batches can be written without a step on the driver: not when their
         topics must be checked as they come (``check.topics`` with a chain that can route), nor with

@@ -156,7 +156,7 @@ class KafkaSource(Source):
     @classmethod
     def compiled_form(cls) -> str:
         """What the compiled path reads with Spark (:class:`smt.compiled.CompiledStage`)."""
-        return "batch runs"
+        return "batch runs; streaming runs of bytes, kept in the JVM"
 
     def read(self, spark: "SparkSession", streaming: bool = False) -> "DataFrame":
         self._check_topics(spark, streaming)

@@ -67,7 +67,9 @@ _COMPILE_DOC = (
     "'auto' runs a batch pipeline in the JVM, without Python, when its source, value converter, every "
     "transform (no predicates) and its sink have compiled forms{stages}: records of the schemas seen in the "
     "first 500 records that Spark reads exactly as the converter does take it, every other record the "
-    "Python path, in the same write. 'off' sends every record through Python."
+    "Python path, in the same write. A streaming run keeps every record in the JVM when its converters "
+    "pass bytes through and every transform and predicate has a compiled form over whole records (see "
+    "streaming.trigger=realTime). 'off' sends every record through Python."
 )
 
 COMPILE_CONFIG = ConfigDef().define(
@@ -80,7 +82,13 @@ COMPILE_CONFIG = ConfigDef().define(
 )
 
 #: The plugin kinds whose classes may declare a compiled form, as pipeline.compile's documentation names them.
-_STAGE_KINDS = (("source", "source"), ("converter", "value converter"), ("transform", "transforms"), ("sink", "sink"))
+_STAGE_KINDS = (
+    ("source", "source"),
+    ("converter", "value converter"),
+    ("transform", "transforms"),
+    ("predicate", "predicates"),
+    ("sink", "sink"),
+)
 
 
 def compile_config(plugins: Any) -> ConfigDef:

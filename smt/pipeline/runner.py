@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from smt.compiled import NotCompilable
 from smt.connector_roles import TaskWriter
-from smt.errors import SmtError, StageError, chain_text
+from smt.errors import ConfigError, SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.compiled_plan import AllCompiledPlan, BetLost, PythonPlan, RunPlan, SplitPlan, plan_run
@@ -37,6 +38,7 @@ from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
+from smt.pipeline.jvm_stream import JvmStream, jvm_stream
 from smt.pipeline.micro_batches import KEPT, MicroBatchTiming, from_progress
 from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.os_causes import os_cause
@@ -449,8 +451,12 @@ class _Run:
             if self.on_progress is not None:
                 self.on_progress(self.counts, time.perf_counter() - self.started)
 
-        self._log_chain_over()
         source = self.spec.source.read(self.spark, streaming=True)
+        jvm = self._jvm_stream(source, name)
+        if jvm is not None:
+            run_streaming(self.spec, self.spark, None, write_outputs, on_batch, progress_interval, lambda: jvm.writer)
+            return
+        self._log_chain_over()
         observed_out = self._chain_over(source).observe(name, *self.layout.sums())
 
         def in_query():
@@ -464,6 +470,24 @@ class _Run:
             return counts_rows.writeStream.format("noop")  # observed, then dropped
 
         run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query)
+
+    def _jvm_stream(self, source, observed: str) -> JvmStream | None:
+        """The query that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`), or None (logged,
+        naming why; refused when the run asks for Spark's real-time mode, which has no other path)."""
+        from smt.pipeline.streaming import REAL_TIME
+
+        try:
+            jvm = jvm_stream(self.spec, source, self.layout, observed)
+        except NotCompilable as exc:
+            if self.spec.props.get("streaming.trigger") == REAL_TIME:
+                raise ConfigError.for_key(
+                    "streaming.trigger", f"{REAL_TIME} runs only JVM operators, and this run needs Python: {exc}",
+                    REAL_TIME,
+                ) from None  # fmt: skip
+            log.info("each micro-batch goes through Python: %s", exc)
+            return None
+        log.info("every record stays in the JVM: the chain runs as Spark SQL columns, written inside the query")
+        return jvm
 
     def _add(self, observed) -> ChainMetrics:
         counts, stages = self.layout.totals(observed)

@@ -42,6 +42,7 @@ from smt.errors import ConfigError, SmtError
 from smt.secret_values import without_secrets
 
 __all__ = [
+    "REAL_TIME",
     "STREAMING_CONFIG",
     "CheckpointMismatch",
     "FINGERPRINT_FILE",
@@ -64,11 +65,14 @@ STREAMING_CONFIG = (
         "streaming.trigger",
         ConfigType.STRING,
         "processingTime",
-        one_of("processingTime", "availableNow"),
+        one_of("processingTime", "availableNow", "realTime"),
         Importance.MEDIUM,
         "'processingTime': a micro-batch every streaming.trigger.interval.ms, until stopped; "
         "'availableNow': process the input present at start (in several micro-batches if the "
-        "source limits them), then stop.",
+        "source limits them), then stop; 'realTime': Spark's real-time mode (PySpark 4.1 on, a classic "
+        "session), each record written as soon as it is read, in batches that last "
+        "streaming.trigger.interval.ms (0: Spark's default) and need a task slot for each source "
+        "partition; only for a run whose records stay in the JVM (the run says what keeps it out).",
     )
     .define(
         "streaming.trigger.interval.ms",
@@ -77,7 +81,8 @@ STREAMING_CONFIG = (
         at_least(0),
         Importance.LOW,
         "With trigger processingTime: the micro-batch interval (0 = start the next batch as soon as "
-        "the previous one ends).",
+        "the previous one ends). With realTime: how long each batch runs before its offsets are "
+        "checkpointed (0 = Spark's default).",
     )
     .define(
         "streaming.timeout.ms",
@@ -139,13 +144,17 @@ def run_streaming(
     writer = writer.option("checkpointLocation", checkpoint).queryName(spec.config["name"])
     if settings["streaming.trigger"] == "availableNow":
         writer = writer.trigger(availableNow=True)
+    elif settings["streaming.trigger"] == REAL_TIME:
+        writer = _real_time(writer, settings["streaming.trigger.interval.ms"])
     elif settings["streaming.trigger.interval.ms"]:
         writer = writer.trigger(processingTime=f"{settings['streaming.trigger.interval.ms']} milliseconds")
     timeout_ms = settings["streaming.timeout.ms"]
     deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
     progress = _ProgressReader(None, on_batch)
     for attempt in range(_SPARK_55271_RESTARTS + 1):
-        error = _run_query(writer, progress, deadline, poll_interval)
+        # A real-time batch runs until its duration is up: stopped at the deadline, not waited for.
+        finish = settings["streaming.trigger"] != REAL_TIME
+        error = _run_query(writer, progress, deadline, poll_interval, finish)
         if error is None:
             return
         if attempt == _SPARK_55271_RESTARTS or not _is_spark_55271(error):
@@ -160,8 +169,34 @@ def run_streaming(
         )  # fmt: skip
 
 
-def _run_query(writer: Any, progress: "_ProgressReader", deadline: float | None, poll_interval: float) -> Any:
-    """Start the query and run it until it stops or fails; its error, or None."""
+#: ``streaming.trigger``'s value for Spark's real-time mode.
+REAL_TIME = "realTime"
+
+
+def _real_time(writer: Any, interval_ms: int) -> Any:
+    """``writer`` in Spark's real-time mode (``Trigger.RealTime``, which PySpark 4.1 does not expose yet:
+    set through the JVM writer), its batches ``interval_ms`` long (0: Spark's default)."""
+    java_writer = getattr(writer, "_jwrite", None)
+    if java_writer is None:
+        raise ConfigError.for_key("streaming.trigger", "realTime needs a classic Spark session (not Spark Connect)")
+    from py4j.protocol import Py4JError
+
+    triggers = writer._spark._jvm.org.apache.spark.sql.streaming.Trigger
+    try:
+        trigger = triggers.RealTime(f"{interval_ms} milliseconds") if interval_ms else triggers.RealTime()
+    except Py4JError:
+        raise ConfigError.for_key(
+            "streaming.trigger", f"realTime needs Spark 4.1 or later (this is {_SPARK_VERSION})"
+        ) from None
+    writer._jwrite = java_writer.trigger(trigger)
+    return writer.outputMode("update")  # a stateless query's update is its append; the mode takes only this
+
+
+def _run_query(
+    writer: Any, progress: "_ProgressReader", deadline: float | None, poll_interval: float, finish: bool = True
+) -> Any:
+    """Start the query and run it until it stops or fails; its error, or None.  With ``finish``, a
+    micro-batch running at the deadline may finish first."""
     query = writer.start()
     progress.follow(query)
     try:
@@ -172,7 +207,7 @@ def _run_query(writer: Any, progress: "_ProgressReader", deadline: float | None,
                 if query.exception() is None:
                     raise
             progress.read()
-        if query.isActive:
+        if query.isActive and finish:
             _finish_running_batch(query, progress)
     finally:
         if query.isActive:

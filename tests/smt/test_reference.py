@@ -316,9 +316,12 @@ def _compile_row(markdown: str) -> str:
 
 def test_pipeline_compile_lists_the_stages_plugins_declare_compiled():
     builtin = _compile_row(reference_markdown(load_plugins(entry_points=False)))
-    assert "transforms: ExtractNewRecordState (creates, reads and updates, and deletes in the rewrite" in builtin
+    assert "transforms: DropHeaders (whole records, in streaming runs of bytes), ExtractNewRecordState (" in builtin
+    assert "ExtractNewRecordState (creates, reads and updates, and deletes in the rewrite" in builtin
+    assert "predicates: HasHeaderKey (whole records, in streaming runs of bytes), RecordIsTombstone (" in builtin
     assert "MaskField$Value (top-level primitive fields, no replacement), ReplaceField$Value" in builtin
-    assert "value converter: json (" in builtin and "sink: table (" in builtin and "source: file (" in builtin
+    assert "value converter: json (" in builtin and "sink: kafka (" in builtin and "source: file (" in builtin
+    assert "), table (write.mode append" in builtin
     assert "MaskField$Key" not in builtin
     declared = _compile_row(reference_markdown(load_plugins(entry_points=False, extra_plugins=[CompiledFormPlugin()])))
     assert "Uppercase$Value (string values)" in declared and "Uppercase$Key" not in declared
