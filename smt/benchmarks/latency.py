@@ -10,11 +10,17 @@ in one SparkSession, each from a fresh input topic to a fresh output:
 - ours, exactly once (``sink.delivery.guarantee=exactly_once``);
 - the hand-written job: ``readStream`` kafka, ``from_json``, the same mask
   and static field, ``to_json``, Spark's Kafka sink, default trigger;
+- ours in the JVM (:mod:`smt.pipeline.jvm_stream`): values passed through as
+  bytes and ``InsertHeader`` (``sink.writer=spark``), default trigger and
+  Spark's real-time mode (``streaming.trigger=realTime``), against the
+  hand-written job that adds the same header (their ratios are to it);
 - Kafka → table: ours into a Parquet folder and a Delta table (at the
   middle rate; Delta where it has a release for the running Spark, see
   :mod:`connectors.table.jars`).
 
-While a query runs, a probe process (:mod:`smt.benchmarks.latency_probe`)
+A first, untimed run of the hand-written job warms the session's JVM (its first query runs its code
+cold: measured, a job timed first came out 30% slower than the same job timed later).  While a query
+runs, a probe process (:mod:`smt.benchmarks.latency_probe`)
 sends records stamped with their send time, at the rate, and reads the
 output: a record's latency is from its send until the probe sees it (read
 committed from the topic; a table's file once committed).  After a warm-up
@@ -51,6 +57,10 @@ EXACTLY_ONCE_TARGET = 1.5
 OURS = "smt, at least once"
 OURS_EOS = "smt, exactly once"
 HANDWRITTEN = "hand-written PySpark"
+#: The rows of a chain that keeps its records in the JVM (smt.pipeline.jvm_stream), and their baseline.
+OURS_JVM = "smt in the JVM, bytes"
+OURS_REAL_TIME = "smt in the JVM, bytes, realTime"
+HANDWRITTEN_BYTES = "hand-written PySpark, bytes"
 
 TRANSFORMS = {
     "transforms": "mask,static",
@@ -65,6 +75,16 @@ JSON_CONVERTERS = {
     "value.converter": "json", "value.converter.schemas.enable": "false",
 }  # fmt: skip
 VALUE_DDL = "id BIGINT, user STRING, email STRING, sent_us BIGINT, source STRING"
+#: The chain of the issue's example: schemaless JSON, a field masked, a static field.
+CHAIN = {**JSON_CONVERTERS, **TRANSFORMS}
+#: The JVM rows' chain: values passed through as bytes, a header added (bytearray converters, Spark's writer).
+JVM_CHAIN = {
+    "key.converter": "bytearray", "value.converter": "bytearray", "header.converter": "string",
+    "transforms": "tag", "transforms.tag.type": "InsertHeader",
+    "transforms.tag.header": "source", "transforms.tag.value.literal": "bench",
+}  # fmt: skip
+JVM_SETTINGS = {"sink.writer": "spark"}
+REAL_TIME_SETTINGS = {**JVM_SETTINGS, "streaming.trigger": "realTime"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +96,8 @@ class Latency:
     rate: int
     latencies_ms: tuple[float, ...]
     expected: int
+    #: The job its ratios are taken against, at the same rate.
+    baseline: str = HANDWRITTEN
 
     def percentile(self, p: float) -> float:
         if not self.latencies_ms:
@@ -94,11 +116,16 @@ def run(scale: float = 1.0, rates: Sequence[int] = RATES) -> list[Latency]:
         formats = _table_formats()
         spark = _session(formats)
         topics = _Topics(spark, servers)
-        bench = _Bench(spark, topics, work, timing)
+        bench = _Bench(spark, topics, work, _Timing(WARMUP_S * scale, 1.0, DRAIN_S))
+        bench.handwritten(rates[0])  # untimed: warms the JVM
+        bench.timing = timing
         for rate in rates:
             rows.append(bench.ours(rate, OURS))
             rows.append(bench.ours(rate, OURS_EOS, _exactly_once(rate)))
             rows.append(bench.handwritten(rate))
+            rows.append(bench.ours(rate, OURS_JVM, JVM_SETTINGS, HANDWRITTEN_BYTES, JVM_CHAIN))
+            rows.append(bench.ours(rate, OURS_REAL_TIME, REAL_TIME_SETTINGS, HANDWRITTEN_BYTES, JVM_CHAIN))
+            rows.append(bench.handwritten(rate, HANDWRITTEN_BYTES, _handwritten_bytes_query))
         table_rate = TABLE_RATE if TABLE_RATE in rates else rates[0]
         rows += [bench.table(table_rate, fmt) for fmt in formats]
     return rows
@@ -146,27 +173,32 @@ class _Bench:
         self.spark, self.topics, self.work, self.timing = spark, topics, work, timing
         self._runs = 0
 
-    def ours(self, rate: int, job: str, extra: dict[str, str] | None = None) -> Latency:
+    def ours(
+        self, rate: int, job: str, extra: dict[str, str] | None = None, baseline: str = HANDWRITTEN, chain=CHAIN
+    ) -> Latency:
         source, output = self._topics()
-        settings = {"sink": "kafka", "sink.kafka.bootstrap.servers": self.topics.servers, "sink.topic": output,
-                    **(extra or {})}  # fmt: skip
-        return self._timed(job, rate, source, {"output": output}, lambda: self._pipeline(source, settings))
+        settings = {**chain, "sink": "kafka", "sink.kafka.bootstrap.servers": self.topics.servers,
+                    "sink.topic": output, **(extra or {})}  # fmt: skip
+        timed = self._timed(job, rate, source, {"output": output}, lambda: self._pipeline(source, settings))
+        return dataclasses.replace(timed, baseline=baseline)
 
     def table(self, rate: int, table_format: str) -> Latency:
         source, _ = self._topics()
         path = os.path.join(self.work, f"table-{self._runs}")
-        settings = {"sink": "table", "sink.format": table_format, "sink.path": path, "sink.value.schema": VALUE_DDL}
+        settings = {**CHAIN, "sink": "table", "sink.format": table_format, "sink.path": path,
+                    "sink.value.schema": VALUE_DDL}  # fmt: skip
         probe = {"table_path": path, "table_format": table_format}
         return self._timed(f"smt → {table_format} table", rate, source, probe, lambda: self._pipeline(source, settings))
 
-    def handwritten(self, rate: int) -> Latency:
+    def handwritten(self, rate: int, job: str = HANDWRITTEN, query: Callable | None = None) -> Latency:
         source, output = self._topics()
+        query = query or _handwritten_query
 
         def start():
-            query = _handwritten_query(self.spark, self.topics.servers, source, output, self._checkpoint())
-            return query.stop, query.awaitTermination
+            started = query(self.spark, self.topics.servers, source, output, self._checkpoint())
+            return started.stop, started.awaitTermination
 
-        return self._timed(HANDWRITTEN, rate, source, {"output": output}, start)
+        return dataclasses.replace(self._timed(job, rate, source, {"output": output}, start), baseline=job)
 
     def _topics(self) -> tuple[str, str]:
         self._runs += 1
@@ -183,7 +215,7 @@ class _Bench:
         spec = PipelineSpec.from_properties({
             "name": name, "mode": "streaming", "checkpoint.location": self._checkpoint(),
             "source": "kafka", "source.kafka.bootstrap.servers": self.topics.servers, "source.topics": source,
-            **JSON_CONVERTERS, **TRANSFORMS, **settings})  # fmt: skip
+            **settings})  # fmt: skip
         for key, value in spec.spark_conf().items():
             # A static one (a table format's extensions) is the session's already (see _session).
             if key.startswith("spark.sql.") and self.spark.conf.isModifiable(key):
@@ -237,18 +269,8 @@ def _handwritten_query(spark, servers: str, source: str, output: str, checkpoint
     """The job a Spark user would write for the same chain: from_json, mask, static field, to_json."""
     from pyspark.sql import functions as F
 
-    parsed = (
-        spark.readStream.format("kafka")
-        .option("kafka.bootstrap.servers", servers)
-        .option("subscribe", source)
-        .option("startingOffsets", "earliest")
-        .load()
-        .select(
-            F.from_json(F.col("value").cast("string"), "id BIGINT, user STRING, email STRING, sent_us BIGINT").alias(
-                "v"
-            )
-        )  # fmt: skip
-    )
+    value = F.from_json(F.col("value").cast("string"), "id BIGINT, user STRING, email STRING, sent_us BIGINT")
+    parsed = _read_stream(spark, servers, source).load().select(value.alias("v"))
     record = F.struct(
         F.col("v.id").alias("id"),
         F.col("v.user").alias("user"),
@@ -256,14 +278,29 @@ def _handwritten_query(spark, servers: str, source: str, output: str, checkpoint
         F.col("v.sent_us").alias("sent_us"),
         F.lit("bench").alias("source"),
     )
-    return (
-        parsed.select(F.to_json(record).alias("value"))
-        .writeStream.format("kafka")
-        .option("kafka.bootstrap.servers", servers)
-        .option("topic", output)
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
+    return _write_stream(parsed.select(F.to_json(record).alias("value")), servers, output, checkpoint)
+
+
+def _handwritten_bytes_query(spark, servers: str, source: str, output: str, checkpoint: str):
+    """The job a Spark user would write for the JVM rows' chain: the value as read, one header added."""
+    from pyspark.sql import functions as F
+
+    records = _read_stream(spark, servers, source).option("includeHeaders", "true").load()
+    tag = F.array(F.struct(F.lit("source").alias("key"), F.lit(b"bench").alias("value")))
+    headers = F.concat(F.coalesce(F.col("headers"), F.array().cast("array<struct<key:string,value:binary>>")), tag)
+    return _write_stream(records.select("key", "value", headers.alias("headers")), servers, output, checkpoint)
+
+
+def _read_stream(spark, servers: str, source: str):
+    """The hand-written jobs' Kafka source, from the topic's start (not loaded: options may follow)."""
+    reader = spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers)
+    return reader.option("subscribe", source).option("startingOffsets", "earliest")
+
+
+def _write_stream(df, servers: str, output: str, checkpoint: str):
+    """The hand-written jobs' Kafka sink, started (default trigger)."""
+    writer = df.writeStream.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", output)
+    return writer.option("checkpointLocation", checkpoint).start()
 
 
 # --- the table ----------------------------------------------------------------------------
@@ -276,9 +313,9 @@ def latency_table(rows: Sequence[Latency]):
     table = Table(title="smt latency (ms from send until read at the output; one run, one broker)")
     for column in ("records/s", "job", "received", "p50", "p90", "p99", "max", "p50 / hw", "p99 / hw", "target"):
         table.add_column(column, justify="left" if column == "job" else "right")
-    baseline = {row.rate: row for row in rows if row.job == HANDWRITTEN}
+    baselines = {(row.rate, row.job): row for row in rows if row.baseline == row.job}
     for row in rows:
-        hw = baseline.get(row.rate)
+        hw = baselines.get((row.rate, row.baseline))
         ratios = ("", "") if hw is None or row is hw else (
             _ratio(row.percentile(50), hw.percentile(50)), _ratio(row.percentile(99), hw.percentile(99)))  # fmt: skip
         table.add_row(

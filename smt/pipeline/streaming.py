@@ -210,10 +210,44 @@ def _run_query(
         if query.isActive and finish:
             _finish_running_batch(query, progress)
     finally:
-        if query.isActive:
+        if query.isActive and not finish:
+            _stop_cutting_short(query, getattr(writer, "_spark", None))
+        elif query.isActive:
             query.stop()
         progress.read()
     return query.exception()
+
+
+#: Spark's loggers that report the tasks of a real-time batch cut short by a stop as aborted writes.
+_ABORT_LOGGERS = (
+    "org.apache.spark.sql.execution.datasources.v2.WriteToDataSourceV2Exec",
+    "org.apache.spark.sql.execution.datasources.v2.DataWritingSparkTask",
+    "org.apache.spark.util.Utils",
+)
+#: How long, after the stop, the cut tasks may take to report before those loggers speak again.
+_ABORTS_WAIT_S = 5.0
+
+
+def _stop_cutting_short(query: Any, spark: Any) -> None:
+    """Stop a query whose batch is running (a real-time one's always is), without Spark's stack trace of
+    each task it interrupts: nothing failed, and the batch's records are read again on a restart.
+    ``spark``: the classic session that runs it (None: a Spark Connect one, whose server logs)."""
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:
+        query.stop()
+        return
+    log4j = jvm.org.apache.logging.log4j
+    levels = {name: log4j.LogManager.getLogger(name).getLevel() for name in _ABORT_LOGGERS}
+    for name in levels:
+        log4j.core.config.Configurator.setLevel(name, log4j.Level.OFF)
+    try:
+        query.stop()
+        tracker, deadline = spark.sparkContext.statusTracker(), time.monotonic() + _ABORTS_WAIT_S
+        while tracker.getActiveStageIds() and time.monotonic() < deadline:
+            time.sleep(_STOP_POLL_S)
+    finally:
+        for name, level in levels.items():
+            log4j.core.config.Configurator.setLevel(name, level)
 
 
 def wait_s(poll_interval: float, deadline: float | None, now: float) -> float:
