@@ -47,6 +47,36 @@ def test_a_stream_of_bytes_runs_in_the_jvm_counted_and_resumes(kafka_spark, kafk
     ]
 
 
+def test_a_compiled_chain_runs_in_the_jvm_and_counts_each_stage(kafka_spark, kafka_broker, tmp_path, caplog):
+    """InsertHeader, then a Filter of the records with a header named drop: each record counted where it
+    went, each stage's records in and out."""
+    stem = kafka_broker.unique_topic("jvm-stream-chain")
+    source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
+    spec = _spec(kafka_broker, tmp_path, stem, source, output, **{
+        "transforms": "tag,drop", "header.converter": "string",
+        "transforms.tag.type": "InsertHeader", "transforms.tag.header": "via", "transforms.tag.value.literal": "smt",
+        "transforms.drop.type": "Filter", "transforms.drop.predicate": "marked",
+        "predicates": "marked", "predicates.marked.type": "HasHeaderKey", "predicates.marked.name": "drop",
+    })  # fmt: skip
+    kafka_broker.produce(source, [
+        {"key": "a", "value": "1", "headers": [("h", "x")]},
+        {"key": "b", "value": "2", "headers": [("drop", "")]},
+        {"key": "c", "value": "3"},
+    ])  # fmt: skip
+    with caplog.at_level(logging.INFO, logger="smt.pipeline.runner"):
+        result = run_pipeline(spec, spark=kafka_spark)
+    assert _IN_THE_JVM in caplog.text
+    assert (result.counts.read, result.counts.written, result.counts.filtered) == (3, 2, 1)
+    tag, drop = result.stages["tag"], result.stages["drop"]
+    assert (tag.records_in, tag.records_out, tag.dropped) == (3, 3, 0)
+    assert (drop.records_in, drop.records_out, drop.dropped) == (3, 2, 1)
+    written = kafka_broker.consume(output, 2)
+    assert [(r.key, r.value, r.headers) for r in written] == [
+        (b"a", b"1", (("h", b"x"), ("via", b"smt"))),
+        (b"c", b"3", (("via", b"smt"),)),
+    ]
+
+
 def test_a_chain_that_needs_python_takes_the_python_path(kafka_spark, kafka_broker, tmp_path, caplog):
     stem = kafka_broker.unique_topic("jvm-stream-python")
     source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
