@@ -127,8 +127,8 @@ class JvmStreamWrite(Protocol):
         ...
 
     def jvm_stream_writer(self, records: "DataFrame") -> "DataStreamWriter":
-        """``records`` (Kafka row layout: what the chain kept, each with the topic it was read from) set to
-        be written as the query runs, not started: :meth:`StreamWrite.stream_writer`, after what the
+        """``records`` (Kafka row layout: what the chain kept; no transform routed them) set to be written
+        as the query runs, not started: :meth:`StreamWrite.stream_writer`, after what the
         sink's record checks do to a record in Python done in Spark SQL.  Called once, on the driver,
         when :meth:`jvm_stream_problem` found none; may check the destination (and raise as ``write``)."""
         ...

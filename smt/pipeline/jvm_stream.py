@@ -5,16 +5,16 @@ A streaming run takes it when
 - its key and value converters pass bytes through (``bytearray``, the
   defaults), so no record is decoded;
 - every transform, and every predicate, has a compiled form over whole
-  records (:class:`smt.compiled.CompiledRecord`: ``Filter``, ``RegexRouter``,
-  ``InsertHeader``, ``DropHeaders``; ``TopicNameMatches``, ``HasHeaderKey``,
-  ``RecordIsTombstone``; the reference lists them), or there is none;
+  records (:class:`smt.compiled.CompiledRecord`: ``Filter``, ``InsertHeader``,
+  ``DropHeaders``; ``HasHeaderKey``, ``RecordIsTombstone``; the reference
+  lists them), or there is none;
 - a record can fail nowhere but at the sink: ``errors.tolerance=none`` and
   no dead-letter queue.  A record the sink's producer refuses then fails
   the query, as it fails the Python path's run;
 - the source's stream has no record it could not read (no source-error
   column), and the sink writes a stream inside the query without Python
-  (:class:`smt.connector_roles.StreamWrite`: the Kafka sink with
-  ``writer=spark``, at least once).
+  (:class:`smt.connector_roles.JvmStreamWrite`: the Kafka sink with
+  ``writer=spark``, at least once, to its one topic).
 
 The run is then one Spark SQL query, from the source's stream through the
 chain's columns to the sink's writer: no Python worker, no Arrow crossing,
@@ -29,7 +29,6 @@ cannot take it, the run is refused, naming what keeps it out.
 from __future__ import annotations
 
 import dataclasses
-import logging
 from typing import Any
 
 from smt.compiled import CompiledRecord, NotCompilable, compile_stage
@@ -38,18 +37,7 @@ from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout
 from smt.pipeline.processor import BatchCounts
 from smt.row_layout import KAFKA_ROW_FIELDS
 
-__all__ = ["JvmStream", "jvm_stream", "jvm_stream_problem"]
-
-log = logging.getLogger(__name__)
-
-
-@dataclasses.dataclass(frozen=True)
-class JvmStream:
-    """The run's query before its sink: ``writer`` (the sink's ``DataStreamWriter``, not started) writes
-    the records the chain keeps, observing the counts under ``observed`` (see :mod:`smt.pipeline.counts`)."""
-
-    writer: Any
-    observed: str
+__all__ = ["jvm_stream", "jvm_stream_problem"]
 
 
 def jvm_stream_problem(spec: Any) -> str | None:
@@ -65,9 +53,11 @@ def jvm_stream_problem(spec: Any) -> str | None:
     return None
 
 
-def jvm_stream(spec: Any, source: Any, layout: CountsLayout, observed: str) -> JvmStream:
-    """The query of ``spec``'s chain over ``source`` (the source's stream, Kafka row layout), to the sink's
-    writer; raises :class:`NotCompilable` naming the stage (or the sink) that keeps it out of the JVM."""
+def jvm_stream(spec: Any, source: Any, layout: CountsLayout, observed: str) -> Any:
+    """The sink's ``DataStreamWriter`` (not started) of ``spec``'s chain over ``source`` (the source's
+    stream, Kafka row layout), the counts observed under the name ``observed`` (see
+    :mod:`smt.pipeline.counts`); raises :class:`NotCompilable` naming the stage (or the sink) that keeps
+    it out of the JVM."""
     from pyspark.sql import functions as F
 
     problem = jvm_stream_problem(spec)
@@ -96,8 +86,7 @@ def jvm_stream(spec: Any, source: Any, layout: CountsLayout, observed: str) -> J
     if record.kept is not None:
         records = records.where(flag_columns[-1])
     records = records.select(*(F.col(f"{_OUT}{name}").alias(name) for name in record.columns))
-    writer = sink.jvm_stream_writer(records)
-    return JvmStream(writer, observed)
+    return sink.jvm_stream_writer(records)
 
 
 #: The chain's output columns, and whether each stage kept a record, until the counts are taken.

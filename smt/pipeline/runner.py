@@ -38,7 +38,7 @@ from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
-from smt.pipeline.jvm_stream import JvmStream, jvm_stream
+from smt.pipeline.jvm_stream import jvm_stream
 from smt.pipeline.micro_batches import KEPT, MicroBatchTiming, from_progress
 from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.os_causes import os_cause
@@ -452,9 +452,9 @@ class _Run:
                 self.on_progress(self.counts, time.perf_counter() - self.started)
 
         source = self.spec.source.read(self.spark, streaming=True)
-        jvm = self._jvm_stream(source, name)
-        if jvm is not None:
-            run_streaming(self.spec, self.spark, None, write_outputs, on_batch, progress_interval, lambda: jvm.writer)
+        jvm_writer = self._jvm_stream(source, name)
+        if jvm_writer is not None:
+            run_streaming(self.spec, self.spark, None, write_outputs, on_batch, progress_interval, lambda: jvm_writer)
             return
         self._log_chain_over()
         observed_out = self._chain_over(source).observe(name, *self.layout.sums())
@@ -471,13 +471,14 @@ class _Run:
 
         run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query)
 
-    def _jvm_stream(self, source, observed: str) -> JvmStream | None:
-        """The query that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`), or None (logged,
-        naming why; refused when the run asks for Spark's real-time mode, which has no other path)."""
+    def _jvm_stream(self, source, observed: str):
+        """The writer of the query that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`), or
+        None (logged, naming why; refused when the run asks for Spark's real-time mode, which has no other
+        path)."""
         from smt.pipeline.streaming import REAL_TIME
 
         try:
-            jvm = jvm_stream(self.spec, source, self.layout, observed)
+            writer = jvm_stream(self.spec, source, self.layout, observed)
         except NotCompilable as exc:
             if self.spec.props.get("streaming.trigger") == REAL_TIME:
                 raise ConfigError.for_key(
@@ -487,7 +488,7 @@ class _Run:
             log.info("each micro-batch goes through Python: %s", exc)
             return None
         log.info("every record stays in the JVM: the chain runs as Spark SQL columns, written inside the query")
-        return jvm
+        return writer
 
     def _add(self, observed) -> ChainMetrics:
         counts, stages = self.layout.totals(observed)
