@@ -37,7 +37,7 @@ from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout
 from smt.pipeline.processor import BatchCounts
 from smt.row_layout import KAFKA_ROW_FIELDS
 
-__all__ = ["jvm_stream", "jvm_stream_problem"]
+__all__ = ["header_writer", "jvm_stream", "jvm_stream_problem"]
 
 
 def jvm_stream_problem(spec: Any) -> str | None:
@@ -71,7 +71,9 @@ def jvm_stream(spec: Any, source: Any, layout: CountsLayout, observed: str) -> A
         raise NotCompilable(f"sink: {problem}")
     if SOURCE_ERROR_COLUMN in source.columns:
         raise NotCompilable(f"source '{spec.config['source']}' reports records it could not read in Python")
-    record = CompiledRecord({name: F.col(f"`{name}`") for name in KAFKA_ROW_FIELDS}, _header_bytes(spec))
+    record = CompiledRecord(
+        {name: F.col(f"`{name}`") for name in KAFKA_ROW_FIELDS}, header_writer(spec.header_converter)
+    )
     kept_after = []
     for stage in spec.chain.stages:
         record = compile_stage(stage, record, F)
@@ -113,9 +115,9 @@ def _counts(F: Any, layout: CountsLayout, kept_after: list[Any]) -> Any:
     return F.concat_ws(",", *(figure.cast("string") for figure in figures))
 
 
-def _header_bytes(spec: Any):
-    """What the header converter writes for a header value a transform sets (see :class:`CompiledRecord`)."""
-    converter = spec.header_converter
+def header_writer(converter: Any):
+    """``header_bytes`` of :class:`CompiledRecord` for the header ``converter``: what it writes for a header
+    value a transform sets, or :class:`NotCompilable` naming the header where it cannot."""
 
     def header_bytes(key: str, value: Any) -> bytes:
         try:

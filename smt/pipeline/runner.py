@@ -475,12 +475,12 @@ class _Run:
         """The writer of the query that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`), or
         None (logged, naming why; refused when the run asks for Spark's real-time mode, which has no other
         path)."""
-        from smt.pipeline.streaming import REAL_TIME
+        from smt.pipeline.streaming import REAL_TIME, STREAMING_CONFIG
 
         try:
             writer = jvm_stream(self.spec, source, self.layout, observed)
         except NotCompilable as exc:
-            if self.spec.props.get("streaming.trigger") == REAL_TIME:
+            if STREAMING_CONFIG.parse(self.spec.props)["streaming.trigger"] == REAL_TIME:
                 raise ConfigError.for_key(
                     "streaming.trigger", f"{REAL_TIME} runs only JVM operators, and this run needs Python: {exc}",
                     REAL_TIME,

@@ -151,9 +151,9 @@ def run_streaming(
     timeout_ms = settings["streaming.timeout.ms"]
     deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
     progress = _ProgressReader(None, on_batch)
+    # A real-time batch runs until its duration is up: stopped at the deadline, not waited for.
+    finish = settings["streaming.trigger"] != REAL_TIME
     for attempt in range(_SPARK_55271_RESTARTS + 1):
-        # A real-time batch runs until its duration is up: stopped at the deadline, not waited for.
-        finish = settings["streaming.trigger"] != REAL_TIME
         error = _run_query(writer, progress, deadline, poll_interval, finish)
         if error is None:
             return

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import strategies as st
 
 from smt.compiled import CompiledRecord, NotCompilable, compile_stage
+from smt.pipeline.jvm_stream import header_writer
 from smt.spark import transform
 from smt.spark._config import ChainConfig
 from tests.oracle._generation import generate
@@ -104,25 +105,13 @@ def properties(stages, header_converter: str) -> dict[str, str]:
     return props
 
 
-def header_bytes_of(header_converter):
-    """``header_bytes`` as a planner builds it: the header converter's bytes, or NotCompilable."""
-
-    def header_bytes(key, value):
-        try:
-            return header_converter.from_connect_header(None, key, None, value)
-        except Exception as exc:
-            raise NotCompilable(f"the header converter cannot write {value!r}: {exc}") from None
-
-    return header_bytes
-
-
 def compiled_chain(props: dict, functions) -> CompiledRecord:
     """The chain of ``props`` over the row columns, stage by stage (raises NotCompilable)."""
     F = functions
     spec = ChainConfig.load(props).spec
     columns = {name: F.col(name) for name in ("key", "value", "topic", "partition", "offset")}
     columns.update({name: F.col(name) for name in ("timestamp", "timestampType", "headers")})
-    record = CompiledRecord(columns, header_bytes_of(spec.header_converter))
+    record = CompiledRecord(columns, header_writer(spec.header_converter))
     for stage in spec.chain.stages:
         record = compile_stage(stage, record, F)
     return record

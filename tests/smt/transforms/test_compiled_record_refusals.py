@@ -8,6 +8,7 @@ import pytest
 
 import converters
 from smt.compiled import CompiledRecord, NotCompilable
+from smt.pipeline.jvm_stream import header_writer
 from smt.plugin import PluginContext
 from smt.plugins import default_plugins
 
@@ -29,19 +30,11 @@ def _configured(kind: str, name: str, props: dict):
 
 
 def _record(header_converter: str = "simple") -> CompiledRecord:
-    converter = converters.load(header_converter, {})
-
-    def header_bytes(key, value):
-        try:
-            return converter.from_connect_header(None, key, None, value)
-        except Exception as exc:
-            raise NotCompilable(f"the header converter cannot write {value!r}: {exc}") from None
-
-    return CompiledRecord(_NoSpark(), header_bytes)
+    return CompiledRecord(_NoSpark(), header_writer(converters.load(header_converter, {})))
 
 
 @pytest.mark.parametrize("literal", ["text", "42", "true"])
 def test_insert_header_refuses_a_literal_the_header_converter_cannot_write(literal):
     transform = _configured("transform", "InsertHeader", {"header": "h", "value.literal": literal})
-    with pytest.raises(NotCompilable, match="the header converter cannot write"):
+    with pytest.raises(NotCompilable, match=r"header.converter .*ByteArrayConverter cannot write header 'h'"):
         transform.compile_record(_record("bytearray"), _NoSpark())
