@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 __all__ = ["COMPILED_VALUE_PREFIX", "TYPE_KNOWN_COLUMN", "CompiledConverter", "CompiledRead", "CompiledStage"]
 __all__ += ["CompiledTransform", "CompiledValue", "NotCompilable", "PRIMITIVE_DDL", "compiled_stages"]
 __all__ += ["CompiledPredicate", "CompiledRecord", "CompiledRecordTransform", "compile_stage", "compiled_value_columns"]
+__all__ += ["CompiledObject", "CompiledRecordConverter", "ObjectRead"]
 
 #: The columns of the compiled rows in a batch write's DataFrame (see :class:`smt.connector_roles.CompiledInput`):
 #: ``<prefix><i>``, one per compiled schema, a struct of the sink's :meth:`compiled_type` of the schema, set on
@@ -128,6 +129,54 @@ class NotCompilable(Exception):
 
 
 @dataclasses.dataclass(frozen=True)
+class CompiledObject:
+    """A record's value read as a flat JSON object, as Spark columns (a schemaless JSON value converter's
+    compiled form, :class:`CompiledRecordConverter`).
+
+    ``entries``: ``array<struct<key:string,kind:string,token:string>>``, the object's members in order,
+    each its key, its value's kind (``STRING``, ``BIGINT``, ``DECIMAL``, ``BOOLEAN``, or ``VOID`` for
+    null) and its value's JSON text as the converter writes it; null where the value is null (a
+    tombstone).
+    ``token(value)``: the JSON text the converter writes for a Connect value (a string, int, bool or
+    None), on the driver.  ``exact``: None, or a boolean column a transform sets, false where its
+    compiled form cannot vouch for the record (a field of a kind it cannot mask in Python too).
+    """
+
+    entries: Any
+    token: Callable[[Any], str]
+    exact: Any = None
+
+    def vouched(self, condition: Any) -> "CompiledObject":
+        """This object, exact only where ``condition`` holds too."""
+        exact = condition if self.exact is None else self.exact & condition
+        return dataclasses.replace(self, exact=exact)
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectRead:
+    """What a converter's compiled reading of a record part gives: the object, and ``exact``, a boolean
+    column true only where the converter in Python reads the same object (or null) from the bytes and
+    writes back, from it, exactly what the compiled form writes."""
+
+    value: CompiledObject
+    exact: Any
+
+
+@runtime_checkable
+class CompiledRecordConverter(Protocol):
+    """A key or value converter that reads and writes whole records' parts in Spark SQL (for the JVM
+    streaming path, :mod:`smt.pipeline.jvm_stream`)."""
+
+    def compiled_record_codec(self, functions: Any) -> Any:
+        """The codec: ``parse(data)`` (the entries of the object in a binary column: the one expensive
+        column, computed once), ``read(data, entries) -> ObjectRead``; ``rewritten(data, read) ->
+        (written, exact)`` (what the converter writes after reading ``data``, and where Spark SQL does as
+        it does); and ``render(entries)`` (the bytes of an object's entries).  Raises
+        :class:`NotCompilable` saying why there is none."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
 class CompiledRecord:
     """A whole record as Spark columns of the Kafka row layout (:data:`smt.row_layout.KAFKA_ROW_FIELDS`),
     for the streaming path that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`).
@@ -137,15 +186,23 @@ class CompiledRecord:
     ``kept``: None (every record), or a boolean column, false where a transform dropped the record.
     ``header_bytes(key, value)``: the bytes the header converter writes for a header a transform sets
     (a Connect value), computed once on the driver; raises :class:`NotCompilable` where they cannot be.
+    ``value_object``: the value read as a JSON object, where the value converter reads one
+    (:class:`CompiledObject`; the ``value`` column is then the bytes read, written from the object
+    by the path once a transform changed it), else None.
     """
 
     columns: dict[str, Any]
     header_bytes: Callable[[str, Any], bytes]
     kept: Any = None
+    value_object: CompiledObject | None = None
 
     def replaced(self, **columns: Any) -> "CompiledRecord":
         """This record with some columns replaced."""
         return dataclasses.replace(self, columns={**self.columns, **columns})
+
+    def with_value_object(self, value_object: CompiledObject) -> "CompiledRecord":
+        """This record with its value object replaced (a transform changed its fields)."""
+        return dataclasses.replace(self, value_object=value_object)
 
     def dropped(self, functions: Any) -> "CompiledRecord":
         """This record dropped (a Filter)."""
@@ -235,4 +292,19 @@ def compile_stage(stage: Any, record: CompiledRecord, functions: Any) -> Compile
     if kept is not record.kept:
         was_kept = F.lit(True) if record.kept is None else record.kept
         kept = F.when(applies, F.lit(True) if kept is None else kept).otherwise(was_kept)
-    return dataclasses.replace(after, columns=columns, kept=kept)
+    value_object = after.value_object
+    if value_object is not record.value_object:
+        value_object = _object_where(F, applies, value_object, record.value_object)
+    return dataclasses.replace(after, columns=columns, kept=kept, value_object=value_object)
+
+
+def _object_where(F: Any, applies: Any, changed: CompiledObject, was: CompiledObject) -> CompiledObject:
+    """``changed`` where ``applies``, else ``was`` (the object before a stage whose predicate may not match)."""
+    entries = changed.entries
+    if entries is not was.entries:
+        entries = F.when(applies, entries).otherwise(was.entries)
+    exact = changed.exact
+    if exact is not was.exact:
+        was_exact = F.lit(True) if was.exact is None else was.exact
+        exact = F.when(applies, F.lit(True) if exact is None else exact).otherwise(was_exact)
+    return dataclasses.replace(changed, entries=entries, exact=exact)

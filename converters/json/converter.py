@@ -20,6 +20,7 @@ from converters.json._schema_json import from_json_schema, to_json_schema
 from converters.json._validation import load_validator
 from converters.json._writer import compile_writer, has_non_finite_float
 from converters.json.compiled import EnvelopeReader
+from converters.json.compiled_schemaless import SchemalessCodec
 from smt.compiled import NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.converter import Converter, ConverterError, HeaderConverter, OnError, raise_error
@@ -408,6 +409,11 @@ class JsonConverter(Converter, HeaderConverter):
     def compiled_form(cls) -> str:
         """What the compiled path reads (:class:`smt.compiled.CompiledStage`)."""
         return "values with schemas (structs of primitives and of flat structs), schemas.enable=true"
+
+    def compiled_record_codec(self, functions: Any) -> SchemalessCodec:
+        """Spark's reading and writing of schemaless records, for the JVM streaming path (see
+        :mod:`converters.json.compiled_schemaless`); raises :class:`NotCompilable` saying why not."""
+        return SchemalessCodec.of(self, self._validator, functions)
 
     def compiled_reader(self, functions: Any) -> EnvelopeReader:
         """Spark's reading of envelope records, for the compiled path (see :mod:`converters.json.compiled`).

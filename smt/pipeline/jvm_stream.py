@@ -29,15 +29,25 @@ cannot take it, the run is refused, naming what keeps it out.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
-from smt.compiled import CompiledRecord, NotCompilable, compile_stage
+from smt.compiled import CompiledRecord, CompiledRecordConverter, NotCompilable, compile_stage
 from smt.connector import SOURCE_ERROR_COLUMN
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout
 from smt.pipeline.processor import BatchCounts
 from smt.row_layout import KAFKA_ROW_FIELDS
 
-__all__ = ["header_writer", "jvm_stream", "jvm_stream_problem"]
+__all__ = [
+    "UNVOUCHED",
+    "ChainFrame",
+    "chain_frame",
+    "forget_unvouched_batch",
+    "header_writer",
+    "jvm_stream",
+    "jvm_stream_problem",
+    "unvouched_record",
+]
 
 
 def jvm_stream_problem(spec: Any) -> str | None:
@@ -46,8 +56,11 @@ def jvm_stream_problem(spec: Any) -> str | None:
     if spec.config.get("pipeline.compile", "auto") == "off":
         return "pipeline.compile=off"
     for name, converter in (("key.converter", spec.key_converter), ("value.converter", spec.value_converter)):
-        if not converter.passthrough:
-            return f"{name} {type(converter).__name__} decodes each record in Python (bytearray passes bytes)"
+        if not converter.passthrough and not isinstance(converter, CompiledRecordConverter):
+            return (
+                f"{name} {type(converter).__name__} decodes each record in Python (bytearray passes bytes, "
+                "json with schemas.enable=false is read in Spark SQL)"
+            )
     if spec.policy.tolerates_all:
         return "errors.tolerance=all: a failed record is skipped or dead-lettered in Python"
     return None
@@ -71,29 +84,180 @@ def jvm_stream(spec: Any, source: Any, layout: CountsLayout, observed: str) -> A
         raise NotCompilable(f"sink: {problem}")
     if SOURCE_ERROR_COLUMN in source.columns:
         raise NotCompilable(f"source '{spec.config['source']}' reports records it could not read in Python")
-    record = CompiledRecord(
-        {name: F.col(f"`{name}`") for name in KAFKA_ROW_FIELDS}, header_writer(spec.header_converter)
-    )
-    kept_after = []
-    for stage in spec.chain.stages:
-        record = compile_stage(stage, record, F)
-        kept_after.append(record.kept)
+    chain = chain_frame(spec, source, F)
+    record, kept_after, exact = chain.record, chain.kept_after, chain.exact
     # The chain's columns and each stage's kept flag side by side, named apart from the source's: the
     # counts (over the flags) are taken before the dropped records go.
     outputs = [column.alias(f"{_OUT}{name}") for name, column in record.columns.items()]
     flags = {i: f"{_KEPT}{i}" for i, kept in enumerate(kept_after) if kept is not None}
-    staged = source.select(*outputs, *(kept_after[i].alias(name) for i, name in flags.items()))
+    vouched = [] if exact is None else [_vouched(F, exact).alias(_VOUCHED)]
+    staged = chain.frame.select(*outputs, *(kept_after[i].alias(name) for i, name in flags.items()), *vouched)
     flag_columns = [F.col(flags[i]) if i in flags else None for i in range(len(kept_after))]
     records = staged.observe(observed, _counts(F, layout, flag_columns).alias(COUNTS_COLUMN))
+    if exact is not None:  # before the chain's own filter, which would spare the records it drops
+        records = records.where(F.col(_VOUCHED))
     if record.kept is not None:
         records = records.where(flag_columns[-1])
     records = records.select(*(F.col(f"{_OUT}{name}").alias(name) for name in record.columns))
     return sink.jvm_stream_writer(records)
 
 
+@dataclasses.dataclass(frozen=True)
+class ChainFrame:
+    """A chain over a frame of Kafka rows (:func:`chain_frame`).
+
+    ``frame``: the rows with the chain's intermediate columns beside them; ``record``: the record the
+    chain writes, its columns over ``frame`` (its value written from its object where a transform
+    changed it); ``kept_after``: whether each stage kept the record (None: every record); ``exact``:
+    a boolean column, true where the converters read (and write) the key and value in Spark SQL
+    exactly as in Python (None: they pass bytes).
+    """
+
+    frame: Any
+    record: CompiledRecord
+    kept_after: list[Any]
+    exact: Any
+
+
+def chain_frame(spec: Any, frame: Any, functions: Any, prefix: str = "_smt_") -> ChainFrame:
+    """``spec``'s chain over ``frame`` (Kafka row layout); raises NotCompilable naming what has no form.
+    The columns it adds are named starting with ``prefix``.
+
+    What a stage gives is named beside the rows before the next stage reads it: a stage reads its
+    input more than once (is the field there? then replace it, else append it), and Spark would
+    otherwise copy the whole expression of the stages before into each read, doubling it per stage.
+    """
+    F = functions
+    columns = {name: F.col(f"`{name}`") for name in KAFKA_ROW_FIELDS}
+    codecs = {part: _codec(f"{part}.converter", converter, F) for part, converter in (
+        ("key", spec.key_converter), ("value", spec.value_converter))}  # fmt: skip
+    reads = {}
+    for part, codec in codecs.items():
+        if codec is not None:
+            frame = frame.withColumn(f"{prefix}{part}_entries", codec.parse(columns[part]))
+            reads[part] = codec.read(columns[part], F.col(f"{prefix}{part}_entries"))
+    value_read = reads.get("value")
+    record = CompiledRecord(
+        columns, header_writer(spec.header_converter), value_object=None if value_read is None else value_read.value
+    )
+    kept_after = []
+    for i, stage in enumerate(spec.chain.stages):
+        frame, record = _named(F, frame, compile_stage(stage, record, F), record, f"{prefix}stage{i}_")
+        kept_after.append(record.kept)
+    record, exact = _encoded(F, record, codecs, reads)
+    return ChainFrame(frame, record, kept_after, exact)
+
+
+def _named(F: Any, frame: Any, record: CompiledRecord, before: CompiledRecord, prefix: str):
+    """``(frame, record)``: the columns ``record`` changed from ``before`` added to ``frame`` under names
+    starting with ``prefix``, and ``record`` reading them by name."""
+    added: dict[str, Any] = {}
+
+    def name(label: str, column: Any, was: Any) -> Any:
+        if column is None or column is was:
+            return column
+        added[prefix + label] = column
+        return F.col(prefix + label)
+
+    columns = {key: name(key, column, before.columns[key]) for key, column in record.columns.items()}
+    kept = name("kept", record.kept, before.kept)
+    value_object = record.value_object
+    if value_object is not None:
+        was = before.value_object
+        entries = name("entries", value_object.entries, was.entries)
+        exact = name("exact", value_object.exact, was.exact)
+        value_object = dataclasses.replace(value_object, entries=entries, exact=exact)
+    if added:
+        frame = frame.select("*", *(column.alias(label) for label, column in added.items()))
+    return frame, dataclasses.replace(record, columns=columns, kept=kept, value_object=value_object)
+
+
 #: The chain's output columns, and whether each stage kept a record, until the counts are taken.
 _OUT = "_smt_out_"
 _KEPT = "_smt_kept_"
+#: True on every record the query goes on with: it fails on the first one the JVM cannot vouch for.
+_VOUCHED = "_smt_vouched"
+#: What the failure of a record the JVM cannot vouch for says first (:func:`unvouched_record` finds it).
+UNVOUCHED = "smt-jvm-stream: record"
+_UNVOUCHED_RECORD = re.compile(re.escape(UNVOUCHED) + r" (\S+) ")
+
+
+def unvouched_record(error: BaseException) -> str | None:
+    """The record (``topic-partition@offset``) that failed a JVM streaming query because the JVM could
+    not vouch for it, as ``error`` (or an error it was raised from) tells; None for any other failure."""
+    seen: BaseException | None = error
+    while seen is not None:
+        found = _UNVOUCHED_RECORD.search(str(seen))
+        if found:
+            return found.group(1)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def forget_unvouched_batch(spark: Any, checkpoint: str) -> int | None:
+    """Remove from the query's ``checkpoint`` the plan of its last micro-batch, where it was never
+    committed (the batch a record the JVM could not vouch for failed), so that the next query plans its
+    first batch anew, from the last committed one's end; returns the batch's id (None: none to forget).
+
+    Spark would otherwise replay the logged batch, and Spark 4.1.0 to 4.1.2's Kafka source then fails
+    reporting that replay (SPARK-55271, see :mod:`smt.pipeline.streaming`), after it is written: its
+    counts would be lost.  Planned anew the batch reads the same records onward (at least once)."""
+    from smt.driver_files import driver_files
+
+    files = driver_files(spark)
+    planned = [int(name) for name in files.list_names(f"{checkpoint}/offsets") if name.isdigit()]
+    committed = {int(name) for name in files.list_names(f"{checkpoint}/commits") if name.isdigit()}
+    if not planned or max(planned) in committed:
+        return None
+    batch = max(planned)
+    files.delete(f"{checkpoint}/offsets/{batch}")
+    files.delete(f"{checkpoint}/offsets/.{batch}.crc")
+    return batch
+
+
+def _codec(name: str, converter: Any, F: Any) -> Any:
+    """The compiled codec of a converter that is not a passthrough (None for bytes); raises NotCompilable."""
+    if converter.passthrough:
+        return None
+    try:
+        return converter.compiled_record_codec(F)
+    except NotCompilable as exc:
+        raise NotCompilable(f"{name}: {exc}") from None
+
+
+def _encoded(F: Any, record: CompiledRecord, codecs: dict[str, Any], reads: dict[str, Any]):
+    """``(record, exact)``: the record with its key and value written by their converters (the value
+    from its object where a transform changed it), and the boolean column true where they read (and
+    write) both in Spark SQL exactly as in Python (None: both pass bytes)."""
+    checks = []
+    for part, codec in codecs.items():
+        if codec is None:
+            continue
+        read = reads[part]
+        changed = part == "value" and record.value_object.entries is not read.value.entries
+        if changed:
+            written, exact = codec.render(record.value_object.entries), read.exact
+        else:  # no transform changed it: any document
+            written, exact = codec.rewritten(record.columns[part], read)
+        record = record.replaced(**{part: written})
+        checks.append(exact)
+    if record.value_object is not None and record.value_object.exact is not None:
+        checks.append(F.coalesce(record.value_object.exact, F.lit(False)))
+    if not checks:
+        return record, None
+    exact = checks[0]
+    for check in checks[1:]:
+        exact = exact & check
+    return record, exact
+
+
+def _vouched(F: Any, exact: Any) -> Any:
+    """True where ``exact``; else the query fails naming the record (:func:`unvouched_record`)."""
+    where = F.concat_ws("", F.col("topic"), F.lit("-"), F.col("partition"), F.lit("@"), F.col("offset"))
+    message = F.concat(
+        F.lit(UNVOUCHED + " "), where, F.lit(" is not one Spark SQL reads exactly as the converters do in Python")
+    )
+    return F.when(exact, F.lit(True)).otherwise(F.raise_error(message))
 
 
 def _counts(F: Any, layout: CountsLayout, kept_after: list[Any]) -> Any:

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from smt.compiled import NotCompilable
 from smt.connector_roles import TaskWriter
-from smt.errors import ConfigError, SmtError, StageError, chain_text
+from smt.errors import ConfigError, DataError, SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
 from smt.pipeline.compiled_plan import AllCompiledPlan, BetLost, PythonPlan, RunPlan, SplitPlan, plan_run
@@ -38,7 +38,7 @@ from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
-from smt.pipeline.jvm_stream import jvm_stream
+from smt.pipeline.jvm_stream import forget_unvouched_batch, jvm_stream, unvouched_record
 from smt.pipeline.micro_batches import KEPT, MicroBatchTiming, from_progress
 from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.os_causes import os_cause
@@ -453,9 +453,15 @@ class _Run:
 
         source = self.spec.source.read(self.spark, streaming=True)
         jvm_writer = self._jvm_stream(source, name)
+        started = time.monotonic()
         if jvm_writer is not None:
-            run_streaming(self.spec, self.spark, None, write_outputs, on_batch, progress_interval, lambda: jvm_writer)
-            return
+            try:
+                run_streaming(
+                    self.spec, self.spark, None, write_outputs, on_batch, progress_interval, lambda: jvm_writer
+                )
+                return
+            except Exception as exc:
+                self._on_unvouched(exc)
         self._log_chain_over()
         observed_out = self._chain_over(source).observe(name, *self.layout.sums())
 
@@ -469,7 +475,31 @@ class _Run:
             counts_rows = self._chain_over(dealt, written_in_task).observe(name, *self.layout.sums())
             return counts_rows.writeStream.format("noop")  # observed, then dropped
 
-        run_streaming(self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query)
+        run_streaming(
+            self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query, started
+        )
+
+    def _on_unvouched(self, error: Exception) -> None:
+        """Re-raise ``error``, the failure of a query that kept its records in the JVM, unless a record
+        it could not vouch for failed it (:func:`unvouched_record`): the run then goes on in Python from
+        that record's micro-batch, which was not committed (at least once: what the failed batch wrote
+        may be written again).  Spark's real-time mode has no Python path: its run fails, naming the record."""
+        from smt.pipeline.streaming import REAL_TIME, STREAMING_CONFIG
+
+        record = unvouched_record(error)
+        if record is None:
+            raise error
+        if STREAMING_CONFIG.parse(self.spec.props)["streaming.trigger"] == REAL_TIME:
+            raise DataError(
+                f"pipeline {self.spec.config['name']}: record {record} is not one Spark SQL reads exactly as the "
+                f"converters do in Python (see docs/kafka.md), and {REAL_TIME} runs no Python"
+            ) from error
+        forget_unvouched_batch(self.spark, self.spec.config["checkpoint.location"])
+        log.warning(
+            "record %s is not one Spark SQL reads exactly as the converters do in Python: the run goes on "
+            "with each micro-batch through Python, from that record's micro-batch",
+            record,
+        )
 
     def _jvm_stream(self, source, observed: str):
         """The writer of the query that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`), or

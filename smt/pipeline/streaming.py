@@ -118,13 +118,15 @@ def run_streaming(
     on_batch: Callable[[Any], None] | None = None,
     poll_interval: float = 0.5,
     in_query: Callable[[], Any] | None = None,
+    started: float | None = None,
 ) -> None:
     """Run the streaming query until it stops (trigger, timeout) or fails.
 
     ``in_query()`` gives the sink's writer inside the query (a ``DataStreamWriter``), or None; then
     ``write_outputs(spec, batch_df, batch_id)`` writes each micro-batch from the driver;
     ``on_batch(progress)`` is called on the driver once for each finished
-    micro-batch, with its ``StreamingQueryProgress``.
+    micro-batch, with its ``StreamingQueryProgress``.  ``started``: when the
+    run began (``time.monotonic()``; default now), which ``streaming.timeout.ms`` counts from.
     Raises :class:`smt.errors.ConfigError` for bad ``streaming.*`` keys and
     :class:`CheckpointMismatch` when the checkpoint belongs to another pipeline.
     """
@@ -149,7 +151,7 @@ def run_streaming(
     elif settings["streaming.trigger.interval.ms"]:
         writer = writer.trigger(processingTime=f"{settings['streaming.trigger.interval.ms']} milliseconds")
     timeout_ms = settings["streaming.timeout.ms"]
-    deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
+    deadline = (time.monotonic() if started is None else started) + timeout_ms / 1000 if timeout_ms else None
     progress = _ProgressReader(None, on_batch)
     # A real-time batch runs until its duration is up: stopped at the deadline, not waited for.
     finish = settings["streaming.trigger"] != REAL_TIME

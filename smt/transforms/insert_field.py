@@ -6,13 +6,14 @@ from typing import Any
 
 from smt.batch import RecordBatch
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
-from smt.compiled import PRIMITIVE_DDL, CompiledValue, NotCompilable
+from smt.compiled import PRIMITIVE_DDL, CompiledRecord, CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance
 from smt.data import Schema
 from smt.data.logical import Timestamp, millis_to_datetime
 from smt.errors import ConfigError, DataError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._compiled_objects import insert_fields
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, FieldPath, parse_path, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct
 from smt.transforms._schema_cache import SchemaCache
@@ -184,6 +185,11 @@ class InsertField(PartTransform):
     def compiled_form(cls) -> str | None:
         """The $Value variant's compiled form (:class:`smt.compiled.CompiledStage`)."""
         return "a top-level static field" if getattr(cls, "part", None) is VALUE else None
+
+    def compile_record(self, record: CompiledRecord, functions: Any) -> CompiledRecord:
+        """The record with its value's fields inserted, for the JVM streaming path (schemaless JSON objects,
+        top-level fields: :mod:`smt.transforms._compiled_objects`)."""
+        return insert_fields(record, self.part.name, self.insertions, self.static_value, functions)
 
     def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
         """The value with its static field, in Spark SQL (the compiled path, :mod:`smt.compiled`): a

@@ -8,13 +8,14 @@ from typing import Any, Callable
 
 from smt.batch import RecordBatch
 from smt.codegen import LoopSource, MapLoopPlan, compile_map_loop, literal, run_map_loop
-from smt.compiled import PRIMITIVE_DDL, CompiledValue, NotCompilable
+from smt.compiled import PRIMITIVE_DDL, CompiledRecord, CompiledValue, NotCompilable
 from smt.config import REQUIRED, ConfigDef, ConfigType, Importance, non_empty_list
 from smt.config import kafka_non_empty_string as non_empty_string
 from smt.data.logical import EPOCH, EPOCH_DATE
 from smt.errors import DataError
 from smt.record import Record
 from smt.transform import ErrorSink
+from smt.transforms._compiled_objects import mask_fields
 from smt.transforms._field_path import FIELD_SYNTAX_VERSION, parse_paths, with_field_syntax
 from smt.transforms._requirements import require_map, require_struct, type_name
 from smt.transforms._struct_paths import StructRewriter
@@ -196,6 +197,11 @@ class MaskField(PartTransform):
     def compiled_form(cls) -> str | None:
         """The $Value variant's compiled form (:class:`smt.compiled.CompiledStage`)."""
         return "top-level primitive fields, no replacement" if getattr(cls, "part", None) is VALUE else None
+
+    def compile_record(self, record: CompiledRecord, functions: Any) -> CompiledRecord:
+        """The record with its value's fields masked, for the JVM streaming path (schemaless JSON objects,
+        top-level fields: :mod:`smt.transforms._compiled_objects`)."""
+        return mask_fields(record, self.part.name, self.paths, self.mask, functions)
 
     def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
         """The value masked in Spark SQL (the compiled path, :mod:`smt.compiled`): top-level primitive

@@ -46,12 +46,14 @@ from cosmic_ray.mutating import mutate_code
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The modules mutated: the Kafka transforms, the predicates, the JSON converter.  Left out: the Debezium
-#: and Confluent transforms (subpackages the harness has no cases for) and the JSON converter's compiled
-#: reader (Spark SQL: driven by test_compiled_parity.py, too slow to run per mutant).
+#: and Confluent transforms (subpackages the harness has no cases for) and the compiled forms' modules
+#: (``compiled*.py``, ``_compiled*.py``: Spark SQL, driven by the compiled parity tests, too slow to run
+#: per mutant).
 TARGETS = sorted(
-    [p for p in (ROOT / "smt/transforms").glob("*.py") if p.name not in ("__init__.py", "_plugin.py")]
-    + [p for p in (ROOT / "smt/predicates").glob("*.py") if p.name not in ("__init__.py", "_plugin.py")]
-    + [p for p in (ROOT / "converters/json").glob("*.py") if p.name not in ("__init__.py", "compiled.py")]
+    p
+    for folder in ("smt/transforms", "smt/predicates", "converters/json")
+    for p in (ROOT / folder).glob("*.py")
+    if p.name not in ("__init__.py", "_plugin.py") and not p.name.lstrip("_").startswith("compiled")
 )
 SEED = 20261128
 #: The share of mutants sampled: about 60 of the ~4,500 (see the module's docstring for the rule).

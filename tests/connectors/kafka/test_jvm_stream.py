@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from smt.errors import ConfigError
+from smt.errors import ConfigError, DataError
 from smt.pipeline import PipelineSpec, run_pipeline
 
 _IN_THE_JVM = "every record stays in the JVM"
@@ -77,27 +77,92 @@ def test_a_compiled_chain_runs_in_the_jvm_and_counts_each_stage(kafka_spark, kaf
     ]
 
 
+#: The issue's chain (#32): schemaless JSON keys and values, a field masked, a static field inserted.
+_JSON_CHAIN = {
+    "key.converter": "json", "key.converter.schemas.enable": "false",
+    "value.converter": "json", "value.converter.schemas.enable": "false",
+    "transforms": "mask,static",
+    "transforms.mask.type": "MaskField$Value", "transforms.mask.fields": "email",
+    "transforms.static.type": "InsertField$Value", "transforms.static.static.field": "source",
+    "transforms.static.static.value": "smt", "transforms.static.partition.field": "p",
+}  # fmt: skip
+
+
+def test_schemaless_json_records_are_masked_and_inserted_in_the_jvm(kafka_spark, kafka_broker, tmp_path, caplog):
+    stem = kafka_broker.unique_topic("jvm-stream-json")
+    source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
+    spec = _spec(kafka_broker, tmp_path, stem, source, output, **_JSON_CHAIN)
+    kafka_broker.produce(source, [
+        {"key": '{"id":1}', "value": '{"id":1,"email":"a@x.io","ok":true}'},
+        {"key": '{"id": 2}', "value": '{"source":"app", "id":2}'},  # spaced: written compact
+        {"key": None, "value": None},  # a tombstone passes through
+    ])  # fmt: skip
+    with caplog.at_level(logging.INFO, logger="smt.pipeline.runner"):
+        counts = run_pipeline(spec, spark=kafka_spark).counts
+    assert _IN_THE_JVM in caplog.text
+    assert "through Python" not in caplog.text
+    assert (counts.read, counts.written) == (3, 3)
+    assert [(r.key, r.value) for r in kafka_broker.consume(output, 3)] == [
+        (b'{"id":1}', b'{"id":1,"email":"","ok":true,"p":0,"source":"smt"}'),
+        (b'{"id":2}', b'{"source":"smt","id":2,"email":null,"p":0}'),
+        (None, None),
+    ]
+
+
+def test_a_record_the_jvm_cannot_vouch_for_sends_the_run_to_python(kafka_spark, kafka_broker, tmp_path, caplog):
+    """A decimal with a trailing zero (which orjson writes without) fails the JVM query's micro-batch; the run
+    goes on in Python from that micro-batch, and every record is written, the float as Python writes it."""
+    stem = kafka_broker.unique_topic("jvm-stream-unvouched")
+    source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
+    spec = _spec(kafka_broker, tmp_path, stem, source, output, **_JSON_CHAIN)
+    values = ['{"id":1,"email":"a"}', '{"id":2,"email":"b","score":1.50}', '{"id":3}']
+    kafka_broker.produce(source, [{"key": None, "value": v} for v in values])
+    with caplog.at_level(logging.INFO, logger="smt.pipeline.runner"):
+        counts = run_pipeline(spec, spark=kafka_spark).counts
+    assert _IN_THE_JVM in caplog.text
+    assert f"record {source}-0@1 is not one Spark SQL reads exactly" in caplog.text
+    assert "the run goes on with each micro-batch through Python" in caplog.text
+    assert (counts.read, counts.written, counts.failed) == (3, 3, 0)  # the Python run's: the JVM's batch failed
+    written = {r.value for r in kafka_broker.consume(output, 3)}
+    assert written == {
+        b'{"id":1,"email":"","p":0,"source":"smt"}',
+        b'{"id":2,"email":"","score":1.5,"p":0,"source":"smt"}',
+        b'{"id":3,"email":null,"p":0,"source":"smt"}',
+    }
+
+
 def test_a_chain_that_needs_python_takes_the_python_path(kafka_spark, kafka_broker, tmp_path, caplog):
     stem = kafka_broker.unique_topic("jvm-stream-python")
     source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
     spec = _spec(kafka_broker, tmp_path, stem, source, output, **{
         "transforms": "mask", "transforms.mask.type": "MaskField$Value", "transforms.mask.fields": "email",
-        "value.converter": "json", "value.converter.schemas.enable": "false",
+        "value.converter": "json", "value.converter.schemas.enable": "true",
     })  # fmt: skip
-    kafka_broker.produce(source, [{"key": "a", "value": '{"email":"a@x"}'}])
+    value = '{"schema":{"type":"struct","fields":[{"field":"email","type":"string"}]},"payload":{"email":"a@x"}}'
+    kafka_broker.produce(source, [{"key": "a", "value": value}])
     with caplog.at_level(logging.INFO, logger="smt.pipeline.runner"):
         counts = run_pipeline(spec, spark=kafka_spark).counts
-    assert "each micro-batch goes through Python: value.converter JsonConverter decodes" in caplog.text
+    assert "each micro-batch goes through Python: value.converter: schemas.enable=true" in caplog.text
     assert _IN_THE_JVM not in caplog.text
     assert (counts.read, counts.written) == (1, 1)
-    assert [r.value for r in kafka_broker.consume(output, 1)] == [b'{"email":""}']
+    assert [r.value for r in kafka_broker.consume(output, 1)][0].endswith(b'"payload":{"email":""}}')
+
+
+def test_real_time_mode_fails_on_a_record_the_jvm_cannot_vouch_for(kafka_spark, kafka_broker, tmp_path):
+    stem = kafka_broker.unique_topic("jvm-stream-real-time-unvouched")
+    source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
+    props = {**_JSON_CHAIN, "streaming.trigger": "realTime", "streaming.timeout.ms": "60000"}
+    spec = _spec(kafka_broker, tmp_path, stem, source, output, **props)
+    kafka_broker.produce(source, [{"key": None, "value": '{"email":"a","score":1e3}'}])
+    with pytest.raises(DataError, match=f"record {source}-0@0 is not one Spark SQL reads exactly.*realTime runs no Python"):
+        run_pipeline(spec, spark=kafka_spark)
 
 
 @pytest.mark.parametrize(
     ("props", "why"),
     [
-        ({"transforms": "mask", "transforms.mask.type": "MaskField$Value", "transforms.mask.fields": "email"},
-         r"transform 'mask' \(.*MaskField.*\) has no compiled form over whole records"),
+        ({"transforms": "hoist", "transforms.hoist.type": "HoistField$Value", "transforms.hoist.field": "v"},
+         r"transform 'hoist' \(.*HoistField.*\) has no compiled form over whole records"),
         ({"value.converter": "string"}, "value.converter StringConverter decodes each record in Python"),
         ({"errors.tolerance": "all"}, "errors.tolerance=all"),
         ({"sink.writer": "librdkafka"}, "sink: sink.writer=librdkafka .the default. writes from Python"),

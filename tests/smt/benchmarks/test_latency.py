@@ -11,8 +11,10 @@ pytestmark = [pytest.mark.benchmark, pytest.mark.kafka, pytest.mark.spark, pytes
 def test_every_sent_record_is_timed_through_ours_and_the_hand_written_job(spark, kafka_broker, tmp_path):
     topics = bench._Topics(spark, kafka_broker.bootstrap_servers)
     runs = bench._Bench(spark, topics, str(tmp_path), bench._Timing(warmup_s=0.5, measure_s=1.0, drain_s=60))
-    rows = [runs.ours(50, bench.OURS), runs.handwritten(50)]
-    assert [(row.job, row.rate) for row in rows] == [(bench.OURS, 50), (bench.HANDWRITTEN, 50)]
+    rows = [runs.ours(50, bench.OURS), runs.handwritten(50), runs.ours(50, bench.OURS_JVM_JSON, bench.JVM_SETTINGS)]
+    assert [(row.job, row.rate) for row in rows] == [
+        (bench.OURS, 50), (bench.HANDWRITTEN, 50), (bench.OURS_JVM_JSON, 50)
+    ]  # fmt: skip
     for row in rows:
         assert row.expected > 0 and row.received >= row.expected  # at least once: every record came out
         assert 0 < row.percentile(50) <= row.percentile(99) <= row.percentile(100)

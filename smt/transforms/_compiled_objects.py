@@ -1,0 +1,149 @@
+"""The compiled forms over whole records of the transforms that set top-level fields of a schemaless value.
+
+A record whose value the value converter reads as a flat JSON object
+(:class:`smt.compiled.CompiledObject`, the JVM streaming path's) is rewritten
+in Spark SQL, entry by entry, as the Python path rewrites its dict:
+
+- ``MaskField$Value``: each named field present is masked in place, by its
+  kind; each one absent is appended as null, in the order named;
+- ``InsertField$Value``: the static value and the record's topic, partition,
+  offset and timestamp are set in the order Kafka's configuration lists
+  them, each in place where its field is present, else appended.
+
+What a field becomes is what the Python transform gives, computed once on the
+driver: the mask of each kind is the transform's own mask of a sample value,
+written by the value converter (a kind the transform cannot mask with its
+``replacement`` leaves the record to the Python path, which fails it).
+A tombstone (a null value) passes through both, as in Python.
+
+Spark SQL, driven by ``tests/parity/test_compiled_object_parity.py`` rather
+than by the mutation harness, which runs the Python paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from smt.compiled import CompiledObject, CompiledRecord, NotCompilable
+from smt.errors import DataError
+
+__all__ = ["insert_fields", "mask_fields"]
+
+#: A sample Python value of each kind an object's entry has (see :class:`smt.compiled.CompiledObject`).
+_SAMPLES = {"STRING": "x", "BIGINT": 1, "BOOLEAN": True, "VOID": None, "DECIMAL": 1.5}
+#: Where ``_SAMPLES``'s values and the values a transform sets are Python objects: their kind.
+_KINDS = {str: "STRING", int: "BIGINT", bool: "BOOLEAN", type(None): "VOID", float: "DECIMAL"}
+
+
+def mask_fields(
+    record: CompiledRecord, part: str, paths: Iterable[Any], mask: Callable[[Any], Any], functions: Any
+) -> CompiledRecord:
+    """``record`` with the fields of ``paths`` masked by ``mask`` (MaskField's); raises NotCompilable."""
+    F = functions
+    value = _object_of(record, part, paths, "MaskField")
+    names = list(dict.fromkeys(path.last for path in paths))
+    masks = {kind: _masked(mask, sample, value.token) for kind, sample in _SAMPLES.items()}
+
+    def masked(entry: Any) -> Any:
+        kind, token = F.lit(None).cast("string"), F.lit(None).cast("string")
+        for sample_kind, found in masks.items():
+            if found is not None:
+                kind = F.when(entry["kind"] == sample_kind, F.lit(found[0])).otherwise(kind)
+                token = F.when(entry["kind"] == sample_kind, F.lit(found[1])).otherwise(token)
+        return F.struct(entry["key"].alias("key"), kind.alias("kind"), token.alias("token"))
+
+    named = F.array(*(F.lit(name) for name in names))
+    entries = F.transform(value.entries, lambda e: F.when(F.array_contains(named, e["key"]), masked(e)).otherwise(e))
+    unmaskable = [kind for kind, found in masks.items() if found is None]
+    if unmaskable:
+        value = value.vouched(
+            ~F.coalesce(
+                F.exists(value.entries, lambda e: F.array_contains(named, e["key"]) & e["kind"].isin(*unmaskable)),
+                F.lit(False),
+            )
+        )
+    for name in names:  # an absent field is masked as null (a mask of None never fails)
+        entries = _appended_if_absent(F, entries, name, masks["VOID"], value.token)
+    return _with_entries(record, value, entries, F)
+
+
+def insert_fields(
+    record: CompiledRecord, part: str, insertions: dict[str, Any], static_value: Any, functions: Any
+) -> CompiledRecord:
+    """``record`` with InsertField's ``insertions`` (kind → its field) set: the record's topic,
+    partition, offset and timestamp, and ``static_value``; raises NotCompilable."""
+    F = functions
+    value = _object_of(record, part, (insertion.path for insertion in insertions.values()), "InsertField")
+    columns = record.columns
+    set_by_kind = {
+        "topic": lambda: ("STRING", _quoted(F, columns["topic"])),
+        "partition": lambda: ("BIGINT", columns["partition"].cast("string")),
+        "offset": lambda: ("BIGINT", columns["offset"].cast("string")),
+        "timestamp": lambda: ("BIGINT", F.unix_millis(columns["timestamp"]).cast("string")),
+        "static": lambda: (_KINDS[type(static_value)], F.lit(value.token(static_value))),
+    }
+    entries = value.entries
+    for kind, insertion in insertions.items():
+        field_kind, token = set_by_kind[kind]()
+        entries = _set(F, entries, insertion.path.last, field_kind, token, value.token)
+        if kind != "static":  # Python inserts no field for a record without it (none read from Kafka)
+            value = value.vouched(columns[kind].isNotNull())
+    return _with_entries(record, value, entries, F)
+
+
+def _object_of(record: CompiledRecord, part: str, paths: Iterable[Any], transform: str) -> CompiledObject:
+    """The record's value object, where the transform's form applies to it; raises NotCompilable."""
+    if part != "value":
+        raise NotCompilable(f"{transform}$Key has no compiled form over whole records")
+    if any(path.nested for path in paths):
+        raise NotCompilable(f"{transform} compiles for top-level fields only")
+    if record.value_object is None:
+        raise NotCompilable(f"the value converter reads no JSON object in Spark SQL for {transform}")
+    return record.value_object
+
+
+def _masked(mask: Callable[[Any], Any], sample: Any, token: Callable[[Any], str]) -> tuple[str, str] | None:
+    """(kind, JSON text) of ``mask(sample)``, or None where masking the sample's kind, or writing the
+    masked value (an infinite replacement), fails in Python."""
+    try:
+        masked = mask(sample)
+        written = token(masked)
+    except DataError:  # a converter's error is one too
+        return None
+    kind = _KINDS.get(type(masked))
+    if kind is None:
+        raise NotCompilable(f"a masked value of type {type(masked).__name__} has no compiled kind")
+    return kind, written
+
+
+def _quoted(F: Any, text: Any) -> Any:
+    """A topic's JSON text: Kafka's topic names hold only letters, digits, '.', '_' and '-'."""
+    return F.concat(F.lit('"'), text, F.lit('"'))
+
+
+def _set(F: Any, entries: Any, name: str, kind: str, token: Any, token_of: Callable[[Any], str]) -> Any:
+    """``entries`` with ``name`` set to (``kind``, ``token``): in place where present, else appended."""
+    _check_name(name, token_of)
+    entry = F.struct(F.lit(name).alias("key"), F.lit(kind).alias("kind"), token.alias("token"))
+    present = F.exists(entries, lambda e: e["key"] == name)
+    replaced = F.transform(entries, lambda e: F.when(e["key"] == name, entry).otherwise(e))
+    return F.when(present, replaced).otherwise(F.concat(entries, F.array(entry)))
+
+
+def _appended_if_absent(F: Any, entries: Any, name: str, found: tuple[str, str], token_of: Callable) -> Any:
+    _check_name(name, token_of)
+    entry = F.struct(F.lit(name).alias("key"), F.lit(found[0]).alias("kind"), F.lit(found[1]).alias("token"))
+    present = F.exists(entries, lambda e: e["key"] == name)
+    return F.when(present, entries).otherwise(F.concat(entries, F.array(entry)))
+
+
+def _check_name(name: str, token_of: Callable[[Any], str]) -> None:
+    """A field name the object's writer writes between plain quotes (entries hold names unescaped)."""
+    if token_of(name) != f'"{name}"':
+        raise NotCompilable(f"field name {name!r} is escaped in JSON")
+
+
+def _with_entries(record: CompiledRecord, value: CompiledObject, entries: Any, F: Any) -> CompiledRecord:
+    """``record`` whose value object has ``entries`` (a null value stays null: tombstones pass)."""
+    kept_null = F.when(value.entries.isNotNull(), entries)
+    return record.with_value_object(CompiledObject(kept_null, value.token, value.exact))
