@@ -14,10 +14,11 @@ the whitespace between tokens:
   literal text, which orjson writes back unchanged;
 - it is an object (or, for a part no transform changes, any document) whose
   values are strings, integers in the 64-bit range, booleans, nulls (the
-  kinds of :data:`EXACT_KINDS`) and plain decimal numbers (``12.5``,
-  ``100.0``): at most 15 significant digits, so that the nearest double's
-  shortest text, which orjson writes, is the same digits; no trailing zero
-  but ``.0``; at least 0.0001 or zero, where orjson writes no exponent.
+  kinds of :data:`EXACT_KINDS`) and decimal numbers as orjson writes
+  doubles (``12.5``, ``100.0``): at most 15 significant digits, so that
+  the nearest double's shortest text, which orjson writes, is the same
+  digits; at least 0.0001 or zero, where orjson writes no exponent; no
+  trailing zero but ``.0`` (the written-back comparison checks it).
   An exponent (``1e2``), another decimal (``12.50``, ``0.00001``,
   ``1.0000000000000001``), a nested object or array is not;
 - no key appears twice (Spark keeps both, orjson the last);
@@ -40,10 +41,9 @@ __all__ = ["DECIMAL", "EXACT_KINDS", "SchemalessCodec"]
 
 #: The kinds (``schema_of_variant``'s names) whose text Jackson and orjson read and write alike.
 EXACT_KINDS = ("STRING", "BIGINT", "BOOLEAN", "VOID")
-#: An entry's kind for a number with a fraction (``schema_of_variant`` says ``DECIMAL(p,s)``); exact
-#: where its text is a plain decimal (see the module's doc).
+#: An entry's kind for a number with a fraction (``schema_of_variant`` says ``DECIMAL(p,s)``): exact
+#: where orjson writes it alike (see the module's doc).
 DECIMAL = "DECIMAL"
-_PLAIN_DECIMAL = r"^-?(0|[1-9][0-9]*)\.([0-9]*[1-9]|0)$"
 _TOO_SMALL = r"^-?0\.0000"
 _NOT_SIGNIFICANT = r"^-?[0.]*|\."
 _MOST_DIGITS = 15
@@ -124,22 +124,21 @@ class SchemalessCodec:
         return F.concat(F.lit("{"), F.array_join(members, ","), F.lit("}")).cast("binary")
 
     def _entry(self, key: Any, value: Any) -> Any:
-        """An entry of :class:`smt.compiled.CompiledObject` for a member read as a variant."""
+        """An entry of :class:`smt.compiled.CompiledObject` for a member read as a variant.  A decimal's
+        text is Spark's, with ``.0`` put back where Spark drops a zero fraction (``100.0``), as orjson
+        writes a double."""
         F = self.F
-        kind = F.schema_of_variant(value)
-        kind = F.when(kind.startswith(DECIMAL), F.lit(DECIMAL)).otherwise(kind)
-        return F.struct(key.alias("key"), kind.alias("kind"), F.to_json(value).alias("token"))
+        kind, token = F.schema_of_variant(value), F.to_json(value)
+        decimal = kind.startswith(DECIMAL)
+        kind = F.when(decimal, F.lit(DECIMAL)).otherwise(kind)
+        token = F.when(decimal & ~token.contains("."), F.concat(token, F.lit(".0"))).otherwise(token)
+        return F.struct(key.alias("key"), kind.alias("kind"), token.alias("token"))
 
     def _plain_decimal(self, entry: Any) -> Any:
         """Whether ``entry`` is a decimal number both libraries write alike (see the module's doc)."""
         F, token = self.F, entry["token"]
         digits = F.length(F.regexp_replace(token, _NOT_SIGNIFICANT, ""))
-        return (
-            (entry["kind"] == DECIMAL)
-            & token.rlike(_PLAIN_DECIMAL)
-            & ~token.rlike(_TOO_SMALL)
-            & (digits <= _MOST_DIGITS)
-        )
+        return (entry["kind"] == DECIMAL) & ~token.rlike(_TOO_SMALL) & (digits <= _MOST_DIGITS)
 
     def _same_text(self, rendered: Any, text: Any) -> Any:
         """``rendered`` (compact) is ``text``, or ``text`` without its whitespace between tokens (computed

@@ -44,27 +44,22 @@ def mask_fields(
     names = list(dict.fromkeys(path.last for path in paths))
     masks = {kind: _masked(mask, sample, value.token) for kind, sample in _SAMPLES.items()}
 
-    def masked(entry: Any) -> Any:
+    def masked(entry: Any) -> Any:  # by the entry's kind; null for a kind that cannot be masked
         kind, token = F.lit(None).cast("string"), F.lit(None).cast("string")
         for sample_kind, found in masks.items():
             if found is not None:
                 kind = F.when(entry["kind"] == sample_kind, F.lit(found[0])).otherwise(kind)
                 token = F.when(entry["kind"] == sample_kind, F.lit(found[1])).otherwise(token)
-        return F.struct(entry["key"].alias("key"), kind.alias("kind"), token.alias("token"))
+        return _entry(F, entry["key"], kind, token)
 
-    named = F.array(*(F.lit(name) for name in names))
-    entries = F.transform(value.entries, lambda e: F.when(F.array_contains(named, e["key"]), masked(e)).otherwise(e))
     unmaskable = [kind for kind, found in masks.items() if found is None]
     if unmaskable:
-        value = value.vouched(
-            ~F.coalesce(
-                F.exists(value.entries, lambda e: F.array_contains(named, e["key"]) & e["kind"].isin(*unmaskable)),
-                F.lit(False),
-            )
-        )
-    for name in names:  # an absent field is masked as null (a mask of None never fails)
-        entries = _appended_if_absent(F, entries, name, masks["VOID"], value.token)
-    return _with_entries(record, value, entries, F)
+        named = F.array(*(F.lit(name) for name in names))
+        cannot = F.exists(value.entries, lambda e: F.array_contains(named, e["key"]) & e["kind"].isin(*unmaskable))
+        value = value.vouched(~F.coalesce(cannot, F.lit(False)))
+    null_kind, null_token = masks["VOID"]  # an absent field is masked as null (a mask of None never fails)
+    absent = {name: _entry(F, F.lit(name), F.lit(null_kind), F.lit(null_token)) for name in names}
+    return _with_entries(record, value, _updated(F, value, names, masked, absent), F)
 
 
 def insert_fields(
@@ -82,13 +77,21 @@ def insert_fields(
         "timestamp": lambda: ("BIGINT", F.unix_millis(columns["timestamp"]).cast("string")),
         "static": lambda: (_KINDS[type(static_value)], F.lit(value.token(static_value))),
     }
-    entries = value.entries
+    # Set one after the other, a field named twice keeps its first place and takes its last value.
+    fields: dict[str, Any] = {}
     for kind, insertion in insertions.items():
         field_kind, token = set_by_kind[kind]()
-        entries = _set(F, entries, insertion.path.last, field_kind, token, value.token)
+        fields[insertion.path.last] = _entry(F, F.lit(insertion.path.last), F.lit(field_kind), token)
         if kind != "static":  # Python inserts no field for a record without it (none read from Kafka)
             value = value.vouched(columns[kind].isNotNull())
-    return _with_entries(record, value, entries, F)
+
+    def replaced(entry: Any) -> Any:
+        chosen = entry
+        for name, field in fields.items():
+            chosen = F.when(entry["key"] == name, field).otherwise(chosen)
+        return chosen
+
+    return _with_entries(record, value, _updated(F, value, list(fields), replaced, fields), F)
 
 
 def _object_of(record: CompiledRecord, part: str, paths: Iterable[Any], transform: str) -> CompiledObject:
@@ -121,26 +124,23 @@ def _quoted(F: Any, text: Any) -> Any:
     return F.concat(F.lit('"'), text, F.lit('"'))
 
 
-def _set(F: Any, entries: Any, name: str, kind: str, token: Any, token_of: Callable[[Any], str]) -> Any:
-    """``entries`` with ``name`` set to (``kind``, ``token``): in place where present, else appended."""
-    _check_name(name, token_of)
-    entry = F.struct(F.lit(name).alias("key"), F.lit(kind).alias("kind"), token.alias("token"))
-    present = F.exists(entries, lambda e: e["key"] == name)
-    replaced = F.transform(entries, lambda e: F.when(e["key"] == name, entry).otherwise(e))
-    return F.when(present, replaced).otherwise(F.concat(entries, F.array(entry)))
+def _entry(F: Any, key: Any, kind: Any, token: Any) -> Any:
+    return F.struct(key.alias("key"), kind.alias("kind"), token.alias("token"))
 
 
-def _appended_if_absent(F: Any, entries: Any, name: str, found: tuple[str, str], token_of: Callable) -> Any:
-    _check_name(name, token_of)
-    entry = F.struct(F.lit(name).alias("key"), F.lit(found[0]).alias("kind"), F.lit(found[1]).alias("token"))
-    present = F.exists(entries, lambda e: e["key"] == name)
-    return F.when(present, entries).otherwise(F.concat(entries, F.array(entry)))
-
-
-def _check_name(name: str, token_of: Callable[[Any], str]) -> None:
-    """A field name the object's writer writes between plain quotes (entries hold names unescaped)."""
-    if token_of(name) != f'"{name}"':
-        raise NotCompilable(f"field name {name!r} is escaped in JSON")
+def _updated(
+    F: Any, value: CompiledObject, names: list[str], replaced: Callable[[Any], Any], absent: dict[str, Any]
+) -> Any:
+    """``value``'s entries with each of ``names`` updated, as Python updates a dict: an entry of one of
+    them ``replaced(entry)`` in place, and the ``absent`` entry of each one missing appended, in order.
+    One pass over the entries (Spark would copy the whole expression of entries read twice)."""
+    for name in names:
+        if value.token(name) != f'"{name}"':  # entries hold names unescaped
+            raise NotCompilable(f"field name {name!r} is escaped in JSON")
+    named = F.array(*(F.lit(name) for name in names))
+    entries = F.transform(value.entries, lambda e: F.when(F.array_contains(named, e["key"]), replaced(e)).otherwise(e))
+    missing = F.filter(F.array(*absent.values()), lambda a: ~F.exists(value.entries, lambda e: e["key"] == a["key"]))
+    return F.concat(entries, missing)
 
 
 def _with_entries(record: CompiledRecord, value: CompiledObject, entries: Any, F: Any) -> CompiledRecord:

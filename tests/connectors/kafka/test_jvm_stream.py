@@ -93,7 +93,7 @@ def test_schemaless_json_records_are_masked_and_inserted_in_the_jvm(kafka_spark,
     source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
     spec = _spec(kafka_broker, tmp_path, stem, source, output, **_JSON_CHAIN)
     kafka_broker.produce(source, [
-        {"key": '{"id":1}', "value": '{"id":1,"email":"a@x.io","ok":true}'},
+        {"key": '{"id":1}', "value": '{"id":1,"email":"a@x.io","ok":true,"price":12.5,"total":100.0}'},
         {"key": '{"id": 2}', "value": '{"source":"app", "id":2}'},  # spaced: written compact
         {"key": None, "value": None},  # a tombstone passes through
     ])  # fmt: skip
@@ -103,7 +103,7 @@ def test_schemaless_json_records_are_masked_and_inserted_in_the_jvm(kafka_spark,
     assert "through Python" not in caplog.text
     assert (counts.read, counts.written) == (3, 3)
     assert [(r.key, r.value) for r in kafka_broker.consume(output, 3)] == [
-        (b'{"id":1}', b'{"id":1,"email":"","ok":true,"p":0,"source":"smt"}'),
+        (b'{"id":1}', b'{"id":1,"email":"","ok":true,"price":12.5,"total":100.0,"p":0,"source":"smt"}'),
         (b'{"id":2}', b'{"source":"smt","id":2,"email":null,"p":0}'),
         (None, None),
     ]
