@@ -3,11 +3,12 @@
 A streaming run takes it when
 
 - its key and value converters pass bytes through (``bytearray``, the
-  defaults), so no record is decoded;
+  defaults), or read and write them in Spark SQL
+  (:class:`smt.compiled.CompiledRecordConverter`: ``json`` without schemas);
 - every transform, and every predicate, has a compiled form over whole
   records (:class:`smt.compiled.CompiledRecord`: ``Filter``, ``InsertHeader``,
-  ``DropHeaders``; ``HasHeaderKey``, ``RecordIsTombstone``; the reference
-  lists them), or there is none;
+  ``DropHeaders``; ``MaskField$Value`` and ``InsertField$Value`` over a
+  JSON object; ``HasHeaderKey``, ``RecordIsTombstone``), or there is none;
 - a record can fail nowhere but at the sink: ``errors.tolerance=none`` and
   no dead-letter queue.  A record the sink's producer refuses then fails
   the query, as it fails the Python path's run;
@@ -24,6 +25,12 @@ only path Spark's real-time mode (``streaming.trigger=realTime``, Spark 4.1
 on) can take, since that mode runs JVM operators only; asked for a run that
 cannot take it, the run is refused, naming what keeps it out.
 ``pipeline.compile=off`` turns the path off.
+
+Where a converter reads the records, the path is a bet: the query fails on
+the first record its codec cannot vouch for (read and written in Spark SQL
+exactly as the converter does in Python), naming it
+(:func:`unvouched_record`), and the runner goes on in Python from that
+micro-batch (:func:`forget_unvouched_batch`).
 """
 
 from __future__ import annotations

@@ -461,7 +461,10 @@ class _Run:
                 )
                 return
             except Exception as exc:
-                self._on_unvouched(exc)
+                record = unvouched_record(exc)
+                if record is None:
+                    raise
+                self._go_on_in_python(record, exc)
         self._log_chain_over()
         observed_out = self._chain_over(source).observe(name, *self.layout.sums())
 
@@ -479,16 +482,13 @@ class _Run:
             self.spec, self.spark, observed_out, write_outputs, on_batch, progress_interval, in_query, started
         )
 
-    def _on_unvouched(self, error: Exception) -> None:
-        """Re-raise ``error``, the failure of a query that kept its records in the JVM, unless a record
-        it could not vouch for failed it (:func:`unvouched_record`): the run then goes on in Python from
-        that record's micro-batch, which was not committed (at least once: what the failed batch wrote
-        may be written again).  Spark's real-time mode has no Python path: its run fails, naming the record."""
+    def _go_on_in_python(self, record: str, error: Exception) -> None:
+        """After ``record`` failed the query that kept the records in the JVM (``error``: the JVM could not
+        vouch for it), prepare to go on in Python from its micro-batch, which was not committed (at least
+        once: what the failed batch wrote may be written again).  Spark's real-time mode has no Python
+        path: its run fails, naming the record."""
         from smt.pipeline.streaming import REAL_TIME, STREAMING_CONFIG
 
-        record = unvouched_record(error)
-        if record is None:
-            raise error
         if STREAMING_CONFIG.parse(self.spec.props)["streaming.trigger"] == REAL_TIME:
             raise DataError(
                 f"pipeline {self.spec.config['name']}: record {record} is not one Spark SQL reads exactly as the "

@@ -39,6 +39,10 @@ EDGES = [
     '{"a":9223372036854775807}', '{"a":9223372036854775808}', '{"a":true,"b":null}', '{"a":100.00}',
     '{"a":0.0}', '{"a":1.0,"b":-20.0}', '{"a":0.000123}', '{"a":123456789012345.0}', '{"a":0.0000012}',
 ]  # fmt: skip
+#: Chains of every run: InsertField setting one name twice among others (its first place, its last value).
+FIXED_CHAINS = [
+    [(("InsertField$Value", {"topic.field": "id", "partition.field": "a", "static.field": "id", "static.value": "v"}), None, False)],
+]  # fmt: skip
 RECORDS = 60
 CHAINS = 40
 
@@ -102,12 +106,15 @@ def _stage():
         lambda fr: ("MaskField$Value", {"fields": fr[0], **({"replacement": fr[1]} if fr[1] else {})})
     )
     metadata = st.sampled_from(["topic", "partition", "offset", "timestamp"])
-    insert = st.one_of(
-        st.tuples(st.sampled_from(FIELDS), st.sampled_from(["bench", "", 'q"t'])).map(
-            lambda fv: ("InsertField$Value", {"static.field": fv[0], "static.value": fv[1]})
-        ),
-        st.tuples(metadata, st.sampled_from(FIELDS)).map(lambda kf: ("InsertField$Value", {f"{kf[0]}.field": kf[1]})),
+    static = st.tuples(st.sampled_from(FIELDS), st.sampled_from(["bench", "", 'q"t'])).map(
+        lambda fv: {"static.field": fv[0], "static.value": fv[1]}
     )
+    record_fields = st.dictionaries(metadata, st.sampled_from(FIELDS), min_size=1, max_size=2).map(
+        lambda kinds: {f"{kind}.field": field for kind, field in kinds.items()}
+    )
+    # One field, or several (one name may be set twice: its first place, its last value).
+    insert = st.one_of(static, record_fields, st.tuples(static, record_fields).map(lambda sr: {**sr[0], **sr[1]}))
+    insert = insert.map(lambda settings: ("InsertField$Value", settings))
     other = st.one_of(
         st.just(("Filter", {})),
         st.sampled_from(HEADER_NAMES).map(lambda h: ("InsertHeader", {"header": h, "value.literal": "x"})),
@@ -158,7 +165,7 @@ def test_vouched_records_are_the_python_paths(spark):
 
     records = generate(_record(), RECORDS) + [(None, edge.encode(), None) for edge in EDGES]
     df = _frame(spark, records)
-    chains = generate(st.lists(_stage(), min_size=1, max_size=3), CHAINS)
+    chains = generate(st.lists(_stage(), min_size=1, max_size=3), CHAINS) + FIXED_CHAINS
     compiled, refused, frame = {}, [], df
     for c, stages in enumerate(chains):
         try:
