@@ -169,9 +169,9 @@ class CompiledRecordConverter(Protocol):
 
     def compiled_record_codec(self, functions: Any) -> Any:
         """The codec: ``parse(data)`` (the entries of the object in a binary column: the one expensive
-        column, computed once), ``read(data, entries) -> ObjectRead``; ``rewritten(data, read) ->
-        (written, exact)`` (what the converter writes after reading ``data``, and where Spark SQL does as
-        it does); and ``render(entries)`` (the bytes of an object's entries).  Raises
+        column, computed once), ``read(data, entries) -> ObjectRead``; ``rewritten(data) ->
+        (written, exact)`` (what the converter writes after reading ``data``, a part no transform
+        changed, and where Spark SQL does as it does); and ``render(entries)`` (the bytes of an object's entries).  Raises
         :class:`NotCompilable` saying why there is none."""
         ...
 

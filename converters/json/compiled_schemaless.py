@@ -12,8 +12,7 @@ the whitespace between tokens:
 
 - the text holds no backslash, so no escape: every key and string is its
   literal text, which orjson writes back unchanged;
-- it is an object (or, for a part no transform changes, any document) whose
-  values are strings, integers in the 64-bit range, booleans, nulls (the
+- it is an object whose values are strings, integers in the 64-bit range, booleans, nulls (the
   kinds of :data:`EXACT_KINDS`) and decimal numbers as orjson writes
   doubles (``12.5``, ``100.0``): at most 15 significant digits, so that
   the nearest double's shortest text, which orjson writes, is the same
@@ -22,6 +21,10 @@ the whitespace between tokens:
   An exponent (``1e2``), another decimal (``12.50``, ``0.00001``,
   ``1.0000000000000001``), a nested object or array is not;
 - no key appears twice (Spark keeps both, orjson the last);
+- a part no transform changes (a key, or a value the chain only filters) is
+  read as one variant instead (:meth:`SchemalessCodec.rewritten`, a cheaper
+  plan): a string, an integer, a boolean, or an object of those and nulls
+  whose keys are in order, since Spark writes a variant's keys sorted;
 - each value's text is the canonical one (``-0``, ``1e2`` and ``01`` are not),
   which the written-back comparison checks.
 
@@ -47,6 +50,10 @@ DECIMAL = "DECIMAL"
 _TOO_SMALL = r"^-?0\.0000"
 _NOT_SIGNIFICANT = r"^-?[0.]*|\."
 _MOST_DIGITS = 15
+#: A variant's shape (``schema_of_variant``) of a flat object, and what no flat object's holds (a key
+#: named so is refused too).  A document that is null is not one: the converter writes it as no bytes.
+_FLAT_OBJECT = r"^OBJECT<[^<>]*>$"
+_NOT_FLAT = r"DECIMAL|DOUBLE|FLOAT|ARRAY|DATE|TIME|BINARY|UUID|VARIANT|INTERVAL"
 #: JSON's whitespace between tokens (Jackson also refuses the other ``\\s`` characters).
 _WHITESPACE_OUTSIDE_STRINGS = r'("[^"]*")|[ \t\n\r]+'
 
@@ -98,24 +105,19 @@ class SchemalessCodec:
         )
         return ObjectRead(CompiledObject(entries, self.token), data.isNull() | F.coalesce(exact, F.lit(False)))
 
-    def rewritten(self, data: Any, read: ObjectRead) -> tuple[Any, Any]:
+    def rewritten(self, data: Any) -> tuple[Any, Any]:
         """``(written, exact)`` for a record part no transform changed: the bytes the converter writes
         after reading ``data`` (a binary column; compact, where ``data`` was spaced), and a boolean
-        column, true where Spark SQL reads and writes it as the converter does: any JSON document the
-        module's doc allows.  ``read`` is :meth:`read` of ``data``."""
+        column, true where Spark SQL reads and writes it as the converter does.  Read as one variant,
+        without entries (the cheaper plan): a string, an integer, a boolean, or an object of those and
+        nulls whose keys are in order (Spark writes an object's keys sorted)."""
         F = self.F
         text = data.cast("string")
         document = F.try_parse_json(text)
-        # A document that is null reads as a null value, which the converter writes as no bytes at all.
-        scalar = F.coalesce(
-            ~text.contains("\\")
-            & F.schema_of_variant(document).isin(*(kind for kind in EXACT_KINDS if kind != "VOID"))
-            & self._same_text(F.to_json(document), text),
-            F.lit(False),
-        )
-        as_object = read.exact & data.isNotNull()
-        written = F.when(as_object, self.render(read.value.entries)).when(scalar, F.to_json(document).cast("binary"))
-        return written.otherwise(data), read.exact | scalar
+        shape, written = F.schema_of_variant(document), F.to_json(document)
+        flat = shape.isin("STRING", "BIGINT", "BOOLEAN") | (shape.rlike(_FLAT_OBJECT) & ~shape.rlike(_NOT_FLAT))
+        exact = F.coalesce(~text.contains("\\") & flat & self._same_text(written, text), F.lit(False))
+        return F.when(exact, written.cast("binary")).otherwise(data), data.isNull() | exact
 
     def render(self, entries: Any) -> Any:
         """The compact JSON text (binary) of ``entries``: null where they are null."""

@@ -138,12 +138,10 @@ def chain_frame(spec: Any, frame: Any, functions: Any, prefix: str = "_smt_") ->
     columns = {name: F.col(f"`{name}`") for name in KAFKA_ROW_FIELDS}
     codecs = {part: _codec(f"{part}.converter", converter, F) for part, converter in (
         ("key", spec.key_converter), ("value", spec.value_converter))}  # fmt: skip
-    reads = {}
-    for part, codec in codecs.items():
-        if codec is not None:
-            frame = frame.withColumn(f"{prefix}{part}_entries", codec.parse(columns[part]))
-            reads[part] = codec.read(columns[part], F.col(f"{prefix}{part}_entries"))
-    value_read = reads.get("value")
+    value_read = None
+    if codecs["value"] is not None:  # the object transforms change (the key stays as read)
+        frame = frame.withColumn(f"{prefix}value_entries", codecs["value"].parse(columns["value"]))
+        value_read = codecs["value"].read(columns["value"], F.col(f"{prefix}value_entries"))
     record = CompiledRecord(
         columns, header_writer(spec.header_converter), value_object=None if value_read is None else value_read.value
     )
@@ -151,7 +149,7 @@ def chain_frame(spec: Any, frame: Any, functions: Any, prefix: str = "_smt_") ->
     for i, stage in enumerate(spec.chain.stages):
         frame, record = _named(F, frame, compile_stage(stage, record, F), record, f"{prefix}stage{i}_")
         kept_after.append(record.kept)
-    record, exact = _encoded(F, record, codecs, reads)
+    record, exact = _encoded(F, record, codecs, value_read)
     return ChainFrame(frame, record, kept_after, exact)
 
 
@@ -232,7 +230,7 @@ def _codec(name: str, converter: Any, F: Any) -> Any:
         raise NotCompilable(f"{name}: {exc}") from None
 
 
-def _encoded(F: Any, record: CompiledRecord, codecs: dict[str, Any], reads: dict[str, Any]):
+def _encoded(F: Any, record: CompiledRecord, codecs: dict[str, Any], value_read: Any):
     """``(record, exact)``: the record with its key and value written by their converters (the value
     from its object where a transform changed it), and the boolean column true where they read (and
     write) both in Spark SQL exactly as in Python (None: both pass bytes)."""
@@ -240,12 +238,10 @@ def _encoded(F: Any, record: CompiledRecord, codecs: dict[str, Any], reads: dict
     for part, codec in codecs.items():
         if codec is None:
             continue
-        read = reads[part]
-        changed = part == "value" and record.value_object.entries is not read.value.entries
-        if changed:
-            written, exact = codec.render(record.value_object.entries), read.exact
-        else:  # no transform changed it: any document
-            written, exact = codec.rewritten(record.columns[part], read)
+        if part == "value" and record.value_object.entries is not value_read.value.entries:
+            written, exact = codec.render(record.value_object.entries), value_read.exact
+        else:  # no transform changed it (its entries, never named, are left out of the plan)
+            written, exact = codec.rewritten(record.columns[part])
         record = record.replaced(**{part: written})
         checks.append(exact)
     if record.value_object is not None and record.value_object.exact is not None:
