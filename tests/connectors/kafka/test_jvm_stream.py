@@ -154,7 +154,9 @@ def test_real_time_mode_fails_on_a_record_the_jvm_cannot_vouch_for(kafka_spark, 
     props = {**_JSON_CHAIN, "streaming.trigger": "realTime", "streaming.timeout.ms": "60000"}
     spec = _spec(kafka_broker, tmp_path, stem, source, output, **props)
     kafka_broker.produce(source, [{"key": None, "value": '{"email":"a","score":1e3}'}])
-    with pytest.raises(DataError, match=f"record {source}-0@0 is not one Spark SQL reads exactly.*realTime runs no Python"):
+    with pytest.raises(
+        DataError, match=f"record {source}-0@0 is not one Spark SQL reads exactly.*realTime runs no Python"
+    ):
         run_pipeline(spec, spark=kafka_spark)
 
 
