@@ -6,7 +6,7 @@ A path is a hook a stage class defines over its base class: a transform's
 :mod:`smt.compiled`) and ``compile_record`` (Spark SQL over whole records); a predicate's ``test``,
 ``test_batch`` and ``compile_test``; a
 converter's ``to_connect_data``/``from_connect_data``, its ``*_batch`` and
-``*_column`` forms, and ``compiled_reader``.
+``*_column`` forms, ``compiled_reader`` and ``compiled_record_codec`` (Spark SQL over whole records).
 
 A new path cannot hide: any public method a stage defines whose name looks
 like a path (``apply…``, ``test…``, ``compile…``, ``to_connect…``,
@@ -43,15 +43,16 @@ PATH_HOOKS: dict[str, dict[str, tuple[str, ...]]] = {
         "record": ("to_connect_data", "from_connect_data"),
         "batch": ("to_connect_batch", "from_connect_batch", "from_connect_column"),
         "compiled": ("compiled_reader",),
+        "compiled_record": ("compiled_record_codec",),
     },
 }
 
 #: Kind -> the paths the harness drives (tests/parity/_drivers.py, test_compiled_parity.py and, over whole
-#: records, test_compiled_record_parity.py).
+#: records, test_compiled_record_parity.py and test_compiled_object_parity.py).
 DRIVEN: dict[str, frozenset[str]] = {
     "transform": frozenset({"record", "batch", "map_loop", "compiled", "compiled_record"}),
     "predicate": frozenset({"record", "batch", "compiled_record"}),
-    "converter": frozenset({"record", "batch", "compiled"}),
+    "converter": frozenset({"record", "batch", "compiled", "compiled_record"}),
 }
 
 #: Methods whose names look like paths but are parts of one, with the reason.
