@@ -25,7 +25,7 @@ from smt.pipeline.jvm_stream import chain_frame
 from smt.spark import transform
 from smt.spark._config import ChainConfig
 from tests.oracle._generation import generate
-from tests.parity.test_compiled_record_parity import HEADER_NAMES, ROW_DDL, _headers, _row_of
+from tests.parity.test_compiled_record_parity import HEADER_NAMES, ROW_DDL, _headers, _row_of, chain_properties
 
 pytestmark = pytest.mark.spark
 
@@ -44,6 +44,10 @@ FIXED_CHAINS = [
     [(("InsertField$Value", {"topic.field": "id", "partition.field": "a", "static.field": "id", "static.value": "v"}), None, False)],
 ]  # fmt: skip
 RECORDS = 60
+JSON_CONVERTERS = {
+    "key.converter": "json", "key.converter.schemas.enable": "false",
+    "value.converter": "json", "value.converter.schemas.enable": "false",
+}  # fmt: skip
 CHAINS = 40
 
 
@@ -128,27 +132,7 @@ def _stage():
 
 def properties(stages) -> dict[str, str]:
     """The chain's configuration between schemaless JSON converters (dead letters kept apart)."""
-    props = {
-        "transforms": ",".join(f"t{i}" for i in range(len(stages))),
-        "key.converter": "json",
-        "key.converter.schemas.enable": "false",
-        "value.converter": "json",
-        "value.converter.schemas.enable": "false",
-        "errors.tolerance": "all",
-    }
-    predicates = []
-    for i, ((name, settings), predicate, negate) in enumerate(stages):
-        props[f"transforms.t{i}.type"] = name
-        props.update({f"transforms.t{i}.{k}": v for k, v in settings.items()})
-        if predicate is not None:
-            predicates.append(f"p{i}")
-            props[f"transforms.t{i}.predicate"] = f"p{i}"
-            props[f"transforms.t{i}.negate"] = str(negate).lower()
-            props[f"predicates.p{i}.type"] = predicate[0]
-            props.update({f"predicates.p{i}.{k}": v for k, v in predicate[1].items()})
-    if predicates:
-        props["predicates"] = ",".join(predicates)
-    return props
+    return {**chain_properties(stages), **JSON_CONVERTERS}
 
 
 def _frame(spark, records):

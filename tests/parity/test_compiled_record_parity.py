@@ -83,13 +83,14 @@ def _chains():
 
 def properties(stages, header_converter: str) -> dict[str, str]:
     """The chain's configuration, with bytes converters (dead letters kept apart, not failing the job)."""
-    props = {
-        "transforms": ",".join(f"t{i}" for i in range(len(stages))),
-        "key.converter": "bytearray",
-        "value.converter": "bytearray",
-        "header.converter": header_converter,
-        "errors.tolerance": "all",
-    }
+    converters = {"key.converter": "bytearray", "value.converter": "bytearray", "header.converter": header_converter}
+    return {**chain_properties(stages), **converters}
+
+
+def chain_properties(stages) -> dict[str, str]:
+    """The chain's transforms and predicates (``((name, settings), predicate, negate)`` each), its records
+    that fail dead-lettered (kept apart, not failing the job)."""
+    props = {"transforms": ",".join(f"t{i}" for i in range(len(stages))), "errors.tolerance": "all"}
     predicates = []
     for i, ((name, settings), predicate, negate) in enumerate(stages):
         props[f"transforms.t{i}.type"] = name
