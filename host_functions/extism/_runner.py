@@ -22,8 +22,8 @@ from host_functions.extism._instance import BAD_OUTPUT, INPUT_TOO_BIG, OUTPUT, O
 from host_functions.extism._plugin import RECORD_SHAPE, PluginModule
 from host_functions.runtime.engine import WasmRuntime
 from host_functions.runtime.record_bytes import Converters, failing_rows
-from host_functions.runtime.retry import RetryPolicy, interrupted
 from host_functions.runtime.sandbox import Failure, Settings, StartFailure, describe_trap
+from host_functions.runtime.watchdog import interrupted
 from smt.batch import RecordBatch
 from smt.gc_pause import gc_paused
 from smt.transform import ErrorSink
@@ -110,7 +110,7 @@ class ExtismRunner:
                 return False
             fail(start, failure.cause)
             return True
-        row, count, policy = 0, end - start, RetryPolicy()
+        row, count = 0, end - start
         while row < count:
             if start + row in failed:
                 row += 1
@@ -120,7 +120,7 @@ class ExtismRunner:
                 try:
                     reached, status = instance.run(row, stop)
                 except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
-                    row = self._after_failure(instance, exc, watch.fired_at is not None, start, fail, pieces, policy)
+                    row = self._after_failure(instance, exc, watch.fired_at is not None, start, fail, pieces)
                     self._instance = None  # never reuse an instance that trapped
                     instance = self._staged(chunk)
                     continue
@@ -129,17 +129,14 @@ class ExtismRunner:
         return True
 
     def _after_failure(
-        self, instance: PluginInstance, exc: BaseException, fired: bool, start: int, fail, pieces, policy: RetryPolicy
+        self, instance: PluginInstance, exc: BaseException, fired: bool, start: int, fail, pieces
     ) -> int:
-        """The chunk row to go on from after a failed run: the record again (see :class:`RetryPolicy`), or the next."""
+        """The chunk row to go on from after a failed run (the record fails): the next."""
         at = instance.progress()
         self._collect(instance, start, fail, pieces)
         timed_out = interrupted(exc) and fired
-        if policy.retry_interrupt(exc, timed_out=timed_out):
-            return at
         memory_full = None if interrupted(exc) else instance.memory_at_limit()
         fail(start + at, describe_trap(exc, timed_out=timed_out, memory_full=memory_full, settings=self.settings))
-        policy.progressed()
         return at + 1
 
     def _staged(self, chunk: list[bytes]) -> PluginInstance:

@@ -20,9 +20,10 @@ from host_functions.kafka_connect.guest import GuestModule
 from host_functions.runtime.columns import arrow_millis, binary_column, headers_column, offsets_column, timestamp_column
 from host_functions.runtime.engine import WasmRuntime
 from host_functions.runtime.record_bytes import Converters, failing_rows
-from host_functions.runtime.retry import RetryPolicy, interrupted
+from host_functions.runtime.retry import RetryPolicy
 from host_functions.runtime.sandbox import Failure, Settings, StartFailure
 from host_functions.runtime.staging import Layout
+from host_functions.runtime.watchdog import interrupted
 from smt.batch import RecordBatch
 from smt.transform import ErrorSink
 
@@ -270,8 +271,6 @@ class FastPath:
                         self.rt.note_inputs_read(self._instance_key, instance.needed_inputs())
                         self._instance = None  # the next instance gets an adapter for the new columns
                         return start + at
-                    if at > row:
-                        policy.progressed(memory=False)  # rows were done since the last start
                     trap = _Trap(exc, interrupted(exc) and watch.fired_at is not None, start, at, stop)
                     row = self._after_trap(instance, trap, harvests, fail, policy)
                     self._row_reached = row  # a fresh instance that cannot start fails the rows from here
@@ -303,13 +302,8 @@ class FastPath:
         # the batch's outputs reach their bound: from then on such a record fails
         output_full = instance.status() == A.Status.OUTPUT_FULL and harvests[-1].count > 0
         too_big = output_full and sum(h.nbytes for h in harvests) > self.settings.max_output_bytes_per_batch
-        if (
-            policy.retry_interrupt(exc, timed_out=trap.timed_out)
-            or (output_full and not too_big)
-            or self._retry_out_of_memory(instance, exc, trap.start + at, policy)
-        ):
+        if (output_full and not too_big) or self._retry_out_of_memory(instance, exc, trap.start + at, policy):
             return at
-        policy.progressed(memory=False)
         cause = self.settings.batch_outputs_too_big() if too_big else instance.failure_cause(exc, trap.timed_out)
         fail(trap.start + at, cause)
         return at + 1

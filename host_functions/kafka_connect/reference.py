@@ -20,7 +20,7 @@ from host_functions.kafka_connect.record_json import parse_record_json, record_j
 from host_functions.runtime.engine import WasmRuntime
 from host_functions.runtime.memory import GuestMemory
 from host_functions.runtime.record_bytes import Converters
-from host_functions.runtime.retry import INTERRUPTED_REPEATEDLY, RetryPolicy, interrupted
+from host_functions.runtime.retry import RetryPolicy
 from host_functions.runtime.sandbox import (
     Failure,
     GuestReported,
@@ -31,6 +31,7 @@ from host_functions.runtime.sandbox import (
     log_function,
     new_store,
 )
+from host_functions.runtime.watchdog import interrupted
 from smt.batch import RecordBatch
 from smt.record import Record
 from smt.transform import ErrorSink
@@ -344,10 +345,6 @@ class ReferencePath:
         """Returns when the record runs again on a fresh instance (see :class:`RetryPolicy`), else raises
         the record's :class:`Failure`; ``fired``: this call's watch fired (it timed out)."""
         timed_out = interrupted(exc) and fired
-        if policy.retry_interrupt(exc, timed_out=timed_out):
-            return
-        if policy.exhausted(interrupted(exc) and not timed_out):
-            raise Failure(INTERRUPTED_REPEATEDLY) from exc
         memory_full = guest_memory_at_limit(instance.memory, instance.store, self.settings)
         if memory_full and not isinstance(exc, Failure) and policy.retry_out_of_memory(row):
             self.settings.note_out_of_memory(memory_full, row)

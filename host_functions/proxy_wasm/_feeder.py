@@ -89,15 +89,14 @@ class RequestFeeder:
         return again
 
     def _retry_on_fresh_instance(self, exc: FilterFailed) -> bool:
-        if self._retry.retry_interrupted(exc.interrupted_by_other):
-            return True
         if exc.memory_full is not None and self.pending and self._retry.retry_out_of_memory():
             self.settings.note_out_of_memory(exc.memory_full, None)
             return True
         return False
 
     def _fed(self, fed: Fed) -> None:
-        self._retry.progressed(memory=fed.forwarded is not None or fed.closed)
+        if fed.forwarded is not None or fed.closed:
+            self._retry.progressed()
         if fed.closed:
             self._fail_pending(CLOSED)
             self._close()

@@ -27,7 +27,6 @@ import wasmtime
 from host_functions.proxy_wasm._guest import FilterGuest
 from host_functions.proxy_wasm._host import DOWNSTREAM_DATA, PLUGIN_CONFIGURATION, FilterHost
 from host_functions.runtime.engine import WasmRuntime
-from host_functions.runtime.retry import interrupted
 from host_functions.runtime.sandbox import (
     Failure,
     Settings,
@@ -47,13 +46,12 @@ PEER_REMOTE = 2
 class FilterFailed(Exception):
     """A call into the filter failed; the message is the cause.
 
-    ``interrupted_by_other``: another call's time limit (not this one's) interrupted it;
     ``memory_full``: the filter's memory size when it failed for want of memory (else None).
     """
 
-    def __init__(self, cause: str, interrupted_by_other: bool = False, memory_full: int | None = None) -> None:
+    def __init__(self, cause: str, memory_full: int | None = None) -> None:
         super().__init__(cause)
-        self.cause, self.interrupted_by_other, self.memory_full = cause, interrupted_by_other, memory_full
+        self.cause, self.memory_full = cause, memory_full
 
 
 class StartFailed(FilterFailed):
@@ -207,9 +205,7 @@ class FilterInstance:
                     if memory is None or timed_out or isinstance(exc, Failure)
                     else guest_memory_at_limit(memory, self.store, self.settings)
                 )
-                raise FilterFailed(
-                    self._describe(exc, timed_out, memory_full), interrupted(exc) and not timed_out, memory_full
-                ) from None
+                raise FilterFailed(self._describe(exc, timed_out, memory_full), memory_full) from None
             finally:
                 self._in_call[1] = False
 

@@ -135,7 +135,7 @@ class RedpandaInstance:
     def _wait(self) -> Outcome | None:
         """The guest's next report (None: it is waiting for a batch), under the time limit."""
         timeout = self.settings.timeout_ms / 1000
-        with self._watchdog.watch(self._guest.progress_reader(), timeout) as watch:
+        with self._watchdog.watch(self._guest.progress_reader(), timeout, thread=self._thread.ident) as watch:
             while True:
                 try:
                     event = self._events.get(timeout=min(timeout, 0.25))

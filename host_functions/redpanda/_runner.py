@@ -33,7 +33,6 @@ from host_functions.runtime.record_bytes import (
     headers_column,
     single,
 )
-from host_functions.runtime.retry import RetryPolicy
 from host_functions.runtime.sandbox import Settings
 from host_functions.runtime.staging import Layout
 from smt.batch import RecordBatch
@@ -117,7 +116,7 @@ class RedpandaRunner:
 
     def _run_group(self, topic: str, rows: np.ndarray, staged: "_Staged", parts: list, fail) -> None:
         for chunk in budget_chunks(rows, staged.sizes, self.settings.memory_max_bytes // 4):
-            start, policy = 0, RetryPolicy()
+            start = 0
             while start < len(chunk):
                 try:
                     instance = self.instance(topic)
@@ -130,10 +129,6 @@ class RedpandaRunner:
                 if outcome.failed_row is None:
                     break
                 at = start + outcome.failed_row
-                if policy.retry_interrupt(outcome.error, timed_out=outcome.timed_out):
-                    start = at
-                    continue
-                policy.progressed()
                 fail(int(chunk[at]), failure_cause(outcome, self.settings, self.max_outputs))
                 start = at + 1
 

@@ -21,9 +21,8 @@ from typing import Any, Callable, Hashable, TypeVar
 
 import wasmtime
 
-from host_functions.runtime.retry import INTERRUPTED_REPEATEDLY, RetryPolicy, interrupted
 from host_functions.runtime.sandbox import Failure, Settings, StartFailure, describe_trap
-from host_functions.runtime.watchdog import Watchdog
+from host_functions.runtime.watchdog import Watchdog, interrupted
 
 __all__ = ["WasmRuntime", "runtime"]
 
@@ -73,26 +72,16 @@ class WasmRuntime:
         executors, so a start function that never returns is cut off after
         ``timeout.ms`` like a record would be.  ``instantiate`` must create its
         store with :func:`host_functions.runtime.sandbox.new_store` (the epoch deadline).
-        An interrupt caused by another call's timeout starts it again (:class:`RetryPolicy`).
         Raises :class:`StartFailure`, ``cannot_start: cause`` (a timeout, a trap, a host function's refusal).
         """
-        timeout, policy = settings.timeout_ms / 1000, RetryPolicy()
-        while True:
-            with self.watchdog.watch(lambda: 0, timeout) as watch:
-                try:
-                    return instantiate()
-                except StartFailure:
-                    raise
-                except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
-                    by_other = interrupted(exc) and watch.fired_at is None
-                    if policy.retry_interrupted(by_other):
-                        continue
-                    cause = (
-                        INTERRUPTED_REPEATEDLY
-                        if by_other
-                        else describe_trap(exc, timed_out=interrupted(exc), memory_full=None, settings=settings)
-                    )
-                    raise StartFailure(f"{cannot_start}: {cause}") from exc
+        with self.watchdog.watch(lambda: 0, settings.timeout_ms / 1000):
+            try:
+                return instantiate()
+            except StartFailure:
+                raise
+            except (wasmtime.Trap, wasmtime.WasmtimeError, Failure) as exc:
+                cause = describe_trap(exc, timed_out=interrupted(exc), memory_full=None, settings=settings)
+                raise StartFailure(f"{cannot_start}: {cause}") from exc
 
     def compile(self, wasm: bytes) -> wasmtime.Module:
         """The compiled module for ``wasm`` (bytes or WAT text), cached by content hash.

@@ -1,7 +1,8 @@
 """What every guest instance shares: a bounded store, logging, failure messages.
 
 A store gets the memory limit (``memory.max.bytes`` per linear memory), an
-epoch deadline one tick ahead (the watchdog's interrupt), and WASI only when
+epoch deadline one tick ahead whose callback stops the call only when its own
+watch fired (:mod:`host_functions.runtime.watchdog`), and WASI only when
 the transform enables it: no preopened directories, no inherited
 environment, stdout and stderr going to the transform's logger.
 """
@@ -17,6 +18,8 @@ from typing import Any, Callable, Mapping
 import wasmtime
 
 from host_functions.runtime.host_modules import HOST_MODULES
+from host_functions.runtime.wasmtime_internals import on_epoch_deadline
+from host_functions.runtime.watchdog import ON_EPOCH_DEADLINE
 from smt.errors import DataError
 
 __all__ = [
@@ -132,6 +135,7 @@ def new_store(
     store = wasmtime.Store(engine)
     store.set_limits(memory_size=settings.memory_max_bytes)
     store.set_epoch_deadline(1)
+    on_epoch_deadline(store, ON_EPOCH_DEADLINE)
     if settings.wasi:
         wasi = wasmtime.WasiConfig()
         if environment:

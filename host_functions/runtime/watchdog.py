@@ -2,8 +2,9 @@
 
 Every store shares the engine's epoch and has a deadline one tick ahead
 (:func:`host_functions.runtime.sandbox.new_store`), so bumping the epoch
-interrupts whatever guest runs; a call that did not time out itself sees no
-``fired_at`` on its :class:`Watch` and retries (:mod:`host_functions.runtime.retry`).
+reaches whatever guest runs.  Each store then asks :data:`ON_EPOCH_DEADLINE`
+whether *its* call timed out: only that call stops, with :data:`TIMED_OUT`;
+every other guest moves its deadline one tick on and runs on, unaware.
 """
 
 from __future__ import annotations
@@ -15,17 +16,44 @@ from typing import Callable, Iterator
 
 import wasmtime
 
-__all__ = ["Watch", "Watchdog"]
+from host_functions.runtime.wasmtime_internals import epoch_deadline_callback
+
+__all__ = ["Watch", "Watchdog", "TIMED_OUT", "ON_EPOCH_DEADLINE", "interrupted"]
+
+#: The message of the ``WasmtimeError`` a call stops with when its own watch fired.
+TIMED_OUT = "smt-watchdog: the call ran past its timeout.ms"
+
+
+def interrupted(exc: BaseException | None) -> bool:
+    """Whether the watchdog stopped the call that raised ``exc``: the call's own ``timeout.ms`` passed."""
+    return isinstance(exc, (wasmtime.WasmtimeError, wasmtime.Trap)) and TIMED_OUT in str(exc)
+
+
+#: Threads running a watched call that timed out (its watch fired and has not ended), with how many.
+_timed_out_threads: dict[int, int] = {}
+
+
+def _stop_if_timed_out() -> str | None:
+    return TIMED_OUT if threading.get_ident() in _timed_out_threads else None
+
+
+#: Every store's epoch-deadline callback (:func:`host_functions.runtime.sandbox.new_store` sets it).
+ON_EPOCH_DEADLINE = epoch_deadline_callback(_stop_if_timed_out)
 
 
 class Watch:
-    """One watched call: the watchdog interrupts it when progress stalls."""
+    """One watched call: the watchdog interrupts it when progress stalls.
 
-    __slots__ = ("read_progress", "timeout", "last", "since", "fired_at")
+    ``thread`` is the ident of the thread that runs the guest (the caller's, unless the guest runs on
+    a thread of its own).
+    """
 
-    def __init__(self, read_progress: Callable[[], int], timeout: float) -> None:
+    __slots__ = ("read_progress", "timeout", "thread", "last", "since", "fired_at")
+
+    def __init__(self, read_progress: Callable[[], int], timeout: float, thread: int) -> None:
         self.read_progress = read_progress
         self.timeout = timeout
+        self.thread = thread
         self.last = read_progress()
         self.since = time.monotonic()
         #: progress value when the watchdog fired, or None
@@ -38,10 +66,10 @@ class Watchdog:
     The per-record limit inside one batch call cannot be a store deadline
     (the deadline is set from the host, between calls), so each call exposes
     a counter that moves on every record; when it stalls past the timeout the
-    watchdog bumps the engine epoch, and every store's deadline is one tick
-    ahead, so the running guest traps with an interrupt.  Other stores running
-    at that moment are interrupted too: their callers see no ``fired_at`` on
-    their own watch and retry the record.
+    watchdog marks the call's thread as timed out and bumps the engine epoch.
+    Every store's deadline is one tick ahead, so every running guest reaches
+    its deadline callback; the one on the marked thread stops with
+    :data:`TIMED_OUT`, the others run on.
     """
 
     def __init__(self, engine: wasmtime.Engine) -> None:
@@ -51,8 +79,10 @@ class Watchdog:
         self._thread: threading.Thread | None = None
 
     @contextlib.contextmanager
-    def watch(self, read_progress: Callable[[], int], timeout: float) -> Iterator[Watch]:
-        watch = Watch(read_progress, timeout)
+    def watch(self, read_progress: Callable[[], int], timeout: float, thread: int | None = None) -> Iterator[Watch]:
+        """Watch the call run inside the block; ``thread``: the ident of the thread running the guest
+        when it is not the caller's."""
+        watch = Watch(read_progress, timeout, threading.get_ident() if thread is None else thread)
         with self._cond:
             self._watches.add(watch)
             if self._thread is None:
@@ -64,6 +94,8 @@ class Watchdog:
         finally:
             with self._cond:
                 self._watches.discard(watch)
+                if watch.fired_at is not None:
+                    _forget_timeout(watch.thread)
 
     def _loop(self) -> None:
         while True:
@@ -75,12 +107,26 @@ class Watchdog:
             time.sleep(min(max(tick, 0.001), 0.05))
             now = time.monotonic()
             for watch in watches:
-                with self._cond:
-                    if watch not in self._watches:
-                        continue  # it ended while this thread slept: firing now would interrupt someone else
-                progress = watch.read_progress()
-                if progress != watch.last:
-                    watch.last, watch.since = progress, now
-                elif watch.fired_at is None and now - watch.since >= watch.timeout:
-                    watch.fired_at = progress
-                    self._engine.increment_epoch()
+                if self._watching(watch):  # else it ended while this thread slept: its progress means nothing
+                    self._check(watch, watch.read_progress(), now)
+
+    def _watching(self, watch: Watch) -> bool:
+        with self._cond:
+            return watch in self._watches
+
+    def _check(self, watch: Watch, progress: int, now: float) -> None:
+        with self._cond:
+            if watch not in self._watches:
+                return  # it ended meanwhile: firing now would stop the thread's next call
+            if progress != watch.last:
+                watch.last, watch.since = progress, now
+            elif watch.fired_at is None and now - watch.since >= watch.timeout:
+                watch.fired_at = progress
+                _timed_out_threads[watch.thread] = _timed_out_threads.get(watch.thread, 0) + 1
+                self._engine.increment_epoch()
+
+
+def _forget_timeout(thread: int) -> None:
+    left = _timed_out_threads.pop(thread) - 1
+    if left:
+        _timed_out_threads[thread] = left

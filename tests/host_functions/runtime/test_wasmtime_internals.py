@@ -1,4 +1,4 @@
-"""The fast path's calls into wasmtime-py internals are checked at import, naming the version."""
+"""The calls into wasmtime-py internals (the fast path, the epoch deadline) are checked at import, naming the version."""
 
 import pytest
 import wasmtime
@@ -17,7 +17,7 @@ def test_a_wasmtime_without_them_fails_with_its_version_and_the_one_to_install(m
     with pytest.raises(
         internals.WasmtimeInternalsError,
         match=(
-            r"^the Wasm fast path needs wasmtime-py internals that wasmtime 99\.0\.0 does not have "
+            r"^the Wasm runtime needs wasmtime-py internals that wasmtime 99\.0\.0 does not have "
             r"\(wasmtime\.Store\._context\); it was written against wasmtime 50\.0\.1: install that version "
             r"\(pip install wasmtime==50\.0\.1\)$"
         ),
