@@ -450,10 +450,11 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             declared = self.declared.columns if self.declared is not None else None
             known = declared if declared is not None else self._checked_columns(existing, target)
             types = TypeLines() if known is None else None  # not known: no value.schema, so typed JSON
-            key_columns, observed = self.upsert.shapes_of(df, types, target)
+            shapes = self.upsert.shapes_of(df, types, target)
+            key_columns = shapes.key_columns
             if key_columns is None:
                 return  # no records
-            columns = known if known is not None else self._struct_columns(observed, target, "type")
+            columns = known if known is not None else self._struct_columns(shapes.value_types, target, "type")
             columns, _ = self._layout(columns, existing, target)
             layout = ColumnLayout(columns, strict=declared is not None)
             rows_fn = TypedRows(self.value_converter, layout, self.metadata, target.where)
@@ -462,7 +463,18 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             streamed = batch_id is not None and not target.is_jdbc
             app_id = target.app_id(self.config["txn.app.id"], df.sparkSession) if streamed else ""
             exists, typed_json = existing is not None, self.encoder is not None
-            self.upsert.write(df, target, rows_fn, key_columns, batch_id, app_id, exists, added, typed_json=typed_json)
+            self.upsert.write(
+                df,
+                target,
+                rows_fn,
+                key_columns,
+                batch_id,
+                app_id,
+                exists,
+                added,
+                typed_json=typed_json,
+                tombstones=shapes.tombstones,
+            )
             self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:
             if may_persist:

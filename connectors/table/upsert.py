@@ -31,6 +31,7 @@ streaming micro-batch replayed after a crash is written exactly once.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import Any, Iterator, Sequence
 
@@ -52,7 +53,8 @@ from smt.connector import SinkRecordError
 from smt.data import Struct
 from smt.python_worker import prepare_worker
 
-__all__ = ["DELETE_COLUMN", "Upsert", "UpsertRows", "latest_per_key", "merge_into", "quote", "typed_upsert_rows"]
+__all__ = ["DELETE_COLUMN", "Upsert", "UpsertRows", "WriteShapes", "latest_per_key", "merge_into", "quote"]
+__all__ += ["typed_upsert_rows"]
 
 #: The column that marks a row as a tombstone's delete (never written to the table).
 DELETE_COLUMN = "_smt_delete"
@@ -161,34 +163,33 @@ class Upsert:
 
     # --- on the driver ---------------------------------------------------------------
 
-    def shapes_of(
-        self, df: Any, types: TypeLines | None, target: TableTarget
-    ) -> tuple[tuple[str, ...] | None, list[str]]:
-        """The key columns of this write and, with ``types``, the distinct value types it observes, in one
-        pass over the records.
+    def shapes_of(self, df: Any, types: TypeLines | None, target: TableTarget) -> "WriteShapes":
+        """The key columns of this write and, with ``types``, the distinct value types it observes and
+        whether any record is a tombstone, in one pass over the records.
 
         The key columns are ``key.columns``, else the fields of the records' struct keys (``None`` when
         there are no records).  Each task reports what it saw, and the driver keeps each once: no shuffle.
         """
         learn_keys = not self.key_columns
         if not learn_keys and types is None:
-            return self.key_columns, []
+            return WriteShapes(self.key_columns, [], tombstones=True)
         key_fields = _KeyFields(self.key_converter) if learn_keys else None
         read = ["topic", *(["key"] if learn_keys else []), *(["value"] if types is not None else [])]
         found = df.select(*read).mapInArrow(_Shapes(key_fields, types), _Shapes.DDL).collect()
         observed = sorted({row["text"] for row in found if row["kind"] == _Shapes.TYPE})
+        tombstones = types is None or any(row["kind"] == _Shapes.TOMBSTONE for row in found)
         if not learn_keys:
-            return self.key_columns, observed
+            return WriteShapes(self.key_columns, observed, tombstones)
         field_lists = sorted({row["text"] for row in found if row["kind"] == _Shapes.KEY})
         if not field_lists:
-            return None, observed
+            return WriteShapes(None, observed, tombstones)
         if len(field_lists) > 1:
             shown = " and ".join(f"({names})" for names in field_lists[:2])
             raise TableWriteError(
                 f"{target.where}: the records' keys have different fields, {shown}; name the key columns "
                 f"with {self.prefix}key.columns"
             )
-        return tuple(field_lists[0].split(",")), observed
+        return WriteShapes(tuple(field_lists[0].split(",")), observed, tombstones)
 
     def write(
         self,
@@ -201,11 +202,13 @@ class Upsert:
         exists: bool,
         added: list[T.StructField],
         typed_json: bool = False,
+        tombstones: bool = True,
     ) -> None:
         """Merge the records of ``df`` into ``target`` by ``key_columns``; ``added`` are columns this write
         adds to an existing table (``schema.evolution=add_columns``).  With ``typed_json`` the values are
-        typed JSON lines, read in the JVM (:func:`typed_upsert_rows`); else ``rows_fn`` decodes the
-        converter's bytes."""
+        typed JSON lines, read in the JVM (:func:`typed_upsert_rows`), and only the tombstones go through
+        Python (none at all when ``tombstones`` is False: the write has none); else ``rows_fn`` decodes
+        the converter's bytes."""
         columns = rows_fn.layout.columns
         if not columns.fields:
             # Only tombstones: no value told the columns.  Nothing to delete from a table that is
@@ -226,9 +229,11 @@ class Upsert:
         if typed_json:
             # Numbered as read before the records part: the tombstones' rows come from Python.
             ordered = df.withColumn(_ORDER_COLUMN, F.monotonically_increasing_id())
-            tombstones = ordered.where(F.col("value").isNull()).mapInArrow(upsert_rows, upsert_rows.output_type())
             live = ordered.where(F.col("value").isNotNull())
-            rows = typed_upsert_rows(live, rows_fn, self.rules, unavailable).unionByName(tombstones)
+            rows = typed_upsert_rows(live, rows_fn, self.rules, unavailable)
+            if tombstones:
+                dead = ordered.where(F.col("value").isNull())
+                rows = rows.unionByName(dead.mapInArrow(upsert_rows, upsert_rows.output_type()))
         else:
             rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
         rows = carry_unavailable(rows, key_columns, unavailable, _ORDER_COLUMN, DELETE_COLUMN)
@@ -263,13 +268,27 @@ class _KeyFields:
         seen.update(",".join(_field_names(key)) for key in keys if isinstance(key, (Struct, dict)))
 
 
+@dataclasses.dataclass(frozen=True)
+class WriteShapes:
+    """What :meth:`Upsert.shapes_of` found in a write's records."""
+
+    #: the key columns; None when there are no records
+    key_columns: tuple[str, ...] | None
+    #: the distinct value types (typed JSON type lines)
+    value_types: list[str]
+    #: whether any record is a tombstone (True when the pass did not read the values)
+    tombstones: bool
+
+
 class _Shapes:
     """``mapInArrow`` function: the distinct key field lists (:class:`_KeyFields`) and value types
-    (:class:`~connectors.table.typed_json.TypeLines`) of a task's batches, a row each, told apart by ``kind``."""
+    (:class:`~connectors.table.typed_json.TypeLines`) of a task's batches, a row each, and a row when
+    they hold a tombstone, told apart by ``kind``."""
 
     DDL = "kind string, text string"
     KEY = "key"
     TYPE = "type"
+    TOMBSTONE = "tombstone"
 
     def __init__(self, key_fields: _KeyFields | None, types: TypeLines | None) -> None:
         self.key_fields = key_fields
@@ -279,14 +298,16 @@ class _Shapes:
         prepare_worker()
         key_lists: set[str] = set()
         types: dict[Any, str] = {}
+        tombstone = False
         for batch in batches:
+            tombstone = tombstone or ("value" in batch.schema.names and batch.column("value").null_count > 0)
             if self.key_fields is not None:
                 self.key_fields.observe(batch, key_lists)
             if self.types is not None:
                 self.types.observe(batch, types)
         type_texts = sorted(set(types.values()))
-        kinds = [self.KEY] * len(key_lists) + [self.TYPE] * len(type_texts)
-        texts = sorted(key_lists) + type_texts
+        kinds = [self.KEY] * len(key_lists) + [self.TYPE] * len(type_texts) + [self.TOMBSTONE] * tombstone
+        texts = sorted(key_lists) + type_texts + [""] * tombstone
         yield pa.RecordBatch.from_arrays([pa.array(kinds, pa.string()), pa.array(texts, pa.string())], ["kind", "text"])
 
 
