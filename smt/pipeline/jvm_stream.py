@@ -30,7 +30,7 @@ Where a converter reads the records, the path is a bet: the query fails on
 the first record its codec cannot vouch for (read and written in Spark SQL
 exactly as the converter does in Python), naming it
 (:func:`unvouched_record`), and the runner goes on in Python from that
-micro-batch (:func:`forget_unvouched_batch`).
+micro-batch (:func:`forget_uncommitted_batch`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ __all__ = [
     "UNVOUCHED",
     "ChainFrame",
     "chain_frame",
-    "forget_unvouched_batch",
+    "forget_uncommitted_batch",
     "header_writer",
     "jvm_stream",
     "jvm_stream_problem",
@@ -199,14 +199,17 @@ def unvouched_record(error: BaseException) -> str | None:
     return None
 
 
-def forget_unvouched_batch(spark: Any, checkpoint: str) -> int | None:
+def forget_uncommitted_batch(spark: Any, checkpoint: str) -> int | None:
     """Remove from the query's ``checkpoint`` the plan of its last micro-batch, where it was never
-    committed (the batch a record the JVM could not vouch for failed), so that the next query plans its
-    first batch anew, from the last committed one's end; returns the batch's id (None: none to forget).
+    committed (the batch a record the JVM could not vouch for failed, or a killed run's last), so that
+    the next query plans its first batch anew, from the last committed one's end; returns the batch's
+    id (None: none to forget).
 
     Spark would otherwise replay the logged batch, and Spark 4.1.0 to 4.1.2's Kafka source then fails
     reporting that replay (SPARK-55271, see :mod:`smt.pipeline.streaming`), after it is written: its
-    counts would be lost.  Planned anew the batch reads the same records onward (at least once)."""
+    counts would be lost.  Planned anew the batch reads the same records onward (at least once).  Only
+    for an at-least-once sink that does not tell batches apart by id: a sink that skips a batch id it
+    wrote before would skip the records the new plan adds."""
     from smt.driver_files import driver_files
 
     files = driver_files(spark)

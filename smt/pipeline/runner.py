@@ -38,7 +38,7 @@ from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
 from smt.pipeline.fields import FieldPlan
 from smt.pipeline.jvm import jvm_failure, quiet_py4j_while_failing
-from smt.pipeline.jvm_stream import forget_unvouched_batch, jvm_stream, unvouched_record
+from smt.pipeline.jvm_stream import forget_uncommitted_batch, jvm_stream, unvouched_record
 from smt.pipeline.micro_batches import KEPT, MicroBatchTiming, from_progress
 from smt.pipeline.new_outputs import NewOutputs
 from smt.pipeline.os_causes import os_cause
@@ -455,6 +455,7 @@ class _Run:
         jvm_writer = self._jvm_stream(source, name)
         started = time.monotonic()
         if jvm_writer is not None:
+            self._forget_killed_runs_batch()
             try:
                 run_streaming(
                     self.spec, self.spark, None, write_outputs, on_batch, progress_interval, lambda: jvm_writer
@@ -494,12 +495,23 @@ class _Run:
                 f"pipeline {self.spec.config['name']}: record {record} is not one Spark SQL reads exactly as the "
                 f"converters do in Python (see docs/kafka.md), and {REAL_TIME} runs no Python"
             ) from error
-        forget_unvouched_batch(self.spark, self.spec.config["checkpoint.location"])
+        forget_uncommitted_batch(self.spark, self.spec.config["checkpoint.location"])
         log.warning(
             "record %s is not one Spark SQL reads exactly as the converters do in Python: the run goes on "
             "with each micro-batch through Python, from that record's micro-batch",
             record,
         )
+
+    def _forget_killed_runs_batch(self) -> None:
+        """Before the query that keeps the records in the JVM (at least once, Spark's Kafka writer) starts: the
+        micro-batch a killed run left uncommitted is planned anew, not replayed (:func:`forget_uncommitted_batch`)."""
+        batch = forget_uncommitted_batch(self.spark, self.spec.config["checkpoint.location"])
+        if batch is not None:
+            log.info(
+                "micro-batch %d was left uncommitted by the last run: it is planned anew, from the last committed "
+                "batch's end (at least once: what it wrote may be written again)",
+                batch,
+            )
 
     def _jvm_stream(self, source, observed: str):
         """The writer of the query that keeps every record in the JVM (:mod:`smt.pipeline.jvm_stream`), or

@@ -47,6 +47,27 @@ def test_a_stream_of_bytes_runs_in_the_jvm_counted_and_resumes(kafka_spark, kafk
     ]
 
 
+def test_a_batch_a_killed_run_left_uncommitted_is_planned_anew_and_counted(kafka_spark, kafka_broker, tmp_path, caplog):
+    """A run killed after writing a micro-batch, before committing it: the next run reads its records again
+    (at least once) and counts them, as Spark 4.1.0-4.1.2 would not for a replayed batch (SPARK-55271)."""
+    stem = kafka_broker.unique_topic("jvm-stream-killed")
+    source, output = kafka_broker.create_topic(f"{stem}-in"), kafka_broker.create_topic(f"{stem}-out")
+    spec = _spec(kafka_broker, tmp_path, stem, source, output)
+    kafka_broker.produce(source, [{"key": "a", "value": "1"}, {"key": "b", "value": "2"}])
+    assert run_pipeline(spec, spark=kafka_spark).counts.written == 2
+    commits = tmp_path / "checkpoint" / "commits"
+    last = max(int(p.name) for p in commits.iterdir() if p.name.isdigit())
+    for name in (str(last), f".{last}.crc"):  # as if killed between the write and the commit
+        (commits / name).unlink()
+
+    kafka_broker.produce(source, [{"key": "c", "value": "3"}])
+    with caplog.at_level(logging.INFO, logger="smt.pipeline.runner"):
+        again = run_pipeline(spec, spark=kafka_spark).counts
+    assert (again.read, again.written, again.failed) == (3, 3, 0)
+    assert f"micro-batch {last} was left uncommitted by the last run: it is planned anew" in caplog.text
+    assert sorted(r.value for r in kafka_broker.consume(output, 5)) == [b"1", b"1", b"2", b"2", b"3"]
+
+
 def test_a_compiled_chain_runs_in_the_jvm_and_counts_each_stage(kafka_spark, kafka_broker, tmp_path, caplog):
     """InsertHeader, then a Filter of the records with a header named drop: each record counted where it
     went, each stage's records in and out."""
