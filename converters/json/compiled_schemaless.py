@@ -10,8 +10,9 @@ Spark parses with Jackson and the Python path with orjson, so a record is
 Spark's reading, written back compactly, gives the record's own text, up to
 the whitespace between tokens:
 
-- the text holds no backslash, so no escape: every key and string is its
-  literal text, which orjson writes back unchanged;
+- the text is valid UTF-8 (orjson refuses any other; Spark would read a
+  replacement character) and holds no backslash, so no escape: every key
+  and string is its literal text, which orjson writes back unchanged;
 - it is an object whose values are strings, integers in the 64-bit range, booleans, nulls (the
   kinds of :data:`EXACT_KINDS`) and decimal numbers as orjson writes
   doubles (``12.5``, ``100.0``): at most 15 significant digits, so that
@@ -98,7 +99,7 @@ class SchemalessCodec:
         text = data.cast("string")
         keys = F.transform(entries, lambda e: e["key"])
         exact = (
-            ~text.contains("\\")
+            _plain_text(F, text)
             & F.forall(entries, lambda e: e["kind"].isin(*EXACT_KINDS) | self._plain_decimal(e))
             & (F.size(F.array_distinct(keys)) == F.size(entries))
             & self._same_text(self.render(entries).cast("string"), text)
@@ -116,7 +117,7 @@ class SchemalessCodec:
         document = F.try_parse_json(text)
         shape, written = F.schema_of_variant(document), F.to_json(document)
         flat = shape.isin("STRING", "BIGINT", "BOOLEAN") | (shape.rlike(_FLAT_OBJECT) & ~shape.rlike(_NOT_FLAT))
-        exact = F.coalesce(~text.contains("\\") & flat & self._same_text(written, text), F.lit(False))
+        exact = F.coalesce(_plain_text(F, text) & flat & self._same_text(written, text), F.lit(False))
         return F.when(exact, written.cast("binary")).otherwise(data), data.isNull() | exact
 
     def render(self, entries: Any) -> Any:
@@ -148,3 +149,8 @@ class SchemalessCodec:
         F = self.F
         compact = F.regexp_replace(text, _WHITESPACE_OUTSIDE_STRINGS, "$1")
         return F.when(rendered == text, F.lit(True)).otherwise(rendered == compact)
+
+
+def _plain_text(F: Any, text: Any) -> Any:
+    """Whether ``text`` (a string column cast from the record's bytes) is valid UTF-8 without a backslash."""
+    return F.is_valid_utf8(text) & ~text.contains("\\")
