@@ -29,12 +29,20 @@ def interrupted(exc: BaseException | None) -> bool:
     return isinstance(exc, (wasmtime.WasmtimeError, wasmtime.Trap)) and TIMED_OUT in str(exc)
 
 
-#: Threads running a watched call that timed out (its watch fired and has not ended), with how many.
-_timed_out_threads: dict[int, int] = {}
+#: The watches of the calls running on each thread (by ident), innermost last: a call may start another
+#: (a fresh instance's start function, after a record timed out) before its own watch ends.
+_watches_by_thread: dict[int, list["Watch"]] = {}
+_watches_lock = threading.Lock()
 
 
 def _stop_if_timed_out() -> str | None:
-    return TIMED_OUT if threading.get_ident() in _timed_out_threads else None
+    """Runs on the thread that runs the guest: whether the innermost watched call there timed out."""
+    watches = _watches_by_thread.get(threading.get_ident())
+    try:
+        innermost = watches[-1] if watches else None
+    except IndexError:  # it ended meanwhile
+        return None
+    return TIMED_OUT if innermost is not None and innermost.fired_at is not None else None
 
 
 #: Every store's epoch-deadline callback (:func:`host_functions.runtime.sandbox.new_store` sets it).
@@ -66,10 +74,10 @@ class Watchdog:
     The per-record limit inside one batch call cannot be a store deadline
     (the deadline is set from the host, between calls), so each call exposes
     a counter that moves on every record; when it stalls past the timeout the
-    watchdog marks the call's thread as timed out and bumps the engine epoch.
+    watchdog marks the call's watch as fired and bumps the engine epoch.
     Every store's deadline is one tick ahead, so every running guest reaches
-    its deadline callback; the one on the marked thread stops with
-    :data:`TIMED_OUT`, the others run on.
+    its deadline callback; the one whose thread's innermost watch fired stops
+    with :data:`TIMED_OUT`, the others run on.
     """
 
     def __init__(self, engine: wasmtime.Engine) -> None:
@@ -83,6 +91,8 @@ class Watchdog:
         """Watch the call run inside the block; ``thread``: the ident of the thread running the guest
         when it is not the caller's."""
         watch = Watch(read_progress, timeout, threading.get_ident() if thread is None else thread)
+        with _watches_lock:
+            _watches_by_thread.setdefault(watch.thread, []).append(watch)
         with self._cond:
             self._watches.add(watch)
             if self._thread is None:
@@ -94,8 +104,11 @@ class Watchdog:
         finally:
             with self._cond:
                 self._watches.discard(watch)
-                if watch.fired_at is not None:
-                    _forget_timeout(watch.thread)
+            with _watches_lock:
+                running = _watches_by_thread[watch.thread]
+                running.remove(watch)
+                if not running:
+                    del _watches_by_thread[watch.thread]
 
     def _loop(self) -> None:
         while True:
@@ -122,11 +135,4 @@ class Watchdog:
                 watch.last, watch.since = progress, now
             elif watch.fired_at is None and now - watch.since >= watch.timeout:
                 watch.fired_at = progress
-                _timed_out_threads[watch.thread] = _timed_out_threads.get(watch.thread, 0) + 1
                 self._engine.increment_epoch()
-
-
-def _forget_timeout(thread: int) -> None:
-    left = _timed_out_threads.pop(thread) - 1
-    if left:
-        _timed_out_threads[thread] = left

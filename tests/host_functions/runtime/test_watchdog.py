@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import wasmtime
@@ -50,6 +51,20 @@ def test_a_call_past_its_timeout_stops_as_interrupted_and_the_thread_runs_on(rt)
     store, guest = _exports(rt)
     with rt.watchdog.watch(lambda: 0, 5.0):
         assert guest["count"](store, 1000) == 1000  # the thread's next call is not stopped
+
+
+def test_a_call_started_after_its_threads_call_timed_out_runs_on(rt):
+    """A runner starts a fresh instance while the watch of the call that timed out has not ended yet:
+    the epoch moved past the new store's deadline, and the new call, watched innermost, is not stopped."""
+    store, guest = _exports(rt)
+    with rt.watchdog.watch(lambda: 0, 0.01) as timed_out:
+        waited_until = time.monotonic() + 30
+        while timed_out.fired_at is None and time.monotonic() < waited_until:
+            time.sleep(0.005)
+        assert timed_out.fired_at is not None
+        with rt.watchdog.watch(lambda: 0, 60.0) as fresh:
+            assert guest["count"](store, 1_000_000) == 1_000_000
+    assert fresh.fired_at is None
 
 
 def test_other_errors_are_not_interrupts():
