@@ -171,8 +171,8 @@ class CompiledRecordConverter(Protocol):
         """The codec: ``parse(data)`` (the entries of the object in a binary column: the one expensive
         column, computed once), ``read(data, entries) -> ObjectRead``; ``rewritten(data) ->
         (written, exact)`` (what the converter writes after reading ``data``, a part no transform
-        changed, and where Spark SQL does as it does); and ``render(entries)`` (the bytes of an object's entries).  Raises
-        :class:`NotCompilable` saying why there is none."""
+        changed, and where Spark SQL does as it does); and ``render(entries)`` (the bytes of an
+        object's entries).  Raises :class:`NotCompilable` saying why there is none."""
         ...
 
 
