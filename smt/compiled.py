@@ -23,12 +23,23 @@ Hooks (all optional; a source's and a sink's are the roles
   after the transform; its ``exact`` column, where set, sends the records the
   transform's compiled form does not vouch for, e.g. those it drops, to the
   Python path);
-- ``Sink.compiled_problem(schema)`` → why values of this Connect schema
-  cannot be written from columns (None: they can);
+- ``Transform.compile_tombstone()`` → True where the transform drops every
+  record whose value is null, False where it passes such a record on as it
+  is (:class:`CompiledTombstones`);
+- ``Sink.compiled_problem(schema, key_schema)`` → why values of this Connect
+  schema (with keys of ``key_schema``, None when the keys stay bytes) cannot
+  be written from columns (None: they can);
   ``Sink.compiled_type(schema)`` → the Spark struct type the sink writes
   values of the schema as; and ``Sink.compiled_write_aborts_cleanly()`` →
   whether a failed write leaves the output as it was (the plan may then bet
-  on every record first).
+  on every record first); ``Sink.compiled_may_split()`` → whether one write
+  may take some records from columns and the others from Python (an upsert,
+  whose order of changes per key counts, may not).
+
+A key converter that is not ``bytearray`` needs a compiled reader too: the
+plan reads each record's key with it (one key schema, learned from the first
+records), and a record whose key Spark does not read exactly as the
+converter does takes the Python path.
 
 The runner hands such a sink one DataFrame in its ordinary ``write``: the
 Python path's output (Kafka row layout) with, beside it, the compiled rows
@@ -44,10 +55,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
-__all__ = ["COMPILED_VALUE_PREFIX", "TYPE_KNOWN_COLUMN", "CompiledConverter", "CompiledRead", "CompiledStage"]
+__all__ = ["COMPILED_KEY_COLUMN", "COMPILED_VALUE_PREFIX", "TYPE_KNOWN_COLUMN", "CompiledConverter", "CompiledRead"]
+__all__ += ["CompiledStage"]
 __all__ += ["CompiledTransform", "CompiledValue", "NotCompilable", "PRIMITIVE_DDL", "compiled_stages"]
 __all__ += ["CompiledPredicate", "CompiledRecord", "CompiledRecordTransform", "compile_stage", "compiled_value_columns"]
-__all__ += ["CompiledObject", "CompiledRecordConverter", "ObjectRead"]
+__all__ += ["CompiledObject", "CompiledRecordConverter", "CompiledTombstones", "ObjectRead"]
 
 #: The columns of the compiled rows in a batch write's DataFrame (see :class:`smt.connector_roles.CompiledInput`):
 #: ``<prefix><i>``, one per compiled schema, a struct of the sink's :meth:`compiled_type` of the schema, set on
@@ -61,6 +73,11 @@ COMPILED_VALUE_PREFIX = "_smt_compiled_value_"
 #: A write with compiled columns and without this one has no row of another type (a bet on the compiled
 #: path: no Python record).
 TYPE_KNOWN_COLUMN = "_smt_compiled_type_known"
+
+#: Beside them, where the plan read the records' keys (a key converter that is not ``bytearray``): the key
+#: of each compiled row, a struct of the sink's :meth:`compiled_type` of the key schema (null on the Python
+#: path's rows).  Its field names are those of the record keys.
+COMPILED_KEY_COLUMN = "_smt_compiled_key"
 
 #: The Spark SQL type of a compiled column of each primitive Connect type without a logical name (for
 #: a transform's literals: ``lit(x).cast(ddl)``).
@@ -116,8 +133,17 @@ class CompiledTransform(Protocol):
         ...
 
 
+class CompiledTombstones(Protocol):
+    """A transform that knows, without running, what it does with a record whose value is null."""
+
+    def compile_tombstone(self) -> bool:
+        """True: it drops every such record; False: it passes every one on unchanged (key, headers and
+        all).  Raises :class:`NotCompilable` when neither holds."""
+        ...
+
+
 class CompiledConverter(Protocol):
-    """A value converter with a compiled reader (the planner checks for it once)."""
+    """A key or value converter with a compiled reader (the planner checks for it once)."""
 
     def compiled_reader(self, functions: Any) -> Any:
         """The reader (``schema_text``, ``read``: see the module's doc); raises :class:`NotCompilable`."""

@@ -42,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
-from smt.compiled import TYPE_KNOWN_COLUMN, compiled_value_columns
+from smt.compiled import COMPILED_KEY_COLUMN, TYPE_KNOWN_COLUMN, compiled_value_columns
 from smt.errors import DataError
 from smt.plugin import Plugin
 
@@ -263,7 +263,7 @@ class Sink(Plugin):
         from pyspark.sql import functions as F
 
         # The compiled path's columns are the sink's (smt.connector_roles.CompiledInput), never a dead letter's.
-        compiled = [*compiled_value_columns(df.columns), TYPE_KNOWN_COLUMN]
+        compiled = [*compiled_value_columns(df.columns), TYPE_KNOWN_COLUMN, COMPILED_KEY_COLUMN]
         df = df.persist()
         try:
             self.write(df.where(~F.col(flag)).drop(flag), batch_id)

@@ -172,8 +172,10 @@ class TaskWriter:
 class CompiledSource(Protocol):
     """A source whose records Spark may read itself for the compiled path (:mod:`smt.compiled`)."""
 
-    def compiled_problem(self) -> str | None:
-        """Why Spark's reading of the source (``read``) is not what its Python tasks read, or None."""
+    def compiled_problem(self, split: bool = True) -> str | None:
+        """Why Spark's reading of the source (``read``) is not what its Python tasks read, or None;
+        ``split``: records Python takes in the same write are read by Spark too (else a failed bet has
+        the Python tasks read every record, see :mod:`smt.pipeline.compiled_plan`)."""
         ...
 
 

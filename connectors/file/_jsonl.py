@@ -38,6 +38,7 @@ from connectors.file._file_format import FileFormat, ReadOptions, spark_save_mod
 from connectors.file._jsonl_lines import parse_jsonl_lines
 from connectors.file._lines import read_lines
 from connectors.file._splits import FileSplit, max_split_bytes, pack_splits, split_files
+from connectors.file._text import spark_lines
 from smt.connector import SOURCE_ERROR_COLUMN, ReadTask
 from smt.record import KAFKA_ROW_SCHEMA_DDL
 
@@ -53,9 +54,8 @@ class JsonLinesFormat(FileFormat):
     def read(self, spark, options: ReadOptions):
         from pyspark.sql import functions as F
 
-        lines = options.reader(spark).format("text").load(options.path)
-        # Cast in the JVM: the line's bytes exactly as read (Spark does not check UTF-8 here).
-        lines = lines.select(F.col("value").cast("binary").alias("line"), F.input_file_name().alias("file"))
+        # The lines' bytes exactly as the Python tasks read them (Spark does not check UTF-8 here).
+        lines = spark_lines(spark, options).select("line", F.input_file_name().alias("file"))
         return lines.mapInArrow(functools.partial(_parse_batches, options.topic), _READ_SCHEMA_DDL)
 
     def read_tasks(self, options, files, parallelism, max_partition_bytes):

@@ -37,6 +37,18 @@ from smt.connector import ReadTask, SinkRecordError
 _TASK_ID_SHIFT = 33
 
 
+def spark_lines(spark, options: ReadOptions):
+    """The lines of ``options.path`` read by Spark's text reader as the Python tasks read them: a ``line``
+    column of their bytes as they are (a cast, not an encoding), cut at ``\n`` without the ``\r`` of a
+    ``\r\n`` (Spark's default would cut at a lone ``\r`` too)."""
+    from pyspark.sql import functions as F
+
+    lines = options.reader(spark).format("text").option("lineSep", "\n").load(options.path)
+    line = F.col("value").cast("binary")
+    cut = F.when(F.col("value").endswith("\r"), line.substr(F.lit(1), F.length(line) - 1)).otherwise(line)
+    return lines.select(cut.alias("line"))
+
+
 class TextFormat(FileFormat):
     """One line = one record value (UTF-8); keys, headers and metadata are not kept."""
 
@@ -45,14 +57,11 @@ class TextFormat(FileFormat):
     def read(self, spark, options: ReadOptions):
         from pyspark.sql import functions as F
 
-        lines = options.reader(spark).format("text").option("lineSep", "\n").load(options.path)
+        lines = spark_lines(spark, options)
         offset = F.lit(None).cast("long") if options.streaming else F.monotonically_increasing_id()
-        # The line's bytes as they are (a cast, not an encoding), without the \r of a \r\n; byte offsets.
-        line = F.col("value").cast("binary")
-        value = F.when(F.col("value").endswith("\r"), line.substr(F.lit(1), F.length(line) - 1)).otherwise(line)
         return lines.select(
             F.lit(None).cast("binary").alias("key"),
-            value.alias("value"),
+            F.col("line").alias("value"),
             F.lit(options.topic).alias("topic"),
             F.lit(0).alias("partition"),
             offset.alias("offset"),

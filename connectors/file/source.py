@@ -91,11 +91,13 @@ class FileSource(Source):
         """What the compiled path reads with Spark (:class:`smt.compiled.CompiledStage`)."""
         return "format " + ", ".join(sorted(_SPARK_READS_ALIKE))
 
-    def compiled_problem(self) -> str | None:
-        """Why the pipeline's compiled path may not read these files with Spark (see :mod:`smt.compiled`)."""
-        if self.config["format"] in _SPARK_READS_ALIKE:
+    def compiled_problem(self, split: bool = True) -> str | None:
+        """Why the pipeline's compiled path may not read these files with Spark (see :mod:`smt.compiled`);
+        ``split``: in a write whose other records Python takes, read by Spark too."""
+        fmt = self.config["format"]
+        if fmt in _SPARK_READS_ALIKE or (fmt in _SPARK_READS_ALIKE_UNFAILED and not split):
             return None
-        return f"{self.context.prefix}format={self.config['format']}: Spark's reader is not the Python tasks' reader"
+        return f"{self.context.prefix}format={fmt}: Spark's reader is not the Python tasks' reader"
 
     def input_paths(self):
         return {f"{self.context.prefix}path": self.config["path"]}
@@ -130,6 +132,10 @@ class FileSource(Source):
 #: Formats whose Spark reader gives the records the Python tasks read (tests/connectors/file/test_read_tasks.py),
 #: or that have no Python tasks.
 _SPARK_READS_ALIKE = {"text", "parquet", "avro"}
+#: Formats whose Spark reader gives the records the Python tasks read, except that the error of a line it
+#: cannot read does not name the line: read by Spark only in a bet that every record is compiled, which
+#: such a line loses (then the Python tasks read every record).
+_SPARK_READS_ALIKE_UNFAILED = {"jsonl"}
 
 
 def _unreadable(path: str) -> str | None:

@@ -11,13 +11,16 @@ read for theirs.
 
 from __future__ import annotations
 
+import functools
+from typing import Sequence
+
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from connectors.table.typed_json import type_line
 from smt.compiled import TYPE_KNOWN_COLUMN
 
-__all__ = ["type_lines", "with_compiled"]
+__all__ = ["compiled_rows", "python_records", "type_lines", "with_compiled"]
 
 
 def type_lines(df, compiled: list[str]) -> list[str]:
@@ -43,20 +46,28 @@ def python_records(df, compiled: list[str]):
 
 
 def with_compiled(rows, df, compiled: list[str], columns: T.StructType):
-    """``rows`` (the Python records' table rows, of ``columns``) with the compiled rows of ``df``, as ``columns``.
+    """``rows`` (the Python records' table rows, of ``columns``) with the compiled rows of ``df``, as ``columns``."""
+    return rows.unionByName(compiled_rows(df, compiled, columns))
+
+
+def compiled_rows(df, compiled: Sequence[str], columns: T.StructType, carry: Sequence[str] = ()):
+    """The compiled rows of the write ``df`` as table rows of ``columns``, with ``df``'s ``carry`` columns.
 
     One filter per compiled column: the optimizer prunes, in each branch of the runner's union, the
     rows that are not this column's, so each record is read by one side only."""
+    parts = []
     for name in compiled:
         names = set(df.schema[name].dataType.names)
-        values = df.where(F.col(name).isNotNull()).select(
-            *(
-                (F.col(name)[field.name] if field.name in names else F.lit(None)).cast(field.dataType).alias(field.name)
-                for field in columns.fields
+        parts.append(
+            df.where(F.col(name).isNotNull()).select(
+                *(
+                    (F.col(name)[f.name] if f.name in names else F.lit(None)).cast(f.dataType).alias(f.name)
+                    for f in columns.fields
+                ),
+                *carry,
             )
         )
-        rows = rows.unionByName(values)
-    return rows
+    return functools.reduce(lambda left, right: left.unionByName(right), parts)
 
 
 def _nullable(data_type: T.DataType) -> T.DataType:

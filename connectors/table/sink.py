@@ -228,13 +228,16 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     @classmethod
     def compiled_form(cls) -> str:
         """What the compiled path writes (:class:`smt.compiled.CompiledStage`)."""
-        return "write.mode append, overwrite or error; no value.schema, columns.metadata or table per topic"
+        return "write.mode append, overwrite, error or upsert; no value.schema, columns.metadata or table per topic"
 
-    def compiled_problem(self, schema) -> str | None:
-        """Why values of ``schema`` cannot come as columns from the compiled path (see :mod:`smt.compiled`)."""
+    def compiled_problem(self, schema, key_schema=None) -> str | None:
+        """Why values of ``schema`` (keys of ``key_schema``, None: the keys stay bytes) cannot come as columns
+        from the compiled path (see :mod:`smt.compiled`)."""
         prefix = self.context.prefix
         if self.upsert is not None:
-            return f"{prefix}write.mode=upsert: the compiled path takes no tombstones or keys"
+            problem = self.upsert.compiled_problem(schema, key_schema)
+            if problem is not None:
+                return problem
         if self.encoder is None:
             return f"{prefix}value.schema: values go through the converter's bytes"
         if self.metadata or self.target.routes:
@@ -246,8 +249,14 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
     def compiled_write_aborts_cleanly(self) -> bool:
         """Whether a write that fails leaves the table as it was, so that the compiled path may bet on every
         record (see :class:`smt.pipeline.compiled_plan.CompiledSchemas`): Delta, Iceberg and Spark's file
-        commit (an overwritten folder is emptied first, then written again), not JDBC, which commits per task."""
-        return not self.target.is_jdbc
+        commit (an overwritten folder is emptied first, then written again), not JDBC, which commits per task;
+        an upsert into PostgreSQL merges from a staging table in one transaction."""
+        return not self.target.is_jdbc or self.upsert is not None
+
+    def compiled_may_split(self) -> bool:
+        """An upsert takes a write's records all compiled or all from Python: numbered in the order read,
+        the changes of one key must not be split between the two halves."""
+        return self.upsert is None
 
     def compiled_type(self, schema) -> T.StructType:
         """The columns of values of the Connect struct ``schema``: what its typed JSON lines carry."""
@@ -443,14 +452,19 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
         The records are read twice (their key columns and value types in one pass, then the rows): from a cache.
         The value types are not learnt when every record was checked against the table's columns already.
         """
-        if may_persist:
+        compiled = compiled_value_columns(df.columns)
+        if may_persist and not compiled:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             existing = target.columns(df.sparkSession)
             declared = self.declared.columns if self.declared is not None else None
             known = declared if declared is not None else self._checked_columns(existing, target)
-            types = TypeLines() if known is None else None  # not known: no value.schema, so typed JSON
-            shapes = self.upsert.shapes_of(df, types, target)
+            if compiled:
+                # Every record is compiled (compiled_may_split): the columns tell the types and keys, no pass.
+                shapes = self.upsert.compiled_shapes(df, compiled, target)
+            else:
+                types = TypeLines() if known is None else None  # not known: no value.schema, so typed JSON
+                shapes = self.upsert.shapes_of(df, types, target)
             key_columns = shapes.key_columns
             if key_columns is None:
                 return  # no records
@@ -474,10 +488,11 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
                 added,
                 typed_json=typed_json,
                 tombstones=shapes.tombstones,
+                compiled=compiled,
             )
             self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:
-            if may_persist:
+            if may_persist and not compiled:
                 df.unpersist()
 
     def _checked_columns(self, existing: T.StructType | None, target: TableTarget) -> T.StructType | None:

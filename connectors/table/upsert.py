@@ -44,11 +44,13 @@ from pyspark.sql import types as T
 
 from connectors.table.cdc import NO_RULES, UNAVAILABLE_COLUMN, ChangeRules, carry_unavailable, kept_if_unavailable_sql
 from connectors.table.columns import ColumnLayout, arrow_type
+from connectors.table.compiled import compiled_rows, type_lines
 from connectors.table.config import metadata_column
 from connectors.table.typed import TypedRows, record_name
 from connectors.table.typed_json import TypeLines, table_rows
 from connectors.table.upsert_jdbc import jdbc_columns, upsert_jdbc, upsert_jdbc_problem
 from connectors.table.writer import TableTarget, TableWriteError
+from smt.compiled import COMPILED_KEY_COLUMN
 from smt.connector import SinkRecordError
 from smt.data import Struct
 from smt.python_worker import prepare_worker
@@ -163,6 +165,31 @@ class Upsert:
 
     # --- on the driver ---------------------------------------------------------------
 
+    def compiled_problem(self, schema: Any, key_schema: Any) -> str | None:
+        """Why records with values of the Connect ``schema`` and keys of ``key_schema`` (None: keys left as
+        bytes) cannot be upserted from the compiled path's columns: :meth:`record_errors`'s checks, made
+        once for the schemas (``schema`` None: for the sink as configured)."""
+        names = self.key_columns
+        if schema is None:
+            return None
+        if not names and key_schema is None:
+            return (
+                f"{self.prefix}write.mode=upsert: the key columns are the record keys' fields, which "
+                f"key.converter bytearray does not read; or name them with {self.prefix}key.columns"
+            )
+        for name in names or [field.name for field in key_schema.fields]:
+            field = schema.field(name)
+            if field is None or field.schema.optional:
+                what = "not a field" if field is None else "an optional field"
+                return f"{self.prefix}write.mode=upsert: key column '{name}' is {what} of the value"
+        return None
+
+    def compiled_shapes(self, df: Any, compiled: list[str], target: TableTarget) -> "WriteShapes":
+        """The key columns and value types of a write whose every record is compiled (its value of one of
+        the ``compiled`` columns, its key of :data:`~smt.compiled.COMPILED_KEY_COLUMN`): no tombstone."""
+        key_columns = self.key_columns or tuple(df.schema[COMPILED_KEY_COLUMN].dataType.names)
+        return WriteShapes(key_columns, type_lines(df, compiled), tombstones=False)
+
     def shapes_of(self, df: Any, types: TypeLines | None, target: TableTarget) -> "WriteShapes":
         """The key columns of this write and, with ``types``, the distinct value types it observes and
         whether any record is a tombstone, in one pass over the records.
@@ -203,12 +230,14 @@ class Upsert:
         added: list[T.StructField],
         typed_json: bool = False,
         tombstones: bool = True,
+        compiled: Sequence[str] = (),
     ) -> None:
         """Merge the records of ``df`` into ``target`` by ``key_columns``; ``added`` are columns this write
         adds to an existing table (``schema.evolution=add_columns``).  With ``typed_json`` the values are
         typed JSON lines, read in the JVM (:func:`typed_upsert_rows`), and only the tombstones go through
         Python (none at all when ``tombstones`` is False: the write has none); else ``rows_fn`` decodes
-        the converter's bytes."""
+        the converter's bytes.  With ``compiled`` columns every record is a compiled row (see
+        :mod:`connectors.table.compiled`): no Python at all."""
         columns = rows_fn.layout.columns
         if not columns.fields:
             # Only tombstones: no value told the columns.  Nothing to delete from a table that is
@@ -226,7 +255,11 @@ class Upsert:
             )
         unavailable = self.rules.placeholder_columns(columns, key_columns)
         upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns, self.rules, unavailable)
-        if typed_json:
+        if compiled:
+            ordered = df.withColumn(_ORDER_COLUMN, F.monotonically_increasing_id())
+            rows = compiled_rows(ordered, compiled, columns, carry=[_ORDER_COLUMN])
+            rows = with_change_flags(rows, columns, self.rules, unavailable)
+        elif typed_json:
             # Numbered as read before the records part: the tombstones' rows come from Python.
             ordered = df.withColumn(_ORDER_COLUMN, F.monotonically_increasing_id())
             live = ordered.where(F.col("value").isNotNull())
@@ -249,7 +282,7 @@ class Upsert:
             else:
                 target.write_micro_batch(inserts, batch_id, app_id, False, False)
             return
-        if typed_json and target.fmt == "iceberg":
+        if (typed_json or compiled) and target.fmt == "iceberg":
             # Iceberg merges only a deterministic source: the rows numbered as read are kept, not numbered again.
             latest = latest.localCheckpoint()
         merge_into(latest, target, key_columns, added, unavailable)
@@ -406,6 +439,12 @@ def typed_upsert_rows(records: Any, rows_fn: TypedRows, rules: ChangeRules, unav
         *(F.col(name).alias(metadata_column(name)) for name in rows_fn.metadata),
         _ORDER_COLUMN,
     ).select(f"{row}.*", *metadata, _ORDER_COLUMN)
+    return with_change_flags(rows, columns, rules, unavailable)
+
+
+def with_change_flags(rows: Any, columns: T.StructType, rules: ChangeRules, unavailable: Sequence[str]) -> Any:
+    """``rows`` (table rows of ``columns``) with their delete flags and, with ``unavailable`` columns, their
+    placeholders nulled and listed, by the change ``rules``, in Spark SQL."""
     if unavailable:
         rows = rows.withColumns(rules.unavailable_columns(columns, unavailable))
     return rows.withColumn(DELETE_COLUMN, rules.soft_delete_column(columns))

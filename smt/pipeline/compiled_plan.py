@@ -6,7 +6,9 @@ three plans:
 - :class:`PythonPlan`: every record takes the Python path (the plan says why);
 - :class:`AllCompiledPlan`: a bet that every record takes the compiled path
   (one pass, nothing cached; a record that does not fails the write with
-  :class:`BetLost`, a typed signal, and the runner runs a :class:`SplitPlan`);
+  :class:`BetLost`, a typed signal, and the runner runs a :class:`SplitPlan`,
+  or the Python path for a sink that takes no split write: an upsert, whose
+  changes of one key must keep their order);
 - :class:`SplitPlan`: the source's records split in two:
 
   - the records the converter's compiled reader vouches for (their schema is
@@ -16,6 +18,12 @@ three plans:
   - every other record (another schema, malformed JSON, a value Spark would
     read differently) goes through the Python path unchanged: decoded,
     transformed, dead-lettered and counted with Kafka's semantics.
+
+A record's key is read by the key converter's compiled reader where the
+key converter is not ``bytearray``: the record takes the compiled path only
+if Spark reads its key exactly too.  In a bet, a tombstone (a null value)
+the chain drops (:class:`smt.compiled.CompiledTombstones`) is dropped in the
+JVM and counted as filtered.
 
 The runner unions the two halves (:meth:`CompiledSchemas.sink_input`) into the
 one DataFrame the sink's ordinary ``write`` gets, the compiled rows in the
@@ -37,9 +45,11 @@ import logging
 from typing import Any, Iterator, runtime_checkable
 
 from smt.compiled import (
+    COMPILED_KEY_COLUMN,
     COMPILED_VALUE_PREFIX,
     TYPE_KNOWN_COLUMN,
     CompiledConverter,
+    CompiledTombstones,
     CompiledTransform,
     CompiledValue,
     NotCompilable,
@@ -64,10 +74,11 @@ _OBSERVATION_WAIT_S = 30.0
 _KEY = "pipeline.compile"
 
 _COMPILE_DOC = (
-    "'auto' runs a batch pipeline in the JVM, without Python, when its source, value converter, every "
-    "transform (no predicates) and its sink have compiled forms{stages}: records of the schemas seen in the "
-    "first 500 records that Spark reads exactly as the converter does take it, every other record the "
-    "Python path, in the same write. A streaming run keeps every record in the JVM when its converters "
+    "'auto' runs a batch pipeline in the JVM, without Python, when its source, value converter, key "
+    "converter (bytearray, or one with a compiled form), every transform (no predicates) and its sink have "
+    "compiled forms{stages}: records of the schemas seen in the first 500 records that Spark reads exactly "
+    "as the converters do take it, every other record the Python path, in the same write (an upsert is "
+    "never split: all records or none). A streaming run keeps every record in the JVM when its converters "
     "pass bytes through and every transform and predicate has a compiled form over whole records (see "
     "streaming.trigger=realTime). 'off' sends every record through Python."
 )
@@ -110,12 +121,14 @@ def compile_problem(spec: Any) -> str | None:
         return f"{_KEY}=off"
     if spec.streaming:
         return "streaming runs take the Python path (the compiled path is for batch runs)"
-    compiled_source = spec.source_roles.compiled
-    source_problem = compiled_source.compiled_problem() if compiled_source is not None else None
-    if source_problem is not None:
-        return f"source: {source_problem}"
-    if not spec.key_converter.passthrough:
-        return "key.converter is not bytearray: keys are decoded in Python"
+    compiled_source, sink = spec.source_roles.compiled, spec.sink_roles.compiled
+    if compiled_source is not None and sink is not None:
+        source_problem = compiled_source.compiled_problem(split=sink.compiled_may_split())
+        if source_problem is not None:
+            return f"source: {source_problem}"
+    key_converter = spec.key_converter
+    if not key_converter.passthrough and not isinstance(key_converter, runtime_checkable(CompiledConverter)):
+        return f"key.converter {type(key_converter).class_name()} has no compiled form: keys are decoded in Python"
     for stage in spec.chain.stages:
         if stage.predicate is not None:
             return f"transform '{stage.alias}' has a predicate"
@@ -170,7 +183,19 @@ def plan_run(spec: Any, spark: Any) -> RunPlan:
     compiled = plan_compiled(spec, spark, source)
     if compiled is None:
         return PythonPlan("no schema of the source's first records compiles")
-    return (AllCompiledPlan if compiled.all_exact_first else SplitPlan)(compiled, source)
+    if compiled.all_exact_first:
+        return AllCompiledPlan(compiled, source)
+    if not compiled.may_split:
+        log.info("every record takes the Python path: %s", NO_SPLIT)
+        return PythonPlan(NO_SPLIT)
+    return SplitPlan(compiled, source)
+
+
+#: Why a sink that takes no split write (``compiled_may_split``) runs in Python after all.
+NO_SPLIT = (
+    "the sink takes a write's records all from the compiled path or all from Python (an upsert keeps each "
+    "key's changes in their order), and not every record of the first ones is compiled"
+)
 
 
 def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledSchemas | None":
@@ -178,22 +203,32 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledSchemas | N
     from pyspark.sql import functions as F
 
     problem = compile_problem(spec)
-    reader = None
+    reader = key_reader = None
     if problem is None:
         try:
             reader = spec.value_converter.compiled_reader(F)
+            if not spec.key_converter.passthrough:
+                key_reader = _key_reader(spec.key_converter, F)
         except NotCompilable as exc:
-            problem = f"value.converter: {exc}"
+            problem = f"{'value' if reader is None else 'key'}.converter: {exc}"
     if problem is not None:
         log.info("every record takes the Python path: %s", problem)
         return None
     value = F.col("value").cast("binary")
     sample = _sample(spark, spec.source, source_df, F)
+    key = None
+    if key_reader is not None:
+        try:
+            key = _compiled_key(key_reader, sample, F)
+        except NotCompilable as exc:
+            log.info("every record takes the Python path: key.converter: %s", exc)
+            return None
     schema_texts = {row["s"] for row in sample.select(reader.schema_text(value).alias("s")).collect()}
     compiled = []
     for schema_text in sorted(text for text in schema_texts if text is not None):
+        name = f"{_PARSED}{len(compiled)}"
         try:
-            compiled.append(_compiled_schema(spec, reader, value, schema_text, f"{_PARSED}{len(compiled)}", F))
+            compiled.append(_compiled_schema(spec, reader, value, schema_text, name, F, key))
         except NotCompilable as exc:
             log.info("records of schema %s take the Python path: %s", _short(schema_text), exc)
     if not compiled:
@@ -202,9 +237,63 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledSchemas | N
     log.info("records of %d schema(s) take the compiled path (Spark SQL, no Python); the others Python",
              len(compiled))  # fmt: skip
     sink = spec.sink_roles.compiled
-    plan = CompiledSchemas(spec.config["name"], compiled, [sink.compiled_type(s.value.schema) for s in compiled], F)
+    sink_types = [sink.compiled_type(s.value.schema) for s in compiled]
+    plan = CompiledSchemas(spec.config["name"], compiled, sink_types, F, key, _drops_tombstones(spec.chain))
+    if key is not None:
+        plan.key_type = sink.compiled_type(key.value.schema)
+    plan.may_split = sink.compiled_may_split()
     plan.all_exact_first = len(compiled) == 1 and sink.compiled_write_aborts_cleanly() and plan.all_exact(sample)
     return plan
+
+
+def _key_reader(converter: Any, F: Any) -> Any:
+    if not isinstance(converter, runtime_checkable(CompiledConverter)):
+        raise NotCompilable(f"{type(converter).class_name()} has no compiled form")
+    return converter.compiled_reader(F)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Key:
+    """The records' keys as the plan reads them: ``exact`` where Spark reads a record's key exactly as the
+    key converter does, with the one key schema of the first records."""
+
+    parsed: Any
+    exact: Any
+    value: CompiledValue
+
+
+#: The column of each record's parsed key (see _Key).
+_PARSED_KEY = "_smt_parsed_key"
+
+
+def _compiled_key(reader: Any, sample: Any, F: Any) -> _Key:
+    """The keys' compiled reading: of the one key schema of the ``sample``'s records (raises NotCompilable)."""
+    key = F.col("key").cast("binary")
+    texts = sorted({row["s"] for row in sample.select(reader.schema_text(key).alias("s")).collect()} - {None})
+    if len(texts) != 1:
+        raise NotCompilable(f"the keys of the first {SAMPLE_ROWS} records have {len(texts)} schemas, not one")
+    read = reader.read(key, texts[0], F.col(_PARSED_KEY))
+    nested = next((f.name for f in read.value.schema.fields if f.schema.type.value in _NESTED), None)
+    if nested is not None:
+        raise NotCompilable(f"field '{nested}' of the key is not a primitive")
+    optional = next((f.name for f in read.value.schema.fields if f.schema.optional), None)
+    if optional is not None:
+        raise NotCompilable(f"field '{optional}' of the key is optional")
+    return _Key(read.parsed, read.exact, read.value)
+
+
+def _drops_tombstones(chain: Any) -> bool:
+    """Whether the chain drops every record whose value is null, as its transforms tell without running
+    (:class:`smt.compiled.CompiledTombstones`): one drops them, and those before it pass them on."""
+    for stage in chain.stages:
+        if not isinstance(stage.transform, runtime_checkable(CompiledTombstones)):
+            return False
+        try:
+            if stage.transform.compile_tombstone():
+                return True
+        except NotCompilable:
+            return False
+    return False
 
 
 #: A sampled record longer than this is left out of the sample (its bytes would come to the driver).
@@ -212,7 +301,7 @@ _SAMPLE_RECORD_BYTES = 1 << 16
 
 
 def _sample(spark: Any, source: Any, source_df: Any, F: Any) -> Any:
-    """The first :data:`SAMPLE_ROWS` records' values (and source errors) as a local relation.
+    """The first :data:`SAMPLE_ROWS` records' keys and values (and source errors) as a local relation.
 
     Read by the source's own Python tasks in the driver where it has them, else by one Spark job.  What
     the plan asks of the sample (its schema texts, whether each record is exact) are projections of a
@@ -220,7 +309,7 @@ def _sample(spark: Any, source: Any, source_df: Any, F: Any) -> Any:
     """
     import pyarrow.compute as pc
 
-    columns = [column for column in ("value", SOURCE_ERROR_COLUMN) if column in source_df.columns]
+    columns = [column for column in ("key", "value", SOURCE_ERROR_COLUMN) if column in source_df.columns]
     table = _read_in_the_driver(source, spark)
     if table is None:
         short = F.length(F.col("value").cast("binary")) <= _SAMPLE_RECORD_BYTES
@@ -271,11 +360,23 @@ _EXACT = "_smt_exact_"
 #: Whether a record's written type is a compiled schema's (see CompiledRead.same_schema).
 _SAME = "_smt_same_"
 _VALUE = "_smt_value_"
+#: A compiled row's key fields (beside its value's), and the flags of a bet's filter (see all_compiled).
+_KEY_FIELD = "_smt_key_"
+_CHECKED = "_smt_checked"
+_TOMBSTONE = "_smt_tombstone"
 
 
-def _compiled_schema(spec: Any, reader: Any, value: Any, schema_text: str, name: str, F: Any) -> _Schema:
+#: Connect types a written column may not have.
+_NESTED = ("struct", "array", "map")
+
+
+def _compiled_schema(
+    spec: Any, reader: Any, value: Any, schema_text: str, name: str, F: Any, key: _Key | None
+) -> _Schema:
     read = reader.read(value, schema_text, F.col(name))
     value, exact, same_schema = read.value, read.exact, read.same_schema
+    if key is not None:
+        exact = exact & key.exact
     for stage in spec.chain.stages:
         try:
             value = stage.transform.compile_value(value, F)
@@ -287,10 +388,10 @@ def _compiled_schema(spec: Any, reader: Any, value: Any, schema_text: str, name:
             vouched = F.coalesce(value.exact, F.lit(False))
             exact, same_schema = exact & vouched, same_schema & vouched
             value = dataclasses.replace(value, exact=None)
-    nested = next((f.name for f in value.schema.fields if f.schema.type.value in ("struct", "array", "map")), None)
+    nested = next((f.name for f in value.schema.fields if f.schema.type.value in _NESTED), None)
     if nested is not None:
         raise NotCompilable(f"field '{nested}' of the value after the transforms is not a primitive")
-    problem = spec.sink_roles.compiled.compiled_problem(value.schema)
+    problem = spec.sink_roles.compiled.compiled_problem(value.schema, key.value.schema if key is not None else None)
     if problem is not None:
         raise NotCompilable(f"sink: {problem}")
     return _Schema(name, read.parsed, exact, same_schema, value)
@@ -347,11 +448,28 @@ class CompiledSchemas:
     Either way :meth:`sink_input` unions both halves into the one DataFrame the sink writes.
     """
 
-    def __init__(self, name: str, schemas: list[_Schema], sink_types: list[Any], functions: Any) -> None:
+    def __init__(
+        self,
+        name: str,
+        schemas: list[_Schema],
+        sink_types: list[Any],
+        functions: Any,
+        key: _Key | None = None,
+        drops_tombstones: bool = False,
+    ) -> None:
         self.schemas = schemas
         #: The Spark struct type the sink writes each schema's values as (CompiledInput.compiled_type).
         self.sink_types = sink_types
         self.F = functions
+        #: The records' keys as read (None: a bytearray key converter, the keys stay bytes), and the Spark
+        #: struct type the sink writes them as (:data:`smt.compiled.COMPILED_KEY_COLUMN`).
+        self.key = key
+        self.key_type: Any = None
+        #: Whether the chain drops every tombstone: in a bet (:meth:`all_compiled`), a tombstone whose key
+        #: is read exactly is then dropped in the JVM and counted as filtered.
+        self.drops_tombstones = drops_tombstones
+        #: Whether the sink takes a write split between the two paths (CompiledInput.compiled_may_split).
+        self.may_split = True
         self.observation_name = f"smt-compiled-{name}"
         self.observations: list[Any] = []
         self.cached = None
@@ -361,44 +479,71 @@ class CompiledSchemas:
     def _parsed(self, df: Any) -> Any:
         """``df`` with each record parsed once, in a projection of its own: the optimizer does not merge a
         projection into the next when that would copy an expensive expression (the parse) into each use."""
-        return df.select("*", *(schema.parsed.alias(schema.name) for schema in self.schemas))
+        parsed = [schema.parsed.alias(schema.name) for schema in self.schemas]
+        if self.key is not None:
+            parsed.append(self.key.parsed.alias(_PARSED_KEY))
+        return df.select("*", *parsed)
 
     def _read_ok(self, df: Any) -> Any:
         """Whether the source read each record of ``df`` (no source error)."""
         F = self.F
         return F.lit(True) if SOURCE_ERROR_COLUMN not in df.columns else F.col(SOURCE_ERROR_COLUMN).isNull()
 
-    def _any_exact(self, df: Any) -> Any:
+    def _any_exact(self, df: Any, tombstones: bool = False) -> Any:
         ok, any_exact = self._read_ok(df), self.F.lit(False)
         for schema in self.schemas:
             any_exact = any_exact | (ok & schema.exact)
-        return any_exact
+        return any_exact | self._dropped_tombstone(df) if tombstones else any_exact
+
+    def _dropped_tombstone(self, df: Any) -> Any:
+        """Whether a record of ``df`` is a tombstone the chain drops (:attr:`drops_tombstones`) whose key
+        is read exactly: in a bet, dropped in the JVM."""
+        F = self.F
+        if not self.drops_tombstones:
+            return F.lit(False)
+        key_exact = F.coalesce(self.key.exact, F.lit(False)) if self.key is not None else F.lit(True)
+        return self._read_ok(df) & F.col("value").isNull() & key_exact
 
     def all_exact(self, df: Any) -> bool:
-        """Whether every record of ``df`` (a sample) takes the compiled path."""
+        """Whether every record of ``df`` (a sample) takes the compiled path in a bet (:meth:`all_compiled`)."""
         # A projection, not a filter: over a local relation (the sample) Spark evaluates it without a job.
-        return all(row[0] for row in self._parsed(df).select(self._any_exact(df)).collect())
+        return all(row[0] for row in self._parsed(df).select(self._any_exact(df, tombstones=True)).collect())
 
     def all_compiled(self, df: Any) -> list[Any]:
         """``df``'s records as compiled rows of the plan's one schema (a list of one DataFrame), failing
-        (:class:`BetLost`) at the first that is not exact."""
+        (:class:`BetLost`) at the first that is not exact.  Tombstones the chain drops are counted, then
+        left out."""
         F, schema = self.F, self.schemas[0]
         self.observations = []
-        # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
-        exact = F.when(self._any_exact(df), F.lit(True)).otherwise(F.raise_error(F.lit(NOT_EXACT)))
-        columns = [
-            (F.when(exact, column) if i == 0 else column).alias(name)
-            for i, (name, column) in enumerate(schema.value.columns.items())
-        ]
-        return [self._observed(self._parsed(df).select(*columns))]
+        exact = F.when(self._any_exact(df, tombstones=True), F.lit(True)).otherwise(F.raise_error(F.lit(NOT_EXACT)))
+        values = list(schema.value.columns.values())
+        if not self.drops_tombstones:
+            # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
+            values[0] = F.when(exact, values[0])
+        columns = [value.alias(name) for name, value in zip(schema.value.columns, values)] + self._key_columns()
+        if not self.drops_tombstones:
+            return [self._observed(self._parsed(df).select(*columns))]
+        # The check rides on the filter that leaves the tombstones out, above the count of every record.
+        flags = [exact.alias(_CHECKED), self._dropped_tombstone(df).alias(_TOMBSTONE)]
+        rows = self._observed(self._parsed(df).select(*columns, *flags), F.col(_TOMBSTONE))
+        return [rows.where(F.col(_CHECKED) & ~F.col(_TOMBSTONE)).drop(_CHECKED, _TOMBSTONE)]
 
-    def _observed(self, rows: Any) -> Any:
-        """``rows`` counted as they are written (one observation per compiled schema, summed by :meth:`counts`)."""
+    def _key_columns(self) -> list[Any]:
+        """The key's columns, named apart from the value's (none when the keys stay bytes)."""
+        if self.key is None:
+            return []
+        return [column.alias(f"{_KEY_FIELD}{name}") for name, column in self.key.value.columns.items()]
+
+    def _observed(self, rows: Any, dropped: Any = None) -> Any:
+        """``rows`` counted as they are written (one observation per compiled schema, summed by :meth:`counts`);
+        ``dropped``: a boolean column, true on the rows the write leaves out (filtered)."""
         from pyspark.sql import Observation
 
+        F = self.F
         observation = Observation(f"{self.observation_name}-{len(self.observations)}")
         self.observations.append(observation)
-        return rows.observe(observation, self.F.count(self.F.lit(1)).alias("n"))
+        dropped_count = F.count(F.when(dropped, F.lit(1))) if dropped is not None else F.lit(0)
+        return rows.observe(observation, F.count(F.lit(1)).alias("n"), dropped_count.alias("dropped"))
 
     @contextlib.contextmanager
     def betting(self) -> Iterator[None]:
@@ -433,13 +578,13 @@ class CompiledSchemas:
         ]
         source = [F.when(~any_exact, F.col(f"`{name}`")).alias(name) for name in df.columns]
         exacts = [F.col(f"{_EXACT}{i}") for i in range(len(self.schemas))]
-        self.cached = tagged.select(*source, *exacts, any_exact.alias(_EXACT), any_same.alias(_SAME), *values).persist(
-            StorageLevel.MEMORY_AND_DISK
-        )
+        kept = [*source, *exacts, any_exact.alias(_EXACT), any_same.alias(_SAME), *values, *self._key_columns()]
+        self.cached = tagged.select(*kept).persist(StorageLevel.MEMORY_AND_DISK)
+        keys = [F.col(column.name) for column in self.cached.schema.fields if column.name.startswith(_KEY_FIELD)]
         compiled = []
         for i, schema in enumerate(self.schemas):
             columns = [F.col(f"{_VALUE}{i}_{name}").alias(name) for name in schema.value.columns]
-            compiled.append(self._observed(self.cached.where(F.col(f"{_EXACT}{i}")).select(*columns)))
+            compiled.append(self._observed(self.cached.where(F.col(f"{_EXACT}{i}")).select(*columns, *keys)))
         source_columns = [F.col(f"`{name}`") for name in df.columns]
         python = self.cached.where(~F.col(_EXACT))
         return (
@@ -454,7 +599,9 @@ class CompiledSchemas:
         describes (the compiled value columns null)."""
         # Only where some rows' written types are unknown: without the column, the sink learns no types.
         typed = not all(known for _, known in python)
-        halves = [out.select("*", *self._no_values(), *self._known(known, typed)) for out, known in python]
+        halves = [
+            out.select("*", *self._no_values(), *self._no_key(), *self._known(known, typed)) for out, known in python
+        ]
         union = halves[0]
         for half in halves[1:]:
             union = union.unionByName(half)
@@ -467,9 +614,8 @@ class CompiledSchemas:
         F = self.F
         typed = TYPE_KNOWN_COLUMN in python.columns
         names = [f"{COMPILED_VALUE_PREFIX}{i}" for i in range(len(self.schemas))]
-        fields = [
-            field for field in python.schema.fields if field.name not in names and field.name != TYPE_KNOWN_COLUMN
-        ]
+        own = {*names, TYPE_KNOWN_COLUMN, COMPILED_KEY_COLUMN}
+        fields = [field for field in python.schema.fields if field.name not in own]
         union = python
         for i, rows in enumerate(compiled):
             record = [
@@ -482,8 +628,19 @@ class CompiledSchemas:
             values = [
                 value.alias(name) if j == i else none for j, (name, none) in enumerate(zip(names, self._no_values()))
             ]
-            union = union.unionByName(rows.select(*record, *values, *self._known(True, typed)))
+            union = union.unionByName(rows.select(*record, *values, *self._key(), *self._known(True, typed)))
         return union
+
+    def _key(self) -> list[Any]:
+        """A compiled row's key (:data:`COMPILED_KEY_COLUMN`), where the plan reads the keys."""
+        if self.key_type is None:
+            return []
+        F = self.F
+        fields = (F.col(f"`{_KEY_FIELD}{f.name}`").cast(f.dataType).alias(f.name) for f in self.key_type.fields)
+        return [F.struct(*fields).alias(COMPILED_KEY_COLUMN)]
+
+    def _no_key(self) -> list[Any]:
+        return [] if self.key_type is None else [self.F.lit(None).cast(self.key_type).alias(COMPILED_KEY_COLUMN)]
 
     def _no_values(self) -> list[Any]:
         return [
@@ -503,11 +660,13 @@ class CompiledSchemas:
     def counts(self) -> BatchCounts:
         """The compiled records of the finished write: each read and written once."""
         self.release()
-        n = 0
+        n = dropped = 0
         for i, observation in enumerate(self.observations):
             observed = observed_sums(observation, wait_s=_OBSERVATION_WAIT_S)
             if not observed:
                 log.warning("compiled records of schema %d were written uncounted: Spark reported no count", i)
             n += int(observed["n"]) if observed else 0
+            dropped += int(observed["dropped"]) if observed else 0
         self.observations = []
-        return BatchCounts(read=n, written=n, output_rows=n)
+        written = n - dropped
+        return BatchCounts(read=n, written=written, output_rows=written, filtered=dropped)

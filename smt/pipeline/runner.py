@@ -32,7 +32,7 @@ from smt.connector_roles import TaskWriter
 from smt.errors import ConfigError, DataError, SmtError, StageError, chain_text
 from smt.metrics import ChainMetrics
 from smt.pipeline.checkpoint_lock import checkpoint_lock
-from smt.pipeline.compiled_plan import AllCompiledPlan, BetLost, PythonPlan, RunPlan, SplitPlan, plan_run
+from smt.pipeline.compiled_plan import NO_SPLIT, AllCompiledPlan, BetLost, PythonPlan, RunPlan, SplitPlan, plan_run
 from smt.pipeline.counts import COUNTS_COLUMN, CountsLayout, LiveCounts, observed_sums, observed_values
 from smt.pipeline.extra_columns import ERROR_COLUMNS, extra_columns
 from smt.pipeline.failed_counts import SINK, FailedRunCounts, failed_run_counts
@@ -344,6 +344,11 @@ class _Run:
         self.plan = plan_run(spec, spark)
         if not isinstance(self.plan, PythonPlan):
             return self._compiled_source(self.plan)
+        return self._python_source()
+
+    def _python_source(self):
+        """A batch run's records through the processor, every one in Python."""
+        spec, spark = self.spec, self.spark
         tasks = spec.source.read_tasks(spark)
         if tasks is not None:
             log.info("reading the source in %d Python task(s), transformed where read (%s)",
@@ -385,12 +390,18 @@ class _Run:
             with plan.compiled.betting():
                 self._batch(out, write_outputs)
         except BetLost as lost:
+            plan.compiled.all_exact_first = False
+            if not plan.compiled.may_split:
+                log.info("running again, every record in Python: the sink takes no write split between the "
+                         "compiled path and Python (Spark logged the failed write: %s)", lost)  # fmt: skip
+                self.plan = PythonPlan(NO_SPLIT)
+                self._batch(self._python_source(), write_outputs)
+                return
             log.info(
                 "running again, each record parsed once and split: a record takes the Python path "
                 "(Spark logged the failed write: %s)",
                 lost,
             )
-            plan.compiled.all_exact_first = False
             self.plan = SplitPlan(plan.compiled, plan.source)
             self._batch(self._compiled_source(self.plan), write_outputs)
 

@@ -65,6 +65,8 @@ NOT_PATHS = {
     "to_connect_header": "the header role, with its own semantics (checked by the oracle), not another path",
     "from_connect_header": "the header role, with its own semantics (checked by the oracle), not another path",
     "compiled_form": "a declaration for the reference (what the compiled path covers), not an implementation",
+    "compile_tombstone": "the compiled path's one answer for every tombstone, checked against apply in "
+    "test_compiled_debezium_parity.py, not a path over columns",
 }
 
 _PATH_LIKE = re.compile(

@@ -212,3 +212,21 @@ def test_a_value_that_is_not_an_envelope_refuses_the_form(spark):
     no_after = SchemaBuilder.struct().name("a.Envelope").field("before", row).build()
     with pytest.raises(NotCompilable, match="the envelope has no struct field 'after'"):
         transform.compile_value(_envelope_value(no_after), None)
+
+
+@pytest.mark.parametrize("mode", ["drop", "tombstone", "rewrite", "rewrite-with-tombstone", "delete-to-tombstone"])
+@pytest.mark.parametrize("headers", ["", "op", "table,op", "table"])
+def test_the_compiled_answer_for_tombstones_is_what_apply_does_with_each(mode, headers):
+    transform = configure(
+        "transform", "ExtractNewRecordState", {"delete.tombstone.handling.mode": mode, "add.headers": headers}
+    )
+    key = Struct(struct_schema("k.Key", {"id": Schema.INT32_SCHEMA})).put("id", 7)
+    tombstone = Record(topic="t", partition=0, key=key, key_schema=key.schema, value=None, value_schema=None)
+    out = transform.apply(tombstone)
+    try:
+        dropped = transform.compile_tombstone()
+    except NotCompilable as exc:
+        assert out is not None and out != tombstone, (mode, headers, exc)
+        return
+    assert (out is None) == dropped, (mode, headers)
+    assert dropped or out == tombstone, (mode, headers, out)

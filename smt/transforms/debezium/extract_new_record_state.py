@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from smt.compiled import CompiledValue
+from smt.compiled import CompiledValue, NotCompilable
 from smt.config import ConfigDef, ConfigType, Importance, one_of
 from smt.data import Schema, Struct, Type, validate_value
 from smt.data.values import parse_string
@@ -193,8 +193,8 @@ class ExtractNewRecordState(Reconfigurable, Transform):
     def compiled_form(cls) -> str:
         """What of it runs compiled (:class:`smt.compiled.CompiledStage`; the rules: ``_compiled_unwrap``)."""
         return (
-            "creates, reads and updates, and deletes in the rewrite modes, with add.fields; no add.headers, "
-            "route.by.field nor drop.fields.header.name"
+            "creates, reads and updates, deletes in the rewrite modes, and tombstones where the mode drops them, "
+            "with add.fields; no add.headers, route.by.field nor drop.fields.header.name"
         )
 
     def compile_value(self, value: CompiledValue, functions: Any) -> CompiledValue:
@@ -202,6 +202,15 @@ class ExtractNewRecordState(Reconfigurable, Transform):
         are plain column rewrites; the others (truncates, deletes the mode drops or makes tombstones) are
         left to the Python path.  Raises NotCompilable for keys that are more than a column rewrite."""
         return compile_unwrap(self, value, functions)
+
+    def compile_tombstone(self) -> bool:
+        """What :meth:`_tombstone` does with every record whose value is null (the compiled path,
+        :class:`smt.compiled.CompiledTombstones`): drops it (True), or keeps it as it is (False)."""
+        if self.mode not in _KEEPS_TOMBSTONES:
+            return True
+        if any(ref.field == "op" for ref in self.headers):
+            raise NotCompilable(f"{self.context.prefix}add.headers adds an 'op' header to a kept tombstone")
+        return False
 
     def _tombstone(self, record: Record) -> Record | None:
         """Kept only by rewrite-with-tombstone; an ``op`` header reads ``d`` (Debezium's rule)."""

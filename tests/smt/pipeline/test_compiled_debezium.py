@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 import pytest
 
 from smt.pipeline import PipelineSpec, run_pipeline
+from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.spark
 MODES = ("off", "auto")
@@ -140,3 +142,113 @@ def test_an_unwrapped_debezium_file_is_written_compiled_as_in_python(spark, tmp_
     )
     assert counts.read == 98 and counts.written == len(rows) == 96 and counts.filtered == 1 and len(dead) == 1
     assert sum(1 for row in rows if row[4] == "true") == 10  # the deletes, rewritten
+
+
+# --- upserts: the keys read too, the tombstones dropped in the JVM, all or nothing ---------------------
+
+KEY = {"type": "struct", "fields": [_field("id", "int32", optional=False)], "optional": False,
+       "name": "srv.public.customers.Key"}  # fmt: skip
+
+
+def _keyed(key: int, value: str | None, offset: int) -> str:
+    """A jsonl record: the JSON converter's key envelope, and the value (None: a tombstone)."""
+    payload = json.dumps({"schema": KEY, "payload": {"id": key}}, separators=(",", ":"))
+    return json.dumps({"topic": "customers", "partition": 0, "offset": offset, "key": payload, "value": value})
+
+
+#: Keys changed: more records than the plan's sample, so that a record at the end loses the bet in the write.
+KEYS = 300
+
+
+def _changes() -> list[tuple[int, str | None]]:
+    """Each key's history in order, the keys interleaved: every 3rd deleted (and tombstoned), every 9th then
+    created again."""
+    changes = [(i, _event("c", None, _row(i), i)) for i in range(KEYS)]
+    changes += [(i, _event("u", _row(i), {**_row(i), "email": f"v2-{i}@example.com"}, i)) for i in range(0, KEYS, 2)]
+    for i in range(0, KEYS, 3):
+        changes += [(i, _event("d", _row(i), None, i)), (i, None)]
+    changes += [(i, _event("c", None, {**_row(i), "email": "again@example.com"}, i)) for i in range(0, KEYS, 9)]
+    return changes
+
+
+def _upsert_spec(source: str, url: str, table: str, compile_mode: str) -> PipelineSpec:
+    return PipelineSpec.from_properties(
+        {
+            "source": "file",
+            "source.path": source,
+            "source.format": "jsonl",
+            "key.converter": "json",
+            "value.converter": "json",
+            "transforms": "unwrap",
+            "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+            "transforms.unwrap.delete.tombstone.handling.mode": "rewrite",
+            "sink": "table",
+            "sink.format": "jdbc",
+            "sink.table": table,
+            "sink.option.url": url,
+            "sink.option.user": "smt",
+            "sink.write.mode": "upsert",
+            "sink.delete.field": "__deleted",
+            "pipeline.compile": compile_mode,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "extra, path",
+    [
+        ([], "betting that every record takes the compiled path"),
+        # After the sample, an escaped string: not read exactly by Spark, so the bet is lost in the write
+        # and every record runs in Python.
+        ([(999, _event("c", None, {**_row(999), "email": 'a "quoted" one'}, 999))], "every record in Python"),
+        # A key not read exactly (whitespace): likewise.
+        ([(998, "raw key")], "every record in Python"),
+    ],
+    ids=["compiled", "a value in Python", "a key in Python"],
+)
+def test_an_upsert_of_debezium_changes_is_compiled_all_or_nothing_as_in_python(
+    spark,
+    tmp_path,
+    caplog,
+    postgres,  # noqa: F811
+    extra,
+    path,
+):
+    lines = [_keyed(key, value, offset) for offset, (key, value) in enumerate(_changes())]
+    for key, value in extra:
+        if value == "raw key":
+            raw = json.dumps(
+                {"schema": KEY, "payload": {"id": key}}
+            )  # with spaces: Python reads it, Spark does not vouch
+            line = {
+                "topic": "customers",
+                "partition": 0,
+                "offset": 1000,
+                "key": raw,
+                "value": _event("c", None, _row(key), key),
+            }
+            lines.append(json.dumps(line))
+        else:
+            lines.append(_keyed(key, value, 1000))
+    source = tmp_path / "changes.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    results = {}
+    for mode in MODES:
+        table = f"c_{mode}_{re.sub(r'[^a-z0-9]', '_', tmp_path.name.lower())[-24:]}"
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="smt.pipeline"):
+            result = run_pipeline(_upsert_spec(str(source), postgres.jdbc_url, table, mode), spark)
+        messages = " | ".join(r.getMessage() for r in caplog.records)
+        if mode == "auto":
+            assert path in messages, messages
+        rows = postgres.query(f"select id, email, score, joined, __deleted from {table} order by id")
+        results[mode] = (result.counts, rows)
+    assert results["auto"] == results["off"]
+    counts, rows = results["auto"]
+    assert counts.filtered == len(range(0, KEYS, 3)) and counts.failed == 0  # the tombstones
+    # The soft deletes delete their rows (delete.field), unless created again.
+    by_id = {int(row[0]): row for row in rows}
+    gone = {i for i in range(0, KEYS, 3) if i % 9}
+    assert sorted(by_id) == sorted({*range(KEYS), *(key for key, _ in extra)} - gone)
+    assert by_id[0][1] == "again@example.com" and by_id[0][4] == "false"  # deleted, then created again
+    assert by_id[2][1] == "v2-2@example.com" and by_id[1][1] == _row(1)["email"]
