@@ -89,7 +89,8 @@ class FileSource(Source):
     @classmethod
     def compiled_form(cls) -> str:
         """What the compiled path reads with Spark (:class:`smt.compiled.CompiledStage`)."""
-        return "format " + ", ".join(sorted(_SPARK_READS_ALIKE))
+        alike, unfailed = ", ".join(sorted(_SPARK_READS_ALIKE)), ", ".join(sorted(_SPARK_READS_ALIKE_UNFAILED))
+        return f"format {alike}; {unfailed} in a write not split between the compiled path and Python (an upsert)"
 
     def compiled_problem(self, split: bool = True) -> str | None:
         """Why the pipeline's compiled path may not read these files with Spark (see :mod:`smt.compiled`);

@@ -516,23 +516,26 @@ class CompiledSchemas:
         F, schema = self.F, self.schemas[0]
         self.observations = []
         exact = F.when(self._any_exact(df, tombstones=True), F.lit(True)).otherwise(F.raise_error(F.lit(NOT_EXACT)))
-        values = list(schema.value.columns.values())
-        if not self.drops_tombstones:
-            # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
-            values[0] = F.when(exact, values[0])
-        columns = [value.alias(name) for name, value in zip(schema.value.columns, values)] + self._key_columns()
-        if not self.drops_tombstones:
-            return [self._observed(self._parsed(df).select(*columns))]
-        # The check rides on the filter that leaves the tombstones out, above the count of every record.
-        flags = [exact.alias(_CHECKED), self._dropped_tombstone(df).alias(_TOMBSTONE)]
-        rows = self._observed(self._parsed(df).select(*columns, *flags), F.col(_TOMBSTONE))
-        return [rows.where(F.col(_CHECKED) & ~F.col(_TOMBSTONE)).drop(_CHECKED, _TOMBSTONE)]
+        columns = [column.alias(name) for name, column in schema.value.columns.items()] + self._key_columns()
+        if self.drops_tombstones:
+            # The check rides on the filter that leaves the tombstones out, above the count of every record.
+            flags = [exact.alias(_CHECKED), self._dropped_tombstone(df).alias(_TOMBSTONE)]
+            rows = self._observed(self._parsed(df).select(*columns, *flags), F.col(_TOMBSTONE))
+            return [rows.where(F.col(_CHECKED) & ~F.col(_TOMBSTONE)).drop(_CHECKED, _TOMBSTONE)]
+        # The check rides on a written column: a filter or an unused column would be pushed or pruned away.
+        name, first = next(iter(schema.value.columns.items()))
+        columns[0] = F.when(exact, first).alias(name)
+        return [self._observed(self._parsed(df).select(*columns))]
 
     def _key_columns(self) -> list[Any]:
         """The key's columns, named apart from the value's (none when the keys stay bytes)."""
         if self.key is None:
             return []
         return [column.alias(f"{_KEY_FIELD}{name}") for name, column in self.key.value.columns.items()]
+
+    def _key_names(self) -> list[str]:
+        """The names of :meth:`_key_columns`."""
+        return [] if self.key is None else [f"{_KEY_FIELD}{name}" for name in self.key.value.columns]
 
     def _observed(self, rows: Any, dropped: Any = None) -> Any:
         """``rows`` counted as they are written (one observation per compiled schema, summed by :meth:`counts`);
@@ -580,7 +583,7 @@ class CompiledSchemas:
         exacts = [F.col(f"{_EXACT}{i}") for i in range(len(self.schemas))]
         kept = [*source, *exacts, any_exact.alias(_EXACT), any_same.alias(_SAME), *values, *self._key_columns()]
         self.cached = tagged.select(*kept).persist(StorageLevel.MEMORY_AND_DISK)
-        keys = [F.col(column.name) for column in self.cached.schema.fields if column.name.startswith(_KEY_FIELD)]
+        keys = [F.col(name) for name in self._key_names()]
         compiled = []
         for i, schema in enumerate(self.schemas):
             columns = [F.col(f"{_VALUE}{i}_{name}").alias(name) for name in schema.value.columns]

@@ -317,7 +317,9 @@ def _compile_row(markdown: str) -> str:
 def test_pipeline_compile_lists_the_stages_plugins_declare_compiled():
     builtin = _compile_row(reference_markdown(load_plugins(entry_points=False)))
     assert "transforms: DropHeaders (whole records, in streaming runs of bytes), ExtractNewRecordState (" in builtin
-    assert "ExtractNewRecordState (creates, reads and updates, and deletes in the rewrite" in builtin
+    assert "ExtractNewRecordState (creates, reads and updates, deletes in the rewrite modes, and tombstones" in builtin
+    assert "key converter (bytearray, or one with a compiled form)" in builtin
+    assert "source: file (format avro, parquet, text; jsonl in a write not split" in builtin
     assert "predicates: HasHeaderKey (whole records, in streaming runs of bytes), RecordIsTombstone (" in builtin
     assert "MaskField$Value (top-level primitive fields, no replacement), ReplaceField$Value" in builtin
     assert "value converter: json (" in builtin and "sink: kafka (" in builtin and "source: file (" in builtin

@@ -99,23 +99,25 @@ def _events() -> list[str]:
 
 
 def _spec(source: str, table: str, dlq: str, compile_mode: str) -> PipelineSpec:
-    return PipelineSpec.from_properties(
-        {
-            "source": "file",
-            "source.path": source,
-            "source.format": "text",
-            "value.converter": "json",
-            "transforms": "unwrap",
-            "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
-            "transforms.unwrap.delete.tombstone.handling.mode": "rewrite",
-            "transforms.unwrap.add.fields": "op,table,source.ts_ms:changed_ms",
-            "sink": "table",
-            "sink.path": table,
-            "errors.tolerance": "all",
-            "errors.deadletterqueue.path": dlq,
-            "pipeline.compile": compile_mode,
-        }
-    )
+    return PipelineSpec.from_properties(_spec_properties(source, table, dlq, compile_mode))
+
+
+def _spec_properties(source: str, table: str, dlq: str, compile_mode: str) -> dict[str, str]:
+    return {
+        "source": "file",
+        "source.path": source,
+        "source.format": "text",
+        "value.converter": "json",
+        "transforms": "unwrap",
+        "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+        "transforms.unwrap.delete.tombstone.handling.mode": "rewrite",
+        "transforms.unwrap.add.fields": "op,table,source.ts_ms:changed_ms",
+        "sink": "table",
+        "sink.path": table,
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.path": dlq,
+        "pipeline.compile": compile_mode,
+    }
 
 
 def test_an_unwrapped_debezium_file_is_written_compiled_as_in_python(spark, tmp_path, caplog):
@@ -252,3 +254,48 @@ def test_an_upsert_of_debezium_changes_is_compiled_all_or_nothing_as_in_python(
     assert sorted(by_id) == sorted({*range(KEYS), *(key for key, _ in extra)} - gone)
     assert by_id[0][1] == "again@example.com" and by_id[0][4] == "false"  # deleted, then created again
     assert by_id[2][1] == "v2-2@example.com" and by_id[1][1] == _row(1)["email"]
+
+
+def test_an_append_with_json_keys_splits_records_whose_keys_spark_does_not_read_exactly(spark, tmp_path, caplog):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def key(i: int) -> bytes:
+        return json.dumps({"schema": KEY, "payload": {"id": i}}, separators=(",", ":")).encode()
+
+    keys = [key(i) for i in range(40)]
+    keys[5] = json.dumps({"schema": KEY, "payload": {"id": 5}}).encode()  # spaces: Python reads it
+    keys[9] = b'{"schema":' + json.dumps(KEY).encode() + b',"payload":{"id":'  # not JSON: fails in Python
+    keys[12] = None  # no key: Python reads it as null
+    values = [_event("c", None, _row(i), i).encode() for i in range(40)]
+    source = tmp_path / "in.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "key": pa.array(keys, pa.binary()),
+                "value": pa.array(values, pa.binary()),
+                "topic": ["customers"] * 40,
+                "partition": pa.array([0] * 40, pa.int32()),
+                "offset": pa.array(range(40), pa.int64()),
+            }
+        ),  # fmt: skip
+        source,
+    )
+    results = {}
+    for mode in MODES:
+        props = {
+            **_spec_properties(str(source), str(tmp_path / mode), str(tmp_path / f"d-{mode}"), mode),
+            "source.format": "parquet",
+            "key.converter": "json",
+        }
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="smt.pipeline"):
+            result = run_pipeline(PipelineSpec.from_properties(props), spark)
+        messages = " | ".join(r.getMessage() for r in caplog.records)
+        assert ("take the compiled path" in messages) == (mode == "auto"), messages
+        rows = sorted(map(tuple, spark.read.parquet(str(tmp_path / mode)).collect()), key=repr)
+        letters = spark.read.json(str(tmp_path / f"d-{mode}")).select("offset").collect()
+        results[mode] = (result.counts, rows, sorted(map(tuple, letters)))
+    assert results["auto"] == results["off"]
+    counts, rows, letters = results["auto"]
+    assert counts.read == 40 and counts.written == len(rows) == 39 and letters == [(9,)]
