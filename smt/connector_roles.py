@@ -73,13 +73,20 @@ class CompiledInput(Protocol):
     In a batch run that takes the compiled path, the DataFrame :meth:`smt.connector.Sink.write` is
     given holds both halves: the Python path's records (Kafka row layout) and the compiled rows, told
     apart by the columns ``<prefix><i>`` (:data:`smt.compiled.COMPILED_VALUE_PREFIX`) (each a struct of
-    :meth:`compiled_type`, null on the other rows) and :data:`smt.compiled.TYPE_KNOWN_COLUMN`.
-    A write without those columns has no compiled rows.  The dead letters never carry them.
+    :meth:`compiled_type`, null on the other rows) and :data:`smt.compiled.TYPE_KNOWN_COLUMN`, with
+    the compiled rows' keys in :data:`smt.compiled.COMPILED_KEY_COLUMN` where the plan read them.
+    A write without those columns has no compiled rows.  The dead letters never carry them.  A sink
+    that takes no split write (:meth:`compiled_may_split`) gets either no compiled rows or nothing else.
     """
 
-    def compiled_problem(self, schema: Any) -> str | None:
-        """Why values of this Connect ``schema`` cannot be written from columns (``None``: they can;
-        ``schema`` None asks about the sink as configured)."""
+    def compiled_problem(self, schema: Any, key_schema: Any = None) -> str | None:
+        """Why values of this Connect ``schema``, with keys of ``key_schema`` (None: the keys stay bytes),
+        cannot be written from columns (``None``: they can; ``schema`` None asks about the sink as
+        configured)."""
+        ...
+
+    def compiled_may_split(self) -> bool:
+        """Whether one write may hold compiled rows and the Python path's records together."""
         ...
 
     def compiled_write_aborts_cleanly(self) -> bool:
