@@ -17,6 +17,7 @@ import re
 
 import pytest
 
+from smt.benchmarks.cdc import PROPERTIES as CDC_BENCH_PROPERTIES
 from smt.pipeline import PipelineSpec, run_pipeline
 from tests.connectors.table.postgres import postgres  # noqa: F401 - the fixture
 
@@ -174,25 +175,11 @@ def _changes() -> list[tuple[int, str | None]]:
 
 
 def _upsert_spec(source: str, url: str, table: str, compile_mode: str) -> PipelineSpec:
+    """The cdc benchmark's pipeline (jsonl, JSON keys and values, unwrap in rewrite mode, an upsert whose soft
+    deletes delete), into PostgreSQL."""
+    jdbc = {"sink.format": "jdbc", "sink.table": table, "sink.option.url": url, "sink.option.user": "smt"}
     return PipelineSpec.from_properties(
-        {
-            "source": "file",
-            "source.path": source,
-            "source.format": "jsonl",
-            "key.converter": "json",
-            "value.converter": "json",
-            "transforms": "unwrap",
-            "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
-            "transforms.unwrap.delete.tombstone.handling.mode": "rewrite",
-            "sink": "table",
-            "sink.format": "jdbc",
-            "sink.table": table,
-            "sink.option.url": url,
-            "sink.option.user": "smt",
-            "sink.write.mode": "upsert",
-            "sink.delete.field": "__deleted",
-            "pipeline.compile": compile_mode,
-        }
+        {**CDC_BENCH_PROPERTIES, "source.path": source, **jdbc, "pipeline.compile": compile_mode}
     )
 
 
