@@ -453,7 +453,8 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
         The value types are not learnt when every record was checked against the table's columns already.
         """
         compiled = compiled_value_columns(df.columns)
-        if may_persist and not compiled:
+        persist = may_persist and not compiled  # compiled rows are read once: no pass before the write
+        if persist:
             df = df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             existing = target.columns(df.sparkSession)
@@ -461,7 +462,7 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             known = declared if declared is not None else self._checked_columns(existing, target)
             if compiled:
                 # Every record is compiled (compiled_may_split): the columns tell the types and keys, no pass.
-                shapes = self.upsert.compiled_shapes(df, compiled, target)
+                shapes = self.upsert.compiled_shapes(df, compiled)
             else:
                 types = TypeLines() if known is None else None  # not known: no value.schema, so typed JSON
                 shapes = self.upsert.shapes_of(df, types, target)
@@ -492,7 +493,7 @@ class TableSink(Sink, RecordChecks, ValueEncoding, CompiledInput):
             )
             self._learn(df.sparkSession, target, existing if existing is not None and not added else None)
         finally:
-            if may_persist and not compiled:
+            if persist:
                 df.unpersist()
 
     def _checked_columns(self, existing: T.StructType | None, target: TableTarget) -> T.StructType | None:

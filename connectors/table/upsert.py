@@ -169,9 +169,9 @@ class Upsert:
         """Why records with values of the Connect ``schema`` and keys of ``key_schema`` (None: keys left as
         bytes) cannot be upserted from the compiled path's columns: :meth:`record_errors`'s checks, made
         once for the schemas (``schema`` None: for the sink as configured)."""
-        names = self.key_columns
         if schema is None:
             return None
+        names = self.key_columns
         if not names and key_schema is None:
             return (
                 f"{self.prefix}write.mode=upsert: the key columns are the record keys' fields, which "
@@ -184,7 +184,7 @@ class Upsert:
                 return f"{self.prefix}write.mode=upsert: key column '{name}' is {what} of the value"
         return None
 
-    def compiled_shapes(self, df: Any, compiled: list[str], target: TableTarget) -> "WriteShapes":
+    def compiled_shapes(self, df: Any, compiled: list[str]) -> "WriteShapes":
         """The key columns and value types of a write whose every record is compiled (its value of one of
         the ``compiled`` columns, its key of :data:`~smt.compiled.COMPILED_KEY_COLUMN`): no tombstone."""
         key_columns = self.key_columns or tuple(df.schema[COMPILED_KEY_COLUMN].dataType.names)
@@ -255,13 +255,13 @@ class Upsert:
             )
         unavailable = self.rules.placeholder_columns(columns, key_columns)
         upsert_rows = UpsertRows(rows_fn, self.key_converter, key_columns, self.rules, unavailable)
-        if compiled:
+        if compiled or typed_json:
+            # Numbered as read before the records part: a typed write's tombstones' rows come from Python.
             ordered = df.withColumn(_ORDER_COLUMN, F.monotonically_increasing_id())
+        if compiled:
             rows = compiled_rows(ordered, compiled, columns, carry=[_ORDER_COLUMN])
             rows = with_change_flags(rows, columns, self.rules, unavailable)
         elif typed_json:
-            # Numbered as read before the records part: the tombstones' rows come from Python.
-            ordered = df.withColumn(_ORDER_COLUMN, F.monotonically_increasing_id())
             live = ordered.where(F.col("value").isNotNull())
             rows = typed_upsert_rows(live, rows_fn, self.rules, unavailable)
             if tombstones:

@@ -207,8 +207,8 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledSchemas | N
     if problem is None:
         try:
             reader = spec.value_converter.compiled_reader(F)
-            if not spec.key_converter.passthrough:
-                key_reader = _key_reader(spec.key_converter, F)
+            if not spec.key_converter.passthrough:  # compile_problem: it has a compiled form
+                key_reader = spec.key_converter.compiled_reader(F)
         except NotCompilable as exc:
             problem = f"{'value' if reader is None else 'key'}.converter: {exc}"
     if problem is not None:
@@ -246,12 +246,6 @@ def plan_compiled(spec: Any, spark: Any, source_df: Any) -> "CompiledSchemas | N
     return plan
 
 
-def _key_reader(converter: Any, F: Any) -> Any:
-    if not isinstance(converter, runtime_checkable(CompiledConverter)):
-        raise NotCompilable(f"{type(converter).class_name()} has no compiled form")
-    return converter.compiled_reader(F)
-
-
 @dataclasses.dataclass(frozen=True)
 class _Key:
     """The records' keys as the plan reads them: ``exact`` where Spark reads a record's key exactly as the
@@ -273,7 +267,7 @@ def _compiled_key(reader: Any, sample: Any, F: Any) -> _Key:
     if len(texts) != 1:
         raise NotCompilable(f"the keys of the first {SAMPLE_ROWS} records have {len(texts)} schemas, not one")
     read = reader.read(key, texts[0], F.col(_PARSED_KEY))
-    nested = next((f.name for f in read.value.schema.fields if f.schema.type.value in _NESTED), None)
+    nested = _nested_field(read.value.schema)
     if nested is not None:
         raise NotCompilable(f"field '{nested}' of the key is not a primitive")
     optional = next((f.name for f in read.value.schema.fields if f.schema.optional), None)
@@ -366,8 +360,10 @@ _CHECKED = "_smt_checked"
 _TOMBSTONE = "_smt_tombstone"
 
 
-#: Connect types a written column may not have.
-_NESTED = ("struct", "array", "map")
+def _nested_field(schema: Any) -> str | None:
+    """The name of the first field of the struct ``schema`` that is not a primitive (a written column may
+    not be one), or None."""
+    return next((f.name for f in schema.fields if f.schema.type.value in ("struct", "array", "map")), None)
 
 
 def _compiled_schema(
@@ -388,7 +384,7 @@ def _compiled_schema(
             vouched = F.coalesce(value.exact, F.lit(False))
             exact, same_schema = exact & vouched, same_schema & vouched
             value = dataclasses.replace(value, exact=None)
-    nested = next((f.name for f in value.schema.fields if f.schema.type.value in _NESTED), None)
+    nested = _nested_field(value.schema)
     if nested is not None:
         raise NotCompilable(f"field '{nested}' of the value after the transforms is not a primitive")
     problem = spec.sink_roles.compiled.compiled_problem(value.schema, key.value.schema if key is not None else None)
