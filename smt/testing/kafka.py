@@ -39,6 +39,9 @@ EXTERNAL_BROKER_ENV = "SMT_TEST_KAFKA_BOOTSTRAP_SERVERS"
 
 _sequence = itertools.count(1)
 
+# How long consume() waits for a committed transaction's markers before it reads what is committed.
+_MARKER_GRACE_S = 10.0
+
 
 def _client():
     try:
@@ -166,6 +169,7 @@ class KafkaTestBroker:
                                                   "enable.auto.commit": False}))  # fmt: skip
         try:
             ends = self._wait_for_records(consumer, topic, n or 0, timeout)
+            ends = self._wait_for_transaction_markers(consumer, topic, ends, min(timeout, _MARKER_GRACE_S))
             return self._read_to_ends(consumer, topic, ends, timeout)
         finally:
             consumer.close()
@@ -200,6 +204,29 @@ class KafkaTestBroker:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{topic} holds {available} records, expected at least {n}, after {timeout} s")
             time.sleep(0.2)
+
+    def _wait_for_transaction_markers(
+        self, consumer, topic: str, ends: dict[int, tuple[int, int]], grace: float
+    ) -> dict[int, tuple[int, int]]:
+        """The committed ends once no transaction's markers are on their way, or after ``grace`` seconds.
+
+        A commit returns before the broker has written its markers, and until then a read_committed
+        consumer's end stops short of the transaction's records.  A transaction still open after
+        ``grace`` seconds is one a test left open: its records are not read.
+        """
+        kafka = _client()
+        written = kafka.Consumer(self._config(**{"group.id": f"smt-test-{uuid.uuid4().hex}",
+                                                 "isolation.level": "read_uncommitted"}))  # fmt: skip
+        deadline = time.monotonic() + grace
+        try:
+            while True:
+                highs = {p: written.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10)[1] for p in ends}
+                if all(high <= ends[p][1] for p, high in highs.items()) or time.monotonic() > deadline:
+                    return ends
+                time.sleep(0.1)
+                ends = {p: consumer.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10) for p in ends}
+        finally:
+            written.close()
 
     def _read_to_ends(self, consumer, topic: str, ends: dict[int, tuple[int, int]], timeout: float) -> list[Record]:
         kafka = _client()
