@@ -15,7 +15,7 @@ Two rules an upsert (:mod:`connectors.table.upsert`) applies to the rows of a ba
   array of its bytes as integers, the map ``{string: string}``, or a
   one-element array of the UUID Java's ``UUID.nameUUIDFromBytes`` makes of its
   bytes.  Such a value is nulled in the row and the column's name is listed in
-  :data:`UNAVAILABLE_COLUMN`; :func:`carry_unavailable` fills it from an earlier
+  :data:`UNAVAILABLE_COLUMN`; :func:`carried_unavailable` fills it from an earlier
   change of the key in the same batch, and the merge keeps the stored value for
   the columns still listed (a new row gets null).
 """
@@ -38,7 +38,8 @@ __all__ = [
     "NO_RULES",
     "UNAVAILABLE_COLUMN",
     "ChangeRules",
-    "carry_unavailable",
+    "carried_unavailable",
+    "fill_unavailable",
     "placeholder_bytes",
 ]
 
@@ -241,35 +242,41 @@ def _forms(kind: str, placeholder: bytes) -> list:
     }[kind]
 
 
-def carry_unavailable(rows: Any, key_columns: Sequence[str], names: Sequence[str], order: str, delete: str) -> Any:
-    """``rows`` (a DataFrame with :data:`UNAVAILABLE_COLUMN`, the order read ``order`` and the delete flag
-    ``delete``) with each unavailable value of the columns ``names`` taken from the last earlier change of
-    its key in the batch that had it; the columns no change of the batch had stay listed."""
+def carried_unavailable(names: Sequence[str], in_order: Any, delete: str) -> dict[str, Any]:
+    """Window columns over ``in_order`` (a key's rows in the order read; rows with :data:`UNAVAILABLE_COLUMN`
+    and the delete flag ``delete``): for each of the columns ``names``, the value the last earlier change
+    of the key that had it gave (a struct ``v``; null when none).  :func:`fill_unavailable` uses them."""
+    earlier = in_order.rowsBetween(Window.unboundedPreceding, -1)
+    return {
+        _carried(i): F.last(
+            F.when(~_missing(name) & ~F.col(delete), F.struct(F.col(_quote(name)).alias("v"))), True
+        ).over(earlier)
+        for i, name in enumerate(names)
+    }
+
+
+def fill_unavailable(rows: Any, names: Sequence[str]) -> Any:
+    """``rows`` with each unavailable value of the columns ``names`` taken from
+    :func:`carried_unavailable`'s columns, which are dropped; the columns no change had stay listed."""
     if not names:
         return rows
-    earlier = (
-        Window.partitionBy(*(F.col(_quote(k)) for k in key_columns))
-        .orderBy(F.col(order))
-        .rowsBetween(Window.unboundedPreceding, -1)
-    )
-    listed = F.col(UNAVAILABLE_COLUMN)
-    missing = {name: F.coalesce(F.array_contains(listed, name), F.lit(False)) for name in names}
-    carried = {
-        name: F.last(F.when(~missing[name] & ~F.col(delete), F.struct(F.col(_quote(name)).alias("v"))), True).over(
-            earlier
-        )
-        for name in names
-    }
-    held = {f"_smt_carried_{i}": carried[name] for i, name in enumerate(names)}
-    rows = rows.withColumns(held)
-    found = {name: F.col(f"_smt_carried_{i}") for i, name in enumerate(names)}
+    found = {name: F.col(_carried(i)) for i, name in enumerate(names)}
     filled = {
-        name: F.when(missing[name] & found[name].isNotNull(), found[name]["v"]).otherwise(F.col(_quote(name)))
+        name: F.when(_missing(name) & found[name].isNotNull(), found[name]["v"]).otherwise(F.col(_quote(name)))
         for name in names
     }
-    still = F.array_compact(F.array(*(F.when(missing[n] & found[n].isNull(), F.lit(n)) for n in names)))
-    filled[UNAVAILABLE_COLUMN] = F.when(listed.isNotNull(), still)
-    return rows.withColumns(filled).drop(*held)
+    still = F.array_compact(F.array(*(F.when(_missing(n) & found[n].isNull(), F.lit(n)) for n in names)))
+    filled[UNAVAILABLE_COLUMN] = F.when(F.col(UNAVAILABLE_COLUMN).isNotNull(), still)
+    return rows.withColumns(filled).drop(*(_carried(i) for i in range(len(names))))
+
+
+def _carried(i: int) -> str:
+    return f"_smt_carried_{i}"
+
+
+def _missing(name: str) -> Any:
+    """Whether a row lists column ``name`` unavailable (never null)."""
+    return F.coalesce(F.array_contains(F.col(UNAVAILABLE_COLUMN), name), F.lit(False))
 
 
 def kept_if_unavailable_sql(name: str, target: str, source: str) -> str:

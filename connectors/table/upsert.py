@@ -42,7 +42,14 @@ from pyspark.sql import Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from connectors.table.cdc import NO_RULES, UNAVAILABLE_COLUMN, ChangeRules, carry_unavailable, kept_if_unavailable_sql
+from connectors.table.cdc import (
+    NO_RULES,
+    UNAVAILABLE_COLUMN,
+    ChangeRules,
+    carried_unavailable,
+    fill_unavailable,
+    kept_if_unavailable_sql,
+)
 from connectors.table.columns import ColumnLayout, arrow_type
 from connectors.table.compiled import compiled_rows, type_lines
 from connectors.table.config import metadata_column
@@ -269,8 +276,7 @@ class Upsert:
                 rows = rows.unionByName(dead.mapInArrow(upsert_rows, upsert_rows.output_type()))
         else:
             rows = df.mapInArrow(upsert_rows, upsert_rows.output_type())
-        rows = carry_unavailable(rows, key_columns, unavailable, _ORDER_COLUMN, DELETE_COLUMN)
-        latest = latest_per_key(rows, key_columns)
+        latest = latest_per_key(rows, key_columns, unavailable)
         if target.is_jdbc:
             evolution = (f"{self.prefix}schema.evolution", self.may_add)
             upsert_jdbc(latest, target, key_columns, DELETE_COLUMN, evolution, unavailable)
@@ -450,11 +456,23 @@ def with_change_flags(rows: Any, columns: T.StructType, rules: ChangeRules, unav
     return rows.withColumn(DELETE_COLUMN, rules.soft_delete_column(columns))
 
 
-def latest_per_key(rows: Any, key_columns: Sequence[str]) -> Any:
-    """Of the rows with one key, the last read (with its delete flag), without the order column."""
-    last_first = Window.partitionBy(*(F.col(quote(name)) for name in key_columns)).orderBy(F.col(_ORDER_COLUMN).desc())
-    rank = "_smt_rank"
-    return rows.withColumn(rank, F.row_number().over(last_first)).where(F.col(rank) == 1).drop(rank, _ORDER_COLUMN)
+def latest_per_key(rows: Any, key_columns: Sequence[str], unavailable: Sequence[str] = ()) -> Any:
+    """Of the rows with one key, the last read (with its delete flag), without the order column; its
+    ``unavailable`` values taken from the key's earlier rows (:func:`~connectors.table.cdc.carried_unavailable`).
+
+    Without ``unavailable`` columns only a key's last row counts, so Spark keeps each task's last row
+    of a key before the shuffle.  With them, both look at a key's rows in the order read, in one window:
+    one sort of the rows."""
+    key = Window.partitionBy(*(F.col(quote(name)) for name in key_columns))
+    if not unavailable:
+        rank = "_smt_rank"
+        latest = rows.withColumn(rank, F.row_number().over(key.orderBy(F.col(_ORDER_COLUMN).desc())))
+        return latest.where(F.col(rank) == 1).drop(rank, _ORDER_COLUMN)
+    in_order, last = key.orderBy(F.col(_ORDER_COLUMN)), "_smt_last"
+    rows = rows.withColumns(
+        {last: F.lead(F.lit(1)).over(in_order).isNull(), **carried_unavailable(unavailable, in_order, DELETE_COLUMN)}
+    )
+    return fill_unavailable(rows.where(F.col(last)), unavailable).drop(last, _ORDER_COLUMN)
 
 
 def merge_into(

@@ -55,9 +55,20 @@ def upsert_pipeline(source_path: str, table: str, url: str, **keys) -> PipelineS
 
 
 @pytest.mark.spark
-def test_records_replace_and_tombstones_delete_rows_of_a_postgresql_table(spark, kafka_input, postgres):  # noqa: F811
+@pytest.mark.parametrize(
+    "placeholder",
+    # On (the default), the rows of a key are also searched for the values a placeholder stands for.
+    [{}, {"sink__unavailable__value__placeholder": ""}],
+    ids=["placeholder rule", "no placeholder rule"],
+)
+def test_records_replace_and_tombstones_delete_rows_of_a_postgresql_table(
+    spark,
+    kafka_input,
+    postgres,  # noqa: F811
+    placeholder,
+):
     postgres.query(
-        "create table customers (id bigint primary key, name text, score integer);"
+        "drop table if exists customers; create table customers (id bigint primary key, name text, score integer);"
         "insert into customers values (1, 'Ada', 1), (2, 'Bob', 2), (3, 'Cy', 3), (4, 'Di', 4)"
     )
     changes = [
@@ -73,7 +84,7 @@ def test_records_replace_and_tombstones_delete_rows_of_a_postgresql_table(spark,
         (8, None),  # deleting a row that is not there
     ]
     source = kafka_input([v for _, v in changes], keys=[key(k) if k else None for k, _ in changes])
-    spec = upsert_pipeline(source, "customers", postgres.jdbc_url, sink__key__columns="id")
+    spec = upsert_pipeline(source, "customers", postgres.jdbc_url, sink__key__columns="id", **placeholder)
     result = run_pipeline(spec, spark=spark)
     assert (result.counts.written, result.counts.failed) == (10, 0)
     assert postgres.query("select id, name, score from customers order by id") == [
