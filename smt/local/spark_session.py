@@ -28,6 +28,8 @@ def local_spark(app_name: str, conf: Mapping[str, str] | None = None, project_ro
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # Delta's log replay in as many tasks as cores, as smt.pipeline.session gives a local run.
+        .config("spark.databricks.delta.snapshotPartitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
