@@ -161,8 +161,10 @@ class KafkaTestBroker:
         """Every record in ``topic`` up to its end, once it holds at least ``n``.
 
         Records come back ordered by partition, then offset, with key, value
-        and header values as bytes (``None`` when absent).  Raises
-        ``AssertionError`` if ``n`` records are not there within ``timeout``.
+        and header values as bytes (``None`` when absent).  Only committed
+        records are read; a transaction committed just before is waited for
+        (its markers), one still open is not.  Raises ``AssertionError`` if
+        ``n`` records are not there within ``timeout``.
         """
         kafka = _client()
         consumer = kafka.Consumer(self._config(**{"group.id": f"smt-test-{uuid.uuid4().hex}",
