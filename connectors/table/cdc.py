@@ -261,11 +261,12 @@ def fill_unavailable(rows: Any, names: Sequence[str]) -> Any:
     if not names:
         return rows
     found = {name: F.col(_carried(i)) for i, name in enumerate(names)}
+    missing = {name: _missing(name) for name in names}
     filled = {
-        name: F.when(_missing(name) & found[name].isNotNull(), found[name]["v"]).otherwise(F.col(_quote(name)))
+        name: F.when(missing[name] & found[name].isNotNull(), found[name]["v"]).otherwise(F.col(_quote(name)))
         for name in names
     }
-    still = F.array_compact(F.array(*(F.when(_missing(n) & found[n].isNull(), F.lit(n)) for n in names)))
+    still = F.array_compact(F.array(*(F.when(missing[n] & found[n].isNull(), F.lit(n)) for n in names)))
     filled[UNAVAILABLE_COLUMN] = F.when(F.col(UNAVAILABLE_COLUMN).isNotNull(), still)
     return rows.withColumns(filled).drop(*(_carried(i) for i in range(len(names))))
 

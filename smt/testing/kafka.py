@@ -190,16 +190,12 @@ class KafkaTestBroker:
         raise AssertionError(f"topic {topic} has no leaders after {timeout} s")
 
     def _wait_for_records(self, consumer, topic: str, n: int, timeout: float) -> dict[int, tuple[int, int]]:
-        kafka = _client()
         deadline = time.monotonic() + timeout
         while True:
             described = consumer.list_topics(topic, timeout=10).topics.get(topic)
             if described is None or described.error is not None:
                 raise AssertionError(f"cannot consume from {topic}: {described and described.error}")
-            ends = {
-                p: consumer.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10)
-                for p in described.partitions
-            }
+            ends = _watermarks(consumer, topic, described.partitions)
             available = sum(high - low for low, high in ends.values())
             if available >= n:
                 return ends
@@ -222,11 +218,11 @@ class KafkaTestBroker:
         deadline = time.monotonic() + grace
         try:
             while True:
-                highs = {p: written.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10)[1] for p in ends}
-                if all(high <= ends[p][1] for p, high in highs.items()) or time.monotonic() > deadline:
+                highs = _watermarks(written, topic, ends)
+                if all(highs[p][1] <= ends[p][1] for p in ends) or time.monotonic() > deadline:
                     return ends
                 time.sleep(0.1)
-                ends = {p: consumer.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10) for p in ends}
+                ends = _watermarks(consumer, topic, ends)
         finally:
             written.close()
 
@@ -255,6 +251,13 @@ class KafkaTestBroker:
                 if offset + 1 >= pending[partition]:
                     del pending[partition]
         return sorted(records, key=lambda r: (r.partition, r.offset))
+
+
+def _watermarks(consumer, topic: str, partitions: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Each partition's (low, high) offsets as ``consumer`` sees them (a read_committed one: up to the
+    first open transaction)."""
+    kafka = _client()
+    return {p: consumer.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10) for p in partitions}
 
 
 def _record_fields(record: Record | Mapping[str, Any]) -> dict[str, Any]:
