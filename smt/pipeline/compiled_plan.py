@@ -306,7 +306,8 @@ def _sample(spark: Any, source: Any, source_df: Any, F: Any) -> Any:
     columns = [column for column in ("key", "value", SOURCE_ERROR_COLUMN) if column in source_df.columns]
     table = _read_in_the_driver(source, spark)
     if table is None:
-        short = F.length(F.col("value").cast("binary")) <= _SAMPLE_RECORD_BYTES
+        # A tombstone (no value) is sampled, as by the Python tasks below.
+        short = F.coalesce(F.length(F.col("value").cast("binary")) <= _SAMPLE_RECORD_BYTES, F.lit(True))
         table = source_df.limit(SAMPLE_ROWS).where(short).select(*columns).toArrow()
     else:
         short = pc.fill_null(pc.less_equal(pc.binary_length(table["value"]), _SAMPLE_RECORD_BYTES), True)

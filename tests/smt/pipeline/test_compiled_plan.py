@@ -204,6 +204,10 @@ def _spec(source: str, table: str, dlq: str, compile_mode: str) -> PipelineSpec:
     )
 
 
+def _bytes(value) -> bytes | None:
+    return None if value is None else bytes(value)
+
+
 def _table(spark, path: str) -> tuple[str, list]:
     df = spark.read.parquet(path)
     rows = sorted((tuple(r) for r in df.collect()), key=repr)
@@ -263,17 +267,18 @@ def test_what_keeps_a_pipeline_off_the_compiled_path_is_named(tmp_path, kafka_in
 
 @pytest.mark.parametrize("reader", ["auto", "spark"], ids=["read-in-the-driver", "read-by-spark"])
 def test_the_sample_is_the_first_records_whoever_reads_them(spark, tmp_path, kafka_input, reader):
-    """The plan's sample: the source's first records but the longest, read by the source's Python tasks in
-    the driver where it has them (no Spark job), else by Spark; the same records either way."""
+    """The plan's sample: the source's first records but the longest, tombstones too, read by the source's
+    Python tasks in the driver where it has them (no Spark job), else by Spark; the same records either way."""
     from pyspark.sql import functions as F
 
     values = [_envelope(FLAT, _payload(i)) for i in range(SAMPLE_ROWS + 50)]
     values[3] = b"x" * 70_000  # longer than a sampled record may be
+    values[5] = None  # a tombstone
     spec = _spec(kafka_input(values), str(tmp_path / "t"), str(tmp_path / "d"), "auto")
     spec = PipelineSpec.from_properties(dict(spec.props, **{"source.reader": reader}))
     assert (spec.source.read_tasks(spark) is None) == (reader == "spark")
     sample = _sample(spark, spec.source, spec.source.read(spark), F)
-    assert [bytes(row["value"]) for row in sample.collect()] == values[:3] + values[4:SAMPLE_ROWS]
+    assert [_bytes(row["value"]) for row in sample.collect()] == values[:3] + values[4:SAMPLE_ROWS]
 
 
 @pytest.mark.parametrize("with_hostile", [False, True], ids=["every-record-exact", "hostile-after-the-sample"])
