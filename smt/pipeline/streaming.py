@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping
 
 from smt.config import ConfigDef, ConfigType, Importance, at_least, one_of
 from smt.errors import ConfigError, SmtError
+from smt.pipeline.checkpoint_files import local_checkpoint_files
 from smt.secret_values import without_secrets
 
 __all__ = [
@@ -155,8 +156,13 @@ def run_streaming(
     progress = _ProgressReader(None, on_batch)
     # A real-time batch runs until its duration is up: stopped at the deadline, not waited for.
     finish = settings["streaming.trigger"] != REAL_TIME
+
+    def start() -> Any:
+        with local_checkpoint_files(spark, checkpoint):
+            return writer.start()
+
     for attempt in range(_SPARK_55271_RESTARTS + 1):
-        error = _run_query(writer, progress, deadline, poll_interval, finish)
+        error = _run_query(start, writer, progress, deadline, poll_interval, finish)
         if error is None:
             return
         if attempt == _SPARK_55271_RESTARTS or not _is_spark_55271(error):
@@ -195,11 +201,16 @@ def _real_time(writer: Any, interval_ms: int) -> Any:
 
 
 def _run_query(
-    writer: Any, progress: "_ProgressReader", deadline: float | None, poll_interval: float, finish: bool = True
+    start: Callable[[], Any],
+    writer: Any,
+    progress: "_ProgressReader",
+    deadline: float | None,
+    poll_interval: float,
+    finish: bool = True,
 ) -> Any:
-    """Start the query and run it until it stops or fails; its error, or None.  With ``finish``, a
-    micro-batch running at the deadline may finish first."""
-    query = writer.start()
+    """Start the query (``start()``, of ``writer``) and run it until it stops or fails; its error, or None.
+    With ``finish``, a micro-batch running at the deadline may finish first."""
+    query = start()
     progress.follow(query)
     try:
         while query.isActive and (deadline is None or time.monotonic() < deadline):
