@@ -31,16 +31,18 @@ import contextlib
 import logging
 from typing import Any, Iterator
 
-__all__ = ["CHECKPOINT_FILE_MANAGER_KEY", "LOCAL_FILE_MANAGERS", "local_checkpoint_files"]
+__all__ = ["CHECKPOINT_FILE_MANAGER_KEY", "LOCAL_FILE_MANAGER", "local_checkpoint_files", "manager_class"]
 
 log = logging.getLogger(__name__)
 
 #: Spark's setting of the class that writes a streaming query's checkpoint files.
 CHECKPOINT_FILE_MANAGER_KEY = "spark.sql.streaming.checkpointFileManagerClass"
-#: The manager that renames with the operating system, by its name in each Spark release: 4.1 moved it.
-LOCAL_FILE_MANAGERS = (
-    "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
-    "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager",
+#: The manager that renames with the operating system.
+LOCAL_FILE_MANAGER = "FileSystemBasedCheckpointFileManager"
+#: The package of Spark's checkpoint file managers in each release, newest first: 4.1 moved them.
+_MANAGER_PACKAGES = (
+    "org.apache.spark.sql.execution.streaming.checkpointing",
+    "org.apache.spark.sql.execution.streaming",
 )
 
 
@@ -72,11 +74,19 @@ def _local_file_manager(spark: Any, location: str) -> str | None:
         return None
     if scheme != "file":
         return None
-    for name in LOCAL_FILE_MANAGERS:
+    name = manager_class(jvm, LOCAL_FILE_MANAGER)
+    if name is None:
+        log.info("checkpoint files are written as Spark does by default: no %s in this Spark", LOCAL_FILE_MANAGER)
+    return name
+
+
+def manager_class(jvm: Any, simple_name: str) -> str | None:
+    """The full name of Spark's checkpoint file manager ``simple_name`` in the JVM ``jvm``, or None."""
+    for package in _MANAGER_PACKAGES:
+        name = f"{package}.{simple_name}"
         try:
             jvm.java.lang.Class.forName(name)
         except Exception:
             continue
         return name
-    log.info("checkpoint files are written as Spark does by default: no %s in this Spark", LOCAL_FILE_MANAGERS[0])
     return None

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from smt.pipeline import run_pipeline
-from smt.pipeline.checkpoint_files import CHECKPOINT_FILE_MANAGER_KEY, local_checkpoint_files
+from smt.pipeline.checkpoint_files import CHECKPOINT_FILE_MANAGER_KEY, local_checkpoint_files, manager_class
 from tests.smt.pipeline.test_streaming import jsonl_values, streaming_spec, write_input
 
 pytestmark = pytest.mark.spark
@@ -30,15 +30,10 @@ def rate_query(spark, checkpoint: str):
 
 
 def spark_class(spark, simple_name: str) -> str:
-    """The full name of Spark's checkpoint file manager ``simple_name`` (Spark 4.1 moved its package)."""
-    for package in ("checkpointing.", ""):
-        name = f"org.apache.spark.sql.execution.streaming.{package}{simple_name}"
-        try:
-            spark._jvm.java.lang.Class.forName(name)
-        except Exception:
-            continue
-        return name
-    raise AssertionError(f"no {simple_name} in this Spark")
+    """The full name of Spark's checkpoint file manager ``simple_name`` in this Spark."""
+    name = manager_class(spark._jvm, simple_name)
+    assert name is not None, f"no {simple_name} in this Spark"
+    return name
 
 
 def test_a_runs_local_checkpoint_is_written_by_the_file_system_manager_and_the_sessions_queries_keep_spark_default(
